@@ -1,0 +1,346 @@
+"""IntegratorBase: advances a root context's continuous state in time (Drake's integrator API).
+
+Every integrator works on the root context's flat continuous-state array; the system's derivative
+function is evaluated with the framework's no-copy path.
+"""
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+from mallard.systems.framework.dependency import K_TIME, K_XC
+
+__all__ = ["IntegratorBase", "StepResult"]
+
+
+class StepResult(enum.IntEnum):
+    kReachedPublishTime = 1
+    kReachedZeroCrossing = 2
+    kReachedUpdateTime = 3
+    kTimeHasAdvanced = 4
+    kReachedBoundaryTime = 5
+    kReachedStepLimit = 6
+
+
+_SAFETY, _MIN_SHRINK, _MAX_GROW, _HYSTERESIS_HIGH = 0.9, 0.1, 5.0, 1.2
+_MAX_STRETCH = 1.01
+
+
+class IntegratorBase:
+    """Base of all integrators: step-size policy, error control, statistics."""
+
+    supports_error_control = False
+    error_order = 0
+
+    def __init__(self, system, max_step_size: float | None = None, context=None) -> None:
+        self._system = system
+        self._context = context
+        self._max_step = 0.1 if max_step_size is None else float(max_step_size)
+        self._accuracy: float | None = None
+        self._fixed = not self.supports_error_control
+        self._requested_min_step = 0.0
+        self._throw_on_min = True
+        self._initial_step_target = math.nan
+        self._ideal_h = math.nan
+        self._initialized = False
+        self.ResetStatistics()
+
+    # ----- configuration -------------------------------------------------------------------------
+    def supports_error_estimation(self) -> bool:
+        return self.supports_error_control
+
+    def get_error_estimate_order(self) -> int:
+        return self.error_order
+
+    def set_target_accuracy(self, accuracy: float) -> None:
+        if not accuracy > 0:
+            raise ValueError(f"set_target_accuracy: accuracy must be positive, got {accuracy}")
+        self._accuracy = float(accuracy)
+
+    def get_target_accuracy(self) -> float | None:
+        return self._accuracy
+
+    def get_accuracy_in_use(self) -> float:
+        if self._accuracy is not None:
+            return self._accuracy
+        ctx_acc = self._context.get_accuracy() if self._context is not None else None
+        return ctx_acc if ctx_acc is not None else 1e-4
+
+    def set_maximum_step_size(self, max_step_size: float) -> None:
+        if not max_step_size > 0:
+            raise ValueError(f"set_maximum_step_size: the maximum step size must be positive, got {max_step_size}")
+        self._max_step = float(max_step_size)
+
+    def get_maximum_step_size(self) -> float:
+        return self._max_step
+
+    def set_fixed_step_mode(self, flag: bool) -> None:
+        if not flag and not self.supports_error_control:
+            raise RuntimeError(f"{type(self).__name__} does not support error control; it always takes fixed steps")
+        self._fixed = bool(flag)
+
+    def get_fixed_step_mode(self) -> bool:
+        return self._fixed
+
+    def set_requested_minimum_step_size(self, min_step_size: float) -> None:
+        self._requested_min_step = float(min_step_size)
+
+    def get_requested_minimum_step_size(self) -> float:
+        return self._requested_min_step
+
+    def set_throw_on_minimum_step_size_violation(self, throws: bool) -> None:
+        self._throw_on_min = bool(throws)
+
+    def get_throw_on_minimum_step_size_violation(self) -> bool:
+        return self._throw_on_min
+
+    def get_working_minimum_step_size(self) -> float:
+        t = abs(self._context.get_time()) if self._context is not None else 0.0
+        return max(self._requested_min_step, 1e-14 * max(1.0, t))
+
+    def request_initial_step_size_target(self, step_size: float) -> None:
+        self._initial_step_target = float(step_size)
+
+    def get_initial_step_size_target(self) -> float:
+        return self._initial_step_target
+
+    # ----- context ---------------------------------------------------------------------------------
+    def get_context(self):
+        return self._context
+
+    def get_mutable_context(self):
+        return self._context
+
+    def reset_context(self, context) -> None:
+        self._context = context
+        self._initialized = False
+
+    def get_system(self):
+        return self._system
+
+    def Initialize(self) -> None:
+        if self._context is None:
+            raise RuntimeError(f"{type(self).__name__}.Initialize: no context; pass one or call reset_context")
+        if self._accuracy is None and self.supports_error_control and not self._fixed:
+            self._accuracy = self.get_accuracy_in_use()
+        if math.isnan(self._initial_step_target):
+            self._ideal_h = self._max_step if self._fixed else min(self._max_step, 0.1 * self._max_step)
+        else:
+            self._ideal_h = min(self._initial_step_target, self._max_step)
+        self._initialized = True
+
+    def is_initialized(self) -> bool:
+        return self._initialized
+
+    def Reset(self) -> None:
+        self._initialized = False
+        self.ResetStatistics()
+
+    # ----- statistics ------------------------------------------------------------------------------
+    def ResetStatistics(self) -> None:
+        self._num_steps = 0
+        self._num_fev = 0
+        self._num_failures = 0
+        self._num_shrinkages = 0
+        self._largest_step = 0.0
+        self._smallest_adapted = math.inf
+        self._actual_initial_step = math.nan
+
+    def get_num_steps_taken(self) -> int:
+        return self._num_steps
+
+    def get_num_derivative_evaluations(self) -> int:
+        return self._num_fev
+
+    def get_num_substep_failures(self) -> int:
+        return self._num_failures
+
+    def get_num_step_shrinkages_from_error_control(self) -> int:
+        return self._num_shrinkages
+
+    def get_num_step_shrinkages_from_substep_failures(self) -> int:
+        return self._num_failures
+
+    def get_largest_step_size_taken(self) -> float:
+        return self._largest_step
+
+    def get_smallest_adapted_step_size_taken(self) -> float:
+        return self._smallest_adapted
+
+    def get_actual_initial_step_size_taken(self) -> float:
+        return self._actual_initial_step
+
+    def get_ideal_next_step_size(self) -> float:
+        return self._ideal_h
+
+    def GetStatisticsSummary(self) -> str:
+        return (f"steps {self._num_steps}, derivative evaluations {self._num_fev}, largest step "
+                f"{self._largest_step:g} s, smallest adapted step {self._smallest_adapted:g} s, "
+                f"error-control shrinkages {self._num_shrinkages}, substep failures {self._num_failures}")
+
+    # ----- evaluation helpers -------------------------------------------------------------------------
+    def _set(self, t: float, x: np.ndarray) -> None:
+        root = self._context
+        root._time = t
+        root._xc[:] = x
+        versions = root._versions
+        versions[K_TIME] += 1
+        versions[K_XC] += 1
+        root._vsum += 2
+
+    def _f(self, t: float, x: np.ndarray) -> np.ndarray:
+        """d/dt x at (t, x); leaves the context at (t, x)."""
+        self._set(t, x)
+        out = np.empty_like(x)
+        self._system._calc_derivatives_into(self._context, out)
+        self._num_fev += 1
+        return out
+
+    def _check_finite(self, x: np.ndarray, t: float) -> None:
+        if not np.all(np.isfinite(x)):
+            bad = int(np.flatnonzero(~np.isfinite(x))[0])
+            raise RuntimeError(f"{type(self).__name__}: the continuous state of {self._system.GetSystemPathname()} "
+                               f"became non-finite at t = {t:.9g} s (state index {bad}); the system's derivatives "
+                               "blew up (reduce the step size, or check the model)")
+
+    # ----- stepping --------------------------------------------------------------------------------
+    def _do_step(self, h: float) -> np.ndarray | None:
+        """Takes one step of size h from the context's (t0, x0); returns the error estimate (or None).
+
+        Must leave the context at (t0 + h, x1). Raises _StepFailed for a failed substep (implicit solves).
+        """
+        raise TypeError(f"{type(self).__name__} does not implement _do_step")
+
+    def _error_norm(self, err: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> float:
+        if err.size == 0:
+            return 0.0
+        scale = np.maximum(1.0, np.maximum(np.abs(x0), np.abs(x1)))
+        return float(np.max(np.abs(err) / scale))
+
+    def _step_fixed(self, h: float) -> None:
+        t0 = self._context._time
+        x0 = self._context._xc.copy()
+        while True:
+            try:
+                self._do_step(h)
+                break
+            except _StepFailed as failure:
+                self._num_failures += 1
+                self._set(t0, x0)
+                if self.supports_error_control is False or h < 1e-10:
+                    raise RuntimeError(f"{type(self).__name__}: a fixed step of {h:g} s failed at t = {t0:.9g} s: "
+                                       f"{failure}") from None
+                raise RuntimeError(f"{type(self).__name__}: the fixed step of {h:g} s failed at t = {t0:.9g} s "
+                                   f"({failure}); use error control or a smaller maximum step size") from None
+        self._after_step(h)
+
+    def _step_error_controlled(self, h_max: float) -> bool:
+        """Takes one accepted step of at most h_max; returns True when it was the full h_max."""
+        ctx = self._context
+        t0 = ctx._time
+        x0 = ctx._xc.copy()
+        h = h_max if math.isnan(self._ideal_h) else min(self._ideal_h, h_max)
+        accuracy = self._accuracy if self._accuracy is not None else self.get_accuracy_in_use()
+        while True:
+            try:
+                err = self._do_step(h)
+                err_norm = self._error_norm(err, x0, ctx._xc) if err is not None else 0.0
+                if not math.isfinite(err_norm):
+                    raise _StepFailed("non-finite error estimate")
+            except _StepFailed:
+                self._num_failures += 1
+                err_norm = math.inf
+            if err_norm <= accuracy:
+                if err_norm == 0.0:
+                    new_h = _MAX_GROW * h
+                else:
+                    new_h = _SAFETY * h * (accuracy / err_norm) ** (1.0 / self.error_order)
+                    if h < new_h < _HYSTERESIS_HIGH * h:
+                        new_h = h
+                    new_h = min(new_h, _MAX_GROW * h)
+                self._ideal_h = min(new_h, self._max_step)
+                if h < h_max:
+                    self._smallest_adapted = min(self._smallest_adapted, h)
+                self._after_step(h)
+                return h >= h_max
+            self._num_shrinkages += 1
+            self._set(t0, x0)
+            if math.isinf(err_norm):
+                new_h = 0.5 * h
+            else:
+                new_h = max(_SAFETY * h * (accuracy / err_norm) ** (1.0 / self.error_order), _MIN_SHRINK * h)
+                new_h = min(new_h, 0.9 * h)
+            if new_h < self.get_working_minimum_step_size():
+                if self._throw_on_min:
+                    raise RuntimeError(
+                        f"{type(self).__name__}: the step size needed to reach accuracy {accuracy:g} fell below the "
+                        f"minimum ({new_h:g} s) at t = {t0:.9g} s in {self._system.GetSystemPathname()}; the system "
+                        "may be stiff (try an implicit integrator) or discontinuous")
+                err = self._do_step(self.get_working_minimum_step_size())
+                self._after_step(self.get_working_minimum_step_size())
+                return False
+            h = new_h
+
+    def _after_step(self, h: float) -> None:
+        self._num_steps += 1
+        self._largest_step = max(self._largest_step, h)
+        if math.isnan(self._actual_initial_step):
+            self._actual_initial_step = h
+        self._check_finite(self._context._xc, self._context._time)
+
+    def IntegrateNoFurtherThanTime(self, publish_time: float, update_time: float, boundary_time: float) -> StepResult:
+        """Advances at most to the earliest of the three times (Drake's policy and tie-breaking)."""
+        if not self._initialized:
+            raise RuntimeError(f"{type(self).__name__}: call Initialize() before integrating")
+        ctx = self._context
+        t0 = ctx._time
+        publish_dt, update_dt, boundary_dt = publish_time - t0, update_time - t0, boundary_time - t0
+        if update_dt < publish_dt:
+            result, dt, target = StepResult.kReachedUpdateTime, update_dt, update_time
+        else:
+            result, dt, target = StepResult.kReachedPublishTime, publish_dt, publish_time
+        if boundary_dt < dt:
+            result, dt, target = StepResult.kReachedBoundaryTime, boundary_dt, boundary_time
+        if dt < 0:
+            raise RuntimeError(f"IntegrateNoFurtherThanTime: a target time lies in the past (t = {t0})")
+        if ctx._xc.shape[0] == 0:
+            ctx._time = target
+            ctx._versions[K_TIME] += 1
+            ctx._vsum += 1
+            return result
+        if dt == 0:
+            return result
+        h = dt
+        shrunk = False
+        if h > self._max_step:
+            h, shrunk = self._max_step, True
+        if shrunk and h * _MAX_STRETCH >= dt:
+            h, shrunk = dt, False
+        if self._fixed:
+            self._step_fixed(h)
+            full = True
+        else:
+            full = self._step_error_controlled(h)
+        if shrunk or not full:
+            return StepResult.kTimeHasAdvanced
+        ctx._time = target  # land exactly on the event / boundary time
+        return result
+
+    def IntegrateWithMultipleStepsToTime(self, t_final: float) -> None:
+        inf = math.inf
+        while self._context._time < t_final:
+            self.IntegrateNoFurtherThanTime(inf, inf, t_final)
+
+    def IntegrateWithSingleFixedStepToTime(self, t_target: float) -> bool:
+        h = t_target - self._context._time
+        if h < 0:
+            raise RuntimeError(f"IntegrateWithSingleFixedStepToTime: t_target {t_target} is in the past")
+        self._step_fixed(h)
+        self._context._time = t_target
+        return True
+
+
+class _StepFailed(Exception):
+    """A substep that could not be completed (e.g. an implicit solve that did not converge)."""

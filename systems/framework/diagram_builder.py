@@ -1,0 +1,252 @@
+"""DiagramBuilder: add systems, connect and export ports, and Build() a validated Diagram."""
+from __future__ import annotations
+
+import networkx as nx
+
+from .diagram import Diagram
+from .ports import InputPort, OutputPort, PortDataType, UseDefaultName
+from .state import InputPortIndex, OutputPortIndex
+from .system import System
+
+__all__ = ["DiagramBuilder"]
+
+
+def _port_text(port) -> str:
+    kind = "InputPort" if isinstance(port, InputPort) else "OutputPort"
+    return f"{port._system.GetSystemPathname()}/{port._name} ({kind}[{int(port._index)}])"
+
+
+def port_graph(systems, connections) -> nx.DiGraph:
+    """Directed graph over port nodes: output→input for connections, input→output for feedthrough."""
+    graph = nx.DiGraph()
+    for dest, src in connections.items():
+        graph.add_edge(("y", id(src._system), int(src._index)), ("u", id(dest._system), int(dest._index)),
+                       ports=(src, dest))
+    for system in systems:
+        for i, u in enumerate(system._input_ports):
+            for j, y in enumerate(system._output_ports):
+                if system._feedthrough(i, j):
+                    graph.add_edge(("u", id(system), i), ("y", id(system), j), ports=(u, y))
+    return graph
+
+
+class DiagramBuilder:
+    """Collects systems and connections; `Build()` checks them and returns a Diagram."""
+
+    def __init__(self) -> None:
+        self._systems: list[System] = []
+        self._connections: dict[InputPort, OutputPort] = {}
+        self._input_exports: list[tuple[str, list[InputPort]]] = []
+        self._output_exports: list[tuple[str, OutputPort]] = []
+        self._built = False
+
+    def _require_not_built(self, what: str) -> None:
+        if self._built:
+            raise RuntimeError(f"DiagramBuilder.{what}: this builder has already built its Diagram; "
+                               "create a new DiagramBuilder")
+
+    # ----- systems ---------------------------------------------------------------------------------------
+    def AddSystem(self, system: System) -> System:
+        self._require_not_built("AddSystem")
+        if not isinstance(system, System):
+            raise TypeError(f"AddSystem: expected a System, got {type(system).__name__}")
+        if system._owner_builder is self:
+            raise RuntimeError(f"AddSystem: {system.GetSystemName()} ({type(system).__name__}) was already added "
+                               "to this builder")
+        if system._owner_builder is not None or system._parent is not None:
+            raise RuntimeError(f"AddSystem: {system.GetSystemPathname()} ({type(system).__name__}) already belongs "
+                               "to another DiagramBuilder or Diagram; a system can be added only once")
+        if not system.get_name():
+            system._name = system.GetMemoryObjectName()
+        system._owner_builder = self
+        self._systems.append(system)
+        return system
+
+    def AddNamedSystem(self, name: str, system: System) -> System:
+        system.set_name(name)
+        return self.AddSystem(system)
+
+    def RemoveSystem(self, system: System) -> None:
+        self._require_not_built("RemoveSystem")
+        self._check_owned(system, "RemoveSystem")
+        self._connections = {d: s for d, s in self._connections.items()
+                             if d._system is not system and s._system is not system}
+        self._input_exports = [(n, [d for d in ds if d._system is not system]) for n, ds in self._input_exports]
+        self._input_exports = [(n, ds) for n, ds in self._input_exports if ds]
+        self._output_exports = [(n, s) for n, s in self._output_exports if s._system is not system]
+        self._systems.remove(system)
+        system._owner_builder = None
+
+    def GetSystems(self) -> list[System]:
+        return list(self._systems)
+
+    def GetMutableSystems(self) -> list[System]:
+        return list(self._systems)
+
+    def empty(self) -> bool:
+        return not self._systems
+
+    def already_built(self) -> bool:
+        return self._built
+
+    def HasSubsystemNamed(self, name: str) -> bool:
+        return any(s.get_name() == name for s in self._systems)
+
+    def GetSubsystemByName(self, name: str) -> System:
+        for system in self._systems:
+            if system.get_name() == name:
+                return system
+        raise KeyError(f"GetSubsystemByName: no system named '{name}' in this DiagramBuilder; the systems are "
+                       f"{[s.get_name() for s in self._systems]}")
+
+    def GetMutableSubsystemByName(self, name: str) -> System:
+        return self.GetSubsystemByName(name)
+
+    def num_input_ports(self) -> int:
+        return len(self._input_exports)
+
+    def num_output_ports(self) -> int:
+        return len(self._output_exports)
+
+    def connection_map(self) -> dict:
+        return {(d._system, int(d._index)): (s._system, int(s._index)) for d, s in self._connections.items()}
+
+    # ----- connections -----------------------------------------------------------------------------------
+    def _check_owned(self, system: System, what: str) -> None:
+        if system._owner_builder is not self:
+            raise RuntimeError(f"DiagramBuilder.{what}: {system.GetSystemName()} ({type(system).__name__}) has not "
+                               "been added to this DiagramBuilder; call AddSystem first")
+
+    def IsConnectedOrExported(self, port: InputPort) -> bool:
+        return port in self._connections or any(port in ds for _n, ds in self._input_exports)
+
+    def _check_free(self, dest: InputPort, what: str) -> None:
+        if dest in self._connections:
+            raise RuntimeError(f"DiagramBuilder.{what}: input {_port_text(dest)} is already connected to "
+                               f"{_port_text(self._connections[dest])}; an input takes one source "
+                               "(use Disconnect first, or an Adder to combine signals)")
+        for name, dests in self._input_exports:
+            if dest in dests:
+                raise RuntimeError(f"DiagramBuilder.{what}: input {_port_text(dest)} is already exported as "
+                                   f"diagram input '{name}'")
+
+    def Connect(self, src, dest) -> None:
+        """`Connect(output_port, input_port)`, or `Connect(src_system, dest_system)` for single-port systems."""
+        self._require_not_built("Connect")
+        if isinstance(src, System) and isinstance(dest, System):
+            src, dest = src.get_output_port(), dest.get_input_port()
+        if not isinstance(src, OutputPort) or not isinstance(dest, InputPort):
+            raise TypeError(f"Connect(output_port, input_port): got ({type(src).__name__}, {type(dest).__name__})")
+        self._check_owned(src._system, "Connect")
+        self._check_owned(dest._system, "Connect")
+        self._check_free(dest, "Connect")
+        if src._data_type != dest._data_type:
+            raise ValueError(f"DiagramBuilder.Connect: {_port_text(src)} is "
+                             f"{src._data_type.name[1:]} but {_port_text(dest)} is {dest._data_type.name[1:]}")
+        if src._data_type == PortDataType.kVectorValued and src._size != dest._size:
+            raise ValueError(f"DiagramBuilder.Connect: size mismatch: {_port_text(src)} has size {src._size} "
+                             f"but {_port_text(dest)} has size {dest._size}")
+        self._connections[dest] = src
+
+    def ConnectToSame(self, exemplar: InputPort, dest: InputPort) -> None:
+        if exemplar in self._connections:
+            self.Connect(self._connections[exemplar], dest)
+            return
+        for name, _dests in self._input_exports:
+            if exemplar in _dests:
+                self.ConnectInput(name, dest)
+                return
+        raise RuntimeError(f"ConnectToSame: {_port_text(exemplar)} is neither connected nor exported")
+
+    def Disconnect(self, source: OutputPort, dest: InputPort) -> None:
+        self._require_not_built("Disconnect")
+        if self._connections.get(dest) is not source:
+            raise RuntimeError(f"Disconnect: {_port_text(source)} is not connected to {_port_text(dest)}")
+        del self._connections[dest]
+
+    def ExportInput(self, input: InputPort, name=None) -> InputPortIndex:
+        """Makes `input` an input port of the built diagram (default name `<system>_<port>`)."""
+        self._require_not_built("ExportInput")
+        self._check_owned(input._system, "ExportInput")
+        self._check_free(input, "ExportInput")
+        if name is None or isinstance(name, UseDefaultName):
+            name = f"{input._system.get_name()}_{input._name}"
+        if any(n == name for n, _ in self._input_exports):
+            raise ValueError(f"ExportInput: the diagram already has an input port named '{name}'")
+        self._input_exports.append((name, [input]))
+        return InputPortIndex(len(self._input_exports) - 1)
+
+    def ConnectInput(self, diagram_port, input: InputPort) -> None:
+        """Connects an already exported diagram input (by name or index) to another subsystem input."""
+        self._require_not_built("ConnectInput")
+        self._check_owned(input._system, "ConnectInput")
+        self._check_free(input, "ConnectInput")
+        if isinstance(diagram_port, str):
+            matches = [k for k, (n, _d) in enumerate(self._input_exports) if n == diagram_port]
+            if not matches:
+                raise KeyError(f"ConnectInput: no exported input named '{diagram_port}'; the exported inputs are "
+                               f"{[n for n, _d in self._input_exports]}")
+            index = matches[0]
+        else:
+            index = int(diagram_port)
+            if not 0 <= index < len(self._input_exports):
+                raise IndexError(f"ConnectInput: no exported input {index}; there are {len(self._input_exports)}")
+        first = self._input_exports[index][1][0]
+        if first._data_type != input._data_type or first._size != input._size:
+            raise ValueError(f"ConnectInput: {_port_text(input)} does not match the type/size of exported input "
+                             f"'{self._input_exports[index][0]}'")
+        self._input_exports[index][1].append(input)
+
+    def ExportOutput(self, output: OutputPort, name=None) -> OutputPortIndex:
+        """Makes `output` an output port of the built diagram (default name `<system>_<port>`)."""
+        self._require_not_built("ExportOutput")
+        self._check_owned(output._system, "ExportOutput")
+        if name is None or isinstance(name, UseDefaultName):
+            name = f"{output._system.get_name()}_{output._name}"
+        if any(n == name for n, _ in self._output_exports):
+            raise ValueError(f"ExportOutput: the diagram already has an output port named '{name}'")
+        self._output_exports.append((name, output))
+        return OutputPortIndex(len(self._output_exports) - 1)
+
+    # ----- build -----------------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        seen: dict[str, System] = {}
+        for system in self._systems:
+            name = system.get_name()
+            if name in seen:
+                raise RuntimeError(f"DiagramBuilder.Build: two subsystems are named '{name}' "
+                                   f"({type(seen[name]).__name__} and {type(system).__name__}); names must be unique")
+            seen[name] = system
+        graph = port_graph(self._systems, self._connections)
+        try:
+            cycle = nx.find_cycle(graph)
+        except nx.NetworkXNoCycle:
+            return
+        lines = []
+        for a, b in cycle:
+            first, second = graph.edges[a, b]["ports"]
+            if a[0] == "u":
+                lines.append(f"  {_port_text(first)} is direct-feedthrough to {_port_text(second)}")
+            else:
+                lines.append(f"  {_port_text(first)} is connected to {_port_text(second)}")
+        raise RuntimeError(
+            "Reported algebraic loop detected in DiagramBuilder:\n" + "\n".join(lines) + "\n"
+            "A LeafSystem output is direct-feedthrough (depends on its inputs) unless it is declared otherwise. "
+            "To break the loop, declare outputs that do not read their inputs with prerequisites_of_calc, e.g. "
+            "DeclareVectorOutputPort(name, size, calc, prerequisites_of_calc={self.xc_ticket()}) for an output "
+            "computed from the continuous state, use DeclareStateOutputPort, or insert a state (ZeroOrderHold, "
+            "Integrator) in the loop.")
+
+    def Build(self) -> Diagram:
+        self._require_not_built("Build")
+        diagram = Diagram()
+        self.BuildInto(diagram)
+        return diagram
+
+    def BuildInto(self, target: Diagram) -> None:
+        self._require_not_built("BuildInto")
+        if not self._systems:
+            raise RuntimeError("DiagramBuilder.Build: the builder is empty; add at least one system")
+        self._validate()
+        target._initialize(self)
+        self._built = True

@@ -1,0 +1,396 @@
+"""LeafSystem: the base class users subclass to write systems in Python (pydrake's declaration API)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .basic_vector import BasicVector, VectorBase
+from .cache import CacheEntry, ValueProducer
+from .context import LeafContext
+from .dependency import K_XA, K_XC, K_XD, resolve_kinds, ALL_KINDS
+from .events import (DiscreteUpdateEvent, Event, PeriodicEventData, PublishEvent, TriggerType,
+                     UnrestrictedUpdateEvent, WitnessFunction)
+from .ports import LeafOutputPort, PortDataType, UseDefaultName, kUseDefaultName
+from .state import (AbstractParameterIndex, AbstractStateIndex, ContinuousStateIndex, DiscreteStateIndex,
+                    NumericParameterIndex, OutputPortIndex)
+from .system import System
+from .value import AbstractValue, Value
+
+__all__ = ["LeafSystem"]
+
+
+def _model_vector(arg: Any, what: str) -> BasicVector:
+    if isinstance(arg, VectorBase):
+        return BasicVector(arg.CopyToVector()) if type(arg) is not BasicVector else arg.Clone()
+    if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
+        if arg < 0:
+            raise ValueError(f"{what}: size must be non-negative, got {arg}")
+        return BasicVector(int(arg))
+    return BasicVector(np.asarray(arg, dtype=float).reshape(-1))
+
+
+def _as_abstract(model: Any) -> AbstractValue:
+    return model if isinstance(model, AbstractValue) else Value(model)
+
+
+class LeafSystem(System):
+    """A system written directly in Python: declare state, ports, parameters and events in __init__."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nq = self._nv = self._nz = 0
+        self._xc_model = np.zeros(0)
+        self._discrete_models: list[BasicVector] = []
+        self._abstract_models: list[AbstractValue] = []
+        self._numeric_parameter_models: list[BasicVector] = []
+        self._abstract_parameter_models: list[AbstractValue] = []
+        self._cache_entries: list[CacheEntry] = []
+        self._num_slots = 0
+        self._periodic_events: list[tuple[PeriodicEventData, Event]] = []
+        self._per_step_events: list[Event] = []
+        self._init_events: list[Event] = []
+        self._forced_events: list[Event] = []
+        self._resolved = False
+
+    # ----- state -----------------------------------------------------------------------------------
+    def DeclareContinuousState(self, *args: Any) -> ContinuousStateIndex:
+        """`(num_state_variables)`, `(num_q, num_v, num_z)`, `(model_vector)` or `(model_vector, num_q, num_v, num_z)`."""
+        if len(args) == 1:
+            if isinstance(args[0], (int, np.integer)):
+                model, nq, nv, nz = np.zeros(int(args[0])), 0, 0, int(args[0])
+            else:
+                model = _model_vector(args[0], "DeclareContinuousState").CopyToVector()
+                nq, nv, nz = 0, 0, model.shape[0]
+        elif len(args) == 3:
+            nq, nv, nz = (int(a) for a in args)
+            model = np.zeros(nq + nv + nz)
+        elif len(args) == 4:
+            model = _model_vector(args[0], "DeclareContinuousState").CopyToVector()
+            nq, nv, nz = (int(a) for a in args[1:])
+        else:
+            raise TypeError("DeclareContinuousState takes (n), (num_q, num_v, num_z), (model_vector) or "
+                            "(model_vector, num_q, num_v, num_z)")
+        if min(nq, nv, nz) < 0 or nv > nq or nq + nv + nz != model.shape[0]:
+            raise ValueError(f"DeclareContinuousState on {self.GetSystemPathname()}: invalid sizes num_q={nq}, "
+                             f"num_v={nv}, num_z={nz} for {model.shape[0]} variables (need num_v <= num_q)")
+        self._nq, self._nv, self._nz = nq, nv, nz
+        self._xc_model = model
+        return ContinuousStateIndex(0)
+
+    def DeclareDiscreteState(self, arg: Any) -> DiscreteStateIndex:
+        """`(num_state_variables)`, `(vector)` or `(model_vector: BasicVector)`; returns the group index."""
+        self._discrete_models.append(_model_vector(arg, f"DeclareDiscreteState on {self.GetSystemPathname()}"))
+        return DiscreteStateIndex(len(self._discrete_models) - 1)
+
+    def DeclareAbstractState(self, model_value: Any) -> AbstractStateIndex:
+        self._abstract_models.append(_as_abstract(model_value))
+        return AbstractStateIndex(len(self._abstract_models) - 1)
+
+    def DeclareNumericParameter(self, model_vector: Any) -> NumericParameterIndex:
+        self._numeric_parameter_models.append(_model_vector(model_vector, "DeclareNumericParameter"))
+        return NumericParameterIndex(len(self._numeric_parameter_models) - 1)
+
+    def DeclareAbstractParameter(self, model_value: Any) -> AbstractParameterIndex:
+        self._abstract_parameter_models.append(_as_abstract(model_value))
+        return AbstractParameterIndex(len(self._abstract_parameter_models) - 1)
+
+    def num_discrete_state_groups(self) -> int:
+        return len(self._discrete_models)
+
+    def num_abstract_states(self) -> int:
+        return len(self._abstract_models)
+
+    def num_numeric_parameter_groups(self) -> int:
+        return len(self._numeric_parameter_models)
+
+    def num_abstract_parameters(self) -> int:
+        return len(self._abstract_parameter_models)
+
+    # ----- ports -----------------------------------------------------------------------------------
+    def DeclareVectorInputPort(self, name: Any, size: Any, random_type: Any = None, *,
+                               required: bool = True):
+        """A vector input; `size` is an int or a model BasicVector. `required=False` (a mallard extension)
+        exempts the port from the Simulator's unconnected-input check."""
+        model = _model_vector(size, f"DeclareVectorInputPort({name})")
+        return self._new_input_port(name, PortDataType.kVectorValued, model.size(), model, required, random_type)
+
+    def DeclareAbstractInputPort(self, name: Any, model_value: Any, *, required: bool = True):
+        return self._new_input_port(name, PortDataType.kAbstractValued, 0, _as_abstract(model_value), required)
+
+    def DeclareInputPort(self, name: Any, type: PortDataType, size: int, random_type: Any = None):
+        if type == PortDataType.kAbstractValued:
+            raise ValueError("DeclareInputPort(kAbstractValued) needs a model value; use DeclareAbstractInputPort")
+        return self.DeclareVectorInputPort(name, size, random_type)
+
+    def _new_output_port(self, name, data_type, size, alloc, calc, prerequisites) -> LeafOutputPort:
+        index = OutputPortIndex(len(self._output_ports))
+        if name is None or isinstance(name, UseDefaultName):
+            name = f"y{int(index)}"
+        self._unique_port_name(name, self._output_ports, "output")
+        if not callable(calc):
+            raise TypeError(f"output port '{name}' of {self.GetSystemPathname()}: calc must be callable")
+        if prerequisites is None:
+            prerequisites = {self.all_sources_ticket()}
+        port = LeafOutputPort(self, index, name, data_type, size, alloc, calc, self._num_slots, set(prerequisites))
+        self._num_slots += 1
+        self._output_ports.append(port)
+        self._resolved = False
+        return port
+
+    def DeclareVectorOutputPort(self, name: Any, size: Any, calc: Callable, prerequisites_of_calc: set | None = None):
+        """`calc(context, output: BasicVector)`; outputs depend on every source unless prerequisites_of_calc says less."""
+        model = _model_vector(size, f"DeclareVectorOutputPort({name})")
+        alloc = model.Clone
+        return self._new_output_port(name, PortDataType.kVectorValued, model.size(), alloc, calc, prerequisites_of_calc)
+
+    def DeclareAbstractOutputPort(self, name: Any, alloc: Any, calc: Callable, prerequisites_of_calc: set | None = None):
+        """`alloc()` returns an AbstractValue (or pass a model value); `calc(context, abstract_value)`."""
+        if isinstance(alloc, AbstractValue):
+            model = alloc
+            allocator = model.Clone
+        elif callable(alloc):
+            def allocator(alloc=alloc):
+                value = alloc()
+                return value if isinstance(value, AbstractValue) else Value(value)
+        else:
+            model = Value(alloc)
+            allocator = model.Clone
+        return self._new_output_port(name, PortDataType.kAbstractValued, 0, allocator, calc, prerequisites_of_calc)
+
+    def DeclareStateOutputPort(self, name: Any, state_index: Any):
+        """An output that copies one part of the state; never direct-feedthrough."""
+        if isinstance(state_index, ContinuousStateIndex):
+            def calc(context, output):
+                output.SetFromVector(context._continuous._vector._data)
+            port = self.DeclareVectorOutputPort(name, self._nq + self._nv + self._nz, calc, {self.xc_ticket()})
+        elif isinstance(state_index, DiscreteStateIndex):
+            group = int(state_index)
+            if not 0 <= group < len(self._discrete_models):
+                raise IndexError(f"DeclareStateOutputPort: no discrete state group {group} in {self.GetSystemPathname()}")
+
+            def calc(context, output, group=group):
+                output.SetFromVector(context._discrete._groups[group]._data)
+            port = self.DeclareVectorOutputPort(name, self._discrete_models[group].size(), calc,
+                                                {self.discrete_state_ticket(group)})
+        elif isinstance(state_index, AbstractStateIndex):
+            index = int(state_index)
+            model = self._abstract_models[index]
+
+            def calc(context, output, index=index):
+                output.set_value(context._abstract[index].get_value())
+            port = self.DeclareAbstractOutputPort(name, model.Clone, calc, {self.abstract_state_ticket(index)})
+        else:
+            raise TypeError("DeclareStateOutputPort: state_index must be a ContinuousStateIndex, "
+                            f"DiscreteStateIndex or AbstractStateIndex, got {state_index!r}")
+        port._is_state_port = True
+        return port
+
+    # ----- cache entries ---------------------------------------------------------------------------
+    def DeclareCacheEntry(self, description: str, value_producer: ValueProducer | None = None,
+                          prerequisites_of_calc: set | None = None, *, alloc: Callable | None = None,
+                          calc: Callable | None = None) -> CacheEntry:
+        """A cached computation: `value_producer` (or alloc=/calc=) plus its prerequisites."""
+        if value_producer is None:
+            value_producer = ValueProducer(allocate=alloc, calc=calc)
+        if prerequisites_of_calc is None:
+            prerequisites_of_calc = {self.all_sources_ticket()}
+        entry = CacheEntry(self, len(self._cache_entries), self._num_slots, description, value_producer,
+                           prerequisites_of_calc)
+        self._num_slots += 1
+        self._cache_entries.append(entry)
+        self._resolved = False
+        return entry
+
+    def get_cache_entry(self, index: int) -> CacheEntry:
+        return self._cache_entries[int(index)]
+
+    def num_cache_entries(self) -> int:
+        return len(self._cache_entries)
+
+    def _resolve_prerequisites(self) -> None:
+        for item in list(self._output_ports) + list(self._cache_entries):
+            kinds, _all_inputs, _inputs = resolve_kinds(item._prerequisites, self._cache_entries)
+            item._all = kinds == ALL_KINDS
+            item._kinds = tuple(sorted(kinds))
+        self._resolved = True
+
+    def _feedthrough(self, input_index: int, output_index: int) -> bool:
+        port = self.get_output_port(output_index)
+        self.get_input_port(input_index)
+        if port._is_state_port:
+            return False
+        _kinds, all_inputs, inputs = resolve_kinds(port._prerequisites, self._cache_entries)
+        return all_inputs or input_index in inputs
+
+    # ----- events ----------------------------------------------------------------------------------
+    def _check_period(self, period_sec: float, offset_sec: float, what: str) -> PeriodicEventData:
+        if not (period_sec > 0 and math.isfinite(period_sec)):
+            raise ValueError(f"{what} on {self.GetSystemPathname()}: period_sec must be positive and finite, "
+                             f"got {period_sec}")
+        if not (offset_sec >= 0 and math.isfinite(offset_sec)):
+            raise ValueError(f"{what} on {self.GetSystemPathname()}: offset_sec must be >= 0, got {offset_sec}")
+        return PeriodicEventData(period_sec, offset_sec)
+
+    def DeclarePeriodicEvent(self, period_sec: float, offset_sec: float, event: Event) -> None:
+        data = self._check_period(period_sec, offset_sec, "DeclarePeriodicEvent")
+        self._periodic_events.append((data, event._with_trigger(TriggerType.kPeriodic, data)))
+
+    def DeclarePerStepEvent(self, event: Event) -> None:
+        self._per_step_events.append(event._with_trigger(TriggerType.kPerStep))
+
+    def DeclareInitializationEvent(self, event: Event) -> None:
+        self._init_events.append(event._with_trigger(TriggerType.kInitialization))
+
+    def _forced(self, event: Event) -> None:
+        self._forced_events.append(event._with_trigger(TriggerType.kForced))
+
+    def DeclarePeriodicPublishEvent(self, period_sec: float, offset_sec: float, publish: Callable) -> None:
+        self.DeclarePeriodicEvent(period_sec, offset_sec, PublishEvent(lambda c, e: publish(c)))
+
+    def DeclarePeriodicDiscreteUpdateEvent(self, period_sec: float, offset_sec: float, update: Callable) -> None:
+        self.DeclarePeriodicEvent(period_sec, offset_sec, DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+
+    def DeclarePeriodicUnrestrictedUpdateEvent(self, period_sec: float, offset_sec: float, update: Callable) -> None:
+        self.DeclarePeriodicEvent(period_sec, offset_sec, UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+
+    def DeclarePerStepPublishEvent(self, publish: Callable) -> None:
+        self.DeclarePerStepEvent(PublishEvent(lambda c, e: publish(c)))
+
+    def DeclarePerStepDiscreteUpdateEvent(self, update: Callable) -> None:
+        self.DeclarePerStepEvent(DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+
+    def DeclarePerStepUnrestrictedUpdateEvent(self, update: Callable) -> None:
+        self.DeclarePerStepEvent(UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+
+    def DeclareInitializationPublishEvent(self, publish: Callable) -> None:
+        self.DeclareInitializationEvent(PublishEvent(lambda c, e: publish(c)))
+
+    def DeclareInitializationDiscreteUpdateEvent(self, update: Callable) -> None:
+        self.DeclareInitializationEvent(DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+
+    def DeclareInitializationUnrestrictedUpdateEvent(self, update: Callable) -> None:
+        self.DeclareInitializationEvent(UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+
+    def DeclareForcedPublishEvent(self, publish: Callable) -> None:
+        self._forced(PublishEvent(lambda c, e: publish(c)))
+
+    def DeclareForcedDiscreteUpdateEvent(self, update: Callable) -> None:
+        self._forced(DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+
+    def DeclareForcedUnrestrictedUpdateEvent(self, update: Callable) -> None:
+        self._forced(UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+
+    def MakeWitnessFunction(self, description: str, direction_type, calc: Callable,
+                            event: Event | None = None) -> WitnessFunction:
+        if event is not None:
+            event = event._with_trigger(TriggerType.kWitness)
+        return WitnessFunction(self, description, direction_type, calc, event)
+
+    def DoGetWitnessFunctions(self, context) -> list:
+        """Override to return the witness functions active in `context` (default: none)."""
+        return []
+
+    def GetPeriodicEvents(self) -> dict:
+        events: dict = {}
+        for data, event in self._periodic_events:
+            key = (data.period_sec(), data.offset_sec())
+            events.setdefault(key, (data, []))[1].append(event)
+        return {data: evs for data, evs in events.values()}
+
+    def GetUniquePeriodicDiscreteUpdateAttribute(self) -> PeriodicEventData | None:
+        found = None
+        for data, event in self._periodic_events:
+            if isinstance(event, DiscreteUpdateEvent):
+                key = (data.period_sec(), data.offset_sec())
+                if found is not None and (found.period_sec(), found.offset_sec()) != key:
+                    return None
+                found = data
+        return found
+
+    def IsDifferenceEquationSystem(self) -> tuple[bool, float]:
+        data = self.GetUniquePeriodicDiscreteUpdateAttribute()
+        ok = (data is not None and self._nq + self._nv + self._nz == 0 and len(self._discrete_models) == 1
+              and not self._abstract_models)
+        return (ok, data.period_sec() if ok else 0.0)
+
+    def IsDifferentialEquationSystem(self) -> bool:
+        return not self._discrete_models and not self._abstract_models
+
+    # ----- defaults --------------------------------------------------------------------------------
+    def SetDefaultState(self, context, state) -> None:
+        """Sets `state` to the declared model values (override to customize)."""
+        state._continuous._vector._data[:] = self._xc_model
+        for group, model in zip(state._discrete._groups, self._discrete_models):
+            group._data[:] = model._data
+        for value, model in zip(state._abstract._values, self._abstract_models):
+            value.SetFrom(model)
+
+    def SetDefaultParameters(self, context, parameters) -> None:
+        for p, model in zip(parameters._numeric, self._numeric_parameter_models):
+            p._data[:] = model._data
+        for p, model in zip(parameters._abstract._values, self._abstract_parameter_models):
+            p.SetFrom(model)
+
+    def SetRandomState(self, context, state, generator) -> None:
+        self.SetDefaultState(context, state)
+
+    def SetRandomParameters(self, context, parameters, generator) -> None:
+        self.SetDefaultParameters(context, parameters)
+
+    # ----- dynamics hooks ----------------------------------------------------------------------------
+    def DoCalcTimeDerivatives(self, context, derivatives) -> None:
+        """Override to write d/dt of the continuous state into `derivatives` (a ContinuousState)."""
+        if derivatives.size():
+            raise RuntimeError(f"{self.GetSystemPathname()} ({type(self).__name__}) declares "
+                               f"{derivatives.size()} continuous states but does not override DoCalcTimeDerivatives")
+
+    def DoMapVelocityToQDot(self, context, generalized_velocity, qdot) -> None:
+        """q̇ = N(q) v; the default is the identity (override when num_q != num_v)."""
+        v = generalized_velocity.CopyToVector() if isinstance(generalized_velocity, VectorBase) else generalized_velocity
+        if self._nq != self._nv:
+            raise RuntimeError(f"{self.GetSystemPathname()}: num_q != num_v, override DoMapVelocityToQDot")
+        qdot.SetFromVector(v)
+
+    def DoMapQDotToVelocity(self, context, qdot, generalized_velocity) -> None:
+        qd = qdot.CopyToVector() if isinstance(qdot, VectorBase) else qdot
+        if self._nq != self._nv:
+            raise RuntimeError(f"{self.GetSystemPathname()}: num_q != num_v, override DoMapQDotToVelocity")
+        generalized_velocity.SetFromVector(qd)
+
+    # ----- System internals --------------------------------------------------------------------------
+    def _allocate_context_tree(self) -> LeafContext:
+        if not self._resolved:
+            self._resolve_prerequisites()
+        return LeafContext(
+            self._system_id, self.GetSystemPathname(), len(self._input_ports), self._nq, self._nv, self._nz,
+            [m._data for m in self._discrete_models], [m.Clone() for m in self._abstract_models],
+            [m.Clone() for m in self._numeric_parameter_models], [m.Clone() for m in self._abstract_parameter_models],
+            self._num_slots)
+
+    def _leaf_systems(self) -> list:
+        return [self]
+
+    def _collect_leaf_pairs(self, context, pairs: list) -> None:
+        pairs.append((self, context))
+
+    def _count_continuous(self) -> tuple[int, int, int, int]:
+        return self._nq + self._nv + self._nz, self._nq, self._nv, self._nz
+
+    def _calc_derivatives_into(self, context, out: np.ndarray) -> None:
+        derivatives = getattr(context, "_derivs", None)
+        if derivatives is None:
+            derivatives = context._derivs = self.AllocateTimeDerivatives()
+        self.DoCalcTimeDerivatives(context, derivatives)
+        out[:] = derivatives._vector._data
+
+    def _map_v_to_qdot(self, context, v: np.ndarray) -> np.ndarray:
+        qdot = BasicVector(self._nq)
+        self.DoMapVelocityToQDot(context, BasicVector(v), qdot)
+        return qdot._data
+
+    def _map_qdot_to_v(self, context, qdot: np.ndarray) -> np.ndarray:
+        v = BasicVector(self._nv)
+        self.DoMapQDotToVelocity(context, BasicVector(qdot), v)
+        return v._data

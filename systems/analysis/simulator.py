@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
-                                              UnrestrictedUpdateEvent, WitnessTriggeredEventData, as_status)
+                                              UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
 from .event_handling import handle_discrete, handle_publish, handle_unrestricted
 from .explicit_integrators import RungeKutta3Integrator
 from .integrator_base import StepResult
@@ -39,11 +39,24 @@ def _next_sample_time(period: float, offset: float, t: float, allow_equal: bool)
     return nt
 
 
-def _split(events):
+def _split(events) -> tuple[list, list, list]:
+    """(unrestricted, discrete, publish) lists of (leaf, leaf_context, event)."""
     unres = [e for e in events if isinstance(e[2], UnrestrictedUpdateEvent)]
     disc = [e for e in events if isinstance(e[2], DiscreteUpdateEvent)]
     pub = [e for e in events if isinstance(e[2], PublishEvent)]
     return unres, disc, pub
+
+
+_EMPTY = ([], [], [])
+
+
+def _join(*splits) -> tuple[list, list, list]:
+    splits = [sp for sp in splits if sp is not _EMPTY]
+    if len(splits) == 1:
+        return splits[0]
+    if not splits:
+        return _EMPTY
+    return tuple([e for sp in splits for e in sp[k]] for k in range(3))  # type: ignore[return-value]
 
 
 class Simulator:
@@ -65,8 +78,8 @@ class Simulator:
         self._realtime_rate = 0.0
         self._monitor: Callable | None = None
         self._initialized = False
-        self._timed: list = []
-        self._witnessed: list = []
+        self._timed = _EMPTY
+        self._witnessed = _EMPTY
         self._trigger_time = False
         self._trigger_witness = False
         self.ResetStatistics()
@@ -160,22 +173,27 @@ class Simulator:
     # ----- event collection --------------------------------------------------------------------------
     def _collect_events(self) -> None:
         pairs = self._system._leaf_pairs(self._context)
-        self._per_step = [(leaf, lc, ev) for leaf, lc in pairs for ev in leaf._per_step_events]
-        self._periodic = [(leaf, lc, data.period_sec(), data.offset_sec(), ev)
-                          for leaf, lc in pairs for data, ev in leaf._periodic_events]
+        per_step = [(leaf, lc, ev) for leaf, lc in pairs for ev in leaf._per_step_events]
+        self._per_step = _split(per_step) if per_step else _EMPTY
+        groups: dict = {}
+        for leaf, lc in pairs:
+            for data, ev in leaf._periodic_events:
+                groups.setdefault((data.period_sec(), data.offset_sec()), []).append((leaf, lc, ev))
+        self._periodic = [(period, offset, _split(events)) for (period, offset), events in groups.items()]
         self._witness_leaves = [(leaf, lc) for leaf, lc in pairs
                                 if type(leaf).DoGetWitnessFunctions is not _default_witnesses()]
 
-    def _next_timed(self, allow_equal: bool) -> tuple[float, list]:
+    def _next_timed(self, allow_equal: bool) -> tuple[float, tuple]:
+        """The next periodic event time and the (unrestricted, discrete, publish) events due then."""
         t = self._context._time
         best, due = _INF, []
-        for leaf, lc, period, offset, event in self._periodic:
+        for period, offset, split in self._periodic:
             nt = _next_sample_time(period, offset, t, allow_equal)
             if nt < best:
-                best, due = nt, [(leaf, lc, event)]
+                best, due = nt, [split]
             elif nt == best:
-                due.append((leaf, lc, event))
-        return best, due
+                due.append(split)
+        return best, (due[0] if len(due) == 1 else _join(*due))
 
     def _check_inputs(self) -> None:
         missing = []
@@ -190,19 +208,29 @@ class Simulator:
                                "FixValue the diagram input, or call port.FixValue(context, value).")
 
     # ----- status handling ---------------------------------------------------------------------------
-    def _fail(self, status: EventStatus) -> None:
+    def _fail(self, status) -> None:
         system = status.system()
         who = system.GetSystemPathname() if hasattr(system, "GetSystemPathname") else "a system"
         raise RuntimeError(f"Simulator stopped at time {self._context.get_time()} because {who} failed with "
                            f"message: \"{status.message()}\"")
 
-    def _call_monitor(self) -> EventStatus:
+    def _call_monitor(self):
         if self._monitor is None:
-            return EventStatus.DidNothing()
-        status = as_status(self._monitor(self._context))
-        if status.failed():
+            return None
+        status = more_severe(None, self._monitor(self._context))
+        if status is not None and status.failed():
             self._fail(status)
         return status
+
+    def _check(self, status, boundary: float):
+        """Raises on failure; returns a termination SimulatorStatus, or None to go on."""
+        if status is None:
+            return None
+        if status.failed():
+            self._fail(status)
+        if status.reached_termination():
+            return self._terminated(status, boundary)
+        return None
 
     # ----- initialization ----------------------------------------------------------------------------
     def Initialize(self, params: InitializeParams | None = None) -> SimulatorStatus:
@@ -218,17 +246,14 @@ class Simulator:
             init = [(leaf, lc, ev) for leaf, lc in self._system._leaf_pairs(ctx) for ev in leaf._init_events]
             unres, disc, init_pub = _split(init)
             for status in (self._unrestricted(unres), self._discrete(disc)):
-                if status.failed():
+                if status is not None and status.failed():
                     self._fail(status)
         t_next, due = self._next_timed(allow_equal=True)
         self._trigger_time = t_next == ctx._time
-        self._timed = due if self._trigger_time else []
+        self._timed = due if self._trigger_time else _EMPTY
         self._trigger_witness = False
-        self._witnessed = []
-        publishes = list(init_pub) + _split(self._per_step)[2] + (_split(self._timed)[2] if self._trigger_time else [])
-        status = self._publish(publishes)
-        if status.failed():
-            self._fail(status)
+        self._witnessed = _EMPTY
+        status = self._publish(init_pub + self._per_step[2] + self._timed[2])
         if self._publish_every_step or self._publish_at_init:
             self._system.ForcedPublish(ctx)
             self._num_publishes += 1
@@ -237,40 +262,37 @@ class Simulator:
         self._stats_wall0 = self._rt_wall0 = _time.perf_counter()
         self._stats_sim0 = self._rt_sim0 = ctx._time
         for s in (status, monitor):
-            if s.reached_termination():
-                return self._terminated(s, ctx._time)
+            done = self._check(s, ctx._time)
+            if done is not None:
+                return done
         return SimulatorStatus(ctx._time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
 
     def _terminated(self, status: EventStatus, boundary: float) -> SimulatorStatus:
         return SimulatorStatus(boundary, self._context._time, SimulatorStatus.ReturnReason.kReachedTerminationCondition,
                                status.system(), status.message())
 
-    def _publish(self, events) -> EventStatus:
+    def _publish(self, events):
         if not events:
-            return EventStatus.DidNothing()
+            return None
         self._num_publishes += 1
         return handle_publish(events)
 
-    def _discrete(self, events) -> EventStatus:
+    def _discrete(self, events):
         if not events:
-            return EventStatus.DidNothing()
+            return None
         self._num_discrete += 1
         return handle_discrete(self._context, events)
 
-    def _unrestricted(self, events) -> EventStatus:
+    def _unrestricted(self, events):
         if not events:
-            return EventStatus.DidNothing()
+            return None
         self._num_unrestricted += 1
         return handle_unrestricted(self._context, events)
 
     # ----- the step loop -------------------------------------------------------------------------------
-    def _merged(self) -> list:
-        merged = list(self._per_step)
-        if self._trigger_time:
-            merged.extend(self._timed)
-        if self._trigger_witness:
-            merged.extend(self._witnessed)
-        return merged
+    def _merged(self) -> tuple[list, list, list]:
+        return _join(self._per_step, self._timed if self._trigger_time else _EMPTY,
+                     self._witnessed if self._trigger_witness else _EMPTY)
 
     def AdvanceTo(self, boundary_time: float, interruptible: bool = True) -> SimulatorStatus:
         """Advances to `boundary_time` (events due exactly then are left pending, as in Drake)."""
@@ -283,34 +305,35 @@ class Simulator:
             status = self.Initialize()
             if status.reason() == SimulatorStatus.ReturnReason.kReachedTerminationCondition:
                 return status
-        unres, disc, _pub = _split(self._merged())
+        unres, disc, _pub = self._merged()
         while True:
-            self._pause_if_too_fast()
-            for status in (self._unrestricted(unres), self._discrete(disc)):
-                if status.failed():
-                    self._fail(status)
-                if status.reached_termination():
-                    return self._terminated(status, boundary_time)
+            if self._realtime_rate > 0:
+                self._pause_if_too_fast()
+            if unres:
+                done = self._check(self._unrestricted(unres), boundary_time)
+                if done is not None:
+                    return done
+            if disc:
+                done = self._check(self._discrete(disc), boundary_time)
+                if done is not None:
+                    return done
             t_next, due = self._next_timed(allow_equal=False)
-            next_update = next_publish = _INF
-            if any(not isinstance(e[2], PublishEvent) for e in due):
-                next_update = t_next
-            if any(isinstance(e[2], PublishEvent) for e in due):
-                next_publish = t_next
+            next_update = t_next if (due[0] or due[1]) else _INF
+            next_publish = t_next if due[2] else _INF
             self._timed = due
             self._integrate(next_publish, next_update, boundary_time)
             self._num_steps += 1
-            unres, disc, pub = _split(self._merged())
-            status = self._publish(pub)
-            if status.failed():
-                self._fail(status)
+            unres, disc, pub = self._merged()
+            status = self._publish(pub) if pub else None
             if self._publish_every_step:
                 self._system.ForcedPublish(ctx)
                 self._num_publishes += 1
-            monitor = self._call_monitor()
-            for s in (status, monitor):
-                if s.reached_termination():
-                    return self._terminated(s, boundary_time)
+            monitor = self._call_monitor() if self._monitor is not None else None
+            if status is not None or monitor is not None:
+                for s in (status, monitor):
+                    done = self._check(s, boundary_time)
+                    if done is not None:
+                        return done
             if ctx._time >= boundary_time:
                 break
         return SimulatorStatus(boundary_time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
@@ -355,11 +378,12 @@ class Simulator:
         if any(w.should_trigger(a, b) for (w, _c), a, b in zip(witnesses, w0, wf)):
             triggered = self._isolate(witnesses, w0, t0, x0, tf)
             if triggered:
-                self._witnessed = []
+                witnessed = []
                 for w, wc in triggered:
                     event = w.get_event()._with_trigger(TriggerType.kWitness,
                                                         WitnessTriggeredEventData(w, t0, ctx._time))
-                    self._witnessed.append((w.get_system(), wc, event))
+                    witnessed.append((w.get_system(), wc, event))
+                self._witnessed = _split(witnessed)
                 self._trigger_time = False
                 self._trigger_witness = True
                 return

@@ -91,6 +91,17 @@ def as_status(result: Any) -> EventStatus:
     raise TypeError(f"an event handler must return None or an EventStatus, got {type(result).__name__}")
 
 
+def more_severe(status: "EventStatus | None", result: Any) -> "EventStatus | None":
+    """Folds a handler's return value into a running status; None stands for plain success."""
+    if result is None:
+        return status
+    if not isinstance(result, EventStatus):
+        raise TypeError(f"an event handler must return None or an EventStatus, got {type(result).__name__}")
+    if status is None or result._severity > status._severity:
+        return result
+    return status
+
+
 class PeriodicEventData:
     """The period and offset (seconds) of a periodic event."""
 
@@ -131,7 +142,7 @@ class WitnessTriggeredEventData:
 class Event:
     """Base of the three event kinds; holds the callback and the trigger type."""
 
-    __slots__ = ("_callback", "_trigger_type", "_event_data", "_kind")
+    __slots__ = ("_callback", "_trigger_type", "_event_data")
 
     def __init__(self, *args: Any, callback: Callable | None = None, trigger_type: TriggerType | None = None) -> None:
         for a in args:  # accept (callback), (trigger_type, callback) and (trigger_type)
@@ -162,10 +173,10 @@ class PublishEvent(Event):
 
     __slots__ = ()
 
-    def _handle(self, context, _arg=None) -> EventStatus:
-        if self._callback is None:
-            return EventStatus.DidNothing()
-        return as_status(self._callback(context, self))
+    def _handle(self, context, _arg=None):
+        """Runs the handler; returns what it returned (None or an EventStatus)."""
+        callback = self._callback
+        return None if callback is None else callback(context, self)
 
 
 class DiscreteUpdateEvent(Event):
@@ -173,10 +184,9 @@ class DiscreteUpdateEvent(Event):
 
     __slots__ = ()
 
-    def _handle(self, context, discrete_state) -> EventStatus:
-        if self._callback is None:
-            return EventStatus.DidNothing()
-        return as_status(self._callback(context, self, discrete_state))
+    def _handle(self, context, discrete_state):
+        callback = self._callback
+        return None if callback is None else callback(context, self, discrete_state)
 
 
 class UnrestrictedUpdateEvent(Event):
@@ -184,10 +194,9 @@ class UnrestrictedUpdateEvent(Event):
 
     __slots__ = ()
 
-    def _handle(self, context, state) -> EventStatus:
-        if self._callback is None:
-            return EventStatus.DidNothing()
-        return as_status(self._callback(context, self, state))
+    def _handle(self, context, state):
+        callback = self._callback
+        return None if callback is None else callback(context, self, state)
 
 
 class WitnessFunctionDirection(enum.IntEnum):

@@ -437,11 +437,9 @@ class System:
                 for event in getattr(leaf, attribute) if isinstance(event, event_type)]
 
     @staticmethod
-    def _run_publish(events) -> EventStatus:
-        status = EventStatus.DidNothing()
-        for _leaf, leaf_context, event in events:
-            status.KeepMoreSevere(event._handle(leaf_context))
-        return status
+    def _run_publish(events):
+        from mallard.systems.analysis.event_handling import handle_publish
+        return handle_publish(events)
 
     def CalcForcedDiscreteVariableUpdate(self, context, discrete_state) -> None:
         from .events import DiscreteUpdateEvent
@@ -508,8 +506,8 @@ def _fix_publish_alias() -> None:
 _fix_publish_alias()
 
 
-def _raise_on_failure(status: EventStatus) -> None:
-    if status.failed():
+def _raise_on_failure(status) -> None:
+    if status is not None and status.failed():
         system = status.system()
         who = system.GetSystemPathname() if hasattr(system, "GetSystemPathname") else str(system)
         raise RuntimeError(f"An event handler of {who} failed: {status.message()}")

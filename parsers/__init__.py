@@ -1,1 +1,22 @@
-"""mallard.parsers"""
+"""mallard.parsers: model file readers (URDF, SDFormat, MJCF) and PackageMap.
+
+The URDF and SDFormat readers produce format-neutral `ModelRecord`s (see `model_records`),
+which the plant front end turns into MultibodyPlant builder calls.
+"""
+from .errors import ParseError, ParseWarning
+from .model_reader import ReadModels, ReadModelsFromString, ReadModelsFromUrl
+from .model_records import (ActuatorRecord, CalcCollisionFilterGroups, CalcLinkPosesInWorld,
+                            CollisionFilterGroupRecord, FrameRecord, GeometryRecord,
+                            InertialRecord, JointRecord, LinkRecord, MimicRecord, ModelRecord,
+                            ShapeRecord)
+from .package_map import PackageMap, UnknownPackageError
+from .sdformat import ReadSdf
+from .urdf import ReadUrdf
+
+__all__ = [
+    "ParseError", "ParseWarning", "PackageMap", "UnknownPackageError",
+    "ReadModels", "ReadModelsFromString", "ReadModelsFromUrl", "ReadUrdf", "ReadSdf",
+    "ModelRecord", "LinkRecord", "InertialRecord", "JointRecord", "MimicRecord",
+    "ActuatorRecord", "FrameRecord", "GeometryRecord", "ShapeRecord",
+    "CollisionFilterGroupRecord", "CalcLinkPosesInWorld", "CalcCollisionFilterGroups",
+]

@@ -1,1 +1,72 @@
-"""mallard.multibody.math"""
+"""mallard.multibody.math: rotations, rigid transforms and spatial algebra.
+
+Mirrors `pydrake.math` (RigidTransform, RotationMatrix, RollPitchYaw), `pydrake.common.eigen_geometry`
+(Quaternion, AngleAxis) and `pydrake.multibody.math` (SpatialVelocity, SpatialAcceleration, SpatialForce,
+SpatialMomentum). The plain-array kernels in `functions` are numba-compiled for use in other kernels.
+"""
+from mallard.multibody.math._validation import MathValueError
+from mallard.multibody.math.eigen_geometry import AngleAxis, Quaternion
+from mallard.multibody.math.functions import (
+    angle_axis_from_quaternion,
+    determinant3,
+    orthonormality_error,
+    point_mass_unit_inertia,
+    quaternion_conjugate,
+    quaternion_from_rotation_matrix,
+    quaternion_from_rpy,
+    quaternion_multiply,
+    quaternion_rotate,
+    rotation_matrix_from_angle_axis,
+    rotation_matrix_from_quaternion,
+    rotation_matrix_from_rpy,
+    rpy_from_quaternion_and_rotation_matrix,
+    rpy_from_rotation_matrix,
+    shift_spatial_force,
+    shift_spatial_velocity,
+    skew,
+    wrap_to,
+    VectorToSkewSymmetric,
+)
+from mallard.multibody.math.rigid_transform import RigidTransform
+from mallard.multibody.math.roll_pitch_yaw import RollPitchYaw
+from mallard.multibody.math.rotation_matrix import RotationMatrix
+from mallard.multibody.math.spatial_acceleration import SpatialAcceleration
+from mallard.multibody.math.spatial_force import SpatialForce
+from mallard.multibody.math.spatial_momentum import SpatialMomentum
+from mallard.multibody.math.spatial_vector import SpatialVector
+from mallard.multibody.math.spatial_velocity import SpatialVelocity
+from mallard.multibody.math.symmetric_eigen import symmetric_eigen3
+
+__all__ = [
+    "AngleAxis",
+    "MathValueError",
+    "Quaternion",
+    "RigidTransform",
+    "RollPitchYaw",
+    "RotationMatrix",
+    "SpatialAcceleration",
+    "SpatialForce",
+    "SpatialMomentum",
+    "SpatialVector",
+    "SpatialVelocity",
+    "angle_axis_from_quaternion",
+    "determinant3",
+    "orthonormality_error",
+    "point_mass_unit_inertia",
+    "quaternion_conjugate",
+    "quaternion_from_rotation_matrix",
+    "quaternion_from_rpy",
+    "quaternion_multiply",
+    "quaternion_rotate",
+    "rotation_matrix_from_angle_axis",
+    "rotation_matrix_from_quaternion",
+    "rotation_matrix_from_rpy",
+    "rpy_from_quaternion_and_rotation_matrix",
+    "rpy_from_rotation_matrix",
+    "shift_spatial_force",
+    "shift_spatial_velocity",
+    "skew",
+    "symmetric_eigen3",
+    "wrap_to",
+    "VectorToSkewSymmetric",
+]

@@ -1,0 +1,143 @@
+"""Parse errors and warnings shared by the URDF and SDFormat readers.
+
+Every problem found in a model file is reported with the file name, the line number and the
+element it concerns, so a user can jump straight to it.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Optional
+
+from lxml import etree
+
+__all__ = ["ParseError", "ParseWarning", "Diagnostic", "element_tag", "parse_xml"]
+
+DRAKE_NAMESPACE = "http://drake.mit.edu"
+
+
+class ParseError(ValueError):
+    """A model file is malformed or says something the readers cannot honor.
+
+    Attributes: `filename` (path or "<string>"), `line` (1-based, or None when unknown),
+    `element` (the XML tag, e.g. "joint" or "drake:rotor_inertia"), and `detail` (the message).
+    """
+
+    def __init__(self, detail: str, filename: str = "<string>", line: Optional[int] = None,
+                 element: Optional[str] = None) -> None:
+        self.detail = detail
+        self.filename = filename
+        self.line = line
+        self.element = element
+        where = f"{filename}:{line if line is not None else '?'}"
+        what = f" <{element}>" if element else ""
+        super().__init__(f"{where}:{what} {detail}")
+
+
+class ParseWarning(UserWarning):
+    """Something in a model file was ignored (an unknown or unsupported element or attribute)."""
+
+
+def element_tag(node) -> str:
+    """The tag of an lxml element as written in the file: `drake:foo` for Drake's namespace."""
+    tag = node.tag
+    if not isinstance(tag, str):
+        return "#comment"
+    if tag.startswith("{"):
+        uri, local = tag[1:].split("}", 1)
+        if uri == DRAKE_NAMESPACE:
+            return "drake:" + local
+        prefix = node.prefix
+        return f"{prefix}:{local}" if prefix else local
+    return tag
+
+
+class Diagnostic:
+    """Reports errors (raised as ParseError) and warnings (or errors in strict mode) for one file."""
+
+    def __init__(self, filename: str, strict: bool = False) -> None:
+        self.filename = filename
+        self.strict = strict
+
+    def make_error(self, node, detail: str) -> ParseError:
+        """Build (not raise) a ParseError located at `node` (an lxml element, or None)."""
+        if node is None:
+            return ParseError(detail, self.filename, None, None)
+        return ParseError(detail, self.filename, node.sourceline, element_tag(node))
+
+    def error(self, node, detail: str) -> None:
+        """Raise a ParseError located at `node`."""
+        raise self.make_error(node, detail)
+
+    def warning(self, node, detail: str) -> None:
+        """Warn about `node` (strict mode: raise a ParseError instead)."""
+        err = self.make_error(node, detail)
+        if self.strict:
+            raise err
+        warnings.warn(str(err), ParseWarning, stacklevel=3)
+
+
+_UNDECLARED_PREFIX = re.compile(r"Namespace prefix (\w[\w.-]*) (?:on|for) [^ ]+ (?:on [^ ]+ )?is not defined")
+_FIRST_TAG = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+
+
+def parse_xml(text: bytes | str, diagnostic: Diagnostic):
+    """Parse XML text into an lxml root element, keeping line numbers.
+
+    External entities and network access are disabled. Namespace prefixes used without a
+    declaration (common for `drake:` tags) are declared on the root element, as tinyxml2-based
+    readers accept them; `drake:` maps to Drake's namespace. Malformed XML raises ParseError with
+    the line the XML parser reports.
+    """
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True,
+                             remove_pis=True, huge_tree=False, load_dtd=False)
+    declared: set[str] = set()
+    while True:
+        try:
+            return etree.fromstring(text, parser)
+        except etree.XMLSyntaxError as exc:
+            msg = exc.msg or str(exc)
+            match = _UNDECLARED_PREFIX.search(msg)
+            if match and match.group(1) not in declared and len(declared) < 16:
+                prefix = match.group(1)
+                declared.add(prefix)
+                uri = DRAKE_NAMESPACE if prefix == "drake" else f"urn:undeclared:{prefix}"
+                text = _declare_prefix(text, prefix, uri)
+                if text is not None:
+                    continue
+            line = exc.lineno if getattr(exc, "lineno", None) else None
+            raise ParseError(f"malformed XML: {msg}", diagnostic.filename, line,
+                             _element_near(text, line)) from None
+        except ValueError as exc:  # e.g. unicode strings with an encoding declaration
+            raise ParseError(f"malformed XML: {exc}", diagnostic.filename, None, None) from None
+
+
+def _element_near(text: bytes, line: Optional[int]) -> Optional[str]:
+    """The tag of the last element starting at or before `line` (best effort, for messages)."""
+    if line is None:
+        return None
+    try:
+        root = etree.fromstring(text, etree.XMLParser(recover=True, resolve_entities=False,
+                                                      no_network=True, load_dtd=False))
+    except etree.XMLSyntaxError:
+        root = None
+    best = None
+    if root is not None:
+        for e in root.iter():
+            if isinstance(e.tag, str) and e.sourceline is not None and e.sourceline <= line:
+                best = e
+    if best is not None:
+        return element_tag(best)
+    match = _FIRST_TAG.search(text)
+    return match.group(1).decode(errors="replace") if match else None
+
+
+def _declare_prefix(text: bytes, prefix: str, uri: str) -> Optional[bytes]:
+    """Insert `xmlns:prefix="uri"` into the root start tag (same line, so line numbers hold)."""
+    match = _FIRST_TAG.search(text)
+    if match is None:
+        return None
+    end = match.end()
+    return text[:end] + f' xmlns:{prefix}="{uri}"'.encode() + text[end:]

@@ -1,0 +1,149 @@
+"""SDFormat `<visual>` / `<collision>` → GeometryRecord (shapes, material color, friction and
+Drake's proximity properties)."""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+from .errors import Diagnostic
+from .model_records import GeometryRecord, ShapeRecord
+from .xml_values import (child, children, get_attr, parse_float, parse_vector, resolve_path,
+                         tag, text_of)
+
+__all__ = ["read_geometry"]
+
+_SHAPES = ("box", "sphere", "cylinder", "capsule", "ellipsoid", "plane", "mesh", "empty")
+_GEOMETRY_IGNORED = {"laser_retro", "max_contacts", "plugin", "cast_shadows", "transparency",
+                     "visibility_flags", "meta", "drake:accepting_renderer"}
+_PROXIMITY_FLAGS = {"rigid_hydroelastic", "compliant_hydroelastic", "soft_hydroelastic"}
+
+
+def _positive(node, name: str, diag: Diagnostic) -> float:
+    e = child(node, name)
+    if e is None:
+        diag.error(node, f"<{tag(node)}> needs a <{name}>")
+    value = parse_float(text_of(e), diag, e, f"<{name}>")
+    if value <= 0:
+        diag.error(e, f"<{name}> must be positive, got {value}")
+    return value
+
+
+def _shape(gnode, diag: Diagnostic, package_map, root_dir: str) -> Optional[ShapeRecord]:
+    shapes = list(children(gnode))
+    if len(shapes) != 1:
+        diag.error(gnode, f"<geometry> must contain exactly one shape, found {len(shapes)}")
+    s = shapes[0]
+    t = tag(s)
+    if t == "empty":
+        return None
+    if t == "box":
+        e = child(s, "size")
+        size = np.ones(3) if e is None else parse_vector(text_of(e), diag, e, "<size>", 3)
+        if np.any(size <= 0):
+            diag.error(s, f"box size must be positive, got {size}")
+        return ShapeRecord("box", size=size)
+    if t == "sphere":
+        return ShapeRecord("sphere", radius=_positive(s, "radius", diag))
+    if t in ("cylinder", "capsule"):
+        return ShapeRecord(t, radius=_positive(s, "radius", diag),
+                           length=_positive(s, "length", diag))
+    if t == "ellipsoid":
+        e = child(s, "radii")
+        if e is None:
+            diag.error(s, "<ellipsoid> needs <radii>")
+        radii = parse_vector(text_of(e), diag, e, "<radii>", 3)
+        if np.any(radii <= 0):
+            diag.error(e, f"ellipsoid radii must be positive, got {radii}")
+        return ShapeRecord("ellipsoid", radii=radii)
+    if t == "plane":
+        e = child(s, "normal")
+        normal = np.array([0, 0, 1.0]) if e is None else parse_vector(text_of(e), diag, e,
+                                                                        "<normal>", 3)
+        if np.linalg.norm(normal) < 1e-8:
+            diag.error(e, "plane normal is zero")
+        e = child(s, "size")
+        size = np.ones(2) if e is None else parse_vector(text_of(e), diag, e, "<size>", 2)
+        return ShapeRecord("plane", normal=normal / np.linalg.norm(normal), size=size)
+    if t == "mesh":
+        uri = child(s, "uri")
+        if uri is None or not text_of(uri):
+            diag.error(s, "<mesh> needs a <uri>")
+        filename = resolve_path(diag, uri, text_of(uri), package_map, root_dir)
+        e = child(s, "scale")
+        scale = np.ones(3) if e is None else parse_vector(text_of(e), diag, e, "<scale>", 3)
+        if child(s, "submesh") is not None:
+            diag.warning(child(s, "submesh"), "<submesh> is not supported; the whole mesh is used")
+        return ShapeRecord("mesh", filename=filename, scale=scale,
+                           convex=child(s, "drake:declare_convex") is not None)
+    diag.error(s, f"unknown geometry shape <{t}>; expected one of {list(_SHAPES)}")
+
+
+def _color(node, diag: Diagnostic) -> Optional[np.ndarray]:
+    material = child(node, "material")
+    if material is None:
+        return None
+    e = child(material, "diffuse")
+    if e is None:
+        return None
+    v = parse_vector(text_of(e), diag, e, "<diffuse>")
+    if v.size == 3:
+        v = np.append(v, 1.0)
+    if v.size != 4:
+        diag.error(e, f"<diffuse>: expected 3 or 4 numbers, got {v.size}")
+    return v
+
+
+def _proximity(node, diag: Diagnostic) -> dict:
+    out: dict = {}
+    props = child(node, "drake:proximity_properties")
+    if props is not None:
+        for p in children(props):
+            t = tag(p)
+            if not t.startswith("drake:"):
+                diag.warning(p, f"unknown proximity property <{t}> is ignored")
+                continue
+            key = t[6:]
+            out[key] = None if key in _PROXIMITY_FLAGS else parse_float(text_of(p), diag, p,
+                                                                           f"<{t}>")
+    ode = None
+    surface = child(node, "surface")
+    if surface is not None and child(surface, "friction") is not None:
+        ode = child(child(surface, "friction"), "ode")
+    if ode is not None:
+        for key in ("mu", "mu2"):
+            e = child(ode, key)
+            if e is not None:
+                out[key] = parse_float(text_of(e), diag, e, f"<{key}>")
+                if out[key] < 0:
+                    diag.error(e, f"<{key}> friction must be non-negative")
+    return out
+
+
+def read_geometry(node, role: str, diag: Diagnostic, package_map, root_dir: str,
+                  parse_pose: Callable) -> tuple:
+    """(GeometryRecord or None for `<empty/>`, relative_to reference or None) of a visual or
+    collision element. X_BG holds the pose relative to that reference (the link when None)."""
+    name = get_attr(node, "name")
+    if not name:
+        diag.error(node, "missing required attribute 'name'")
+    known = {"pose", "geometry", "material", "surface", "drake:proximity_properties"}
+    for c in children(node):
+        if tag(c) not in known and tag(c) not in _GEOMETRY_IGNORED:
+            diag.warning(c, f"unknown or unsupported element <{tag(c)}> in <{role}> is ignored")
+    rel, X = None, np.eye(4)
+    p = child(node, "pose")
+    if p is not None:
+        rel, X = parse_pose(p, diag)
+    gnode = child(node, "geometry")
+    if gnode is None:
+        diag.error(node, f"<{role}> '{name}' has no <geometry>")
+    shape = _shape(gnode, diag, package_map, root_dir)
+    if shape is None:
+        return None, None
+    rec = GeometryRecord(name=name, role=role, shape=shape, X_BG=X, line=node.sourceline)
+    if role == "visual":
+        rec.rgba = _color(node, diag)
+    else:
+        rec.proximity = _proximity(node, diag)
+    return rec, rel

@@ -8,7 +8,7 @@ import numpy as np
 
 from .basic_vector import BasicVector, VectorBase
 from .dependency import (ALL_KINDS, K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, DependencyTicket)
-from .events import EventStatus
+from .events import DiscreteUpdateEvent, PublishEvent, UnrestrictedUpdateEvent
 from .ports import InputPort, OutputPort, PortDataType
 from .state import ContinuousState, InputPortIndex, OutputPortIndex
 from .value import AbstractValue, Value
@@ -43,13 +43,14 @@ _TICKETS = {
 
 
 def _ticket_method(name: str):
+    """An accessor returning the fixed ticket `name` (e.g. `system.xc_ticket()`)."""
     ticket = _TICKETS[name]
 
     def method(self) -> DependencyTicket:
         return ticket
     method.__name__ = name
     method.__doc__ = f"The dependency ticket `{name}` (for prerequisites_of_calc)."
-    return staticmethod(method) if False else method
+    return method
 
 
 class SystemOutput:
@@ -76,10 +77,6 @@ class SystemOutput:
 
 class System:
     """Base class of every system: ports, names, contexts, evaluation of inputs, outputs and dynamics."""
-
-    for _name in _TICKETS:
-        locals()[_name] = _ticket_method(_name)
-    del _name
 
     def __init__(self) -> None:
         self._system_id = next(_ids)
@@ -410,7 +407,7 @@ class System:
     def ForcedPublish(self, context) -> None:
         """Runs every forced publish event of this system (and its subsystems)."""
         self._check_context(context, "ForcedPublish")
-        _raise_on_failure(self._run_publish(self._collect(context, "_forced_events", PublishEvent_)))
+        _raise_on_failure(self._run_publish(self._collect(context, "_forced_events", PublishEvent)))
 
     def Publish(self, context) -> None:
         self.ForcedPublish(context)
@@ -418,7 +415,6 @@ class System:
     def ExecuteForcedEvents(self, context, publish: bool = True) -> None:
         from mallard.systems.analysis.event_handling import handle_discrete, handle_unrestricted
         self._check_context(context, "ExecuteForcedEvents")
-        from .events import DiscreteUpdateEvent, UnrestrictedUpdateEvent
         _raise_on_failure(handle_unrestricted(context, self._collect(context, "_forced_events", UnrestrictedUpdateEvent)))
         _raise_on_failure(handle_discrete(context, self._collect(context, "_forced_events", DiscreteUpdateEvent)))
         if publish:
@@ -426,11 +422,10 @@ class System:
 
     def ExecuteInitializationEvents(self, context) -> None:
         from mallard.systems.analysis.event_handling import handle_discrete, handle_unrestricted
-        from .events import DiscreteUpdateEvent, UnrestrictedUpdateEvent
         self._check_context(context, "ExecuteInitializationEvents")
         _raise_on_failure(handle_unrestricted(context, self._collect(context, "_init_events", UnrestrictedUpdateEvent)))
         _raise_on_failure(handle_discrete(context, self._collect(context, "_init_events", DiscreteUpdateEvent)))
-        _raise_on_failure(self._run_publish(self._collect(context, "_init_events", PublishEvent_)))
+        _raise_on_failure(self._run_publish(self._collect(context, "_init_events", PublishEvent)))
 
     def _collect(self, context, attribute: str, event_type) -> list:
         return [(leaf, leaf_context, event) for leaf, leaf_context in self._leaf_pairs(context)
@@ -442,7 +437,6 @@ class System:
         return handle_publish(events)
 
     def CalcForcedDiscreteVariableUpdate(self, context, discrete_state) -> None:
-        from .events import DiscreteUpdateEvent
         from mallard.systems.analysis.event_handling import calc_discrete
         self._check_context(context, "CalcForcedDiscreteVariableUpdate")
         status, result = calc_discrete(context._require_root("CalcForcedDiscreteVariableUpdate"),
@@ -493,17 +487,9 @@ class System:
         return self.ToAutoDiffXd()
 
 
-class PublishEvent_:  # resolved lazily to avoid an import cycle in isinstance checks
-    pass
-
-
-def _fix_publish_alias() -> None:
-    from . import events
-    global PublishEvent_
-    PublishEvent_ = events.PublishEvent
-
-
-_fix_publish_alias()
+for _name in _TICKETS:
+    setattr(System, _name, _ticket_method(_name))
+del _name
 
 
 def _raise_on_failure(status) -> None:

@@ -11,11 +11,15 @@ __all__ = [
 ]
 
 
-class ExplicitEulerIntegrator(IntegratorBase):
-    """x₁ = x₀ + h f(t₀, x₀); first order, fixed steps of at most max_step_size."""
+class _FixedStepIntegrator(IntegratorBase):
+    """An integrator without error estimation: constructed with its (maximum) step size, as in Drake."""
 
     def __init__(self, system, max_step_size: float, context=None) -> None:
         super().__init__(system, max_step_size, context)
+
+
+class ExplicitEulerIntegrator(_FixedStepIntegrator):
+    """x₁ = x₀ + h f(t₀, x₀); first order, fixed steps of at most max_step_size."""
 
     def _do_step(self, h):
         ctx = self._context
@@ -25,11 +29,9 @@ class ExplicitEulerIntegrator(IntegratorBase):
         return None
 
 
-class SemiExplicitEulerIntegrator(IntegratorBase):
+class SemiExplicitEulerIntegrator(_FixedStepIntegrator):
     """v₁ = v₀ + h v̇(t₀, x₀), q₁ = q₀ + h N(q₀) v₁: symplectic for mechanical systems; fixed steps."""
 
-    def __init__(self, system, max_step_size: float, context=None) -> None:
-        super().__init__(system, max_step_size, context)
 
     def _do_step(self, h):
         ctx = self._context
@@ -52,11 +54,9 @@ class SemiExplicitEulerIntegrator(IntegratorBase):
         return None
 
 
-class RungeKutta2Integrator(IntegratorBase):
+class RungeKutta2Integrator(_FixedStepIntegrator):
     """Explicit trapezoid (Heun): second order, fixed steps."""
 
-    def __init__(self, system, max_step_size: float, context=None) -> None:
-        super().__init__(system, max_step_size, context)
 
     def _do_step(self, h):
         ctx = self._context
@@ -67,11 +67,9 @@ class RungeKutta2Integrator(IntegratorBase):
         return None
 
 
-class RungeKutta4Integrator(IntegratorBase):
+class RungeKutta4Integrator(_FixedStepIntegrator):
     """The classical fourth-order Runge–Kutta method, fixed steps."""
 
-    def __init__(self, system, max_step_size: float, context=None) -> None:
-        super().__init__(system, max_step_size, context)
 
     def _do_step(self, h):
         ctx = self._context

@@ -12,7 +12,37 @@ from .system import System
 __all__ = ["Diagram"]
 
 
-class Diagram(System):
+class SubsystemLookup:
+    """Subsystem queries shared by Diagram and DiagramBuilder (both keep `_systems` in insertion order)."""
+
+    def _owner_text(self) -> str:
+        return self.GetSystemPathname() if isinstance(self, System) else "this DiagramBuilder"
+
+    def GetSystems(self) -> list[System]:
+        return list(self._systems)
+
+    def GetMutableSystems(self) -> list[System]:
+        return list(self._systems)
+
+    def HasSubsystemNamed(self, name: str) -> bool:
+        return any(s.get_name() == name for s in self._systems)
+
+    def GetSubsystemByName(self, name: str) -> System:
+        for system in self._systems:
+            if system.get_name() == name:
+                return system
+        raise KeyError(f"GetSubsystemByName: {self._owner_text()} has no subsystem named '{name}'; "
+                       f"its subsystems are {[s.get_name() for s in self._systems]}")
+
+    def GetMutableSubsystemByName(self, name: str) -> System:
+        return self.GetSubsystemByName(name)
+
+    def connection_map(self) -> dict:
+        """{(dest system, input index): (source system, output index)} for every internal connection."""
+        return {(d._system, int(d._index)): (s._system, int(s._index)) for d, s in self._connections.items()}
+
+
+class Diagram(SubsystemLookup, System):
     """A system made of subsystems (built by `DiagramBuilder.Build()` or `BuildInto`)."""
 
     def __init__(self) -> None:
@@ -52,30 +82,7 @@ class Diagram(System):
         self._leaves = [leaf for s in self._systems for leaf in s._leaf_systems()]
         self._built = True
 
-    # ----- subsystems ------------------------------------------------------------------------------------
-    def GetSystems(self) -> list[System]:
-        return list(self._systems)
-
-    def GetMutableSystems(self) -> list[System]:
-        return list(self._systems)
-
-    def HasSubsystemNamed(self, name: str) -> bool:
-        return any(s.get_name() == name for s in self._systems)
-
-    def GetSubsystemByName(self, name: str) -> System:
-        for system in self._systems:
-            if system.get_name() == name:
-                return system
-        raise KeyError(f"GetSubsystemByName: {self.GetSystemPathname()} has no subsystem named '{name}'; "
-                       f"its subsystems are {[s.get_name() for s in self._systems]}")
-
-    def GetMutableSubsystemByName(self, name: str) -> System:
-        return self.GetSubsystemByName(name)
-
-    def connection_map(self) -> dict:
-        """{(dest system, input index): (source system, output index)} for every internal connection."""
-        return {(d._system, int(d._index)): (s._system, int(s._index)) for d, s in self._connections.items()}
-
+    # ----- subsystems (lookups in SubsystemLookup) -----------------------------------------------------
     def GetInputPortLocators(self, port_index: int) -> list:
         return [(d._system, int(d._index)) for d in self._exported_inputs[int(port_index)]]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .diagram import Diagram
+from .diagram import Diagram, SubsystemLookup
 from .ports import InputPort, OutputPort, PortDataType, UseDefaultName
 from .state import InputPortIndex, OutputPortIndex
 from .system import System
@@ -30,7 +30,7 @@ def port_graph(systems, connections) -> nx.DiGraph:
     return graph
 
 
-class DiagramBuilder:
+class DiagramBuilder(SubsystemLookup):
     """Collects systems and connections; `Build()` checks them and returns a Diagram."""
 
     def __init__(self) -> None:
@@ -77,30 +77,11 @@ class DiagramBuilder:
         self._systems.remove(system)
         system._owner_builder = None
 
-    def GetSystems(self) -> list[System]:
-        return list(self._systems)
-
-    def GetMutableSystems(self) -> list[System]:
-        return list(self._systems)
-
     def empty(self) -> bool:
         return not self._systems
 
     def already_built(self) -> bool:
         return self._built
-
-    def HasSubsystemNamed(self, name: str) -> bool:
-        return any(s.get_name() == name for s in self._systems)
-
-    def GetSubsystemByName(self, name: str) -> System:
-        for system in self._systems:
-            if system.get_name() == name:
-                return system
-        raise KeyError(f"GetSubsystemByName: no system named '{name}' in this DiagramBuilder; the systems are "
-                       f"{[s.get_name() for s in self._systems]}")
-
-    def GetMutableSubsystemByName(self, name: str) -> System:
-        return self.GetSubsystemByName(name)
 
     def num_input_ports(self) -> int:
         return len(self._input_exports)
@@ -108,8 +89,6 @@ class DiagramBuilder:
     def num_output_ports(self) -> int:
         return len(self._output_exports)
 
-    def connection_map(self) -> dict:
-        return {(d._system, int(d._index)): (s._system, int(s._index)) for d, s in self._connections.items()}
 
     # ----- connections -----------------------------------------------------------------------------------
     def _check_owned(self, system: System, what: str) -> None:

@@ -106,7 +106,7 @@ def test_builder_errors():
     stranger = Scale()
     with pytest.raises(RuntimeError, match="has not been added"):
         b.Connect(stranger.get_output_port(), c.get_input_port())
-    with pytest.raises(KeyError, match=r"no system named 'zz'.*\['a', 'c', 'e'\]"):
+    with pytest.raises(KeyError, match=r"this DiagramBuilder has no subsystem named 'zz'.*\['a', 'c', 'e'\]"):
         b.GetSubsystemByName("zz")
     b.AddNamedSystem("a", Scale())
     with pytest.raises(RuntimeError, match="two subsystems are named 'a'"):

@@ -1,0 +1,351 @@
+"""Primal soft-constraint solver (MuJoCo's formulation): Newton or nonlinear CG with exact line search.
+
+Minimizes over accelerations a (nv,)
+    cost(a) = 1/2 (a - a0)' M (a - a0) + s(J a - aref),
+where s is the convex, piecewise-quadratic constraint cost of each row kind (equality: quadratic;
+dry friction: Huber; limits and pyramidal/frictionless contacts: one-sided; elliptic contacts:
+three zones of the regularized second-order cone). The constraint force is f = -ds/d(jar).
+All kernels are compiled; inputs are the arrays of a `ConstraintProblem`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .linalg import AddRowOuter, CholSolve, Cholesky, MatVec, RowSupport, SparseMatTVec, SparseMatVec
+from .parameters import (CONTACT_ELLIPTIC, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
+                         STATE_SATISFIED)
+
+
+@njit(cache=True)
+def ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state):
+    """Fill force = -ds/djar and row states at jar = J a - aref; returns the constraint cost s."""
+    nefc = jar.shape[0]
+    s = 0.0
+    i = 0
+    while i < nefc:
+        x = jar[i]
+        if i < ne:
+            force[i] = -D[i] * x
+            s += 0.5 * D[i] * x * x
+            state[i] = STATE_QUADRATIC
+            i += 1
+        elif i < ne + nf:
+            f = floss[i]
+            if x <= -R[i] * f:
+                s += -0.5 * R[i] * f * f - f * x
+                force[i] = f
+                state[i] = STATE_LINEARNEG
+            elif x >= R[i] * f:
+                s += -0.5 * R[i] * f * f + f * x
+                force[i] = -f
+                state[i] = STATE_LINEARPOS
+            else:
+                s += 0.5 * D[i] * x * x
+                force[i] = -D[i] * x
+                state[i] = STATE_QUADRATIC
+            i += 1
+        elif efc_type[i] != CONTACT_ELLIPTIC:
+            if x >= 0.0:
+                force[i] = 0.0
+                state[i] = STATE_SATISFIED
+            else:
+                s += 0.5 * D[i] * x * x
+                force[i] = -D[i] * x
+                state[i] = STATE_QUADRATIC
+            i += 1
+        else:
+            c = efc_id[i]
+            dim = con_dim[c]
+            mu = con_mu[c]
+            N = x * mu
+            T2 = 0.0
+            for j in range(1, dim):
+                u = jar[i + j] * con_fric[c, j - 1]
+                T2 += u * u
+            T = np.sqrt(T2)
+            if N >= mu * T or (T <= 0.0 and N >= 0.0):
+                st = STATE_SATISFIED
+                for j in range(dim):
+                    force[i + j] = 0.0
+            elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
+                st = STATE_QUADRATIC
+                for j in range(dim):
+                    s += 0.5 * D[i + j] * jar[i + j] * jar[i + j]
+                    force[i + j] = -D[i + j] * jar[i + j]
+            else:
+                st = STATE_CONE
+                Dm = D[i] / (mu * mu * (1.0 + mu * mu))
+                NmT = N - mu * T
+                s += 0.5 * Dm * NmT * NmT
+                force[i] = -Dm * NmT * mu
+                for j in range(1, dim):
+                    fr = con_fric[c, j - 1]
+                    force[i + j] = -force[i] / T * jar[i + j] * fr * fr
+            for j in range(dim):
+                state[i + j] = st
+            i += dim
+    return s
+
+
+@njit(cache=True)
+def _cone_hessian(jar, i, dim, mu, fric, D0):
+    """Hessian of the middle-zone elliptic cost w.r.t. the contact's jar entries (dim x dim)."""
+    U = np.empty(dim)
+    scl = np.empty(dim)
+    U[0] = jar[i] * mu
+    scl[0] = mu
+    T2 = 0.0
+    for j in range(1, dim):
+        U[j] = jar[i + j] * fric[j - 1]
+        scl[j] = fric[j - 1]
+        T2 += U[j] * U[j]
+    T = np.sqrt(T2)
+    N = U[0]
+    Dm = D0 / (mu * mu * (1.0 + mu * mu))
+    H = np.zeros((dim, dim))
+    H[0, 0] = 1.0
+    for j in range(1, dim):
+        H[0, j] = -mu / T * U[j]
+        H[j, 0] = H[0, j]
+    for k in range(1, dim):
+        for j in range(1, dim):
+            H[k, j] = mu * N / (T * T * T) * U[j] * U[k]
+        H[k, k] += mu * mu - mu * N / T
+    for k in range(dim):
+        for j in range(dim):
+            H[k, j] *= Dm * scl[k] * scl[j]
+    return H
+
+
+@njit(cache=True)
+def _hessian(M, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric):
+    """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows)."""
+    nefc = J.shape[0]
+    H = M.copy()
+    i = 0
+    while i < nefc:
+        if efc_type[i] == CONTACT_ELLIPTIC and state[i] == STATE_CONE:
+            c = efc_id[i]
+            dim = con_dim[c]
+            Hc = _cone_hessian(jar, i, dim, con_mu[c], con_fric[c], D[i])
+            for k in range(dim):
+                for l in range(dim):
+                    w = Hc[k, l]
+                    if w == 0.0:
+                        continue
+                    for a in range(start[i + k], start[i + k + 1]):
+                        ja = idx[a]
+                        va = w * J[i + k, ja]
+                        for b in range(start[i + l], start[i + l + 1]):
+                            jb = idx[b]
+                            H[ja, jb] += va * J[i + l, jb]
+            i += dim
+            continue
+        if state[i] == STATE_QUADRATIC:
+            AddRowOuter(H, J, idx, start, i, D[i])
+        i += 1
+    return H
+
+
+@njit(cache=True)
+def _dot(a, b):
+    acc = 0.0
+    for k in range(a.shape[0]):
+        acc += a[k] * b[k]
+    return acc
+
+
+@njit(cache=True)
+def _line_eval(alpha, jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+               q0, q1, q2):
+    """cost, d cost/d alpha and d^2 cost/d alpha^2 at a + alpha*p (q0 + q1 a + q2 a^2/2 is the M part)."""
+    f = q0 + alpha * q1 + 0.5 * alpha * alpha * q2
+    g = q1 + alpha * q2
+    h = q2
+    nefc = jar.shape[0]
+    i = 0
+    while i < nefc:
+        x = jar[i] + alpha * Jp[i]
+        v = Jp[i]
+        if i < ne:
+            f += 0.5 * D[i] * x * x
+            g += D[i] * x * v
+            h += D[i] * v * v
+            i += 1
+        elif i < ne + nf:
+            fl = floss[i]
+            if x <= -R[i] * fl:
+                f += -0.5 * R[i] * fl * fl - fl * x
+                g += -fl * v
+            elif x >= R[i] * fl:
+                f += -0.5 * R[i] * fl * fl + fl * x
+                g += fl * v
+            else:
+                f += 0.5 * D[i] * x * x
+                g += D[i] * x * v
+                h += D[i] * v * v
+            i += 1
+        elif efc_type[i] != CONTACT_ELLIPTIC:
+            if x < 0.0:
+                f += 0.5 * D[i] * x * x
+                g += D[i] * x * v
+                h += D[i] * v * v
+            i += 1
+        else:
+            c = efc_id[i]
+            dim = con_dim[c]
+            mu = con_mu[c]
+            N = mu * x
+            Np = mu * v
+            T2 = 0.0
+            uw = 0.0
+            w2 = 0.0
+            for j in range(1, dim):
+                fr = con_fric[c, j - 1]
+                u = fr * (jar[i + j] + alpha * Jp[i + j])
+                w = fr * Jp[i + j]
+                T2 += u * u
+                uw += u * w
+                w2 += w * w
+            T = np.sqrt(T2)
+            if N >= mu * T or (T <= 0.0 and N >= 0.0):
+                pass
+            elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
+                for j in range(dim):
+                    xj = jar[i + j] + alpha * Jp[i + j]
+                    f += 0.5 * D[i + j] * xj * xj
+                    g += D[i + j] * xj * Jp[i + j]
+                    h += D[i + j] * Jp[i + j] * Jp[i + j]
+            else:
+                Dm = D[i] / (mu * mu * (1.0 + mu * mu))
+                Tp = uw / T
+                Tpp = (w2 - Tp * Tp) / T
+                gg = N - mu * T
+                gp = Np - mu * Tp
+                f += 0.5 * Dm * gg * gg
+                g += Dm * gg * gp
+                h += Dm * (gp * gp - gg * mu * Tpp)
+            i += dim
+    return f, g, h
+
+
+@njit(cache=True)
+def _line_search(jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, q0, q1, q2,
+                 ls_iterations, ls_tolerance):
+    """Exact 1-D minimization of the convex cost along p: safeguarded Newton inside a bracket.
+
+    Returns (alpha, cost decrease, iterations); alpha = 0 when p is not a descent direction.
+    """
+    f0, g0, h0 = _line_eval(0.0, jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                            con_fric, q0, q1, q2)
+    if not (g0 < 0.0):
+        return 0.0, 0.0, 0
+    gtol = ls_tolerance * abs(g0)
+    lo, hi = 0.0, np.inf
+    alpha, g, h = 0.0, g0, h0
+    f = f0
+    it = 0
+    while it < ls_iterations:
+        it += 1
+        cand = alpha - g / h if h > 0.0 else np.nan
+        if hi < np.inf:
+            if not (lo < cand < hi):
+                cand = 0.5 * (lo + hi)
+        elif not (cand > lo):
+            cand = 2.0 * lo if lo > 0.0 else 1.0
+        alpha = cand
+        f, g, h = _line_eval(alpha, jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                             con_fric, q0, q1, q2)
+        if g < 0.0:
+            lo = alpha
+        else:
+            hi = alpha
+        if abs(g) <= gtol or (hi < np.inf and hi - lo <= 1e-15 * hi):
+            break
+    if f > f0:  # cannot happen for a convex cost unless rounding; keep the start point
+        return 0.0, 0.0, it
+    return alpha, f0 - f, it
+
+
+@njit(cache=True)
+def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale):
+    """Newton (newton=True) or Polak-Ribiere nonlinear CG preconditioned by M on the primal cost.
+
+    Stops when scale*improvement < tolerance, scale*|grad| < tolerance or (Newton) the scaled
+    Newton decrement 0.5*scale*grad' H^-1 grad < tolerance; scale = 1/(meaninertia * max(1, nv)).
+    Returns qacc, efc_force, efc_state, converged, iterations, residual (= scale*|grad|), cost.
+    """
+    nv = M.shape[0]
+    nefc = J.shape[0]
+    idx, start = RowSupport(J)
+    a = qacc_init.copy()
+    force = np.zeros(nefc)
+    state = np.zeros(nefc, dtype=np.int64)
+    e = a - qacc_smooth
+    Me = MatVec(M, e)
+    jar = SparseMatVec(J, idx, start, a) - aref
+    s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force,
+                         state)
+    cost = 0.5 * _dot(e, Me) + s
+    JTf = np.zeros(nv)
+    SparseMatTVec(J, idx, start, force, JTf)
+    grad = Me - JTf
+    Lm = np.zeros((0, 0))
+    if not newton:
+        Lm = Cholesky(M)
+    p = np.zeros(nv)
+    Mgrad_old = np.zeros(nv)
+    grad_old = np.zeros(nv)
+    converged = False
+    it = 0
+    while True:
+        gradient = scale * np.sqrt(_dot(grad, grad))
+        if gradient < tolerance:
+            converged = True
+            break
+        if newton:
+            H = _hessian(M, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric)
+            L = Cholesky(H)
+            Hg = CholSolve(L, grad)
+            if 0.5 * scale * _dot(grad, Hg) < tolerance:
+                converged = True
+                break
+            p = -Hg
+        else:
+            Mgrad = CholSolve(Lm, grad)
+            beta = 0.0
+            if it > 0:
+                beta = _dot(grad, Mgrad - Mgrad_old) / max(1e-15, _dot(grad_old, Mgrad_old))
+                beta = max(0.0, beta)
+            p = -Mgrad + beta * p
+            if _dot(grad, p) >= 0.0:
+                p = -Mgrad
+            Mgrad_old = Mgrad
+            grad_old = grad.copy()
+        if it >= iterations:
+            break
+        Mp = MatVec(M, p)
+        Jp = SparseMatVec(J, idx, start, p)
+        alpha, improvement, _ = _line_search(jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
+                                             con_mu, con_fric, 0.5 * _dot(e, Me), _dot(p, Me), _dot(p, Mp),
+                                             ls_iterations, ls_tolerance)
+        if alpha == 0.0:
+            converged = gradient < np.sqrt(tolerance) or newton
+            break
+        a += alpha * p
+        e += alpha * p
+        Me += alpha * Mp
+        jar += alpha * Jp
+        s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                             force, state)
+        cost = 0.5 * _dot(e, Me) + s
+        SparseMatTVec(J, idx, start, force, JTf)
+        grad = Me - JTf
+        it += 1
+        if 0.0 < scale * improvement < tolerance:
+            converged = True
+            break
+    residual = scale * np.sqrt(_dot(grad, grad))
+    return a, force, state, converged, it, residual, cost

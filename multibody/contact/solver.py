@@ -1,0 +1,119 @@
+"""Solve a `ConstraintProblem`: the object-level entry point over the compiled solvers.
+
+`SolveConstraints(problem, M, qacc_smooth)` runs Newton (MuJoCo's default), CG or PGS with
+MuJoCo's controls (iterations, tolerance, ls_iterations, ls_tolerance) and warm start, and returns
+a `ConstraintSolverResult` that says whether it converged, after how many iterations, with what
+residual — a non-converged solve is reported, never silently returned as if exact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .assembler import ConstraintProblem
+from .linalg import MatTVec, MatVec
+from .pgs_solver import ForceFromAcceleration, PGSSolve
+from .primal_solver import ConstraintUpdate, PrimalSolve
+
+SOLVERS = ("newton", "cg", "pgs")
+
+
+@dataclass
+class ConstraintSolverResult:
+    """Solution of one constraint solve.
+
+    qacc (nv,) generalized accelerations; efc_force (nefc,) row forces (N, N m); efc_state row
+    states (0 satisfied, 1 quadratic, 2/3 friction saturated, 4 cone); qfrc_constraint = J' f;
+    converged / iterations / residual (scaled gradient norm for Newton/CG, scaled cost decrease for
+    PGS); cost of the primal objective at qacc; solver name.
+    """
+    qacc: np.ndarray
+    efc_force: np.ndarray
+    efc_state: np.ndarray
+    qfrc_constraint: np.ndarray
+    converged: bool
+    iterations: int
+    residual: float
+    cost: float
+    solver: str
+
+    def ThrowIfNotConverged(self, what: str = "constraint solver") -> None:
+        """Raise RuntimeError if the solve did not converge, stating iterations and residual."""
+        if not self.converged:
+            raise RuntimeError(f"{what} ({self.solver}) did not converge: {self.iterations} iterations, "
+                               f"residual {self.residual:.3e}; raise `iterations` or loosen `tolerance`")
+
+
+def _primal_cost(problem, M, qacc_smooth, qacc):
+    nefc = problem.nefc
+    force = np.zeros(nefc)
+    state = np.zeros(nefc, dtype=np.int64)
+    e = qacc - qacc_smooth
+    jar = MatVec(np.ascontiguousarray(problem.J), qacc) - problem.efc_aref
+    s = ConstraintUpdate(jar, problem.efc_D, problem.efc_R, problem.efc_frictionloss, problem.efc_type,
+                         problem.efc_id, problem.ne, problem.nf, problem.con_dim, problem.con_mu,
+                         problem.con_friction, force, state)
+    return 0.5 * float(np.sum(e * MatVec(M, e))) + s, force, state
+
+
+def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "newton",
+                     iterations: int = 100, tolerance: float = 1e-8, ls_iterations: int = 50,
+                     ls_tolerance: float = 0.01, qacc_warmstart=None,
+                     meaninertia: float | None = None) -> ConstraintSolverResult:
+    """Minimize 1/2 |a - a0|_M^2 + s(J a - aref) for the accelerations a and the constraint forces.
+
+    M (nv, nv) mass matrix (kg, kg m^2), qacc_smooth = a0 = M^-1 (forces without constraints).
+    The warm start qacc_warmstart is used if its cost is below that of qacc_smooth (as MuJoCo).
+    meaninertia scales the tolerances (default: mean of diag(M)).
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"SolveConstraints: solver '{solver}' is not one of {SOLVERS}")
+    if iterations < 0 or ls_iterations < 0:
+        raise ValueError("SolveConstraints: iterations and ls_iterations must be >= 0")
+    if not (tolerance >= 0 and ls_tolerance >= 0):
+        raise ValueError("SolveConstraints: tolerance and ls_tolerance must be >= 0")
+    nv = problem.nv
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    a0 = np.ascontiguousarray(qacc_smooth, dtype=np.float64).reshape(-1)
+    if M.shape != (nv, nv) or a0.shape != (nv,):
+        raise ValueError(f"SolveConstraints: expected M ({nv}, {nv}) and qacc_smooth ({nv},), got "
+                         f"{M.shape} and {a0.shape}")
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(a0)) and np.all(np.isfinite(problem.efc_aref))):
+        raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
+    if nv and (np.any(np.diag(M) <= 0) or not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * np.max(np.abs(M)))):
+        raise ValueError("SolveConstraints: the mass matrix M must be symmetric with a positive diagonal "
+                         "(positive definite); check the inertias and armature of the model")
+    if meaninertia is None:
+        meaninertia = float(np.mean(np.diag(M))) if nv else 1.0
+    scale = 1.0 / (meaninertia * max(1, nv))
+    start = a0.copy()
+    if qacc_warmstart is not None:
+        w = np.asarray(qacc_warmstart, dtype=np.float64).reshape(-1)
+        if w.shape != (nv,):
+            raise ValueError(f"SolveConstraints: qacc_warmstart must have {nv} entries, got {w.shape}")
+        if np.all(np.isfinite(w)) and _primal_cost(problem, M, a0, w)[0] < _primal_cost(problem, M, a0, a0)[0]:
+            start = w.copy()
+    J = np.ascontiguousarray(problem.J)
+    args = (J, problem.efc_aref, problem.efc_D, problem.efc_R, problem.efc_frictionloss, problem.efc_type,
+            problem.efc_id, problem.ne, problem.nf, problem.con_dim)
+    try:
+        if solver == "pgs":
+            f0 = ForceFromAcceleration(start, *args, problem.con_mu, problem.con_friction)
+            qacc, force, converged, it, residual = PGSSolve(M, a0, *args, problem.con_friction, f0,
+                                                            int(iterations), float(tolerance), scale)
+            cost, _, state = _primal_cost(problem, M, a0, qacc)
+        else:
+            qacc, force, state, converged, it, residual, cost = PrimalSolve(
+                M, a0, *args, problem.con_mu, problem.con_friction, start, solver == "newton",
+                int(iterations), float(tolerance), int(ls_iterations), float(ls_tolerance), scale)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"SolveConstraints ({solver}): the mass matrix M (or M + J'DJ) is not positive "
+                         f"definite; check the inertias and armature of the model") from None
+    if not np.all(np.isfinite(qacc)):
+        raise RuntimeError(f"SolveConstraints ({solver}): the solution contains NaN/inf after {it} "
+                           f"iterations (residual {residual}); the constraint problem is ill-posed")
+    return ConstraintSolverResult(qacc=qacc, efc_force=force, efc_state=state,
+                                  qfrc_constraint=MatTVec(J, force), converged=bool(converged),
+                                  iterations=int(it), residual=float(residual), cost=float(cost),
+                                  solver=solver)

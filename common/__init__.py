@@ -1,4 +1,6 @@
-"""mallard.common: pydrake.common-style helpers (value types)."""
+"""mallard.common: pydrake.common-style names (value types, RandomDistribution)."""
+from mallard.systems.primitives.random_source import RandomDistribution
+
 from .value import AbstractValue, Value
 
-__all__ = ["AbstractValue", "Value"]
+__all__ = ["AbstractValue", "RandomDistribution", "Value"]

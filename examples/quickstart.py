@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from mallard.systems.analysis import Simulator
-from mallard.systems.drawing.log_plot import plot_vector_log
+from mallard.systems.drawing import plot_vector_log
 from mallard.systems.framework import BasicVector, DiagramBuilder, LeafSystem
 from mallard.systems.primitives import LogVectorOutput, ZeroOrderHold
 

@@ -241,6 +241,8 @@ class IntegratorBase:
         ctx = self._context
         t0 = ctx._time
         x0 = ctx._xc.copy()
+        # A step cut short to land on an event does not shrink the step size error control had chosen.
+        truncated = not math.isnan(self._ideal_h) and h_max < self._ideal_h
         h = h_max if math.isnan(self._ideal_h) else min(self._ideal_h, h_max)
         accuracy = self._accuracy if self._accuracy is not None else self.get_accuracy_in_use()
         while True:
@@ -260,6 +262,8 @@ class IntegratorBase:
                     if h < new_h < _HYSTERESIS_HIGH * h:
                         new_h = h
                     new_h = min(new_h, _MAX_GROW * h)
+                if truncated:
+                    new_h = max(new_h, self._ideal_h)
                 self._ideal_h = min(new_h, self._max_step)
                 if h < h_max:
                     self._smallest_adapted = min(self._smallest_adapted, h)

@@ -13,7 +13,7 @@ from typing import Callable
 
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
                                               UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
-from .event_handling import handle_discrete, handle_publish, handle_unrestricted
+from mallard.systems.framework.event_handling import handle_discrete, handle_publish, handle_unrestricted
 from .explicit_integrators import RungeKutta3Integrator
 from .integrator_base import StepResult
 from .simulator_status import SimulatorStatus

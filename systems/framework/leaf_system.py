@@ -299,25 +299,6 @@ class LeafSystem(System):
             events.setdefault(key, (data, []))[1].append(event)
         return {data: evs for data, evs in events.values()}
 
-    def GetUniquePeriodicDiscreteUpdateAttribute(self) -> PeriodicEventData | None:
-        found = None
-        for data, event in self._periodic_events:
-            if isinstance(event, DiscreteUpdateEvent):
-                key = (data.period_sec(), data.offset_sec())
-                if found is not None and (found.period_sec(), found.offset_sec()) != key:
-                    return None
-                found = data
-        return found
-
-    def IsDifferenceEquationSystem(self) -> tuple[bool, float]:
-        data = self.GetUniquePeriodicDiscreteUpdateAttribute()
-        ok = (data is not None and self._nq + self._nv + self._nz == 0 and len(self._discrete_models) == 1
-              and not self._abstract_models)
-        return (ok, data.period_sec() if ok else 0.0)
-
-    def IsDifferentialEquationSystem(self) -> bool:
-        return not self._discrete_models and not self._abstract_models
-
     # ----- defaults --------------------------------------------------------------------------------
     def SetDefaultState(self, context, state) -> None:
         """Sets `state` to the declared model values (override to customize)."""

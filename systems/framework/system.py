@@ -8,7 +8,8 @@ import numpy as np
 
 from .basic_vector import BasicVector, VectorBase
 from .dependency import (ALL_KINDS, K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, DependencyTicket)
-from .events import DiscreteUpdateEvent, PublishEvent, UnrestrictedUpdateEvent
+from .event_handling import calc_discrete, handle_discrete, handle_publish, handle_unrestricted
+from .events import DiscreteUpdateEvent, PeriodicEventData, PublishEvent, UnrestrictedUpdateEvent
 from .ports import InputPort, OutputPort, PortDataType
 from .state import ContinuousState, InputPortIndex, OutputPortIndex
 from .value import AbstractValue, Value
@@ -413,7 +414,6 @@ class System:
         self.ForcedPublish(context)
 
     def ExecuteForcedEvents(self, context, publish: bool = True) -> None:
-        from mallard.systems.analysis.event_handling import handle_discrete, handle_unrestricted
         self._check_context(context, "ExecuteForcedEvents")
         _raise_on_failure(handle_unrestricted(context, self._collect(context, "_forced_events", UnrestrictedUpdateEvent)))
         _raise_on_failure(handle_discrete(context, self._collect(context, "_forced_events", DiscreteUpdateEvent)))
@@ -421,7 +421,6 @@ class System:
             self.ForcedPublish(context)
 
     def ExecuteInitializationEvents(self, context) -> None:
-        from mallard.systems.analysis.event_handling import handle_discrete, handle_unrestricted
         self._check_context(context, "ExecuteInitializationEvents")
         _raise_on_failure(handle_unrestricted(context, self._collect(context, "_init_events", UnrestrictedUpdateEvent)))
         _raise_on_failure(handle_discrete(context, self._collect(context, "_init_events", DiscreteUpdateEvent)))
@@ -433,16 +432,48 @@ class System:
 
     @staticmethod
     def _run_publish(events):
-        from mallard.systems.analysis.event_handling import handle_publish
         return handle_publish(events)
 
+    def GetUniquePeriodicDiscreteUpdateAttribute(self) -> PeriodicEventData | None:
+        """The (period, offset) shared by every periodic discrete update, or None if there are none or several."""
+        found = None
+        for leaf in self._leaf_systems():
+            for data, event in leaf._periodic_events:
+                if isinstance(event, DiscreteUpdateEvent):
+                    key = (data.period_sec(), data.offset_sec())
+                    if found is not None and (found.period_sec(), found.offset_sec()) != key:
+                        return None
+                    found = data
+        return found
+
+    def EvalUniquePeriodicDiscreteUpdate(self, context):
+        """The discrete state after the unique periodic discrete update, computed without changing `context`."""
+        self._check_context(context, "EvalUniquePeriodicDiscreteUpdate")
+        if self.GetUniquePeriodicDiscreteUpdateAttribute() is None:
+            raise RuntimeError(f"EvalUniquePeriodicDiscreteUpdate: {self.GetSystemPathname()} does not have exactly "
+                               "one (period, offset) of periodic discrete updates")
+        pairs = self._leaf_pairs(context)
+        events = [(leaf, lc, ev) for leaf, lc in pairs
+                  for _data, ev in leaf._periodic_events if isinstance(ev, DiscreteUpdateEvent)]
+        return _updated_discrete(context, pairs, events)
+
+    def IsDifferenceEquationSystem(self) -> tuple[bool, float]:
+        """(True, period) when the only state is one discrete group updated by one periodic discrete update."""
+        data = self.GetUniquePeriodicDiscreteUpdateAttribute()
+        context = self.CreateDefaultContext()
+        ok = (data is not None and context.num_continuous_states() == 0 and context.num_discrete_state_groups() == 1
+              and context.num_abstract_states() == 0)
+        return (ok, data.period_sec() if ok else 0.0)
+
+    def IsDifferentialEquationSystem(self) -> bool:
+        context = self.CreateDefaultContext()
+        return context.num_discrete_state_groups() == 0 and context.num_abstract_states() == 0
+
     def CalcForcedDiscreteVariableUpdate(self, context, discrete_state) -> None:
-        from mallard.systems.analysis.event_handling import calc_discrete
         self._check_context(context, "CalcForcedDiscreteVariableUpdate")
-        status, result = calc_discrete(context._require_root("CalcForcedDiscreteVariableUpdate"),
-                                       self._collect(context, "_forced_events", DiscreteUpdateEvent))
-        _raise_on_failure(status)
-        discrete_state.SetFrom(_discrete_view(context, result))
+        pairs = self._leaf_pairs(context)
+        events = self._collect(context, "_forced_events", DiscreteUpdateEvent)
+        discrete_state.SetFrom(_updated_discrete(context, pairs, events))
 
     def GetWitnessFunctions(self, context) -> list:
         self._check_context(context, "GetWitnessFunctions")
@@ -499,10 +530,10 @@ def _raise_on_failure(status) -> None:
         raise RuntimeError(f"An event handler of {who} failed: {status.message()}")
 
 
-def _discrete_view(context, xd: np.ndarray):
+def _updated_discrete(context, pairs, events):
+    """Runs discrete-update `events` into scratch storage; returns the resulting DiscreteValues (copies)."""
     from .state import DiscreteValues
-    groups, offset = [], 0
-    for g in context._discrete._groups:
-        groups.append(BasicVector(xd[offset:offset + g.size()]))
-        offset += g.size()
-    return DiscreteValues(groups)
+    status, _scratch = calc_discrete(context, events)
+    _raise_on_failure(status)
+    return DiscreteValues([BasicVector(g.CopyToVector()) for _leaf, lc in pairs
+                           for g in lc._scratch_state._discrete._groups])

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mallard.systems.framework.dependency import K_XA, K_XC, K_XD
-from mallard.systems.framework.events import EventStatus, more_severe
+from .dependency import K_XA, K_XC, K_XD
+from .events import EventStatus, more_severe
 
 __all__ = ["handle_publish", "handle_discrete", "handle_unrestricted", "calc_discrete"]
 

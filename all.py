@@ -1,0 +1,44 @@
+"""`mallard.all`: every public name of mallard in one namespace, as `pydrake.all` does for pydrake.
+
+`from mallard.all import *` brings the systems framework, simulator, primitives, controllers,
+trajectories, multibody math/tree/plant, geometry, parsers and visualization into scope.
+"""
+from __future__ import annotations
+
+import importlib
+
+_SUBPACKAGES = (
+    "mallard.common",
+    "mallard.systems.framework",
+    "mallard.systems.analysis",
+    "mallard.systems.primitives",
+    "mallard.systems.controllers",
+    "mallard.systems.trajectories",
+    "mallard.systems.drawing",
+    "mallard.multibody.math",
+    "mallard.multibody.tree",
+    "mallard.multibody.plant",
+    "mallard.multibody.contact",
+    "mallard.geometry",
+    "mallard.parsers",
+    "mallard.visualization",
+)
+
+
+def _export_all() -> list[str]:
+    names: list[str] = []
+    namespace = globals()
+    for package in _SUBPACKAGES:
+        module = importlib.import_module(package)
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            if name in namespace and namespace[name] is not value and name in names:
+                raise ImportError(f"mallard.all: {package}.{name} differs from the {name} exported earlier; "
+                                  "one public name must mean one object")
+            namespace[name] = value
+            if name not in names:
+                names.append(name)
+    return names
+
+
+__all__ = _export_all()

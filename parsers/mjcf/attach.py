@@ -1,0 +1,91 @@
+"""`<attach>`: importing a body subtree (or a whole world body) from an `asset/model` sub-model.
+
+The sub-model is read with its own compiler settings, default classes and assets; every name it
+defines gets the attach `prefix`. Its tree elements are inserted at the attach point (inside the
+enclosing frames); its tendons, actuators, equalities, contacts and sensors are compiled after the
+parent model's own, with their references resolved inside the sub-model's (prefixed) names.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .assets import read_assets
+from .context import CompileContext
+from .defaults import DefaultClasses
+from .errors import error_at
+from .reader import Element, read_mjcf
+from .references import Names
+from .sections import read_compiler
+
+
+@dataclass
+class Attached:
+    """One attached sub-model: its validated tree, its compile context and the name prefix."""
+
+    root: Element
+    ctx: CompileContext
+    prefix: str
+
+
+class PrefixedNames:
+    """A view of `Names` that looks names up with a prefix (references inside an attached model)."""
+
+    def __init__(self, names: Names, prefix: str):
+        self.names = names
+        self.prefix = prefix
+
+    def id(self, kind, name, where, what):
+        return self.names.id(kind, None if name is None else self.prefix + name, where, what)
+
+    def opt(self, kind, name, where, what):
+        return -1 if name is None else self.id(kind, name, where, what)
+
+
+def _find_body(el: Element, name: str) -> Element | None:
+    for c in el.children:
+        if c.tag == "body" and c.get("name") == name:
+            return c
+        found = _find_body(c, name) if c.tag in ("body", "frame", "worldbody", "replicate") else None
+        if found is not None:
+            return found
+    return None
+
+
+def attach_submodel(walker, bid: int, el: Element, frame) -> None:
+    """Handle an <attach> element met while walking the tree of the parent model."""
+    ctx: CompileContext = walker.ctx
+    name = el.get("model")
+    if name not in ctx.submodels:
+        raise error_at(el.where, f"attach references undefined model asset '{name}' "
+                                 f"(defined: {', '.join(sorted(ctx.submodels)) or 'none'})")
+    asset = ctx.submodels[name]
+    path = Path(asset.get("file"))
+    if not path.is_absolute():
+        path = ctx.model_dir / path
+    if not path.is_file():
+        raise error_at(asset.where, f"model file '{asset.get('file')}' not found (looked for {path})")
+    key = str(path.resolve())
+    if key in ctx.attach_stack:
+        raise error_at(el.where, f"attach cycle: model '{name}' attaches itself")
+    root, model_dir = read_mjcf(path, strict=ctx.strict)
+    sub = CompileContext(read_compiler(root), DefaultClasses(root.find_all("default")), model_dir, ctx.strict,
+                         mesh_list=ctx.mesh_list, warned=ctx.warned, unsupported=ctx.unsupported,
+                         attach_stack=ctx.attach_stack + [key], attached=ctx.attached)
+    read_assets(sub, root)
+    prefix = el.get("prefix")
+    from .tree import TreeWalker  # local import: tree imports this module's handler
+
+    sw = TreeWalker(sub, attach_handler=attach_submodel, prefix=prefix, bodies=walker.bodies)
+    worlds = root.find_all("worldbody")
+    if el.get("body") is not None:
+        body = next((b for w in worlds for b in [_find_body(w, el.get("body"))] if b is not None), None)
+        if body is None:
+            raise error_at(el.where, f"attach: model '{name}' has no body named '{el.get('body')}'")
+        sw.walk_body(bid, body, frame, "main")
+    else:
+        for w in worlds:
+            sw.walk_contents(bid, w, frame)
+    if root.find_all("keyframe"):
+        ctx.warn(el.where, f"keyframes of attached model '{name}' are not imported", "attach_keys")
+    ctx.attached.append(Attached(root, sub, prefix))

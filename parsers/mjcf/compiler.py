@@ -1,0 +1,226 @@
+"""The MJCF compiler: validated element tree -> `MjcfModel` (MuJoCo's compile semantics).
+
+Order (spec/mjcf.md Appendix B): compiler/option/size sections, default classes, assets, the
+kinematic tree, then tendons, actuators, equalities, contacts, sensors and keyframes; finally the
+mass post-processing (settotalmass) and the qpos0-dependent constants MuJoCo's mj_setConst fills in
+(dof_M0, invweight0, springdamper, tendon lengths, eq_data, dampratio, acc0).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .actuators import apply_dampratio, compile_actuators
+from .assets import read_assets
+from .attach import PrefixedNames, attach_submodel
+from .bodies import compile_bodies
+from .constraints import compile_contacts, compile_equalities, compile_tendons
+from .context import CompileContext
+from .defaults import DefaultClasses
+from .errors import error_at
+from .model import JOINT_NQ, JOINT_NV, MjcfModel
+from .reader import Element, read_mjcf
+from .reference_inertia import dof_m0, mass_matrix0, tree_pattern
+from .setconst import (apply_springdamper, body_simple, equality_data, forward_kinematics, invweights,
+                       site_positions, tendon_length)
+from .references import Names
+from .sections import read_compiler, read_misc, read_option
+from .sensors import compile_keys, compile_sensors
+from .transmission import tendon_jacobian0
+from .tree import TreeWalker
+
+
+def _check_unsupported(ctx: CompileContext, root: Element, option, option_secs) -> None:
+    if option.density > 0 or option.viscosity > 0 or np.any(option.wind != 0):
+        where = option_secs[-1].where if option_secs else None
+        ctx.warn(where, "fluid forces (option density/viscosity/wind) are not supported (tier 3); kept only",
+                 "fluid")
+    if ctx.compiler["fusestatic"]:
+        sec = next(s for s in root.find_all("compiler") if "fusestatic" in s.attrs)
+        ctx.warn(sec.where, "compiler fusestatic is not applied (pure optimization); static bodies kept", "fuse")
+
+
+def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfModel:
+    """Compile a validated <mujoco> tree into an MjcfModel."""
+    compiler = read_compiler(root)
+    option, option_secs = read_option(root)
+    size, statistic, visual, custom = read_misc(root)
+    defaults = DefaultClasses(root.find_all("default"))
+    ctx = CompileContext(compiler, defaults, model_dir, strict)
+    _check_unsupported(ctx, root, option, option_secs)
+    read_assets(ctx, root)
+    walker = TreeWalker(ctx, attach_handler=attach_submodel)
+    builds = walker.walk(root.find_all("worldbody"))
+    bodies, joints, geoms, sites, cams, lights = compile_bodies(ctx, builds)
+    if compiler["discardvisual"]:
+        geoms = _discard_visual(root, ctx, bodies, geoms)
+    names = Names()
+    names.add("body", bodies)
+    names.add("joint", joints)
+    names.add("geom", geoms)
+    names.add("site", sites)
+    names.add("camera", cams, lambda it: None)
+    for g in geoms:
+        if g.material is not None and g.material not in ctx.materials:
+            raise error_at(g.where, f"geom references undefined material '{g.material}'")
+    subs = [(ctx, root, names, "")] + [(a.ctx, a.root, PrefixedNames(names, a.prefix), a.prefix)
+                                        for a in ctx.attached]
+    tendons = _gather(subs, lambda c, r, n: compile_tendons(c, r, n, joints))
+    names.add("tendon", tendons)
+    actuators = _gather(subs, lambda c, r, n: compile_actuators(c, r, n, joints, tendons))
+    names.add("actuator", actuators)
+    equalities = _gather(subs, lambda c, r, n: compile_equalities(c, r, n))
+    contacts = [compile_contacts(c, r, n) for c, r, n, _ in subs]
+    pairs = [p for cp in contacts for p in cp[0]]
+    excludes = [e for cp in contacts for e in cp[1]]
+    sensors = _gather(subs, lambda c, r, n: compile_sensors(r, n, joints))
+    total = sum(b.mass for b in bodies[1:])
+    if compiler["settotalmass"] > 0 and total > 0:
+        scale = compiler["settotalmass"] / total
+        for b in bodies[1:]:
+            b.mass *= scale
+            b.inertia = b.inertia * scale
+    nq = sum(JOINT_NQ[j.type] for j in joints)
+    nv = sum(JOINT_NV[j.type] for j in joints)
+    qpos0 = np.concatenate([j.qpos0 for j in joints]) if joints else np.zeros(0)
+    qspring = np.concatenate([j.qpos_spring for j in joints]) if joints else np.zeros(0)
+    m0, dof_inv, body_inv, simple = _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities,
+                                                   actuators, qpos0, qspring)
+    _lengthranges(ctx, actuators, joints, tendons)
+    na = sum(a.actdim for a in actuators)
+    keys = compile_keys(root, size, qpos0, nv, na, len(actuators), bodies, joints)
+    return MjcfModel(
+        name=root.get("model", "MuJoCo Model"), option=option, compiler=compiler, bodies=bodies, joints=joints,
+        geoms=geoms, sites=sites, cameras=cams, lights=lights, meshes=ctx.mesh_list, tendons=tendons,
+        actuators=actuators, equalities=equalities, pairs=pairs, excludes=excludes, sensors=sensors, keys=keys,
+        nq=nq, nv=nv, na=na, qpos0=qpos0, qpos_spring=qspring, dof_M0=m0, dof_invweight0=dof_inv,
+        body_invweight0=body_inv, body_simple=simple, size=size, statistic=statistic,
+        visual=visual, custom=custom, materials=ctx.materials, textures=ctx.textures, hfields=ctx.hfields,
+        unsupported=ctx.unsupported)
+
+
+def _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities, actuators, qpos0, qspring):
+    """The qpos0-dependent constants of MuJoCo's mj_setConst: dof_M0, inverse weights, springdamper,
+    tendon lengths, eq_data, dampratio and acc0. Returns (dof_M0, dof_invweight0, body_invweight0,
+    body_simple)."""
+    m0 = dof_m0(bodies, joints)
+    mass = mass_matrix0(bodies, joints)
+    pattern = tree_pattern(bodies, joints)
+    for t in tendons:
+        t.jacobian0 = tendon_jacobian0(t, bodies, joints, sites)
+        if t.armature > 0:
+            if t.jacobian0 is None:
+                ctx.warn(t.where, "tendon armature on a tendon with wrapping geoms is not included in the "
+                                  "reference inertia (dof_invweight0, acc0)", "tendon_armature")
+            else:
+                # only entries inside the tree sparsity pattern exist in MuJoCo's inertia matrix
+                mass = mass + t.armature * np.outer(t.jacobian0, t.jacobian0) * pattern
+    simple = body_simple(bodies, joints, tendons, sites, geoms)
+    dof_inv, body_inv = invweights(bodies, joints, mass, simple)
+    apply_springdamper(joints, dof_inv)
+    _tendon_constants(tendons, bodies, joints, sites, qpos0, qspring, mass)
+    xpos, xquat = forward_kinematics(bodies, joints, qpos0, qpos0)
+    for e in equalities:
+        e.data = equality_data(e, xpos, xquat)
+    apply_dampratio(actuators, bodies, joints, tendons, sites, mass, ctx)
+    return m0, dof_inv, body_inv, simple
+
+
+def _referenced_geoms(root: Element) -> set[str]:
+    names: set[str] = set()
+    for sec in ("contact", "sensor", "tendon"):
+        for s in root.find_all(sec):
+            stack = list(s.children)
+            while stack:
+                el = stack.pop()
+                stack.extend(el.children)
+                for attr in ("geom1", "geom2", "geom"):
+                    if isinstance(el.attrs.get(attr), str):
+                        names.add(el.attrs[attr])
+    return names
+
+
+def _discard_visual(root: Element, ctx: CompileContext, bodies, geoms):
+    """compiler discardvisual: drop geoms with contype = conaffinity = 0 that nothing references.
+
+    Body inertias were already computed with them, as MuJoCo does (it makes the inertial explicit).
+    """
+    used = _referenced_geoms(root)
+    for a in ctx.attached:
+        used |= {a.prefix + n for n in _referenced_geoms(a.root)}
+    keep = [g for g in geoms if g.contype or g.conaffinity or (g.name and g.name in used)]
+    for b in bodies:
+        mine = [g for g in keep if g.body is not None and bodies[g.body] is b]
+        b.geomnum = len(mine)
+        b.geomadr = keep.index(mine[0]) if mine else -1
+    return keep
+
+
+def _tendon_constants(tendons, bodies, joints, sites, qpos0, qspring, mass) -> None:
+    """Tendon length at qpos0 and qpos_spring (springlength -1 -1), and invweight0 of fixed tendons."""
+    xpos, xquat = forward_kinematics(bodies, joints, qpos0, qpos0)
+    sp0 = site_positions(sites, xpos, xquat)
+    xpos_s, xquat_s = forward_kinematics(bodies, joints, qspring, qpos0)
+    sps = site_positions(sites, xpos_s, xquat_s)
+    for t in tendons:
+        t.length0 = tendon_length(t, qpos0, joints, sp0)
+        if t.lengthspring[0] == -1 and t.lengthspring[1] == -1:
+            ls = tendon_length(t, qspring, joints, sps)
+            if ls is not None:
+                t.lengthspring = np.array([ls, ls])
+        if t.jacobian0 is not None and len(mass):
+            t.invweight0 = float(t.jacobian0 @ np.linalg.solve(mass, t.jacobian0))
+
+
+def _gather(subs, compile_one) -> list:
+    """Compile one section for the model and each attached sub-model; prefix the sub-models' names."""
+    out = []
+    for c, r, n, prefix in subs:
+        items = compile_one(c, r, n)
+        for it in items:
+            if prefix and it.name:
+                it.name = prefix + it.name
+        out.extend(items)
+    return out
+
+
+def _lengthranges(ctx: CompileContext, actuators, joints, tendons) -> None:
+    """compiler/lengthrange: keep existing ranges, copy joint/tendon limits (uselimit); the simulation-based
+    estimate MuJoCo runs otherwise is not implemented and is reported."""
+    lr = ctx.compiler["lengthrange"]
+    mode = lr["mode"]
+    for a in actuators:
+        is_muscle = "muscle" in (a.gaintype, a.biastype)
+        is_user = "user" in (a.gaintype, a.biastype)
+        if mode == "none" or (mode == "muscle" and not is_muscle) or (mode == "muscleuser" and not (is_muscle or is_user)):
+            continue
+        if lr["useexisting"] == "true" and a.lengthrange[0] < a.lengthrange[1]:
+            continue
+        tid = a.trnid[0]
+        if lr["uselimit"] == "true":
+            if a.trntype in ("joint", "jointinparent") and joints[tid].limited:
+                a.lengthrange = joints[tid].range.copy()
+                continue
+            if a.trntype == "tendon" and tendons[tid].limited:
+                a.lengthrange = tendons[tid].range.copy()
+                continue
+        ctx.warn(a.where, "actuator lengthrange must be computed by simulation (compiler/lengthrange), which is "
+                          "not implemented; give lengthrange explicitly or use lengthrange uselimit='true'",
+                 "lengthrange")
+        if is_muscle and a.gainprm[2] < 0 and a.acc0 is None:
+            ctx.warn(a.where, "muscle force < 0 means F0 = scale/actuator_acc0, but acc0 is not computed for this "
+                              "transmission; give force explicitly", "muscle_acc0")
+
+
+def load_mjcf(source: str | os.PathLike, *, strict: bool = False, base_dir: str | os.PathLike | None = None
+              ) -> MjcfModel:
+    """Read and compile an MJCF model from a file path or an XML string.
+
+    `strict` turns unsupported-feature warnings into MjcfError. `base_dir` sets the directory used
+    for includes and asset files when `source` is an XML string (default: the current directory).
+    Raises MjcfError (a ValueError) naming file, line and element for any invalid model.
+    """
+    root, model_dir = read_mjcf(source, strict=strict, base_dir=base_dir)
+    return compile_model(root, model_dir, strict)

@@ -1,0 +1,104 @@
+"""Sensors (object references and output sizes) and keyframes (full-size state vectors)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import error_at
+from .model import MjcfBody, MjcfKey, MjcfSensor
+from .reader import Element
+from .references import Names
+
+_DIM = {"touch": 1, "accelerometer": 3, "velocimeter": 3, "gyro": 3, "force": 3, "torque": 3, "magnetometer": 3,
+        "rangefinder": 1, "camprojection": 2, "jointpos": 1, "jointvel": 1, "tendonpos": 1, "tendonvel": 1,
+        "actuatorpos": 1, "actuatorvel": 1, "actuatorfrc": 1, "jointactuatorfrc": 1, "tendonactuatorfrc": 1,
+        "ballquat": 4, "ballangvel": 3, "jointlimitpos": 1, "jointlimitvel": 1, "jointlimitfrc": 1,
+        "tendonlimitpos": 1, "tendonlimitvel": 1, "tendonlimitfrc": 1, "framepos": 3, "framequat": 4,
+        "framexaxis": 3, "frameyaxis": 3, "framezaxis": 3, "framelinvel": 3, "frameangvel": 3, "framelinacc": 3,
+        "frameangacc": 3, "subtreecom": 3, "subtreelinvel": 3, "subtreeangmom": 3, "distance": 1, "normal": 3,
+        "fromto": 6, "e_potential": 1, "e_kinetic": 1, "clock": 1}
+_KEY_OBJ = (("site", "site"), ("joint", "joint"), ("tendon", "tendon"), ("actuator", "actuator"), ("body", "body"))
+_OBJ_KIND = {"body": "body", "xbody": "body", "geom": "geom", "site": "site", "camera": "camera"}
+
+
+def compile_sensors(root: Element, names: Names, joints) -> list[MjcfSensor]:
+    """All sensors in document order with their object ids and output dimensions."""
+    out = []
+    for sec in root.find_all("sensor"):
+        for el in sec.children:
+            if el.key == "t3":
+                continue
+            a = el.attrs
+            what = f"sensor <{el.tag}>"
+            objtype, objid, reftype, refid = "none", -1, "none", -1
+            for attr, kind in _KEY_OBJ:
+                if attr in a:
+                    objtype, objid = kind, names.id(kind, a[attr], el.where, what)
+                    break
+            if el.tag in ("ballquat", "ballangvel") and joints[objid].type != "ball":
+                raise error_at(el.where, f"{what}: needs a ball joint")
+            if el.tag in ("jointpos", "jointvel", "jointactuatorfrc") and joints[objid].type not in ("hinge", "slide"):
+                raise error_at(el.where, f"{what}: needs a hinge or slide joint")
+            if "objtype" in a:
+                objtype = a["objtype"]
+                objid = names.id(_OBJ_KIND[objtype], a["objname"], el.where, what)
+                if a.get("reftype") is not None:
+                    if a.get("refname") is None:
+                        raise error_at(el.where, f"{what}: reftype needs refname")
+                    reftype = a["reftype"]
+                    refid = names.id(_OBJ_KIND[reftype], a["refname"], el.where, what)
+            if el.tag in ("distance", "normal", "fromto"):
+                g1, b1, g2, b2 = (a.get(k) for k in ("geom1", "body1", "geom2", "body2"))
+                if (g1 is None) == (b1 is None) or (g2 is None) == (b2 is None):
+                    raise error_at(el.where, f"{what}: give exactly one of geom1/body1 and one of geom2/body2")
+                objtype, objid = ("geom", names.id("geom", g1, el.where, what)) if g1 else \
+                    ("body", names.id("body", b1, el.where, what))
+                reftype, refid = ("geom", names.id("geom", g2, el.where, what)) if g2 else \
+                    ("body", names.id("body", b2, el.where, what))
+            if el.tag == "camprojection":
+                reftype, refid = "camera", names.id("camera", a["camera"], el.where, what)
+            if a.get("noise", 0.0) < 0 or a.get("cutoff", 0.0) < 0:
+                raise error_at(el.where, f"{what}: noise and cutoff cannot be negative")
+            out.append(MjcfSensor(a.get("name") or "", el.tag, objtype, objid, reftype, refid, _DIM[el.tag],
+                                  a.get("noise", 0.0), a.get("cutoff", 0.0), tuple(a.get("user") or ())))
+    return out
+
+
+def _normalize_quats(v: np.ndarray, starts) -> np.ndarray:
+    v = v.copy()
+    for a in starts:
+        n = float(np.linalg.norm(v[a:a + 4]))
+        v[a:a + 4] = v[a:a + 4] / n if n > 1e-14 else (1.0, 0.0, 0.0, 0.0)
+    return v
+
+
+def compile_keys(root: Element, size: dict, qpos0: np.ndarray, nv: int, na: int, nu: int,
+                 bodies: list[MjcfBody], joints=()) -> list[MjcfKey]:
+    """Keyframes in document order (plus empty ones up to size/nkey), missing vectors filled as MuJoCo."""
+    mocap = [b for b in bodies if b.mocap]
+    mpos0 = np.concatenate([b.pos for b in mocap]) if mocap else np.zeros(0)
+    mquat0 = np.concatenate([b.quat for b in mocap]) if mocap else np.zeros(0)
+    sizes = {"qpos": len(qpos0), "qvel": nv, "act": na, "ctrl": nu, "mpos": 3 * len(mocap), "mquat": 4 * len(mocap)}
+    base = {"qpos": qpos0, "qvel": np.zeros(nv), "act": np.zeros(na), "ctrl": np.zeros(nu), "mpos": mpos0,
+            "mquat": mquat0}
+    keys = []
+    for sec in root.find_all("keyframe"):
+        for el in sec.children:
+            vals = {}
+            for k, n in sizes.items():
+                if k in el.attrs:
+                    v = np.asarray(el.attrs[k], float)
+                    if len(v) != n:
+                        raise error_at(el.where, f"key '{el.get('name') or ''}': {k} has {len(v)} values, "
+                                                 f"the model needs {n}")
+                    if k == "qpos":
+                        v = _normalize_quats(v, [j.qposadr + (3 if j.type == "free" else 0) for j in joints
+                                                 if j.type in ("free", "ball")])
+                    elif k == "mquat":
+                        v = _normalize_quats(v, range(0, len(v), 4))
+                    vals[k] = v
+                else:
+                    vals[k] = base[k].copy()
+            keys.append(MjcfKey(el.get("name") or "", el.get("time", 0.0), **vals))
+    while len(keys) < size.get("nkey", 0):
+        keys.append(MjcfKey("", 0.0, **{k: v.copy() for k, v in base.items()}))
+    return keys

@@ -10,10 +10,13 @@ from .model_records import (ActuatorRecord, CalcCollisionFilterGroups, CalcLinkP
                             InertialRecord, JointRecord, LinkRecord, MimicRecord, ModelRecord,
                             ShapeRecord)
 from .package_map import PackageMap, UnknownPackageError
+from .parser import Parser
+from .parser_geometry import CollisionFilterGroups
 from .sdformat import ReadSdf
 from .urdf import ReadUrdf
 
 __all__ = [
+    "Parser", "CollisionFilterGroups",
     "ParseError", "ParseWarning", "PackageMap", "UnknownPackageError",
     "ReadModels", "ReadModelsFromString", "ReadModelsFromUrl", "ReadUrdf", "ReadSdf",
     "ModelRecord", "LinkRecord", "InertialRecord", "JointRecord", "MimicRecord",

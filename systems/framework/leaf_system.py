@@ -35,6 +35,70 @@ def _as_abstract(model: Any) -> AbstractValue:
     return model if isinstance(model, AbstractValue) else Value(model)
 
 
+class _Adapt:
+    """Adapts a pydrake-style declared callback to the event handler signature; picklable (no closures)."""
+
+    __slots__ = ("fn", "kind")
+
+    def __init__(self, fn: Callable, kind: str) -> None:
+        if not callable(fn):
+            raise TypeError(f"event callback must be callable, got {type(fn).__name__}")
+        self.fn, self.kind = fn, kind
+
+    def __call__(self, context, event, state=None):
+        if self.kind == "publish":
+            return self.fn(context)
+        return self.fn(context, state)
+
+    def __getstate__(self):
+        return (self.fn, self.kind)
+
+    def __setstate__(self, state):
+        self.fn, self.kind = state
+
+
+class _StateCopy:
+    """Output calc of DeclareStateOutputPort: copies one part of the state; picklable."""
+
+    __slots__ = ("kind", "index")
+
+    def __init__(self, kind: str, index: int) -> None:
+        self.kind, self.index = kind, index
+
+    def __call__(self, context, output) -> None:
+        if self.kind == "xc":
+            output.SetFromVector(context._continuous._vector._data)
+        elif self.kind == "xd":
+            output.SetFromVector(context._discrete._groups[self.index]._data)
+        else:
+            output.set_value(context._abstract[self.index].get_value())
+
+    def __getstate__(self):
+        return (self.kind, self.index)
+
+    def __setstate__(self, state):
+        self.kind, self.index = state
+
+
+class _Allocator:
+    """Calls a user allocator and wraps a plain result in a Value; picklable."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def __call__(self) -> AbstractValue:
+        value = self.fn()
+        return value if isinstance(value, AbstractValue) else Value(value)
+
+    def __getstate__(self):
+        return self.fn
+
+    def __setstate__(self, fn):
+        self.fn = fn
+
+
 class LeafSystem(System):
     """A system written directly in Python: declare state, ports, parameters and events in __init__."""
 
@@ -151,9 +215,7 @@ class LeafSystem(System):
             model = alloc
             allocator = model.Clone
         elif callable(alloc):
-            def allocator(alloc=alloc):
-                value = alloc()
-                return value if isinstance(value, AbstractValue) else Value(value)
+            allocator = _Allocator(alloc)
         else:
             model = Value(alloc)
             allocator = model.Clone
@@ -162,25 +224,18 @@ class LeafSystem(System):
     def DeclareStateOutputPort(self, name: Any, state_index: Any):
         """An output that copies one part of the state; never direct-feedthrough."""
         if isinstance(state_index, ContinuousStateIndex):
-            def calc(context, output):
-                output.SetFromVector(context._continuous._vector._data)
-            port = self.DeclareVectorOutputPort(name, self._nq + self._nv + self._nz, calc, {self.xc_ticket()})
+            port = self.DeclareVectorOutputPort(name, self._nq + self._nv + self._nz, _StateCopy("xc", 0),
+                                                {self.xc_ticket()})
         elif isinstance(state_index, DiscreteStateIndex):
             group = int(state_index)
             if not 0 <= group < len(self._discrete_models):
                 raise IndexError(f"DeclareStateOutputPort: no discrete state group {group} in {self.GetSystemPathname()}")
-
-            def calc(context, output, group=group):
-                output.SetFromVector(context._discrete._groups[group]._data)
-            port = self.DeclareVectorOutputPort(name, self._discrete_models[group].size(), calc,
+            port = self.DeclareVectorOutputPort(name, self._discrete_models[group].size(), _StateCopy("xd", group),
                                                 {self.discrete_state_ticket(group)})
         elif isinstance(state_index, AbstractStateIndex):
             index = int(state_index)
-            model = self._abstract_models[index]
-
-            def calc(context, output, index=index):
-                output.set_value(context._abstract[index].get_value())
-            port = self.DeclareAbstractOutputPort(name, model.Clone, calc, {self.abstract_state_ticket(index)})
+            port = self.DeclareAbstractOutputPort(name, self._abstract_models[index].Clone, _StateCopy("xa", index),
+                                                  {self.abstract_state_ticket(index)})
         else:
             raise TypeError("DeclareStateOutputPort: state_index must be a ContinuousStateIndex, "
                             f"DiscreteStateIndex or AbstractStateIndex, got {state_index!r}")
@@ -247,40 +302,40 @@ class LeafSystem(System):
         self._forced_events.append(event._with_trigger(TriggerType.kForced))
 
     def DeclarePeriodicPublishEvent(self, period_sec: float, offset_sec: float, publish: Callable) -> None:
-        self.DeclarePeriodicEvent(period_sec, offset_sec, PublishEvent(lambda c, e: publish(c)))
+        self.DeclarePeriodicEvent(period_sec, offset_sec, PublishEvent(_Adapt(publish, "publish")))
 
     def DeclarePeriodicDiscreteUpdateEvent(self, period_sec: float, offset_sec: float, update: Callable) -> None:
-        self.DeclarePeriodicEvent(period_sec, offset_sec, DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+        self.DeclarePeriodicEvent(period_sec, offset_sec, DiscreteUpdateEvent(_Adapt(update, "update")))
 
     def DeclarePeriodicUnrestrictedUpdateEvent(self, period_sec: float, offset_sec: float, update: Callable) -> None:
-        self.DeclarePeriodicEvent(period_sec, offset_sec, UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+        self.DeclarePeriodicEvent(period_sec, offset_sec, UnrestrictedUpdateEvent(_Adapt(update, "update")))
 
     def DeclarePerStepPublishEvent(self, publish: Callable) -> None:
-        self.DeclarePerStepEvent(PublishEvent(lambda c, e: publish(c)))
+        self.DeclarePerStepEvent(PublishEvent(_Adapt(publish, "publish")))
 
     def DeclarePerStepDiscreteUpdateEvent(self, update: Callable) -> None:
-        self.DeclarePerStepEvent(DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+        self.DeclarePerStepEvent(DiscreteUpdateEvent(_Adapt(update, "update")))
 
     def DeclarePerStepUnrestrictedUpdateEvent(self, update: Callable) -> None:
-        self.DeclarePerStepEvent(UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+        self.DeclarePerStepEvent(UnrestrictedUpdateEvent(_Adapt(update, "update")))
 
     def DeclareInitializationPublishEvent(self, publish: Callable) -> None:
-        self.DeclareInitializationEvent(PublishEvent(lambda c, e: publish(c)))
+        self.DeclareInitializationEvent(PublishEvent(_Adapt(publish, "publish")))
 
     def DeclareInitializationDiscreteUpdateEvent(self, update: Callable) -> None:
-        self.DeclareInitializationEvent(DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+        self.DeclareInitializationEvent(DiscreteUpdateEvent(_Adapt(update, "update")))
 
     def DeclareInitializationUnrestrictedUpdateEvent(self, update: Callable) -> None:
-        self.DeclareInitializationEvent(UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+        self.DeclareInitializationEvent(UnrestrictedUpdateEvent(_Adapt(update, "update")))
 
     def DeclareForcedPublishEvent(self, publish: Callable) -> None:
-        self._forced(PublishEvent(lambda c, e: publish(c)))
+        self._forced(PublishEvent(_Adapt(publish, "publish")))
 
     def DeclareForcedDiscreteUpdateEvent(self, update: Callable) -> None:
-        self._forced(DiscreteUpdateEvent(lambda c, e, xd: update(c, xd)))
+        self._forced(DiscreteUpdateEvent(_Adapt(update, "update")))
 
     def DeclareForcedUnrestrictedUpdateEvent(self, update: Callable) -> None:
-        self._forced(UnrestrictedUpdateEvent(lambda c, e, s: update(c, s)))
+        self._forced(UnrestrictedUpdateEvent(_Adapt(update, "update")))
 
     def MakeWitnessFunction(self, description: str, direction_type, calc: Callable,
                             event: Event | None = None) -> WitnessFunction:

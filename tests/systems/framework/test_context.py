@@ -119,3 +119,20 @@ def test_memory_stays_flat_when_rebuilding_diagrams():
         s.get_output_port().Eval(s.GetMyContextFromRoot(ctx))
     gc.collect()
     assert rss_mb() - before < 40, "200 diagrams holding 1 MB each must not accumulate"
+
+
+def test_diagrams_pickle_with_their_contexts():
+    from mallard.systems.analysis import ResetIntegratorFromFlags
+    d, p = _diagram()
+    sim = Simulator(d)
+    ResetIntegratorFromFlags(sim, "runge_kutta4", 1e-3)
+    sim.get_mutable_context().SetContinuousState([0.3, 0.0])
+    sim.AdvanceTo(0.5)
+    d2, ctx2 = pickle.loads(pickle.dumps((d, sim.get_context())))
+    sim2 = Simulator(d2, ctx2)
+    ResetIntegratorFromFlags(sim2, "runge_kutta4", 1e-3)
+    sim.AdvanceTo(1.0)
+    sim2.AdvanceTo(1.0)
+    np.testing.assert_allclose(ctx2.get_continuous_state_vector().CopyToVector(),
+                               sim.get_context().get_continuous_state_vector().CopyToVector(), rtol=1e-12)
+    assert d2.GetSubsystemByName("pendulum").GetMyContextFromRoot(ctx2).get_abstract_state(0).get_value()["kicks"] == 4

@@ -1,0 +1,520 @@
+"""Parser: load URDF / SDFormat model files into a MultibodyPlant (pydrake.multibody.parsing.Parser).
+
+The readers (`ReadUrdf`, `ReadSdf`) turn a file into format-neutral `ModelRecord`s; this module turns
+those records into the plant's public builder calls (AddModelInstance, AddRigidBody, AddFrame,
+AddJoint, AddJointActuator, AddForceElement, AddCouplerConstraint, SetDefaultFreeBodyPose), the
+same calls a user could write by hand, following pydrake's parsing rules:
+
+* a joint (and the `<joint>_parent` / `<joint>_child` frames it needs) goes in its child body's
+  model instance; a frame goes in its body's model instance;
+* a link with no inboard joint is a free body whose default pose is X_WM·X_MB;
+* universal joints use a joint frame with x = axis, y = axis2; planar joints a joint frame whose z
+  is the plane normal (the smallest rotation taking J's z axis onto the normal, as Drake does);
+* a non-zero `spring_stiffness` on a revolute joint becomes a RevoluteSpring; a URDF `<mimic>`
+  becomes a coupler constraint (discrete plants only; a continuous plant warns, as Drake does).
+
+Geometry (visual and collision, with Drake's friction / contact-material properties) is registered
+when the plant is a SceneGraph source (AddMultibodyPlantSceneGraph, or a Parser given a
+scene_graph), and collision filter groups are then applied (see `parser_geometry`). The records,
+geometry included, are always kept: `Parser.GetModelRecords()`.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import warnings
+from typing import Optional
+
+import numpy as np
+
+from .errors import ParseError, ParseWarning
+from .model_reader import ReadModels, ReadModelsFromString
+from .model_records import WORLD, CalcCollisionFilterGroups, ModelRecord
+from .package_map import PackageMap
+from .parser_geometry import ApplyCollisionFilterGroups, CollisionFilterGroups, RegisterGeometryRecord
+
+__all__ = ["Parser", "KNOWN_FILE_TYPES", "CalcUniversalJointRotation", "CalcPlanarJointRotation"]
+
+#: File extensions Parser.AddModels dispatches on (MJCF `.xml` is recognized but not yet loadable).
+KNOWN_FILE_TYPES = (".urdf", ".sdf", ".xml")
+
+
+def _is_identity(X: np.ndarray) -> bool:
+    return bool(np.array_equal(X, np.eye(4)))
+
+
+def _transform(X: np.ndarray):
+    """A RigidTransform from a 4x4 homogeneous matrix."""
+    from mallard.multibody.math import RigidTransform, RotationMatrix
+    return RigidTransform(RotationMatrix(np.array(X[:3, :3], dtype=float)), np.array(X[:3, 3], dtype=float))
+
+
+def _homogeneous(R: np.ndarray) -> np.ndarray:
+    X = np.eye(4)
+    X[:3, :3] = R
+    return X
+
+
+def CalcUniversalJointRotation(axis: np.ndarray, axis2: np.ndarray) -> np.ndarray:
+    """R_JU: the frame U of a universal joint, in the joint frame J: x = axis, y = axis2, z = x × y."""
+    x = np.asarray(axis, float) / np.linalg.norm(axis)
+    y = np.asarray(axis2, float) / np.linalg.norm(axis2)
+    return np.column_stack([x, y, np.cross(x, y)])
+
+
+def CalcPlanarJointRotation(normal: np.ndarray) -> np.ndarray:
+    """R_JK: the smallest rotation taking J's z axis onto the unit plane `normal` (expressed in J),
+    so that a PlanarJoint built on frame K moves in the plane with that normal."""
+    n = np.asarray(normal, float) / np.linalg.norm(normal)
+    c = float(n[2])
+    if c < -1.0 + 1e-12:  # antiparallel: half turn about x
+        return np.diag([1.0, -1.0, -1.0])
+    k = np.array([-n[1], n[0], 0.0])  # z × n
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return c * np.eye(3) + K + np.outer(k, k) / (1.0 + c)
+
+
+def _SpatialInertia(rec: ModelRecord, link):
+    """M_BBo_B of a link record; ParseError naming the link if it is not physically valid."""
+    from mallard.multibody.tree import RotationalInertia, SpatialInertia
+    inertial = link.inertial
+    I = np.asarray(inertial.I_BBcm_B, float)
+    try:
+        M = SpatialInertia.MakeFromCentralInertia(
+            float(inertial.mass), np.asarray(inertial.p_BoBcm_B, float),
+            RotationalInertia(I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]))
+    except (ValueError, RuntimeError) as exc:
+        raise ParseError(f"link '{link.name}': {exc}", rec.filename, link.line, "link") from None
+    return M
+
+
+def _NestedFirst(records: list) -> list:
+    """`records` reordered so every model's nested models ("outer::inner") precede it (post-order)."""
+    names = {r.name for r in records}
+    children: dict = {}
+    roots = []
+    for r in records:
+        parent = r.name.rpartition("::")[0]
+        (children.setdefault(parent, []) if parent in names else roots).append(r)
+    out: list = []
+
+    def visit(r):
+        for c in children.get(r.name, []):
+            visit(c)
+        out.append(r)
+
+    for r in roots:
+        visit(r)
+    return out
+
+
+class Parser:
+    """Loads URDF and SDFormat models into a MultibodyPlant (and its SceneGraph, when present).
+
+    Constructors (as pydrake): Parser(plant), Parser(plant, scene_graph), Parser(plant,
+    model_name_prefix), Parser(plant, scene_graph, model_name_prefix) and Parser(builder, plant=None,
+    scene_graph=None, model_name_prefix=""), which finds the systems named "plant" and "scene_graph"
+    in a DiagramBuilder. A non-empty `model_name_prefix` scopes every model instance name as
+    "prefix::name".
+    """
+
+    def __init__(self, plant_or_builder, *args, plant=None, scene_graph=None, model_name_prefix: str = ""):
+        from mallard.multibody.plant import MultibodyPlant
+        from mallard.systems.framework import DiagramBuilder
+        rest = list(args)
+        if rest and isinstance(rest[-1], str):
+            model_name_prefix = rest.pop()
+        if len(rest) > 2:
+            raise ValueError(f"Parser: too many arguments {args!r}")
+        self._builder = None
+        if isinstance(plant_or_builder, DiagramBuilder):
+            self._builder = plant_or_builder
+            if rest:
+                plant = rest.pop(0)
+            if rest:
+                scene_graph = rest.pop(0)
+            if plant is None:
+                plant = self._find_subsystem("plant")
+            if scene_graph is None and self._builder.HasSubsystemNamed("scene_graph"):
+                scene_graph = self._builder.GetSubsystemByName("scene_graph")
+        else:
+            if plant is not None:
+                raise ValueError("Parser(plant, ...): pass the plant once")
+            plant = plant_or_builder
+            if rest:
+                scene_graph = rest.pop(0)
+        if not isinstance(plant, MultibodyPlant):
+            raise ValueError(f"Parser: expected a MultibodyPlant or a DiagramBuilder, got {type(plant).__name__}")
+        if not isinstance(model_name_prefix, str):
+            raise ValueError(f"Parser: model_name_prefix must be a str, got {type(model_name_prefix).__name__}")
+        self._plant = plant
+        self._scene_graph = scene_graph
+        self._prefix = model_name_prefix
+        self._package_map = PackageMap()
+        self._auto_renaming = False
+        self._strict = False
+        self._filter_groups = CollisionFilterGroups()
+        self._records: dict = {}  # ModelInstanceIndex (int) -> ModelRecord (with final names)
+
+    def _find_subsystem(self, name: str):
+        if not self._builder.HasSubsystemNamed(name):
+            valid = sorted(s.get_name() for s in self._builder.GetSystems())
+            raise RuntimeError(f"Parser(builder): the DiagramBuilder has no subsystem named '{name}'; valid "
+                               f"subsystems: {valid}. Use AddMultibodyPlantSceneGraph or pass plant=...")
+        return self._builder.GetSubsystemByName(name)
+
+    # ---- accessors ---------------------------------------------------------------------------------
+    def plant(self):
+        """The MultibodyPlant models are added to."""
+        return self._plant
+
+    def scene_graph(self):
+        """The SceneGraph geometry goes to (None if there is none)."""
+        return self._scene_graph
+
+    def builder(self):
+        """The DiagramBuilder given to the constructor (None if a plant was given)."""
+        return self._builder
+
+    def package_map(self) -> PackageMap:
+        """The PackageMap used to resolve package:// and model:// URLs (mutable)."""
+        return self._package_map
+
+    def SetAutoRenaming(self, value: bool) -> None:
+        """When on, a model whose name is already taken is renamed `<name>_1`, `<name>_2`, ..."""
+        self._auto_renaming = bool(value)
+
+    def GetAutoRenaming(self) -> bool:
+        """Whether auto-renaming is on (off by default)."""
+        return self._auto_renaming
+
+    def SetStrictParsing(self) -> None:
+        """Turn every warning (unsupported elements, ignored attributes) into a ParseError."""
+        self._strict = True
+
+    def GetCollisionFilterGroups(self) -> CollisionFilterGroups:
+        """Every collision filter group (and exclusion pair) declared by the models parsed so far."""
+        return copy.deepcopy(self._filter_groups)
+
+    def GetModelRecords(self) -> dict:
+        """ModelInstanceIndex → the ModelRecord it was built from (final instance names; geometry,
+        materials and collision filter groups included, whether or not geometry was registered)."""
+        from mallard.multibody.tree import ModelInstanceIndex
+        return {ModelInstanceIndex(k): v for k, v in self._records.items()}
+
+    # ---- loading -------------------------------------------------------------------------------------
+    def AddModels(self, file_name: Optional[str] = None, *, url: Optional[str] = None,
+                  file_contents: Optional[str] = None, file_type: Optional[str] = None) -> list:
+        """Add every model of a file (`file_name`), a URL (`url=`) or a string (`file_contents=`,
+        `file_type=`); returns the new ModelInstanceIndex list in file order."""
+        given = [x is not None for x in (file_name, url, file_contents)]
+        if sum(given) != 1:
+            raise ValueError("Parser.AddModels: pass exactly one of file_name, url=..., or "
+                             "file_contents=... (with file_type=...)")
+        if file_contents is not None:
+            if file_type is None:
+                raise ValueError("Parser.AddModels(file_contents=...) needs file_type= ('urdf', 'sdf' or 'xml')")
+            return self.AddModelsFromString(file_contents, file_type)
+        if file_type is not None:
+            raise ValueError("Parser.AddModels: file_type= goes with file_contents= only")
+        if url is not None:
+            return self.AddModelsFromUrl(url)
+        filename = os.fspath(file_name)
+        lower = filename.lower()
+        if lower.endswith(".xml"):
+            return self._AddMjcfModels(filename=filename)
+        if not lower.endswith((".urdf", ".sdf", ".xacro")):
+            raise ParseError(f"the file type is not recognized; known types are {', '.join(KNOWN_FILE_TYPES)}",
+                             filename)
+        if not os.path.isfile(filename):
+            raise ParseError(f"file not found: '{os.path.abspath(filename)}'", filename)
+        self._check_can_add()
+        records = ReadModels(filename, package_map=self._package_map, strict=self._strict)
+        return self._AddModelRecords(records)
+
+    def AddModelsFromUrl(self, url: str) -> list:
+        """Add the models of a `package://`, `model://` or `file://` URL resolved by package_map()."""
+        try:
+            path = self._package_map.ResolveUrl(url)
+        except (KeyError, ValueError) as exc:
+            raise ParseError(str(exc), url) from None
+        return self.AddModels(path)
+
+    def AddModelsFromString(self, file_contents: str, file_type: str) -> list:
+        """Add the models of `file_contents`, whose format `file_type` is 'urdf', 'sdf' or 'xml' (MJCF)."""
+        kind = str(file_type).lower().lstrip(".")
+        if kind == "xml":
+            return self._AddMjcfModels(file_contents=file_contents)
+        if kind not in ("urdf", "sdf", "xacro"):
+            raise ValueError(f"Parser.AddModelsFromString: file_type {file_type!r} is not recognized; known types "
+                             "are 'urdf', 'sdf', 'xml'")
+        self._check_can_add()
+        records = ReadModelsFromString(file_contents, kind, package_map=self._package_map, strict=self._strict)
+        return self._AddModelRecords(records)
+
+    def _AddMjcfModels(self, filename: Optional[str] = None, file_contents: Optional[str] = None) -> list:
+        """MJCF dispatch hook: the MJCF compiler is not yet connected to the plant builder."""
+        raise ParseError("MJCF loading into a plant is not available yet (the MJCF compiler in "
+                         "mallard.parsers.mjcf is not connected to MultibodyPlant); use "
+                         "mallard.parsers.mjcf.load_mjcf to compile the model", filename or "<string>")
+
+    def _check_can_add(self) -> None:
+        if self._plant.is_finalized():
+            raise RuntimeError(f"Parser: MultibodyPlant '{self._plant.get_name()}' is already finalized; "
+                               "add models before calling Finalize()")
+
+    def _warn(self, record: ModelRecord, line: Optional[int], element: str, detail: str) -> None:
+        err = ParseError(detail, record.filename, line, element)
+        if self._strict:
+            raise err
+        warnings.warn(str(err), ParseWarning, stacklevel=4)
+
+    # ---- naming --------------------------------------------------------------------------------------
+    def _RenameRecords(self, records: list) -> list:
+        """Copies of `records` under their final instance names (prefix, auto-renaming), references
+        to model names rewritten. Raises RuntimeError for a taken name when auto-renaming is off."""
+        plant = self._plant
+        roots: dict = {}
+        taken: set = set()
+        for rec in records:
+            root = rec.name.split("::")[0]
+            if root in roots:
+                continue
+            base = f"{self._prefix}::{root}" if self._prefix else root
+            name = base
+            if self._auto_renaming:
+                k = 0
+                while plant.HasModelInstanceNamed(name) or name in taken:
+                    k += 1
+                    name = f"{base}_{k}"
+            elif plant.HasModelInstanceNamed(name) or name in taken:
+                raise RuntimeError(
+                    f"{rec.filename}: this model already contains a model instance named '{name}'. Model instance "
+                    "names must be unique within a given model; call parser.SetAutoRenaming(True) or construct "
+                    "the Parser with a model_name_prefix to load it again")
+            roots[root] = name
+            taken.add(name)
+
+        def rename(model: str) -> str:
+            if not model:
+                return model
+            root, _, tail = model.partition("::")
+            new = roots.get(root, root)
+            return f"{new}::{tail}" if tail else new
+
+        out = []
+        for rec in records:
+            r = copy.deepcopy(rec)
+            r.name = rename(rec.name)
+            if plant.HasModelInstanceNamed(r.name):
+                raise RuntimeError(f"{rec.filename}: model instance '{r.name}' already exists; call "
+                                   "parser.SetAutoRenaming(True) or use a model_name_prefix")
+            for j in r.joints:
+                j.parent_model, j.child_model = rename(j.parent_model), rename(j.child_model)
+            for f in r.frames:
+                f.body_model = rename(f.body_model)
+            out.append(r)
+        return out
+
+    # ---- building ------------------------------------------------------------------------------------
+    def _AddModelRecords(self, records: list) -> list:
+        """Build the plant elements of `records` (from one file); returns their instances.
+
+        Follows pydrake's order, which fixes body, joint and state order: URDF models included by
+        an SDFormat file come first (and, as in pydrake, are not in the returned list); SDFormat
+        model instances are created outer model first, but each model's nested models are built
+        before its own links, joints and actuators.
+        """
+        records = self._RenameRecords(records)
+        plant = self._plant
+        sdf_file = any(r.format == "sdf" for r in records)
+        included = [r for r in records if sdf_file and r.format != "sdf"]
+        own = [r for r in records if not (sdf_file and r.format != "sdf")]
+        inertias = {(rec.name, link.name): _SpatialInertia(rec, link) for rec in records for link in rec.links}
+        try:
+            groups, exclusions = CalcCollisionFilterGroups(records)
+        except ValueError as exc:
+            raise ParseError(str(exc), records[0].filename if records else "<string>") from None
+        instances = {rec.name: plant.AddModelInstance(rec.name) for rec in included + own}
+        bodies, joints, inboard = {}, {}, set()
+        for rec in included + _NestedFirst(own):
+            for link in rec.links:
+                bodies[(rec.name, link.name)] = plant.AddRigidBody(link.name, instances[rec.name],
+                                                                   inertias[(rec.name, link.name)])
+            for jr in rec.joints:
+                joints[(rec.name, jr.name)] = self._AddJoint(rec, jr, bodies)
+                inboard.add((jr.child_model, jr.child))
+            for ar in rec.actuators:
+                self._AddActuator(rec, ar, joints)
+        for rec in records:
+            if sdf_file and rec.links and not any(fr.name == "__model__" for fr in rec.frames):
+                self._AddModelFrame(rec, bodies[(rec.name, rec.links[0].name)])
+            for fr in rec.frames:
+                self._AddFrame(rec, fr, bodies)
+            for jr in rec.joints:
+                if jr.mimic is not None:
+                    self._AddMimic(rec, jr, joints)
+            for link in rec.links:
+                if (rec.name, link.name) not in inboard:
+                    plant.SetDefaultFreeBodyPose(bodies[(rec.name, link.name)], _transform(rec.X_WM @ link.X_MB))
+        if self._RegisterGeometries(records, bodies):
+            ApplyCollisionFilterGroups(self._plant, groups, exclusions,
+                                       {f"{model}::{link}": body for (model, link), body in bodies.items()})
+        for name, members in groups.items():
+            self._filter_groups.AddGroup(name, members)
+        for pair in exclusions:
+            self._filter_groups.AddExclusionPair(pair)
+        for rec in records:
+            self._records[int(instances[rec.name])] = rec
+        return [instances[rec.name] for rec in own]
+
+    def _Body(self, rec: ModelRecord, model: str, link: str, bodies: dict, line, element: str):
+        key = (model, link)
+        if key in bodies:
+            return bodies[key]
+        if link == WORLD and not model:
+            return self._plant.world_body()
+        raise ParseError(f"link '{link}' of model '{model or rec.name}' does not exist; links: "
+                         f"{sorted(n for m, n in bodies if m == (model or rec.name))}", rec.filename, line, element)
+
+    def _AddJoint(self, rec: ModelRecord, jr, bodies: dict):
+        from mallard.multibody.tree import (BallRpyJoint, FixedOffsetFrame, PlanarJoint, PrismaticJoint,
+                                            QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring, ScrewJoint,
+                                            UniversalJoint, WeldJoint)
+        plant = self._plant
+        parent = self._Body(rec, jr.parent_model, jr.parent, bodies, jr.line, "joint")
+        child = self._Body(rec, jr.child_model, jr.child, bodies, jr.line, "joint")
+        instance = child.model_instance()
+        X_PF, X_CM = np.asarray(jr.X_PJ, float), np.asarray(jr.X_CJ, float)
+        if jr.type == "universal":
+            axis2 = jr.axis2 if jr.axis2 is not None else np.array([0.0, 1.0, 0.0])
+            X_JU = _homogeneous(CalcUniversalJointRotation(jr.axis, axis2))
+            X_PF, X_CM = X_PF @ X_JU, X_CM @ X_JU
+        elif jr.type == "planar":
+            X_JK = _homogeneous(CalcPlanarJointRotation(jr.axis))
+            X_PF, X_CM = X_PF @ X_JK, X_CM @ X_JK
+
+        def frame(body, X, suffix):  # pydrake: URDF joints always get F, SDFormat joints always get M
+            always = (suffix == "parent") == (rec.format == "urdf")
+            if _is_identity(X) and not always:
+                return body.body_frame()
+            return plant.AddFrame(FixedOffsetFrame(f"{jr.name}_{suffix}", body.body_frame(), _transform(X),
+                                                   model_instance=instance))
+
+        damping = np.asarray(jr.damping, float)
+        d0 = float(damping[0]) if damping.size else 0.0
+        try:
+            F, M = frame(parent, X_PF, "parent"), frame(child, X_CM, "child")
+            if jr.type in ("revolute", "continuous"):
+                joint = RevoluteJoint(jr.name, F, M, jr.axis, damping=d0)
+            elif jr.type == "prismatic":
+                joint = PrismaticJoint(jr.name, F, M, jr.axis, damping=d0)
+            elif jr.type == "screw":
+                joint = ScrewJoint(jr.name, F, M, jr.axis, jr.screw_thread_pitch, d0)
+            elif jr.type == "fixed":
+                joint = WeldJoint(jr.name, F, M, _transform(np.eye(4)))
+            elif jr.type == "ball":
+                joint = BallRpyJoint(jr.name, F, M, damping=damping if damping.size else 0.0)
+            elif jr.type == "universal":
+                joint = UniversalJoint(jr.name, F, M, damping=damping if damping.size else 0.0)
+            elif jr.type == "planar":
+                joint = PlanarJoint(jr.name, F, M, damping=damping if damping.size else np.zeros(3))
+            elif jr.type == "floating":
+                joint = QuaternionFloatingJoint(jr.name, F, M)
+            else:
+                raise ValueError(f"joint type '{jr.type}' is not supported")
+            joint = plant.AddJoint(joint)
+            nq, nv = joint.num_positions(), joint.num_velocities()
+            if np.size(jr.lower) == nq and nq:
+                joint.set_position_limits(np.asarray(jr.lower, float), np.asarray(jr.upper, float))
+            if np.size(jr.velocity) == nv and nv:
+                vel = np.abs(np.asarray(jr.velocity, float))
+                joint.set_velocity_limits(-vel, vel)
+            if np.size(jr.acceleration) == nv and nv:
+                acc = np.abs(np.asarray(jr.acceleration, float))
+                joint.set_acceleration_limits(-acc, acc)
+        except (ValueError, RuntimeError, TypeError) as exc:
+            raise ParseError(f"joint '{jr.name}': {exc}", rec.filename, jr.line, "joint") from None
+        if jr.spring_stiffness != 0.0:
+            if jr.type in ("revolute", "continuous"):
+                plant.AddForceElement(RevoluteSpring(joint, jr.spring_reference, jr.spring_stiffness))
+            else:
+                self._warn(rec, jr.line, "joint", f"joint '{jr.name}': spring_stiffness is only supported on "
+                           f"revolute joints (this one is {jr.type}); the spring is ignored")
+        return joint
+
+    def _AddModelFrame(self, rec: ModelRecord, body) -> None:
+        """SDFormat's model frame `__model__`, fixed to the model's first link (X_BM = X_MB⁻¹)."""
+        from mallard.multibody.tree import FixedOffsetFrame
+        link = rec.links[0]
+        self._plant.AddFrame(FixedOffsetFrame("__model__", body.body_frame(), _transform(np.linalg.inv(link.X_MB)),
+                                              model_instance=body.model_instance()))
+
+    def _AddFrame(self, rec: ModelRecord, fr, bodies: dict):
+        from mallard.multibody.tree import FixedOffsetFrame
+        body = self._Body(rec, fr.body_model, fr.body, bodies, fr.line, "frame")
+        try:
+            self._plant.AddFrame(FixedOffsetFrame(fr.name, body.body_frame(), _transform(fr.X_BF),
+                                                  model_instance=body.model_instance()))
+        except ValueError as exc:
+            raise ParseError(f"frame '{fr.name}': {exc}", rec.filename, fr.line, "frame") from None
+
+    def _AddActuator(self, rec: ModelRecord, ar, joints: dict):
+        if (rec.name, ar.joint) not in joints:
+            raise ParseError(f"actuator '{ar.name}' names joint '{ar.joint}', which model '{rec.name}' does not "
+                             f"have; joints: {sorted(n for m, n in joints if m == rec.name)}",
+                             rec.filename, ar.line, "actuator")
+        joint = joints[(rec.name, ar.joint)]
+        if joint.num_velocities() != 1:
+            self._warn(rec, ar.line, "actuator", f"actuator '{ar.name}': joint '{ar.joint}' has "
+                       f"{joint.num_velocities()} degrees of freedom; only single-dof joints can be actuated, "
+                       "so the actuator is ignored")
+            return None
+        try:
+            act = self._plant.AddJointActuator(ar.name, joint, float(ar.effort_limit))
+            if ar.gear_ratio != 1.0:
+                act.set_default_gear_ratio(float(ar.gear_ratio))
+            if ar.rotor_inertia != 0.0:
+                act.set_default_rotor_inertia(float(ar.rotor_inertia))
+        except ValueError as exc:
+            raise ParseError(f"actuator '{ar.name}': {exc}", rec.filename, ar.line, "actuator") from None
+        return act
+
+    def _AddMimic(self, rec: ModelRecord, jr, joints: dict):
+        mimic = jr.mimic
+        if (rec.name, mimic.joint) not in joints:
+            raise ParseError(f"joint '{jr.name}': <mimic> names joint '{mimic.joint}', which does not exist; "
+                             f"joints: {sorted(n for m, n in joints if m == rec.name)}", rec.filename, jr.line,
+                             "mimic")
+        if self._plant.time_step() == 0:
+            self._warn(rec, jr.line, "mimic", f"joint '{jr.name}': <mimic> is only supported by a discrete "
+                       "MultibodyPlant (time_step > 0); the mimic element is ignored")
+            return
+        joint0 = joints[(rec.name, jr.name)]
+        joint1 = joints[(rec.name, mimic.joint)]
+        if joint0.num_velocities() != 1 or joint1.num_velocities() != 1:
+            self._warn(rec, jr.line, "mimic", f"joint '{jr.name}': <mimic> couples single-dof joints only; "
+                       "the mimic element is ignored")
+            return
+        self._plant.AddCouplerConstraint(joint0, joint1, mimic.multiplier, mimic.offset)
+
+    # ---- geometry ------------------------------------------------------------------------------------
+    def _CanRegisterGeometry(self) -> bool:
+        """True if the plant is (or, given a scene_graph, can now be made) a SceneGraph source."""
+        plant = self._plant
+        if not plant.geometry_source_is_registered() and self._scene_graph is not None:
+            plant.RegisterAsSourceForSceneGraph(self._scene_graph)
+        return bool(plant.geometry_source_is_registered())
+
+    def _RegisterGeometries(self, records: list, bodies: dict) -> bool:
+        """Register every visual and collision geometry, when the plant can (see module docstring);
+        returns whether it could."""
+        if not self._CanRegisterGeometry():
+            return False
+        for rec in records:
+            for geom in rec.world_geometries:
+                RegisterGeometryRecord(self._plant, self._plant.world_body(), geom, rec.filename)
+            for link in rec.links:
+                for geom in list(link.visuals) + list(link.collisions):
+                    RegisterGeometryRecord(self._plant, bodies[(rec.name, link.name)], geom, rec.filename)
+        return True

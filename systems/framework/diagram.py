@@ -5,8 +5,8 @@ import numpy as np
 
 from .basic_vector import BasicVector
 from .context import DiagramContext
-from .ports import DiagramOutputPort, InputPort, OutputPort, PortDataType
-from .state import ContinuousState, InputPortIndex, OutputPortIndex
+from .ports import DiagramOutputPort, InputPort, OutputPort
+from .state import ContinuousState, OutputPortIndex
 from .system import System
 
 __all__ = ["Diagram"]

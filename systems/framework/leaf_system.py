@@ -9,10 +9,10 @@ import numpy as np
 from .basic_vector import BasicVector, VectorBase
 from .cache import CacheEntry, ValueProducer
 from .context import LeafContext
-from .dependency import K_XA, K_XC, K_XD, resolve_kinds, ALL_KINDS
+from .dependency import ALL_KINDS, resolve_kinds
 from .events import (DiscreteUpdateEvent, Event, PeriodicEventData, PublishEvent, TriggerType,
                      UnrestrictedUpdateEvent, WitnessFunction)
-from .ports import LeafOutputPort, PortDataType, UseDefaultName, kUseDefaultName
+from .ports import LeafOutputPort, PortDataType, UseDefaultName
 from .state import (AbstractParameterIndex, AbstractStateIndex, ContinuousStateIndex, DiscreteStateIndex,
                     NumericParameterIndex, OutputPortIndex)
 from .system import System

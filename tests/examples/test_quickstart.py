@@ -2,7 +2,6 @@
 import runpy
 from pathlib import Path
 
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,6 @@ import io
 import contextlib
 
 import numpy as np
-import pytest
 
 from oracles import require_pydrake
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mallard.systems.analysis import Simulator, SimulatorStatus
-from mallard.systems.framework import (DiagramBuilder, EventStatus, LeafSystem, PublishEvent, TriggerType,
+from mallard.systems.framework import (DiagramBuilder, EventStatus, LeafSystem, TriggerType,
                                        UnrestrictedUpdateEvent, WitnessFunctionDirection)
 
 

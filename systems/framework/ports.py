@@ -138,7 +138,7 @@ class InputPort(_PortBase):
 
     def HasValue(self, context) -> bool:
         self._system._check_context(context, f"InputPort[{int(self._index)}] ({self._name}).HasValue")
-        return self._system._resolve_input(context, self._index)[0] != 2
+        return self._system._input_source(context, self._index)[0] != 2
 
     def FixValue(self, context, value: Any) -> FixedInputPortValue:
         """Fixes this port's value in `context` (a vector, list, float, BasicVector or any object)."""

@@ -320,8 +320,8 @@ class System(SystemEvents):
             return (1, leaf_port, leaf_context)
         return parent._resolve_input(parent_context, source[1])
 
-    def _eval_input_raw(self, context, index: int):
-        """The input's BasicVector / AbstractValue without copying, or None when unconnected."""
+    def _input_source(self, context, index: int) -> tuple:
+        """The resolved source of input `index` in `context`, cached until a fixed value changes anywhere."""
         root = context._root
         if context._sources_version != root._wiring_version:
             context._input_sources = [None] * len(context._input_sources)
@@ -329,6 +329,17 @@ class System(SystemEvents):
         source = context._input_sources[index]
         if source is None:
             source = context._input_sources[index] = self._resolve_input(context, index)
+        return source
+
+    def _eval_input_raw(self, context, index: int):
+        """The input's BasicVector / AbstractValue without copying, or None when unconnected."""
+        root = context._root
+        if context._sources_version == root._wiring_version:
+            source = context._input_sources[index]
+            if source is None:
+                source = self._input_source(context, index)
+        else:
+            source = self._input_source(context, index)
         kind = source[0]
         if kind == 1:
             return source[1]._eval(source[2])

@@ -1,1 +1,12 @@
-"""mallard.multibody.plant"""
+"""mallard.multibody.plant: MultibodyPlant and its companions (pydrake.multibody.plant)."""
+from .externally_applied_spatial_force import ExternallyAppliedSpatialForce
+from ._geometry import AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphResult
+from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
+                             DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
+from .multibody_plant import MultibodyPlant
+from ...geometry.properties import CoulombFriction
+
+__all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlantSceneGraphResult",
+           "ApplyMultibodyPlantConfig", "ContactModel", "CoulombFriction", "DiscreteContactApproximation",
+           "DiscreteContactSolver", "ExternallyAppliedSpatialForce", "HydroelasticContactRepresentation",
+           "MultibodyPlant", "MultibodyPlantConfig"]

@@ -1,0 +1,370 @@
+"""Narrow phase: the contact kernel for each pair of shape types, and signed distances.
+
+``collide`` picks MuJoCo's routine for the pair (analytic where MuJoCo is analytic, GJK/EPA
+otherwise) and writes up to ``MAXCON`` contacts. ``signed_distance`` returns the exact signed
+distance and witness points of a pair (GJK when separated, the analytic or EPA depth when
+overlapping). Type codes are those of ``mallard.geometry.shapes`` (MuJoCo's order).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from mallard.geometry.collision import box as B
+from mallard.geometry.collision import primitives as P
+from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
+from mallard.geometry.collision.gjk import epa, gjk, support, witness
+
+PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
+MAXCON = 12  # most contacts one pair can produce (box-box clipping capacity)
+_MAXPLANEMESH = 3
+_TOLPLANEMESH = 0.3
+
+
+@njit(cache=True, error_model="numpy")
+def has_collider(t1, t2):
+    """Whether a pair of types (in either order) has a contact routine."""
+    a = min(t1, t2)
+    b = max(t1, t2)
+    if a == HFIELD or b == HFIELD:
+        return False
+    if a == PLANE and b == PLANE:
+        return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def rbound(t, s, verts):
+    """Radius of the bounding sphere about the geometry origin (0 for planes: unbounded)."""
+    if t == SPHERE:
+        return s[0]
+    if t == CAPSULE:
+        return s[0] + s[1]
+    if t == CYLINDER:
+        return math.sqrt(s[0] * s[0] + s[1] * s[1])
+    if t == BOX:
+        return math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
+    if t == ELLIPSOID:
+        return max(s[0], max(s[1], s[2]))
+    if t == MESH:
+        r = 0.0
+        for i in range(verts.shape[0]):
+            r = max(r, math.sqrt(dot3(verts[i], verts[i])))
+        return r
+    return 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2):
+    """Plane against an ellipsoid or convex mesh: the support point along -normal, plus up to two
+    more mesh vertices within the margin (MuJoCo's plane-convex routine)."""
+    normal = R1[:, 2].copy()
+    sp = support(t2, s2, p2, R2, v2, -normal)
+    dist = dot3(normal, sp - p1)
+    if dist > margin:
+        return 0
+    put(out, k, dist, sp - normal * (0.5 * dist), normal)
+    count = 1
+    if t2 != MESH:
+        return 1
+    rb = rbound(t2, s2, v2)
+    first = out[k, 1:4].copy()
+    for i in range(v2.shape[0]):
+        if count >= _MAXPLANEMESH:
+            break
+        pnt = matvec(R2, v2[i]) + p2
+        d = dot3(normal, pnt - p1)
+        if d >= margin:
+            continue
+        dv = pnt - sp
+        if math.sqrt(dot3(dv, dv)) < 1e-12 * (1.0 + rb):
+            continue  # the support vertex itself
+        dv = pnt - first
+        if math.sqrt(dot3(dv, dv)) < _TOLPLANEMESH * rb:
+            continue
+        put(out, k + count, d, pnt - normal * (0.5 * d), normal)
+        count += 1
+    return count
+
+
+@njit(cache=True, error_model="numpy")
+def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
+    """One contact for a general convex pair: GJK when separated, EPA when overlapping."""
+    W = np.zeros((4, 3))
+    WA = np.zeros((4, 3))
+    WB = np.zeros((4, 3))
+    dist, m, status = gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB)
+    if status == 0:
+        if dist > margin:
+            return 0
+        pa, pb = witness(W, WA, WB, m)
+        n = pb - pa
+        ln = math.sqrt(dot3(n, n))
+        if ln <= 0:
+            return 0
+        put(out, k, ln, 0.5 * (pa + pb), n / ln)
+        return 1
+    depth, n, pa, pb = epa(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, m)
+    if depth < 0 or dot3(n, n) == 0.0:
+        if depth == 0.0:
+            # touching with a flat Minkowski difference: report along the center line
+            n = p2 - p1
+            ln = math.sqrt(dot3(n, n))
+            if ln == 0.0:
+                return 0
+            pa, pb = witness(W, WA, WB, m)
+            put(out, k, 0.0, 0.5 * (pa + pb), n / ln)
+            return 1
+        return 0
+    put(out, k, -depth, 0.5 * (pa + pb), n)
+    return 1
+
+
+@njit(cache=True, error_model="numpy")
+def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
+    """Contacts between geom1 and geom2 (t1 <= t2 required), written from row k; returns the count.
+    Contacts with dist > margin are not reported."""
+    if t1 == PLANE:
+        if t2 == SPHERE:
+            return P.plane_sphere(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == CAPSULE:
+            return P.plane_capsule(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == CYLINDER:
+            return P.plane_cylinder(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == BOX:
+            return P.plane_box(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == ELLIPSOID or t2 == MESH:
+            return plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2)
+        return 0
+    if t1 == HFIELD or t2 == HFIELD:
+        return 0
+    if t1 == SPHERE:
+        if t2 == SPHERE:
+            return P.sphere_sphere(out, k, margin, p1, R1, s1[0], p2, R2, s2[0])
+        if t2 == CAPSULE:
+            return P.sphere_capsule(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == CYLINDER:
+            return P.sphere_cylinder(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == BOX:
+            return B.sphere_box(out, k, margin, p1, R1, s1, p2, R2, s2)
+    elif t1 == CAPSULE:
+        if t2 == CAPSULE:
+            return P.capsule_capsule(out, k, margin, p1, R1, s1, p2, R2, s2)
+        if t2 == BOX:
+            return B.capsule_box(out, k, margin, p1, R1, s1, p2, R2, s2)
+    elif t1 == BOX and t2 == BOX:
+        return B.box_box(out, k, margin, p1, R1, s1, p2, R2, s2)
+    return convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2)
+
+
+@njit(cache=True, error_model="numpy")
+def signed_distance(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
+    """Exact signed distance between two geometries (any order, at most one half space).
+
+    Returns (distance, p_WCa on geometry 1, p_WCb on geometry 2, unit normal from 1 to 2); the
+    normal is the direction in which geometry 2 would have to move to increase the distance. When
+    overlapping, the distance is minus the penetration depth (the shortest separating translation,
+    EPA) and the witness points are the deepest points of each geometry inside the other.
+    """
+    if t1 == PLANE or t2 == PLANE:
+        flip = t2 == PLANE
+        if flip:
+            tp, sp_, pp, Rp, vp, to, so, po, Ro, vo = t2, s2, p2, R2, v2, t1, s1, p1, R1, v1
+        else:
+            tp, sp_, pp, Rp, vp, to, so, po, Ro, vo = t1, s1, p1, R1, v1, t2, s2, p2, R2, v2
+        n = Rp[:, 2].copy()
+        q = support(to, so, po, Ro, vo, -n)
+        d = dot3(n, q - pp)
+        on_plane = q - n * d
+        if flip:
+            return d, q, on_plane, -n
+        return d, on_plane, q, n
+    W = np.zeros((4, 3))
+    WA = np.zeros((4, 3))
+    WB = np.zeros((4, 3))
+    dist, m, status = gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB)
+    if status == 0 and dist > 0:
+        pa, pb = witness(W, WA, WB, m)
+        n = pb - pa
+        ln = math.sqrt(dot3(n, n))
+        if ln > 0:
+            return ln, pa, pb, n / ln
+    # overlapping: the exact penetration depth (minimum translation) by EPA
+    depth, n, pa, pb = epa(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, m)
+    if depth <= 0.0 or dot3(n, n) == 0.0:
+        n = p2 - p1
+        ln = math.sqrt(dot3(n, n))
+        n = n / ln if ln > 0 else np.array([1.0, 0.0, 0.0])
+        pa, pb = witness(W, WA, WB, m)
+        return 0.0, pa, pb, n
+    return -depth, pa, pb, n
+
+
+@njit(cache=True, error_model="numpy")
+def point_distance(t, s, p, R, verts, planes, q):
+    """Signed distance from world point ``q`` to a geometry, the nearest surface point N, and the
+    unit gradient of the distance (outward normal at N). Exact for every primitive; for meshes it
+    is exact outside and uses the hull facet ``planes`` (n, h) inside; ellipsoids use a
+    converged Newton iteration."""
+    x = matTvec(R, q - p)
+    nl = np.zeros(3)
+    nearest = np.zeros(3)
+    if t == SPHERE:
+        r = math.sqrt(dot3(x, x))
+        if r > 0:
+            nl = x / r
+        else:
+            nl[0] = 1.0
+        nearest = nl * s[0]
+        d = r - s[0]
+    elif t == PLANE:
+        d = x[2]
+        nl[2] = 1.0
+        nearest = x.copy()
+        nearest[2] = 0.0
+    elif t == CAPSULE:
+        z = min(max(x[2], -s[1]), s[1])
+        c = np.zeros(3)
+        c[2] = z
+        v = x - c
+        r = math.sqrt(dot3(v, v))
+        if r > 0:
+            nl = v / r
+        else:
+            nl[0] = 1.0
+        nearest = c + nl * s[0]
+        d = r - s[0]
+    elif t == BOX:
+        inside = abs(x[0]) <= s[0] and abs(x[1]) <= s[1] and abs(x[2]) <= s[2]
+        if inside:
+            best = 1e300
+            ax = 0
+            for i in range(3):
+                g = s[i] - abs(x[i])
+                if g < best:
+                    best = g
+                    ax = i
+            sg = 1.0 if x[ax] >= 0 else -1.0
+            nl[ax] = sg
+            nearest = x.copy()
+            nearest[ax] = sg * s[ax]
+            d = -best
+        else:
+            for i in range(3):
+                nearest[i] = min(max(x[i], -s[i]), s[i])
+            v = x - nearest
+            d = math.sqrt(dot3(v, v))
+            nl = v / d
+    elif t == CYLINDER:
+        rr = math.sqrt(x[0] * x[0] + x[1] * x[1])
+        radial = np.zeros(3)
+        if rr > 0:
+            radial[0] = x[0] / rr
+            radial[1] = x[1] / rr
+        else:
+            radial[0] = 1.0
+        if rr <= s[0] and abs(x[2]) <= s[1]:
+            gs = s[0] - rr
+            gc = s[1] - abs(x[2])
+            if gc < gs:
+                nl[2] = 1.0 if x[2] >= 0 else -1.0
+                nearest = x.copy()
+                nearest[2] = nl[2] * s[1]
+                d = -gc
+            else:
+                nl = radial
+                nearest = radial * s[0]
+                nearest[2] = x[2]
+                d = -gs
+        else:
+            nearest[2] = min(max(x[2], -s[1]), s[1])
+            rc = min(rr, s[0])
+            nearest[0] = radial[0] * rc
+            nearest[1] = radial[1] * rc
+            v = x - nearest
+            d = math.sqrt(dot3(v, v))
+            nl = v / d
+    elif t == ELLIPSOID:
+        nearest, d, nl = _ellipsoid_point(s, x)
+    else:
+        # convex mesh: the support-based GJK distance outside; the nearest hull plane inside
+        pt = np.zeros(3)
+        W = np.zeros((4, 3))
+        WA = np.zeros((4, 3))
+        WB = np.zeros((4, 3))
+        dist, m, status = gjk(MESH, s, np.zeros(3), np.eye(3), verts, SPHERE, pt, x, np.eye(3), verts, W, WA, WB)
+        if status == 0 and dist > 0:
+            pa, pb = witness(W, WA, WB, m)
+            v = x - pa
+            d = math.sqrt(dot3(v, v))
+            nl = v / d
+            nearest = pa
+        else:
+            d, nearest, nl = _hull_inside(planes, x)
+    return d, matvec(R, nearest) + p, matvec(R, nl)
+
+
+@njit(cache=True, error_model="numpy")
+def _hull_inside(planes, x):
+    """Signed distance (<= 0), nearest boundary point and normal of a point inside a convex
+    hull given by its facet planes (unit normal n, offset h: n.x <= h inside)."""
+    best = -1e300
+    nb = np.zeros(3)
+    for f in range(planes.shape[0]):
+        g = planes[f, 0] * x[0] + planes[f, 1] * x[1] + planes[f, 2] * x[2] - planes[f, 3]
+        if g > best:
+            best = g
+            nb = planes[f, :3].copy()
+    return best, x - nb * best, nb
+
+
+@njit(cache=True, error_model="numpy")
+def _ellipsoid_point(s, x):
+    """Nearest point of an ellipsoid with semi-axes s to local point x, the signed distance and
+    the outward normal: the root t of sum (a_i x_i / (a_i^2 + t))^2 = 1 by safeguarded Newton."""
+    a2 = s * s
+    f = x[0] * x[0] / a2[0] + x[1] * x[1] / a2[1] + x[2] * x[2] / a2[2]
+    tmin = -min(a2[0], min(a2[1], a2[2]))
+    if f >= 1.0:
+        lo = 0.0
+        hi = math.sqrt(a2[0] * x[0] * x[0] + a2[1] * x[1] * x[1] + a2[2] * x[2] * x[2]) * 2.0 + 1e-300
+    else:
+        lo = tmin
+        hi = 0.0
+    t = 0.5 * (lo + hi) if f < 1.0 else 0.0
+    for _ in range(200):
+        g = -1.0
+        dg = 0.0
+        for i in range(3):
+            den = a2[i] + t
+            q = s[i] * x[i] / den
+            g += q * q
+            dg -= 2.0 * q * q / den
+        if g > 0:
+            lo = t
+        else:
+            hi = t
+        tn = t - g / dg if dg != 0.0 else 0.5 * (lo + hi)
+        if not (lo < tn < hi):
+            tn = 0.5 * (lo + hi)
+        if abs(tn - t) <= 1e-16 * (abs(t) + abs(tmin)):
+            t = tn
+            break
+        t = tn
+    y = np.empty(3)
+    n = np.empty(3)
+    for i in range(3):
+        y[i] = a2[i] * x[i] / (a2[i] + t)
+        n[i] = y[i] / a2[i]
+    v = x - y
+    d = math.sqrt(dot3(v, v))
+    ln = math.sqrt(dot3(n, n))
+    if ln > 0:
+        n = n / ln
+    else:
+        n[0] = 1.0
+    if f < 1.0:
+        d = -d
+    return y, d, n

@@ -1,0 +1,123 @@
+"""CompiledScene: a GeometryState flattened into arrays — frame order, geometry poses in their
+frames, and the proximity geometries as a CollisionModel — plus world-pose evaluation."""
+from __future__ import annotations
+
+import numpy as np
+
+from mallard.geometry import shapes as S
+from mallard.geometry.collision.engine import CollisionModel
+from mallard.geometry.identifiers import GeometryLookupError
+from mallard.geometry.properties import GetMujocoContactParameters
+
+
+def _hull_data(shape):
+    v, t = shape._hull_arrays()
+    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    n = np.cross(b - a, c - a)
+    ln = np.linalg.norm(n, axis=1)
+    ok = ln > 1e-14 * max(1.0, float(np.abs(v).max()))
+    n = n[ok] / ln[ok, None]
+    h = np.einsum("ij,ij->i", n, a[ok])
+    return v, np.column_stack([n, h])
+
+
+class CompiledScene:
+    """Arrays for one version of a GeometryState."""
+
+    def __init__(self, state):
+        self.frame_ids = state.frame_order()
+        self.frame_index = {fid: k for k, fid in enumerate(self.frame_ids)}
+        self.frame_parent = np.array([self.frame_index[state.frames[f].parent] for f in self.frame_ids], np.int64)
+        # frames each source must report poses for
+        self.source_frames = {sid: [self.frame_index[f] for f in fl] for sid, fl in state.source_frames.items()}
+        self.geometry_ids = list(state.geometries)
+        self.geometry_index = {gid: k for k, gid in enumerate(self.geometry_ids)}
+        ng = len(self.geometry_ids)
+        self.geom_frame = np.array([self.frame_index[state.geometries[g].frame] for g in self.geometry_ids], np.int64)
+        self.R_FG = np.array([state.geometries[g].R_FG for g in self.geometry_ids]).reshape(ng, 3, 3)
+        self.p_FG = np.array([state.geometries[g].p_FG for g in self.geometry_ids]).reshape(ng, 3)
+
+        prox = [g for g in self.geometry_ids if state.geometries[g].proximity is not None]
+        self.proximity_ids = prox
+        self.proximity_rows = np.array([self.geometry_index[g] for g in prox], np.int64)
+        self.proximity_index = {g: k for k, g in enumerate(prox)}
+        n = len(prox)
+        types = np.zeros(n, np.int64)
+        sizes = np.zeros((n, 3))
+        margins = np.zeros(n)
+        gaps = np.zeros(n)
+        contype = np.ones(n, np.int64)
+        conaff = np.ones(n, np.int64)
+        verts, planes = [], []
+        vadr = np.zeros(n, np.int64)
+        vnum = np.zeros(n, np.int64)
+        padr = np.zeros(n, np.int64)
+        pnum = np.zeros(n, np.int64)
+        nv = npl = 0
+        for k, gid in enumerate(prox):
+            rec = state.geometries[gid]
+            types[k] = rec.shape._kernel_type()
+            sizes[k] = rec.shape._kernel_size()
+            mj = GetMujocoContactParameters(rec.proximity)
+            margins[k], gaps[k], contype[k], conaff[k] = mj.margin, mj.gap, mj.contype, mj.conaffinity
+            if isinstance(rec.shape, (S.Mesh, S.Convex)):
+                v, pl = _hull_data(rec.shape)
+                verts.append(v)
+                planes.append(pl)
+                vadr[k], vnum[k], padr[k], pnum[k] = nv, len(v), npl, len(pl)
+                nv += len(v)
+                npl += len(pl)
+        excluded = []
+        for pair in state.excluded:
+            a, b = tuple(pair)
+            if a in self.proximity_index and b in self.proximity_index:
+                i, j = sorted((self.proximity_index[a], self.proximity_index[b]))
+                excluded.append(i * n + j)
+        self.gaps = gaps
+        self.model = CollisionModel(
+            types, sizes, self.geom_frame[self.proximity_rows] if n else np.zeros(0, np.int64),
+            np.concatenate(verts) if verts else np.zeros((0, 3)), vadr, vnum,
+            np.concatenate(planes) if planes else np.zeros((0, 4)), padr, pnum, margins, contype, conaff, excluded)
+
+    def frame_poses(self, pose_vectors: dict, source_names: dict):
+        """World poses (R_WF (nf, 3, 3), p_WF (nf, 3)) of all frames from the sources' FramePoseVectors
+        (poses relative to each frame's parent). ``pose_vectors`` maps SourceId -> FramePoseVector."""
+        nf = len(self.frame_ids)
+        R_PF = np.empty((nf, 3, 3))
+        p_PF = np.empty((nf, 3))
+        R_PF[0] = np.eye(3)
+        p_PF[0] = 0.0
+        for sid, rows in self.source_frames.items():
+            if not rows:
+                continue
+            fpv = pose_vectors.get(sid)
+            for r in rows:
+                fid = self.frame_ids[r]
+                if fpv is None or not fpv.has_id(fid):
+                    raise RuntimeError(f"SceneGraph: source '{source_names[sid]}' provided no pose for its frame "
+                                       f"{fid!r} (its '{source_names[sid]}_pose' FramePoseVector must hold a pose for "
+                                       "every frame the source registered)")
+                R_PF[r], p_PF[r] = fpv._Rp(fid)
+        R_WF = np.empty_like(R_PF)
+        p_WF = np.empty_like(p_PF)
+        R_WF[0] = R_PF[0]
+        p_WF[0] = p_PF[0]
+        par = self.frame_parent
+        for r in range(1, nf):
+            P = par[r]
+            R_WF[r] = R_WF[P] @ R_PF[r]
+            p_WF[r] = R_WF[P] @ p_PF[r] + p_WF[P]
+        return R_WF, p_WF
+
+    def geometry_poses(self, R_WF, p_WF):
+        """World poses (R_WG (ng, 3, 3), p_WG (ng, 3)) of all geometries."""
+        Rf = R_WF[self.geom_frame]
+        R_WG = np.einsum("nij,njk->nik", Rf, self.R_FG)
+        p_WG = np.einsum("nij,nj->ni", Rf, self.p_FG) + p_WF[self.geom_frame]
+        return R_WG, p_WG
+
+    def row(self, gid) -> int:
+        try:
+            return self.geometry_index[gid]
+        except KeyError:
+            raise GeometryLookupError(f"Referenced geometry {gid!r} has not been registered") from None

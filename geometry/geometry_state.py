@@ -1,0 +1,329 @@
+"""GeometryState: SceneGraph's registry of sources, frames and geometries with their roles, and
+the collision filters. SceneGraph keeps one as its model; each Context gets its own copy."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
+from mallard.geometry.properties import (GeometryProperties, IllustrationProperties, PerceptionProperties,
+                                         ProximityProperties, Role, RoleAssign, GetMujocoContactParameters)
+from mallard.geometry.shapes import Shape
+
+_WORLD_FRAME_ID = FrameId.get_new_id()
+_WORLD_SOURCE_ID = SourceId.get_new_id()
+
+
+def world_frame_id() -> FrameId:
+    """The FrameId of the world frame (the same for every SceneGraph)."""
+    return _WORLD_FRAME_ID
+
+
+@dataclass
+class FrameRecord:
+    id: FrameId
+    name: str
+    group: int
+    source: SourceId
+    parent: FrameId
+    geometries: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+
+
+@dataclass
+class GeometryRecord:
+    id: GeometryId
+    name: str
+    shape: Shape
+    frame: FrameId
+    source: SourceId
+    R_FG: np.ndarray
+    p_FG: np.ndarray
+    proximity: ProximityProperties | None = None
+    illustration: IllustrationProperties | None = None
+    perception: PerceptionProperties | None = None
+
+
+class GeometryState:
+    """The registered sources, frames and geometries, their properties and collision filters."""
+
+    def __init__(self):
+        self.sources: dict[SourceId, str] = {_WORLD_SOURCE_ID: "SceneGraph"}
+        self.source_frames: dict[SourceId, list[FrameId]] = {_WORLD_SOURCE_ID: []}
+        self.source_anchored: dict[SourceId, list[GeometryId]] = {_WORLD_SOURCE_ID: []}
+        self.frames: dict[FrameId, FrameRecord] = {
+            _WORLD_FRAME_ID: FrameRecord(_WORLD_FRAME_ID, "world", 0, _WORLD_SOURCE_ID, _WORLD_FRAME_ID)}
+        self.geometries: dict[GeometryId, GeometryRecord] = {}
+        self.excluded: set[frozenset] = set()
+        self.version = 0
+        self._compiled = None
+
+    def Clone(self) -> "GeometryState":
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        new = GeometryState.__new__(GeometryState)
+        new.sources = dict(self.sources)
+        new.source_frames = {k: list(v) for k, v in self.source_frames.items()}
+        new.source_anchored = {k: list(v) for k, v in self.source_anchored.items()}
+        new.frames = {k: FrameRecord(f.id, f.name, f.group, f.source, f.parent, list(f.geometries), list(f.children))
+                      for k, f in self.frames.items()}
+        new.geometries = {k: GeometryRecord(g.id, g.name, g.shape, g.frame, g.source, g.R_FG.copy(), g.p_FG.copy(),
+                                            copy.deepcopy(g.proximity, memo), copy.deepcopy(g.illustration, memo),
+                                            copy.deepcopy(g.perception, memo))
+                          for k, g in self.geometries.items()}
+        new.excluded = set(self.excluded)
+        new.version = self.version
+        new._compiled = self._compiled  # immutable once built; invalidated by version
+        return new
+
+    def _touch(self) -> None:
+        self.version += 1
+        self._compiled = None
+
+    # ----- lookups that raise ------------------------------------------------------------------------
+    def source(self, source_id: SourceId) -> str:
+        if not isinstance(source_id, SourceId) or source_id not in self.sources:
+            raise GeometryLookupError(f"Referenced geometry source {source_id!r} is not registered; registered "
+                                      f"sources: {sorted(self.sources.values())}")
+        return self.sources[source_id]
+
+    def frame(self, frame_id: FrameId) -> FrameRecord:
+        if not isinstance(frame_id, FrameId) or frame_id not in self.frames:
+            raise GeometryLookupError(f"Referenced frame {frame_id!r} has not been registered "
+                                      f"({len(self.frames)} frames are, including the world)")
+        return self.frames[frame_id]
+
+    def geometry(self, geometry_id: GeometryId) -> GeometryRecord:
+        if not isinstance(geometry_id, GeometryId) or geometry_id not in self.geometries:
+            raise GeometryLookupError(f"Referenced geometry {geometry_id!r} has not been registered "
+                                      f"({len(self.geometries)} geometries are)")
+        return self.geometries[geometry_id]
+
+    def _owned(self, source_id: SourceId, frame_id: FrameId | None = None, geometry_id: GeometryId | None = None):
+        name = self.source(source_id)
+        if frame_id is not None and frame_id != _WORLD_FRAME_ID and self.frame(frame_id).source != source_id:
+            raise RuntimeError(f"Frame '{self.frames[frame_id].name}' does not belong to source '{name}'")
+        if geometry_id is not None and self.geometry(geometry_id).source != source_id:
+            raise RuntimeError(f"Geometry '{self.geometries[geometry_id].name}' does not belong to source '{name}'")
+
+    # ----- registration ------------------------------------------------------------------------------
+    def register_source(self, name: str) -> SourceId:
+        if name in self.sources.values():
+            raise RuntimeError(f"SceneGraph.RegisterSource: a source named '{name}' is already registered; "
+                               "source names must be unique")
+        sid = SourceId.get_new_id()
+        self.sources[sid] = name
+        self.source_frames[sid] = []
+        self.source_anchored[sid] = []
+        self._touch()
+        return sid
+
+    def register_frame(self, source_id: SourceId, parent_id: FrameId, frame) -> FrameId:
+        self._owned(source_id, parent_id)
+        if frame.id() in self.frames:
+            raise RuntimeError(f"Frame '{frame.name()}' ({frame.id()!r}) is already registered")
+        for fid in self.source_frames[source_id]:
+            if self.frames[fid].name == frame.name():
+                raise RuntimeError(f"Source '{self.sources[source_id]}' already has a frame named '{frame.name()}'; "
+                                   "frame names must be unique within a source")
+        rec = FrameRecord(frame.id(), frame.name(), frame.frame_group(), source_id, parent_id)
+        self.frames[frame.id()] = rec
+        self.frames[parent_id].children.append(frame.id())
+        self.source_frames[source_id].append(frame.id())
+        self._touch()
+        return frame.id()
+
+    def register_geometry(self, source_id: SourceId, frame_id: FrameId, instance) -> GeometryId:
+        self._owned(source_id, frame_id)
+        gid = instance.id()
+        if gid in self.geometries:
+            raise RuntimeError(f"Geometry '{instance.name()}' ({gid!r}) is already registered")
+        rec = GeometryRecord(gid, instance.name(), instance.shape(), frame_id, source_id, instance._R.copy(),
+                             instance._p.copy())
+        self.geometries[gid] = rec
+        self.frames[frame_id].geometries.append(gid)
+        if frame_id == _WORLD_FRAME_ID:
+            self.source_anchored[source_id].append(gid)
+        for role, props in ((Role.kProximity, instance.proximity_properties()),
+                            (Role.kIllustration, instance.illustration_properties()),
+                            (Role.kPerception, instance.perception_properties())):
+            if props is not None:
+                self._check_name_unique(rec, role)
+                self._set_role(rec, role, copy.deepcopy(props))
+        self._touch()
+        return gid
+
+    def _check_name_unique(self, rec: GeometryRecord, role: Role) -> None:
+        for other in self.frames[rec.frame].geometries:
+            o = self.geometries[other]
+            if o.id != rec.id and o.name == rec.name and self._role_props(o, role) is not None:
+                raise RuntimeError(f"The name '{rec.name}' has already been used by a geometry with the "
+                                   f"{role.name[1:].lower()} role on frame '{self.frames[rec.frame].name}'")
+
+    @staticmethod
+    def _role_props(rec: GeometryRecord, role: Role):
+        return {Role.kProximity: rec.proximity, Role.kIllustration: rec.illustration,
+                Role.kPerception: rec.perception}.get(role)
+
+    @staticmethod
+    def _set_role(rec: GeometryRecord, role: Role, props) -> None:
+        if role == Role.kProximity:
+            rec.proximity = props
+        elif role == Role.kIllustration:
+            rec.illustration = props
+        elif role == Role.kPerception:
+            rec.perception = props
+
+    def assign_role(self, source_id, geometry_id, properties, assign=RoleAssign.kNew) -> None:
+        self._owned(source_id, geometry_id=geometry_id)
+        rec = self.geometries[geometry_id]
+        role = {ProximityProperties: Role.kProximity, IllustrationProperties: Role.kIllustration,
+                PerceptionProperties: Role.kPerception}.get(type(properties))
+        if role is None:
+            raise ValueError("AssignRole needs ProximityProperties, IllustrationProperties or PerceptionProperties; "
+                             f"given {type(properties).__name__}")
+        if role == Role.kProximity and isinstance(rec.shape, type(None)):
+            raise ValueError("geometry without a shape cannot have the proximity role")
+        existing = self._role_props(rec, role)
+        if existing is not None and assign == RoleAssign.kNew:
+            raise RuntimeError(f"AssignRole: geometry '{rec.name}' already has the {role.name[1:].lower()} role; "
+                               "pass RoleAssign.kReplace to replace its properties")
+        if existing is None and assign == RoleAssign.kReplace:
+            raise RuntimeError(f"AssignRole(kReplace): geometry '{rec.name}' has no {role.name[1:].lower()} role "
+                               "to replace; use RoleAssign.kNew")
+        if existing is None:
+            self._check_name_unique(rec, role)
+        self._set_role(rec, role, copy.deepcopy(properties))
+        self._touch()
+
+    def remove_role(self, source_id, geometry_id, role: Role) -> int:
+        self._owned(source_id, geometry_id=geometry_id)
+        rec = self.geometries[geometry_id]
+        n = 0
+        for r in (Role.kProximity, Role.kIllustration, Role.kPerception):
+            if (role == Role.kUnassigned or r == role) and self._role_props(rec, r) is not None:
+                self._set_role(rec, r, None)
+                n += 1
+        if n:
+            self._touch()
+        return n
+
+    def remove_geometry(self, source_id, geometry_id) -> None:
+        self._owned(source_id, geometry_id=geometry_id)
+        rec = self.geometries.pop(geometry_id)
+        self.frames[rec.frame].geometries.remove(geometry_id)
+        if geometry_id in self.source_anchored[source_id]:
+            self.source_anchored[source_id].remove(geometry_id)
+        self.excluded = {p for p in self.excluded if geometry_id not in p}
+        self._touch()
+
+    def change_shape(self, source_id, geometry_id, shape: Shape, R=None, p=None) -> None:
+        self._owned(source_id, geometry_id=geometry_id)
+        if not isinstance(shape, Shape):
+            raise ValueError(f"ChangeShape needs a Shape; given {type(shape).__name__}")
+        rec = self.geometries[geometry_id]
+        rec.shape = shape
+        if R is not None:
+            rec.R_FG, rec.p_FG = R, p
+        self._touch()
+
+    def rename_frame(self, frame_id, name: str) -> None:
+        rec = self.frame(frame_id)
+        for fid in self.source_frames.get(rec.source, []):
+            if fid != frame_id and self.frames[fid].name == name:
+                raise RuntimeError(f"RenameFrame: source '{self.sources[rec.source]}' already has a frame named '{name}'")
+        rec.name = name
+        self._touch()
+
+    def rename_geometry(self, geometry_id, name: str) -> None:
+        rec = self.geometry(geometry_id)
+        old = rec.name
+        rec.name = name
+        try:
+            for role in (Role.kProximity, Role.kIllustration, Role.kPerception):
+                if self._role_props(rec, role) is not None:
+                    self._check_name_unique(rec, role)
+        except RuntimeError:
+            rec.name = old
+            raise
+        self._touch()
+
+    # ----- filters -----------------------------------------------------------------------------------
+    def expand_set(self, gset) -> list[GeometryId]:
+        ids = []
+        for gid in gset.geometries():
+            self.geometry(gid)
+            ids.append(gid)
+        for fid in gset.frames():
+            ids.extend(self.frame(fid).geometries)
+        return sorted(set(ids))
+
+    def exclude_within(self, ids) -> None:
+        for a in range(len(ids)):
+            for b in range(a + 1, len(ids)):
+                self.excluded.add(frozenset((ids[a], ids[b])))
+        self._touch()
+
+    def exclude_between(self, ida, idb) -> None:
+        for a in ida:
+            for b in idb:
+                if a != b:
+                    self.excluded.add(frozenset((a, b)))
+        self._touch()
+
+    def allow_within(self, ids) -> None:
+        for a in range(len(ids)):
+            for b in range(a + 1, len(ids)):
+                self.excluded.discard(frozenset((ids[a], ids[b])))
+        self._touch()
+
+    def allow_between(self, ida, idb) -> None:
+        for a in ida:
+            for b in idb:
+                self.excluded.discard(frozenset((a, b)))
+        self._touch()
+
+    def is_anchored(self, gid: GeometryId) -> bool:
+        return self.geometries[gid].frame == _WORLD_FRAME_ID
+
+    def collision_filtered(self, a: GeometryId, b: GeometryId) -> bool:
+        ra, rb = self.geometry(a), self.geometry(b)
+        if ra.frame == rb.frame:
+            return True
+        if frozenset((a, b)) in self.excluded:
+            return True
+        ma, mb = GetMujocoContactParameters(ra.proximity), GetMujocoContactParameters(rb.proximity)
+        return not ((ma.contype & mb.conaffinity) or (mb.contype & ma.conaffinity))
+
+    # ----- frame kinematics --------------------------------------------------------------------------
+    def frame_order(self) -> list[FrameId]:
+        """Frames in parent-before-child order, world first."""
+        order = [_WORLD_FRAME_ID]
+        k = 0
+        while k < len(order):
+            order.extend(self.frames[order[k]].children)
+            k += 1
+        return order
+
+    def compiled(self):
+        """The proximity geometries compiled for the collision engine (cached per version)."""
+        if self._compiled is None:
+            from mallard.geometry.compiled_scene import CompiledScene
+
+            self._compiled = CompiledScene(self)
+        return self._compiled
+
+    # ----- role queries ------------------------------------------------------------------------------
+    def has_role(self, gid: GeometryId, role: Role | None) -> bool:
+        rec = self.geometries[gid]
+        if role is None:
+            return True
+        if role == Role.kUnassigned:
+            return rec.proximity is None and rec.illustration is None and rec.perception is None
+        return self._role_props(rec, role) is not None
+
+    def properties(self, gid: GeometryId, role: Role) -> GeometryProperties | None:
+        return self._role_props(self.geometry(gid), role)

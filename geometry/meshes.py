@@ -1,0 +1,96 @@
+"""Mesh files: reading them with trimesh, convex hulls, and a small TriangleSurfaceMesh type."""
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+
+_READABLE = (".obj", ".stl", ".gltf", ".glb", ".ply", ".off", ".dae", ".3mf")
+
+
+def check_mesh_file(filename: str, who: str) -> str:
+    """Return the absolute path of ``filename``; raise if it is missing or of an unreadable type."""
+    path = os.path.abspath(os.path.expanduser(filename))
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{who}: mesh file not found: {path}")
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in _READABLE:
+        raise ValueError(f"{who}: unsupported mesh file type '{ext}' for {path}; "
+                         f"supported: {', '.join(_READABLE)}")
+    return path
+
+
+class TriangleSurfaceMesh:
+    """A triangle surface mesh: vertices (n, 3) in m, triangles (m, 3) of vertex indices."""
+
+    def __init__(self, vertices, triangles):
+        self._v = np.asarray(vertices, dtype=float).reshape(-1, 3).copy()
+        self._t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3).copy()
+
+    def num_vertices(self) -> int:
+        return int(self._v.shape[0])
+
+    def num_triangles(self) -> int:
+        return int(self._t.shape[0])
+
+    def num_elements(self) -> int:
+        return self.num_triangles()
+
+    def vertices(self) -> np.ndarray:
+        return self._v.copy()
+
+    def triangles(self) -> np.ndarray:
+        return self._t.copy()
+
+    def vertex(self, i: int) -> np.ndarray:
+        return self._v[i].copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _read(path: str, mtime: float):
+    import trimesh
+
+    try:
+        loaded = trimesh.load(path, force="mesh", process=False)
+    except Exception as exc:  # trimesh raises many types for corrupt files
+        raise ValueError(f"could not read mesh file {path}: {type(exc).__name__}: {exc}") from exc
+    v = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))), dtype=float)
+    f = np.asarray(getattr(loaded, "faces", np.zeros((0, 3))), dtype=np.int64)
+    if v.ndim != 2 or v.shape[0] < 4 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
+        raise ValueError(f"could not read mesh file {path}: it holds no usable 3D triangle mesh "
+                         f"({v.shape[0] if v.ndim == 2 else 0} vertices; at least 4 are needed)")
+    v.setflags(write=False)
+    f.setflags(write=False)
+    return v, f
+
+
+def load_mesh(path: str, scale3=(1.0, 1.0, 1.0)):
+    """(vertices (n, 3), triangles (m, 3)) of the mesh file at ``path``, scaled by ``scale3``."""
+    path = check_mesh_file(path, "load_mesh")
+    v, f = _read(path, os.path.getmtime(path))
+    return v * np.asarray(scale3, dtype=float), f.copy()
+
+
+def convex_hull(vertices: np.ndarray, name: str = "mesh"):
+    """(vertices, triangles) of the convex hull of a point set (outward-wound triangles)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    pts = np.asarray(vertices, dtype=float)
+    try:
+        hull = ConvexHull(pts)
+    except (QhullError, ValueError) as exc:
+        raise ValueError(f"the convex hull of {name} is degenerate (its vertices are coplanar or too few): "
+                         f"{str(exc).splitlines()[0]}") from exc
+    used = np.unique(hull.simplices)
+    remap = -np.ones(pts.shape[0], dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    hv = pts[used]
+    tris = remap[hull.simplices]
+    # orient every triangle outward: its normal must point away from the hull's centroid
+    c = hv.mean(axis=0)
+    a, b, d = hv[tris[:, 0]], hv[tris[:, 1]], hv[tris[:, 2]]
+    n = np.cross(b - a, d - a)
+    flip = np.einsum("ij,ij->i", n, a - c) < 0
+    tris[flip] = tris[flip][:, [0, 2, 1]]
+    return hv, tris

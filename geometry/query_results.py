@@ -1,0 +1,90 @@
+"""Result types of proximity queries (pydrake.geometry): PenetrationAsPointPair, SignedDistancePair,
+SignedDistanceToPoint, SortedPair, and ContactPointSet (mallard: MuJoCo-style multi-point contacts)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mallard.geometry.identifiers import GeometryId
+
+
+@dataclass
+class PenetrationAsPointPair:
+    """Penetration of geometries A and B (id_A < id_B): p_WCa is A's point deepest inside B, p_WCb
+    B's point deepest inside A (both in World, m), nhat_BA_W the unit normal pointing from B into A,
+    depth = |p_WCa - p_WCb| projected on the normal (> 0)."""
+
+    id_A: GeometryId
+    id_B: GeometryId
+    p_WCa: np.ndarray
+    p_WCb: np.ndarray
+    nhat_BA_W: np.ndarray
+    depth: float
+
+
+@dataclass
+class SignedDistancePair:
+    """Signed distance between A and B (id_A < id_B): witness points p_ACa (on A, in A's frame) and
+    p_BCb (on B, in B's frame), distance (m, < 0 when overlapping), nhat_BA_W the unit direction from
+    B to A along which the distance grows fastest."""
+
+    id_A: GeometryId
+    id_B: GeometryId
+    p_ACa: np.ndarray
+    p_BCb: np.ndarray
+    distance: float
+    nhat_BA_W: np.ndarray
+
+
+@dataclass
+class SignedDistanceToPoint:
+    """Signed distance from a query point Q to geometry G: p_GN the nearest point on G's surface
+    (in G's frame), distance (m, < 0 inside), grad_W the gradient of the distance w.r.t. Q in World."""
+
+    id_G: GeometryId
+    p_GN: np.ndarray
+    distance: float
+    grad_W: np.ndarray
+
+
+class SortedPair(tuple):
+    """A pair stored in increasing order: first() <= second()."""
+
+    def __new__(cls, a, b):
+        return super().__new__(cls, (a, b) if a <= b else (b, a))
+
+    def first(self):
+        return self[0]
+
+    def second(self):
+        return self[1]
+
+
+@dataclass
+class ContactPointSet:
+    """MuJoCo-style contacts from ``QueryObject.ComputeContactPoints`` (one row per contact point).
+
+    For contact k: geometry ids ``id_1[k]``/``id_2[k]`` (geom1 has MuJoCo's lower type code),
+    ``dist[k]`` (m, < 0 penetrating), ``pos_W[k]`` (midway between the surfaces), ``frame_W[k]``
+    (3x3, rows = unit normal from geom1 to geom2, then two tangents: MuJoCo's contact frame),
+    ``margin[k]`` (sum of the geometries' mujoco margins; the contact is active when dist < margin -
+    gap), ``gap[k]``, and ``index_1[k]``/``index_2[k]`` (rows in the query's geometry tables).
+    """
+
+    id_1: list = field(default_factory=list)
+    id_2: list = field(default_factory=list)
+    index_1: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    index_2: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dist: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    pos_W: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    frame_W: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    margin: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    gap: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def size(self) -> int:
+        return int(self.dist.shape[0])
+
+    def normal_W(self) -> np.ndarray:
+        """Unit normals (K, 3) from geom1 to geom2."""
+        return self.frame_W[:, 0, :].copy()

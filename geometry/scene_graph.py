@@ -1,0 +1,224 @@
+"""SceneGraph: the System that owns geometry (pydrake.geometry.SceneGraph).
+
+Sources (e.g. a MultibodyPlant) register frames and geometries, then feed frame poses through
+one ``<source>_pose`` input port each (a FramePoseVector of X_PF). The ``query`` output port gives
+a QueryObject for proximity queries. Registration changes the model; each new Context starts
+from a copy of it (``model_inspector()`` shows the model, ``QueryObject.inspector()`` the context).
+"""
+from __future__ import annotations
+
+from mallard.geometry.collision_filter import CollisionFilterManager
+from mallard.geometry.frame_pose_vector import FramePoseVector
+from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
+from mallard.geometry.geometry_state import GeometryState, world_frame_id
+from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
+from mallard.geometry.properties import Role, RoleAssign
+from mallard.geometry.query_object import QueryObject
+from mallard.geometry.scene_graph_inspector import SceneGraphInspector
+from mallard.geometry._poses import as_Rp
+from mallard.systems.framework import Context, LeafSystem, Value
+
+
+class _Poses:
+    """Cached world poses of one context: frames (R_WF, p_WF) and geometries (R_WG, p_WG)."""
+
+    __slots__ = ("compiled", "R_WF", "p_WF", "R_WG", "p_WG")
+
+    def __init__(self):
+        self.compiled = None
+        self.R_WF = self.p_WF = self.R_WG = self.p_WG = None
+
+
+class SceneGraph(LeafSystem):
+    """Geometry registration, poses and proximity queries as a System."""
+
+    def __init__(self, config=None):
+        super().__init__()
+        self._config = config
+        self._model = GeometryState()
+        self._source_ports: dict[SourceId, int] = {}
+        self._state_index = int(self.DeclareAbstractParameter(Value(self._model)))
+        self._query_port = self.DeclareAbstractOutputPort("query", lambda: Value(QueryObject()), self._calc_query,
+                                                          {self.nothing_ticket()})
+        self._pose_cache = self.DeclareCacheEntry(
+            "geometry world poses", alloc=lambda: Value(_Poses()), calc=self._calc_poses,
+            prerequisites_of_calc={self.all_input_ports_ticket(), self.all_parameters_ticket()})
+
+    # ----- config --------------------------------------------------------------------------------------
+    def get_config(self):
+        return self._config
+
+    def set_config(self, config) -> None:
+        self._config = config
+
+    # ----- ports ---------------------------------------------------------------------------------------
+    def get_query_output_port(self):
+        """The abstract output port ``query`` (a QueryObject)."""
+        return self._query_port
+
+    def get_source_pose_port(self, source_id: SourceId):
+        """The abstract input port ``<source>_pose`` (a FramePoseVector) of a registered source."""
+        if source_id not in self._source_ports:
+            raise GeometryLookupError(f"SceneGraph.get_source_pose_port: source {source_id!r} is not registered; "
+                                      f"registered: {[self._model.sources[s] for s in self._source_ports]}")
+        return self.get_input_port(self._source_ports[source_id])
+
+    # ----- context plumbing ----------------------------------------------------------------------------
+    def SetDefaultParameters(self, context, parameters) -> None:
+        super().SetDefaultParameters(context, parameters)
+        parameters._abstract._values[self._state_index].set_value(self._model.Clone())
+
+    def _state(self, context) -> GeometryState:
+        return context.get_abstract_parameter(self._state_index).get_value()
+
+    def _mutable_state(self, context) -> GeometryState:
+        self._check_context(context, "SceneGraph")
+        return context.get_mutable_abstract_parameter(self._state_index).get_value()
+
+    def _target(self, args: tuple, what: str):
+        if args and isinstance(args[0], Context):
+            return self._mutable_state(args[0]), args[1:], True
+        return self._model, args, False
+
+    def _calc_query(self, context, value) -> None:
+        value.set_value(QueryObject(self, context))
+
+    def _calc_poses(self, context, value) -> None:
+        poses = value.get_mutable_value() if hasattr(value, "get_mutable_value") else value
+        if not isinstance(poses, _Poses):
+            poses = _Poses()
+            value.set_value(poses)
+        state = self._state(context)
+        compiled = state.compiled()
+        vectors = {}
+        for sid, rows in compiled.source_frames.items():
+            if not rows:
+                continue
+            name = state.sources[sid]
+            if sid not in self._source_ports:
+                raise RuntimeError(f"SceneGraph: source '{name}' has frames but no pose input port in this system")
+            raw = self._eval_input_raw(context, self._source_ports[sid])
+            if raw is None:
+                raise RuntimeError(
+                    f"SceneGraph: the input port '{name}_pose' of source '{name}' is not connected, so the poses of "
+                    f"its {len(rows)} frame(s) are unknown. Connect the source's pose output (for a MultibodyPlant: "
+                    "plant.get_geometry_pose_output_port()) to scene_graph.get_source_pose_port(source_id), or "
+                    "FixValue a FramePoseVector on it, before querying.")
+            fpv = raw.get_value()
+            if not isinstance(fpv, FramePoseVector):
+                raise ValueError(f"SceneGraph: input '{name}_pose' must hold a FramePoseVector; got "
+                                 f"{type(fpv).__name__}")
+            vectors[sid] = fpv
+        R_WF, p_WF = compiled.frame_poses(vectors, state.sources)
+        poses.compiled = compiled
+        poses.R_WF, poses.p_WF = R_WF, p_WF
+        poses.R_WG, poses.p_WG = compiled.geometry_poses(R_WF, p_WF)
+
+    def _eval_poses(self, context) -> _Poses:
+        poses = self._pose_cache.Eval(context)
+        if poses.compiled is not self._state(context).compiled():
+            # the context's geometry data changed in place (e.g. filters applied through a manager
+            # obtained earlier): recompute
+            self._calc_poses(context, self._pose_cache.EvalAbstract(context))
+        return poses
+
+    # ----- registration ----------------------------------------------------------------------------------
+    def RegisterSource(self, name: str = "") -> SourceId:
+        """Register a geometry source; declares its ``<name>_pose`` input port. Names must be unique."""
+        if not isinstance(name, str):
+            raise ValueError(f"RegisterSource: name must be a string; given {type(name).__name__}")
+        if name == "":
+            name = f"Source_{len(self._model.sources)}"
+        sid = self._model.register_source(name)
+        port = self.DeclareAbstractInputPort(f"{name}_pose", Value(FramePoseVector()))
+        self._source_ports[sid] = int(port.get_index())
+        return sid
+
+    def SourceIsRegistered(self, id: SourceId) -> bool:
+        return id in self._model.sources
+
+    def RegisterFrame(self, source_id: SourceId, *args) -> FrameId:
+        """RegisterFrame(source_id, frame) on the world frame, or RegisterFrame(source_id, parent_id, frame)."""
+        if len(args) == 1:
+            parent, frame = world_frame_id(), args[0]
+        elif len(args) == 2:
+            parent, frame = args
+        else:
+            raise ValueError("RegisterFrame(source_id, [parent_id,] frame)")
+        if not isinstance(frame, GeometryFrame):
+            raise ValueError(f"RegisterFrame needs a GeometryFrame; given {type(frame).__name__}")
+        return self._model.register_frame(source_id, parent, frame)
+
+    def RegisterGeometry(self, *args) -> GeometryId:
+        """RegisterGeometry([context,] source_id, frame_id, geometry): attach a GeometryInstance to a frame
+        of the source; roles follow the properties set on the instance."""
+        state, rest, _ = self._target(args, "RegisterGeometry")
+        if len(rest) != 3:
+            raise ValueError("RegisterGeometry([context,] source_id, frame_id, geometry)")
+        source_id, frame_id, geometry = rest
+        if not isinstance(geometry, GeometryInstance):
+            raise ValueError(f"RegisterGeometry needs a GeometryInstance; given {type(geometry).__name__}")
+        if isinstance(frame_id, GeometryId):
+            raise ValueError("RegisterGeometry: attaching geometry to geometry is not supported; pass a FrameId")
+        return state.register_geometry(source_id, frame_id, geometry)
+
+    def RegisterAnchoredGeometry(self, source_id: SourceId, geometry: GeometryInstance) -> GeometryId:
+        """Register a geometry fixed in the world frame."""
+        if not isinstance(geometry, GeometryInstance):
+            raise ValueError(f"RegisterAnchoredGeometry needs a GeometryInstance; given {type(geometry).__name__}")
+        return self._model.register_geometry(source_id, world_frame_id(), geometry)
+
+    def RemoveGeometry(self, *args) -> None:
+        """RemoveGeometry([context,] source_id, geometry_id)."""
+        state, rest, _ = self._target(args, "RemoveGeometry")
+        source_id, geometry_id = rest
+        state.remove_geometry(source_id, geometry_id)
+
+    def AssignRole(self, *args) -> None:
+        """AssignRole([context,] source_id, geometry_id, properties, assign=RoleAssign.kNew): give a geometry
+        the role of ``properties`` (Proximity/Illustration/PerceptionProperties)."""
+        state, rest, _ = self._target(args, "AssignRole")
+        if len(rest) not in (3, 4):
+            raise ValueError("AssignRole([context,] source_id, geometry_id, properties, assign=RoleAssign.kNew)")
+        state.assign_role(*rest)
+
+    def RemoveRole(self, *args) -> int:
+        """RemoveRole([context,] source_id, geometry_id, role): returns how many roles were removed."""
+        state, rest, _ = self._target(args, "RemoveRole")
+        source_id, geometry_id, role = rest
+        return state.remove_role(source_id, geometry_id, Role(role))
+
+    def ChangeShape(self, *args) -> None:
+        """ChangeShape([context,] source_id, geometry_id, shape[, X_FG])."""
+        state, rest, _ = self._target(args, "ChangeShape")
+        source_id, geometry_id, shape = rest[:3]
+        R = p = None
+        if len(rest) > 3 and rest[3] is not None:
+            R, p = as_Rp(rest[3], "ChangeShape X_FG")
+        state.change_shape(source_id, geometry_id, shape, R, p)
+
+    def RenameFrame(self, frame_id: FrameId, name: str) -> None:
+        self._model.rename_frame(frame_id, name)
+
+    def RenameGeometry(self, geometry_id: GeometryId, name: str) -> None:
+        self._model.rename_geometry(geometry_id, name)
+
+    # ----- inspection and filters -------------------------------------------------------------------------
+    def model_inspector(self) -> SceneGraphInspector:
+        """An inspector of the model (what new contexts start from)."""
+        return SceneGraphInspector(self._model)
+
+    def collision_filter_manager(self, context=None) -> CollisionFilterManager:
+        """A manager editing the model's collision filters, or the given context's."""
+        return CollisionFilterManager(self._model if context is None else self._mutable_state(context))
+
+    @staticmethod
+    def world_frame_id() -> FrameId:
+        return world_frame_id()
+
+    # ----- rendering is out of scope ---------------------------------------------------------------------
+    def RendererCount(self) -> int:
+        return 0
+
+    def HasRenderer(self, name: str) -> bool:
+        return False

@@ -1,0 +1,393 @@
+"""Shapes (pydrake.geometry): Sphere, Box, Cylinder, Capsule, Ellipsoid, HalfSpace, Mesh, Convex,
+plus MuJoCo's plane (MujocoPlane) and height field (HeightField).
+
+A shape is pure geometry in its own frame G; SceneGraph places it with a pose X_FG. Each shape
+also knows its collision-kernel type code and MuJoCo-style size vector (half extents), so the
+collision engine can work over flat arrays.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import os
+from typing import Sequence
+
+import numpy as np
+
+# Collision-kernel type codes; the order follows MuJoCo's mjtGeom so pair tables read the same.
+PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
+TYPE_NAMES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh")
+
+
+def _positive(shape_name: str, **values: float) -> None:
+    bad = {k: v for k, v in values.items() if not (isinstance(v, (int, float, np.floating, np.integer))
+                                                      and math.isfinite(v) and v > 0)}
+    if bad:
+        given = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        raise ValueError(f"{shape_name} dimensions must all be finite and > 0; given {given}")
+
+
+class Shape:
+    """Base class of all shapes; shapes are immutable values."""
+
+    def Clone(self) -> "Shape":
+        """A copy of this shape."""
+        return copy.copy(self)
+
+    def type_name(self) -> str:
+        return type(self).__name__
+
+    # Collision-kernel view (internal): type code and MuJoCo-convention size (half extents).
+    def _kernel_type(self) -> int:
+        raise TypeError(f"{self.type_name()} has no collision representation")
+
+    def _kernel_size(self) -> np.ndarray:
+        return np.zeros(3)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._key()))
+
+    def _key(self):
+        return ()
+
+
+class Sphere(Shape):
+    """A sphere of the given radius (m) centered at Go."""
+
+    def __init__(self, radius: float):
+        _positive("Sphere", radius=radius)
+        self._r = float(radius)
+
+    def radius(self) -> float:
+        return self._r
+
+    def _kernel_type(self) -> int:
+        return SPHERE
+
+    def _kernel_size(self) -> np.ndarray:
+        return np.array([self._r, 0.0, 0.0])
+
+    def _key(self):
+        return (self._r,)
+
+    def __repr__(self) -> str:
+        return f"Sphere(radius={self._r!r})"
+
+
+class Box(Shape):
+    """An axis-aligned box centered at Go with full edge lengths width (x), depth (y), height (z), m."""
+
+    def __init__(self, width=None, depth: float | None = None, height: float | None = None):
+        if depth is None and height is None:
+            measures = np.asarray(width, dtype=float).reshape(-1)
+            if measures.size != 3:
+                raise ValueError(f"Box(measures) needs 3 values; given {measures.size}")
+            width, depth, height = measures
+        _positive("Box", width=width, depth=depth, height=height)
+        self._size = np.array([width, depth, height], dtype=float)
+
+    @staticmethod
+    def MakeCube(edge_size: float) -> "Box":
+        """A cube with all edges of length ``edge_size``."""
+        return Box(edge_size, edge_size, edge_size)
+
+    def width(self) -> float:
+        return float(self._size[0])
+
+    def depth(self) -> float:
+        return float(self._size[1])
+
+    def height(self) -> float:
+        return float(self._size[2])
+
+    def size(self) -> np.ndarray:
+        """Full edge lengths [width, depth, height]."""
+        return self._size.copy()
+
+    def _kernel_type(self) -> int:
+        return BOX
+
+    def _kernel_size(self) -> np.ndarray:
+        return 0.5 * self._size
+
+    def _key(self):
+        return tuple(self._size)
+
+    def __repr__(self) -> str:
+        w, d, h = self._size
+        return f"Box(width={w!r}, depth={d!r}, height={h!r})"
+
+
+class Cylinder(Shape):
+    """A cylinder along Gz, centered at Go: radius and full length (m)."""
+
+    def __init__(self, radius: float, length: float):
+        _positive("Cylinder", radius=radius, length=length)
+        self._r, self._l = float(radius), float(length)
+
+    def radius(self) -> float:
+        return self._r
+
+    def length(self) -> float:
+        return self._l
+
+    def _kernel_type(self) -> int:
+        return CYLINDER
+
+    def _kernel_size(self) -> np.ndarray:
+        return np.array([self._r, 0.5 * self._l, 0.0])
+
+    def _key(self):
+        return (self._r, self._l)
+
+    def __repr__(self) -> str:
+        return f"Cylinder(radius={self._r!r}, length={self._l!r})"
+
+
+class Capsule(Shape):
+    """A capsule along Gz centered at Go: radius and length of the cylindrical part (m)."""
+
+    def __init__(self, radius: float, length: float):
+        _positive("Capsule", radius=radius, length=length)
+        self._r, self._l = float(radius), float(length)
+
+    def radius(self) -> float:
+        return self._r
+
+    def length(self) -> float:
+        return self._l
+
+    def _kernel_type(self) -> int:
+        return CAPSULE
+
+    def _kernel_size(self) -> np.ndarray:
+        return np.array([self._r, 0.5 * self._l, 0.0])
+
+    def _key(self):
+        return (self._r, self._l)
+
+    def __repr__(self) -> str:
+        return f"Capsule(radius={self._r!r}, length={self._l!r})"
+
+
+class Ellipsoid(Shape):
+    """An ellipsoid centered at Go with semi-axes a, b, c (m) along Gx, Gy, Gz."""
+
+    def __init__(self, a: float, b: float, c: float):
+        _positive("Ellipsoid", a=a, b=b, c=c)
+        self._abc = np.array([a, b, c], dtype=float)
+
+    def a(self) -> float:
+        return float(self._abc[0])
+
+    def b(self) -> float:
+        return float(self._abc[1])
+
+    def c(self) -> float:
+        return float(self._abc[2])
+
+    def _kernel_type(self) -> int:
+        return ELLIPSOID
+
+    def _kernel_size(self) -> np.ndarray:
+        return self._abc.copy()
+
+    def _key(self):
+        return tuple(self._abc)
+
+    def __repr__(self) -> str:
+        a, b, c = self._abc
+        return f"Ellipsoid(a={a!r}, b={b!r}, c={c!r})"
+
+
+class HalfSpace(Shape):
+    """The half space z <= 0 of frame G: its boundary is the plane z = 0, outward normal +Gz."""
+
+    @staticmethod
+    def MakePose(Hz_dir_F, p_FB):
+        """The pose X_FC of a half space whose outward normal is ``Hz_dir_F`` and whose boundary
+        passes through ``p_FB`` (both in frame F)."""
+        from mallard.multibody.math import RigidTransform, RotationMatrix
+
+        n = np.asarray(Hz_dir_F, dtype=float).reshape(3)
+        norm = float(np.linalg.norm(n))
+        if not math.isfinite(norm) or norm < 1e-10:
+            raise ValueError(f"HalfSpace.MakePose needs a non-zero normal; given {n.tolist()}")
+        R = _rotation_with_z(n / norm)
+        return RigidTransform(RotationMatrix(R), np.asarray(p_FB, dtype=float).reshape(3))
+
+    def _kernel_type(self) -> int:
+        return PLANE
+
+    def _key(self):
+        return ()
+
+    def __repr__(self) -> str:
+        return "HalfSpace()"
+
+
+class MujocoPlane(HalfSpace):
+    """MuJoCo's ``plane`` geom: collides as a half space (z <= 0 of G); ``size`` (x half-size,
+    y half-size, grid spacing) only shapes its rendering (0 half-size = infinite)."""
+
+    def __init__(self, size: Sequence[float] = (0.0, 0.0, 0.0)):
+        s = np.asarray(size, dtype=float).reshape(-1)
+        if s.size != 3 or not np.all(np.isfinite(s)) or np.any(s < 0):
+            raise ValueError(f"MujocoPlane size must be 3 non-negative values; given {s.tolist()}")
+        self._size = s
+
+    def size(self) -> np.ndarray:
+        return self._size.copy()
+
+    def _kernel_size(self) -> np.ndarray:
+        return self._size.copy()
+
+    def _key(self):
+        return tuple(self._size)
+
+    def __repr__(self) -> str:
+        return f"MujocoPlane(size={self._size.tolist()})"
+
+
+class HeightField(Shape):
+    """MuJoCo's ``hfield``: an elevation grid over [-x, x] x [-y, y] of frame G.
+
+    ``heights`` (nrow x ncol, values scaled to [0, 1] as MuJoCo stores them; row 0 at y = -y_size)
+    and ``size`` = (x half-size, y half-size, z top, z bottom) in meters: the surface height is
+    heights * z_top and the solid extends down to -z_bottom.
+    """
+
+    def __init__(self, heights, size: Sequence[float]):
+        h = np.asarray(heights, dtype=float)
+        if h.ndim != 2 or h.shape[0] < 2 or h.shape[1] < 2:
+            raise ValueError(f"HeightField heights must be a 2D grid of at least 2x2; given shape {h.shape}")
+        if not np.all(np.isfinite(h)):
+            raise ValueError("HeightField heights contain NaN or inf")
+        s = np.asarray(size, dtype=float).reshape(-1)
+        if s.size != 4:
+            raise ValueError(f"HeightField size needs 4 values (x, y, z_top, z_bottom); given {s.size}")
+        _positive("HeightField", x=s[0], y=s[1], z_top=s[2], z_bottom=s[3])
+        lo, hi = float(h.min()), float(h.max())
+        self._h = (h - lo) / (hi - lo) if hi > lo else np.zeros_like(h)
+        self._size = s
+
+    def heights(self) -> np.ndarray:
+        """The normalized elevation grid (nrow x ncol), values in [0, 1]."""
+        return self._h.copy()
+
+    def size(self) -> np.ndarray:
+        """(x half-size, y half-size, z top, z bottom), m."""
+        return self._size.copy()
+
+    def nrow(self) -> int:
+        return int(self._h.shape[0])
+
+    def ncol(self) -> int:
+        return int(self._h.shape[1])
+
+    def _kernel_type(self) -> int:
+        return HFIELD
+
+    def _kernel_size(self) -> np.ndarray:
+        return self._size[:3].copy()
+
+    def _key(self):
+        return (self._h.tobytes(), tuple(self._size))
+
+    def __repr__(self) -> str:
+        return f"HeightField({self.nrow()}x{self.ncol()}, size={self._size.tolist()})"
+
+
+def _scale3(scale, scale3, cls: str) -> np.ndarray:
+    if scale3 is not None:
+        s = np.asarray(scale3, dtype=float).reshape(-1)
+        if s.size != 3:
+            raise ValueError(f"{cls} scale3 needs 3 values; given {s.size}")
+    else:
+        s = np.full(3, float(scale))
+    if not np.all(np.isfinite(s)) or np.any(np.abs(s) < 1e-8):
+        raise ValueError(f"{cls} scale must be finite and non-zero (|scale| >= 1e-8); given {s.tolist()}")
+    return s
+
+
+class _MeshShape(Shape):
+    def __init__(self, filename, scale: float = 1.0, scale3=None):
+        from mallard.geometry.meshes import check_mesh_file
+
+        self._filename = check_mesh_file(os.fspath(filename), type(self).__name__)
+        self._scale = _scale3(scale, scale3, type(self).__name__)
+
+    def filename(self) -> str:
+        """The absolute path of the mesh file."""
+        return self._filename
+
+    def source(self) -> str:
+        """The mesh source (its file path)."""
+        return self._filename
+
+    def extension(self) -> str:
+        """The lower-case file extension, with the dot (e.g. '.obj')."""
+        return os.path.splitext(self._filename)[1].lower()
+
+    def scale(self) -> float:
+        """The uniform scale; raises if the scale is not uniform (use scale3())."""
+        if not np.all(self._scale == self._scale[0]):
+            raise ValueError(f"{type(self).__name__}.scale(): the scale {self._scale.tolist()} is not "
+                             "uniform; call scale3()")
+        return float(self._scale[0])
+
+    def scale3(self) -> np.ndarray:
+        return self._scale.copy()
+
+    def GetConvexHull(self):
+        """The convex hull of the (scaled) mesh as a TriangleSurfaceMesh."""
+        from mallard.geometry.meshes import convex_hull, load_mesh, TriangleSurfaceMesh
+
+        v, _ = load_mesh(self._filename, tuple(self._scale))
+        hv, hf = convex_hull(v, self._filename)
+        return TriangleSurfaceMesh(hv, hf)
+
+    def _mesh_arrays(self):
+        """(vertices (n, 3), triangles (m, 3)) of the scaled mesh in frame G."""
+        from mallard.geometry.meshes import load_mesh
+
+        return load_mesh(self._filename, tuple(self._scale))
+
+    def _hull_arrays(self):
+        """(vertices, triangles) of the convex hull of the scaled mesh in frame G."""
+        from mallard.geometry.meshes import convex_hull
+
+        v, _ = self._mesh_arrays()
+        return convex_hull(v, self._filename)
+
+    def _kernel_type(self) -> int:
+        return MESH
+
+    def _key(self):
+        return (self._filename, tuple(self._scale))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(filename={self._filename!r}, scale3={self._scale.tolist()})"
+
+
+class Mesh(_MeshShape):
+    """A triangle mesh read from a file (OBJ, STL, glTF/GLB, PLY ... whatever trimesh reads).
+
+    As in Drake, proximity queries use its convex hull; ``scale`` (uniform) or ``scale3`` scale it.
+    """
+
+
+class Convex(_MeshShape):
+    """The convex hull of the vertices of a mesh file (OBJ, STL, glTF/GLB, PLY ...)."""
+
+
+def _rotation_with_z(z: np.ndarray) -> np.ndarray:
+    """A rotation matrix whose third column is the unit vector ``z``."""
+    a = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = a - z * float(a @ z)
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    return np.column_stack([x, y, z])

@@ -1,0 +1,172 @@
+"""Fused pipeline stages: one compiled call per plant query, over the compiled model arrays.
+
+Each function strings together the small kernels of `kinematics` and `dynamics` so the plant
+pays the Python→numba call overhead once per query instead of once per stage.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .joint_kernels import joint_n_matrix, joint_nplus_matrix
+from .dynamics import body_forces_at_origin, calc_inverse_dynamics, calc_mass_matrix, solve_spd
+from .kinematics import (calc_accelerations, calc_motion_subspace, calc_position_kinematics,
+                         calc_spatial_inertias, calc_velocity_kinematics, cross3)
+
+
+@njit(cache=True)
+def kinematics_stage(order, ji, jf, bp, q, v, nv):
+    """Everything the dynamics needs from (q, v): poses, joint frames, S, V, c and world inertias Iw."""
+    R_WB, p_WB, R_WF, p_WF, p_WM = calc_position_kinematics(order, ji, jf, q)
+    S = calc_motion_subspace(order, ji, jf, q, nv, R_WF, p_WM)
+    V, c = calc_velocity_kinematics(order, ji, q, v, S, R_WF, p_WF, p_WM)
+    Iw = calc_spatial_inertias(bp, R_WB, p_WB)
+    return R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw
+
+
+@njit(cache=True)
+def mass_matrix_from_inertias(order, ji, refl, S, Iw):
+    """M(q) by the composite-rigid-body algorithm, from precomputed world inertias."""
+    return calc_mass_matrix(order, ji, S, Iw, refl)
+
+
+@njit(cache=True)
+def inverse_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app):
+    """τ = M v̇ + C v − τ_app − Σ J_WBᵀ F_Bo_W by recursive Newton–Euler, from precomputed inertias."""
+    A = calc_accelerations(order, ji, S, c, vdot)
+    F_ext = body_forces_at_origin(p_WB, F_Bo_W)
+    tau, _ = calc_inverse_dynamics(order, ji, S, Iw, V, A, F_ext, tau_app, refl, vdot)
+    return tau
+
+
+@njit(cache=True)
+def forward_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, F_Bo_W, tau_app, extra_diag):
+    """v̇ solving (M + diag(extra_diag)) v̇ + C v = τ_app + Σ J_WBᵀ F_Bo_W, from precomputed inertias."""
+    nv = S.shape[0]
+    M = calc_mass_matrix(order, ji, S, Iw, refl)
+    zero = np.zeros(nv)
+    A = calc_accelerations(order, ji, S, c, zero)
+    F_ext = body_forces_at_origin(p_WB, F_Bo_W)
+    rhs, _ = calc_inverse_dynamics(order, ji, S, Iw, V, A, F_ext, tau_app, refl, zero)
+    for i in range(nv):
+        M[i, i] += extra_diag[i]
+    return solve_spd(M, -rhs)
+
+
+@njit(cache=True)
+def discrete_step(order, ji, refl, S, Iw, p_WB, V, c, F_Bo_W, tau_app, damping, h, q, v):
+    """Semi-implicit Euler with implicit joint damping D:
+
+    (M + h·D)·a = τ_app + Σ J_WBᵀ F_Bo_W − C v − D v,  v⁺ = v + h·a,  q⁺ = q + h·N(q)·v⁺.
+    Returns (x⁺ = [q⁺; v⁺], a).
+    """
+    nq = q.shape[0]
+    nv = v.shape[0]
+    tau = tau_app.copy()
+    hd = np.empty(nv)
+    for i in range(nv):
+        tau[i] -= damping[i] * v[i]
+        hd[i] = h * damping[i]
+    a = forward_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, F_Bo_W, tau, hd)
+    x = np.empty(nq + nv)
+    for i in range(nv):
+        x[nq + i] = v[i] + h * a[i]
+    qdot = map_velocity_to_qdot(order, ji, q, x[nq:])
+    for i in range(nq):
+        x[i] = q[i] + h * qdot[i]
+    return x, a
+
+
+@njit(cache=True)
+def spatial_accelerations_stage(order, ji, S, c, vdot):
+    """Body spatial accelerations (nb × 6, Plücker at Wo) for a given v̇."""
+    return calc_accelerations(order, ji, S, c, vdot)
+
+
+@njit(cache=True)
+def point_jacobian(ji, S, body, p_WP):
+    """J_V_WP (6 × nv): rows [w_WB; v_WP] of the body point P (at p_WP) per unit generalized velocity, in W."""
+    nv = S.shape[0]
+    J = np.zeros((6, nv))
+    a = body
+    while a > 0:
+        vs = ji[a, 4]
+        for j in range(ji[a, 5]):
+            col = vs + j
+            w = S[col, 0:3]
+            J[0:3, col] = w
+            J[3:6, col] = S[col, 3:6] + cross3(w, p_WP)
+        a = ji[a, 0]
+    return J
+
+
+@njit(cache=True)
+def points_jacobian(ji, S, body, p_WP):
+    """Translational Jacobians of many points of one body, stacked (3·np × nv), expressed in W."""
+    npnt = p_WP.shape[0]
+    nv = S.shape[0]
+    J = np.zeros((3 * npnt, nv))
+    a = body
+    while a > 0:
+        vs = ji[a, 4]
+        for j in range(ji[a, 5]):
+            col = vs + j
+            w = S[col, 0:3]
+            for i in range(npnt):
+                J[3 * i:3 * i + 3, col] = S[col, 3:6] + cross3(w, p_WP[i])
+        a = ji[a, 0]
+    return J
+
+
+@njit(cache=True)
+def n_matrix(order, ji, q, nq, nv):
+    """The block-diagonal N(q) (nq × nv) with q̇ = N(q)·v."""
+    N = np.zeros((nq, nv))
+    for k in range(order.shape[0]):
+        b = order[k]
+        qs, nqb, vs, nvb = ji[b, 2], ji[b, 3], ji[b, 4], ji[b, 5]
+        if nqb == 0:
+            continue
+        blk = np.zeros((nqb, nvb))
+        joint_n_matrix(ji[b, 1], q[qs:qs + nqb], blk)
+        N[qs:qs + nqb, vs:vs + nvb] = blk
+    return N
+
+
+@njit(cache=True)
+def nplus_matrix(order, ji, q, nq, nv):
+    """The block-diagonal N⁺(q) (nv × nq) with v = N⁺(q)·q̇."""
+    Np = np.zeros((nv, nq))
+    for k in range(order.shape[0]):
+        b = order[k]
+        qs, nqb, vs, nvb = ji[b, 2], ji[b, 3], ji[b, 4], ji[b, 5]
+        if nqb == 0:
+            continue
+        blk = np.zeros((nvb, nqb))
+        joint_nplus_matrix(ji[b, 1], q[qs:qs + nqb], blk)
+        Np[vs:vs + nvb, qs:qs + nqb] = blk
+    return Np
+
+
+@njit(cache=True)
+def map_velocity_to_qdot(order, ji, q, v):
+    """q̇ = N(q)·v without forming N."""
+    qdot = np.zeros(q.shape[0])
+    for k in range(order.shape[0]):
+        b = order[k]
+        qs, nqb, vs, nvb = ji[b, 2], ji[b, 3], ji[b, 4], ji[b, 5]
+        if nqb == 0:
+            continue
+        jt = ji[b, 1]
+        if jt == 5 or jt == 7 or jt == 8 or jt == 9:
+            blk = np.zeros((nqb, nvb))
+            joint_n_matrix(jt, q[qs:qs + nqb], blk)
+            for i in range(nqb):
+                acc = 0.0
+                for j in range(nvb):
+                    acc += blk[i, j] * v[vs + j]
+                qdot[qs + i] = acc
+        else:
+            for i in range(nqb):
+                qdot[qs + i] = v[vs + i]
+    return qdot

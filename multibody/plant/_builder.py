@@ -1,0 +1,468 @@
+"""Model-building half of MultibodyPlant: elements, model instances, lookups and Finalize()."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..tree.force_element import ForceElement, UniformGravityFieldElement
+from ..tree.frame import FixedOffsetFrame, Frame
+from ..tree.indices import (BodyIndex, ForceElementIndex, FrameIndex, JointActuatorIndex, JointIndex,
+                            ModelInstanceIndex)
+from ..tree.joint import Joint
+from ..tree.joint_actuator import JointActuator
+from ..tree.joints import QuaternionFloatingJoint, WeldJoint
+from ..tree.rigid_body import RigidBody
+from ..tree.topology import check_topology, compile_model
+
+
+class _TreeBuilderMixin:
+    """Bodies, frames, joints, actuators, force elements and model instances, plus Finalize()."""
+
+    def _init_tree(self) -> None:
+        self._instance_names: list[str] = ["WorldModelInstance", "DefaultModelInstance"]
+        self._bodies: list[RigidBody] = []
+        self._frames: list[Frame] = []
+        self._joints: list[Joint] = []
+        self._actuators: list[JointActuator] = []
+        self._force_elements: list[ForceElement] = []
+        self._constraints: list[dict] = []
+        self._finalized = False
+        self._model = None
+        self._default_free_body_poses: dict[int, tuple] = {}
+        world = RigidBody("world", ModelInstanceIndex(0))
+        self._register_body(world)
+        gravity = UniformGravityFieldElement()
+        gravity._model_instance = ModelInstanceIndex(0)
+        gravity._attach(self, ForceElementIndex(0))
+        self._force_elements.append(gravity)
+
+    # ---- guards ---------------------------------------------------------------------------
+    def _ThrowIfFinalized(self, what: str) -> None:
+        if self._finalized:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': {what}() cannot be called after Finalize(); "
+                               "add every element before finalizing")
+
+    def _ThrowIfNotFinalized(self, what: str) -> None:
+        if not self._finalized:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': {what}() requires a finalized plant; "
+                               "call Finalize() first")
+
+    def _CheckModelInstance(self, model_instance) -> ModelInstanceIndex:
+        try:
+            i = int(model_instance)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected a ModelInstanceIndex, got {model_instance!r}") from None
+        if not 0 <= i < len(self._instance_names):
+            raise ValueError(f"MultibodyPlant '{self.get_name()}': model instance {i} does not exist; valid instances: "
+                             + ", ".join(f"{k} ({n})" for k, n in enumerate(self._instance_names)))
+        return ModelInstanceIndex(i)
+
+    def _check_element(self, element, kind: str, items: list):
+        idx = element._index
+        if element._plant is not self or idx is None or idx >= len(items) or items[idx] is not element:
+            raise ValueError(f"{kind} '{element.name()}' does not belong to MultibodyPlant '{self.get_name()}'")
+
+    # ---- model instances -------------------------------------------------------------------
+    def AddModelInstance(self, name: str) -> ModelInstanceIndex:
+        """Create a new model instance named `name`; returns its index (≥ 2)."""
+        self._ThrowIfFinalized("AddModelInstance")
+        if name in self._instance_names:
+            raise ValueError(f"model instance '{name}' already exists")
+        self._instance_names.append(name)
+        return ModelInstanceIndex(len(self._instance_names) - 1)
+
+    def num_model_instances(self) -> int:
+        return len(self._instance_names)
+
+    def GetModelInstanceName(self, model_instance) -> str:
+        return self._instance_names[self._CheckModelInstance(model_instance)]
+
+    def HasModelInstanceNamed(self, name: str) -> bool:
+        return name in self._instance_names
+
+    def GetModelInstanceByName(self, name: str) -> ModelInstanceIndex:
+        if name not in self._instance_names:
+            raise ValueError(f"no model instance named '{name}'; valid names: {self._instance_names}")
+        return ModelInstanceIndex(self._instance_names.index(name))
+
+    def RenameModelInstance(self, model_instance, name: str) -> None:
+        """Rename a model instance (pre-Finalize)."""
+        self._ThrowIfFinalized("RenameModelInstance")
+        i = self._CheckModelInstance(model_instance)
+        if name in self._instance_names and self._instance_names.index(name) != i:
+            raise ValueError(f"model instance '{name}' already exists")
+        self._instance_names[i] = name
+
+    # ---- bodies ---------------------------------------------------------------------------
+    def _register_body(self, body: RigidBody) -> RigidBody:
+        body._attach(self, BodyIndex(len(self._bodies)))
+        self._bodies.append(body)
+        frame = body.body_frame()
+        frame._attach(self, FrameIndex(len(self._frames)))
+        self._frames.append(frame)
+        if self._scene_graph is not None:
+            self._RegisterBodyFrameWithSceneGraph(body)
+        return body
+
+    def AddRigidBody(self, name: str, *args, **kwargs) -> RigidBody:
+        """AddRigidBody(name, model_instance, M_BBo_B) or AddRigidBody(name, M_BBo_B) (default instance)."""
+        self._ThrowIfFinalized("AddRigidBody")
+        model_instance = kwargs.pop("model_instance", None)
+        M = kwargs.pop("M_BBo_B", None)
+        if kwargs:
+            raise ValueError(f"AddRigidBody: unknown arguments {sorted(kwargs)}")
+        rest = list(args)
+        if rest and isinstance(rest[0], (int, np.integer)) and not isinstance(rest[0], bool):
+            model_instance = rest.pop(0)
+        if rest:
+            M = rest.pop(0)
+        if model_instance is None:
+            model_instance = ModelInstanceIndex(1)
+        mi = self._CheckModelInstance(model_instance)
+        if self.HasBodyNamed(name, mi):
+            raise ValueError(f"a body named '{name}' already exists in model instance "
+                             f"'{self._instance_names[mi]}'")
+        if M is not None and hasattr(M, "IsPhysicallyValid") and not M.IsPhysicallyValid():
+            raise ValueError(f"body '{name}': the spatial inertia is not physically valid (negative mass, "
+                             "non-positive-semidefinite inertia or principal moments violating the triangle "
+                             "inequality)")
+        body = RigidBody(name, mi, M)
+        if body._mass < 0 or not np.all(np.isfinite(body._I_BBo_B)) or not np.isfinite(body._mass):
+            raise ValueError(f"body '{name}': non-physical spatial inertia (mass {body._mass})")
+        return self._register_body(body)
+
+    def num_bodies(self) -> int:
+        return len(self._bodies)
+
+    def world_body(self) -> RigidBody:
+        return self._bodies[0]
+
+    def world_frame(self) -> Frame:
+        return self._frames[0]
+
+    def get_body(self, body_index) -> RigidBody:
+        return self._get(self._bodies, body_index, "body")
+
+    def _get(self, items, index, kind):
+        i = int(index)
+        if not 0 <= i < len(items):
+            raise IndexError(f"{kind} index {i} is out of range; the plant has {len(items)} {kind}s")
+        return items[i]
+
+    def _find(self, items, name, model_instance, kind, pred=None):
+        if model_instance is not None:
+            model_instance = self._CheckModelInstance(model_instance)
+        hits = [e for e in items if e.name() == name and (model_instance is None or e.model_instance() == model_instance)
+                and (pred is None or pred(e))]
+        return hits
+
+    def _lookup(self, items, name, model_instance, kind):
+        hits = self._find(items, name, model_instance, kind)
+        if not hits:
+            scope = "" if model_instance is None else f" in model instance '{self._instance_names[int(model_instance)]}'"
+            valid = sorted({e.name() for e in items if model_instance is None or e.model_instance() == model_instance})
+            raise KeyError(f"no {kind} named '{name}'{scope}; valid names: {valid}")
+        if len(hits) > 1:
+            where = [self._instance_names[int(e.model_instance())] for e in hits]
+            raise RuntimeError(f"{kind} name '{name}' appears in several model instances {where}; "
+                               "pass the model instance")
+        return hits[0]
+
+    def _has(self, items, name, model_instance, kind) -> bool:
+        hits = self._find(items, name, model_instance, kind)
+        if len(hits) > 1 and model_instance is None:
+            raise RuntimeError(f"{kind} name '{name}' appears in several model instances; pass the model instance")
+        return bool(hits)
+
+    def HasBodyNamed(self, name: str, model_instance=None) -> bool:
+        return self._has(self._bodies, name, model_instance, "body")
+
+    def NumBodiesWithName(self, name: str) -> int:
+        return sum(b.name() == name for b in self._bodies)
+
+    def GetBodyByName(self, name: str, model_instance=None) -> RigidBody:
+        return self._lookup(self._bodies, name, model_instance, "body")
+
+    GetRigidBodyByName = GetBodyByName
+
+    def GetBodyIndices(self, model_instance) -> list:
+        mi = self._CheckModelInstance(model_instance)
+        return [b.index() for b in self._bodies if b.model_instance() == mi]
+
+    def GetBodiesWeldedTo(self, body) -> list:
+        """Every body welded (transitively, through WeldJoints) to `body`, itself included."""
+        self._check_element(body, "body", self._bodies)
+        adj: dict[int, list] = {}
+        for j in self._joints:
+            if isinstance(j, WeldJoint):
+                a, b = int(j.parent_body().index()), int(j.child_body().index())
+                adj.setdefault(a, []).append(b)
+                adj.setdefault(b, []).append(a)
+        seen, stack = {int(body.index())}, [int(body.index())]
+        while stack:
+            for n in adj.get(stack.pop(), []):
+                if n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+        return [self._bodies[i] for i in sorted(seen)]
+
+    def IsAnchored(self, body) -> bool:
+        """True if the path from `body` to the world contains only weld joints."""
+        self._ThrowIfNotFinalized("IsAnchored")
+        b = int(body.index())
+        while b != 0:
+            j = self._joints[self._model.joint_of_body[b]]
+            if j.num_velocities() != 0:
+                return False
+            b = int(j.parent_body().index())
+        return True
+
+    # ---- frames ---------------------------------------------------------------------------
+    def AddFrame(self, frame: Frame) -> Frame:
+        """Add a FixedOffsetFrame (or other Frame) whose parent is already in this plant."""
+        self._ThrowIfFinalized("AddFrame")
+        if not isinstance(frame, FixedOffsetFrame):
+            raise ValueError(f"AddFrame expects a FixedOffsetFrame, got {type(frame).__name__}")
+        self._check_element(frame.body(), "body", self._bodies)
+        if self._has(self._frames, frame.name(), frame.model_instance(), "frame"):
+            raise ValueError(f"a frame named '{frame.name()}' already exists in model instance "
+                             f"'{self._instance_names[int(frame.model_instance())]}'")
+        frame._attach(self, FrameIndex(len(self._frames)))
+        self._frames.append(frame)
+        return frame
+
+    def num_frames(self) -> int:
+        return len(self._frames)
+
+    def get_frame(self, frame_index) -> Frame:
+        return self._get(self._frames, frame_index, "frame")
+
+    def HasFrameNamed(self, name: str, model_instance=None) -> bool:
+        return self._has(self._frames, name, model_instance, "frame")
+
+    def GetFrameByName(self, name: str, model_instance=None) -> Frame:
+        return self._lookup(self._frames, name, model_instance, "frame")
+
+    def GetFrameIndices(self, model_instance) -> list:
+        mi = self._CheckModelInstance(model_instance)
+        return [f.index() for f in self._frames if f.model_instance() == mi]
+
+    # ---- joints ---------------------------------------------------------------------------
+    def AddJoint(self, joint, *args):
+        """AddJoint(joint) adds a constructed joint; AddJoint(JointType, name, parent, X_PF, child, X_BM, *extra)
+        builds one, adding '{name}_parent' / '{name}_child' offset frames for non-None poses."""
+        self._ThrowIfFinalized("AddJoint")
+        if isinstance(joint, type):
+            name, parent, X_PF, child, X_BM, *extra = args
+            F = parent.body_frame() if X_PF is None else self.AddFrame(
+                FixedOffsetFrame(f"{name}_parent", parent.body_frame(), X_PF))
+            M = child.body_frame() if X_BM is None else self.AddFrame(
+                FixedOffsetFrame(f"{name}_child", child.body_frame(), X_BM))
+            joint = joint(name, F, M, *extra)
+        if not isinstance(joint, Joint):
+            raise ValueError(f"AddJoint expects a Joint, got {type(joint).__name__}")
+        for f in (joint.frame_on_parent(), joint.frame_on_child()):
+            self._check_element(f, "frame", self._frames)
+        if self._has(self._joints, joint.name(), joint.model_instance(), "joint"):
+            raise ValueError(f"a joint named '{joint.name()}' already exists in model instance "
+                             f"'{self._instance_names[int(joint.model_instance())]}'")
+        for j in self._joints:
+            if j.child_body() is joint.child_body():
+                raise ValueError(
+                    f"joint '{joint.name()}': body '{joint.child_body().name()}' already has parent joint '{j.name()}'; "
+                    "a body can have only one inboard joint. Close kinematic loops with AddBallConstraint, "
+                    "AddDistanceConstraint or AddWeldConstraint.")
+        joint._attach(self, JointIndex(len(self._joints)))
+        self._joints.append(joint)
+        return joint
+
+    def WeldFrames(self, frame_on_parent_F: Frame, frame_on_child_M: Frame, X_FM=None) -> WeldJoint:
+        """Weld frame M to frame F with fixed pose X_FM; the joint is named '<F>_welds_to_<M>'."""
+        self._ThrowIfFinalized("WeldFrames")
+        name = f"{frame_on_parent_F.name()}_welds_to_{frame_on_child_M.name()}"
+        return self.AddJoint(WeldJoint(name, frame_on_parent_F, frame_on_child_M, X_FM))
+
+    def num_joints(self) -> int:
+        return len(self._joints)
+
+    def get_joint(self, joint_index) -> Joint:
+        return self._get(self._joints, joint_index, "joint")
+
+    get_mutable_joint = get_joint
+
+    def HasJointNamed(self, name: str, model_instance=None) -> bool:
+        return self._has(self._joints, name, model_instance, "joint")
+
+    def GetJointByName(self, name: str, model_instance=None, joint_type=None) -> Joint:
+        j = self._lookup(self._joints, name, model_instance, "joint")
+        if joint_type is not None and not isinstance(j, joint_type):
+            raise TypeError(f"joint '{name}' is a {type(j).__name__}, not a {joint_type.__name__}")
+        return j
+
+    GetMutableJointByName = GetJointByName
+
+    def GetJointIndices(self, model_instance=None) -> list:
+        if model_instance is None:
+            return [j.index() for j in self._joints]
+        mi = self._CheckModelInstance(model_instance)
+        return [j.index() for j in self._joints if j.model_instance() == mi]
+
+    def GetActuatedJointIndices(self, model_instance) -> list:
+        mi = self._CheckModelInstance(model_instance)
+        return [a.joint().index() for a in self._actuators if a.model_instance() == mi]
+
+    def _inboard_joint_of_body(self, body_index):
+        if self._model is None:
+            for j in self._joints:
+                if int(j.child_body().index()) == int(body_index):
+                    return j
+            return None
+        k = self._model.joint_of_body[int(body_index)]
+        return None if k < 0 else self._joints[k]
+
+    # ---- actuators --------------------------------------------------------------------------
+    def AddJointActuator(self, name: str, joint: Joint, effort_limit: float = np.inf) -> JointActuator:
+        """Add an actuator on a single-dof joint; u[actuator.index()] is its generalized force."""
+        self._ThrowIfFinalized("AddJointActuator")
+        self._check_element(joint, "joint", self._joints)
+        act = JointActuator(name, joint, effort_limit)
+        if self._has(self._actuators, name, act.model_instance(), "actuator"):
+            raise ValueError(f"an actuator named '{name}' already exists in model instance "
+                             f"'{self._instance_names[int(act.model_instance())]}'")
+        act._attach(self, JointActuatorIndex(len(self._actuators)))
+        self._actuators.append(act)
+        return act
+
+    def num_actuators(self, model_instance=None) -> int:
+        if model_instance is None:
+            return len(self._actuators)
+        mi = self._CheckModelInstance(model_instance)
+        return sum(a.model_instance() == mi for a in self._actuators)
+
+    def num_actuated_dofs(self, model_instance=None) -> int:
+        if model_instance is not None:
+            self._ThrowIfNotFinalized("num_actuated_dofs")
+        return self.num_actuators(model_instance)
+
+    def get_joint_actuator(self, actuator_index) -> JointActuator:
+        return self._get(self._actuators, actuator_index, "actuator")
+
+    get_mutable_joint_actuator = get_joint_actuator
+
+    def HasJointActuatorNamed(self, name: str, model_instance=None) -> bool:
+        return self._has(self._actuators, name, model_instance, "actuator")
+
+    def GetJointActuatorByName(self, name: str, model_instance=None) -> JointActuator:
+        return self._lookup(self._actuators, name, model_instance, "actuator")
+
+    def GetJointActuatorIndices(self, model_instance=None) -> list:
+        if model_instance is None:
+            return [a.index() for a in self._actuators]
+        mi = self._CheckModelInstance(model_instance)
+        return [a.index() for a in self._actuators if a.model_instance() == mi]
+
+    # ---- force elements -------------------------------------------------------------------------
+    def AddForceElement(self, force_element: ForceElement) -> ForceElement:
+        """Add a force element (a second UniformGravityFieldElement is refused: use gravity_field())."""
+        self._ThrowIfFinalized("AddForceElement")
+        if not isinstance(force_element, ForceElement):
+            raise ValueError(f"AddForceElement expects a ForceElement, got {type(force_element).__name__}")
+        if isinstance(force_element, UniformGravityFieldElement):
+            raise ValueError("this plant already has a UniformGravityFieldElement; change it via "
+                             "mutable_gravity_field().set_gravity_vector()")
+        if force_element.model_instance() is None:
+            force_element._model_instance = ModelInstanceIndex(1)
+        force_element._attach(self, ForceElementIndex(len(self._force_elements)))
+        self._force_elements.append(force_element)
+        return force_element
+
+    def num_force_elements(self) -> int:
+        return len(self._force_elements)
+
+    def get_force_element(self, force_element_index) -> ForceElement:
+        return self._get(self._force_elements, force_element_index, "force element")
+
+    def GetForceElement(self, force_element_index, force_element_type=None) -> ForceElement:
+        fe = self.get_force_element(force_element_index)
+        if force_element_type is not None and not isinstance(fe, force_element_type):
+            raise TypeError(f"force element {int(force_element_index)} is a {type(fe).__name__}, "
+                            f"not a {force_element_type.__name__}")
+        return fe
+
+    def gravity_field(self) -> UniformGravityFieldElement:
+        return self._force_elements[0]
+
+    mutable_gravity_field = gravity_field
+
+    def set_gravity_enabled(self, model_instance, is_enabled: bool) -> None:
+        """Enable/disable gravity on one model instance (pre-Finalize)."""
+        self._ThrowIfFinalized("set_gravity_enabled")
+        self.gravity_field().set_enabled(model_instance, is_enabled)
+
+    def is_gravity_enabled(self, model_instance) -> bool:
+        return self.gravity_field().is_enabled(self._CheckModelInstance(model_instance))
+
+    def _gravity_enabled_mask(self) -> np.ndarray:
+        g = self.gravity_field()
+        return np.array([0.0 if i == 0 else float(g.is_enabled(b.model_instance()))
+                         for i, b in enumerate(self._bodies)])
+
+    # ---- Finalize -------------------------------------------------------------------------------
+    def is_finalized(self) -> bool:
+        return self._finalized
+
+    def Finalize(self) -> None:
+        """Check the topology, add floating joints for free bodies, compile the arrays and declare state/ports."""
+        self._ThrowIfFinalized("Finalize")
+        check_topology(self._bodies, self._joints)
+        has_parent = {int(j.child_body().index()) for j in self._joints}
+        for body in self._bodies[1:]:
+            if int(body.index()) not in has_parent:
+                name = body.name()
+                while self._find(self._joints, name, body.model_instance(), "joint"):
+                    name = "_" + name
+                j = QuaternionFloatingJoint(name, self.world_frame(), body.body_frame())
+                j._model_instance = body.model_instance()
+                j._attach(self, JointIndex(len(self._joints)))
+                self._joints.append(j)
+                body._floating_joint = j
+                if int(body.index()) in self._default_free_body_poses:
+                    j._default_positions = self._free_pose_to_q(*self._default_free_body_poses[int(body.index())])
+        self._model = compile_model(self._bodies, self._joints, self._actuators)
+        if self._time_step == 0 and np.any(np.isfinite(self._model.q_lower) | np.isfinite(self._model.q_upper)):
+            limited = [j.name() for j in self._joints
+                       if np.any(np.isfinite(j._pos_lower)) or np.any(np.isfinite(j._pos_upper))]
+            warnings.warn(f"MultibodyPlant '{self.get_name()}': joint limits on {limited} are ignored by a continuous "
+                          "plant (time_step = 0); use a discrete plant to enforce them", stacklevel=2)
+        self._gravity_mask = self._gravity_enabled_mask().astype(np.bool_)
+        self._FilterAdjacentAndWeldedCollisions()
+        self._finalized = True
+        self._DeclareSystemResources()
+        self._FinalizeContact()
+
+    @staticmethod
+    def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:
+        from ..math.functions import quaternion_from_rotation_matrix
+        return np.concatenate([quaternion_from_rotation_matrix(R), p])
+
+    def compiled_model(self):
+        """The CompiledModel arrays (after Finalize)."""
+        self._ThrowIfNotFinalized("compiled_model")
+        return self._model
+
+    def GetTopologyGraphvizString(self) -> str:
+        """Graphviz dot text: one cluster per model instance, one edge child -> parent per joint."""
+        lines = ["digraph MultibodyPlant {", f'label="{self.get_name()}";', "rankdir=BT;", "labelloc=t;"]
+        for i, name in enumerate(self._instance_names):
+            lines.append(f"subgraph cluster{i} {{")
+            lines.append(f'label="{name}";')
+            for b in self._bodies:
+                if int(b.model_instance()) == i:
+                    lines.append(f'body{int(b.index())} [label="{b.name()}"];')
+            lines.append("}")
+        for j in self._joints:
+            lines.append(f'body{int(j.child_body().index())} -> body{int(j.parent_body().index())} '
+                         f'[label="{j.name()} [{j.type_name()}]"];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,145 @@
+"""Non-contact constraint rows of the discrete plant: joint limits, dry friction and the plant's
+coupler / distance / ball / weld constraints, added to a ConstraintAssembler each step.
+
+`ConstraintRowModel` is built once at Finalize: it resolves the plant's joints and constraint specs
+into arrays and computes MuJoCo's setConst quantities (body_invweight0, dof_invweight0, meaninertia)
+at the default configuration, which scale the rows' regularizers as in MuJoCo.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..contact import ConnectRows, DistanceRow, JointCouplerRow
+from ..kernels import pipeline as pl
+from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
+from ..kernels.kinematics import acceleration_to_point
+from ..tree._convert import pose_to_arrays
+from ._contact_kernels import InverseWeights, PointJacobians
+from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoParameters
+
+
+def _quat_from_R(R: np.ndarray) -> np.ndarray:
+    from ..math.functions import quaternion_from_rotation_matrix
+    return quaternion_from_rotation_matrix(R)
+
+
+class ConstraintRowModel:
+    """Joint limits, frictionloss and equality constraints of a finalized discrete plant."""
+
+    def __init__(self, plant):
+        from ._kinematics import Kinematics
+        m = plant._model
+        self.nv = m.nv
+        q0 = plant._default_state_vector()[:m.nq]
+        kin0 = Kinematics(m, q0, np.zeros(m.nv), m.body_params)
+        M0 = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin0.S, kin0.Iw)
+        groups = []
+        for b in m.order:
+            jt, vs, nvb = m.ji[b, 1], m.ji[b, 4], m.ji[b, 5]
+            if jt in (QUATERNION_FLOATING, RPY_FLOATING):
+                groups += [np.arange(vs, vs + 3), np.arange(vs + 3, vs + 6)]
+            elif jt in (BALL_QUATERNION, BALL_RPY):
+                groups.append(np.arange(vs, vs + nvb))
+        p_cm = kin0.p_WB + np.einsum("bij,bj->bi", kin0.R_WB, m.body_params[:, 1:4])
+        self.body_invweight0, self.dof_invweight0 = InverseWeights(m.ji, kin0.S, M0, p_cm, groups)
+        self.meaninertia = float(np.mean(np.diag(M0))) if m.nv else 1.0
+        # ---- joints: frictionloss per dof, limits of single-dof joints ---------------------------------
+        self.friction = []   # (dof, frictionloss, solref, solimp, name)
+        self.limits = []     # (q index, dof, lower, upper, margin, solref, solimp, name)
+        for j in plant._joints:
+            par = GetJointMujocoParameters(plant, j)
+            vs, nvj = j.velocity_start(), j.num_velocities()
+            if par["frictionloss"] > 0:
+                for k in range(nvj):
+                    self.friction.append((vs + k, par["frictionloss"], par["solreffriction"],
+                                          par["solimpfriction"], j.name()))
+            if j.num_positions() == 1 and nvj == 1:
+                lo, hi = float(j.position_lower_limits()[0]), float(j.position_upper_limits()[0])
+                if np.isfinite(lo) or np.isfinite(hi):
+                    self.limits.append((j.position_start(), vs, lo, hi, par["margin"], par["solreflimit"],
+                                        par["solimplimit"], j.name()))
+        self.friction.sort(key=lambda r: r[0])
+        # ---- equality constraints ------------------------------------------------------------------------
+        self.equalities = []
+        for k, spec in enumerate(plant._constraints):
+            par = GetConstraintMujocoParameters(plant, k)
+            name = f"{spec['kind']} constraint {k}"
+            kind = spec["kind"]
+            if kind == "Coupler":
+                j0, j1 = spec["joint0"], spec["joint1"]
+                self.equalities.append(dict(kind="coupler", name=name, q0=j0.position_start(),
+                                            q1=j1.position_start(), v0=j0.velocity_start(), v1=j1.velocity_start(),
+                                            poly=(spec["offset"], spec["gear_ratio"]), par=par))
+            elif kind in ("Ball", "Distance"):
+                a, b = int(spec["body_A"].index()), int(spec["body_B"].index())
+                p_BQ = spec.get("p_BQ")
+                if p_BQ is None:  # Q = P's location at the default configuration, in B
+                    p_WP = kin0.p_WB[a] + kin0.R_WB[a] @ spec["p_AP"]
+                    p_BQ = kin0.R_WB[b].T @ (p_WP - kin0.p_WB[b])
+                eq = dict(kind="connect" if kind == "Ball" else "distance", name=name, a=a, b=b,
+                          p_AP=np.asarray(spec["p_AP"], float), p_BQ=np.asarray(p_BQ, float), par=par)
+                if kind == "Distance":
+                    eq["distance"] = spec["distance"]
+                    eq["stiffness"], eq["damping"] = spec["stiffness"], spec["damping"]
+                self.equalities.append(eq)
+            elif kind == "Weld":
+                a, b = int(spec["body_A"].index()), int(spec["body_B"].index())
+                (R_AP, p_AP), (R_BQ, p_BQ) = spec["X_AP"], spec["X_BQ"]
+                self.equalities.append(dict(kind="weld", name=name, a=a, b=b, R_AP=np.asarray(R_AP, float),
+                                            p_AP=np.asarray(p_AP, float), R_BQ=np.asarray(R_BQ, float),
+                                            p_BQ=np.asarray(p_BQ, float), par=par))
+            else:
+                raise ValueError(f"MultibodyPlant '{plant.get_name()}': constraint {k} has unknown kind '{kind}'")
+        self._needs_bias = any(e["kind"] in ("connect", "weld", "distance") for e in self.equalities)
+
+    def Add(self, asm, model, kin) -> None:
+        """Add the rows active at this state to `asm` (MuJoCo order: equality, friction, limit)."""
+        nv = self.nv
+        iw_b, iw_d = self.body_invweight0, self.dof_invweight0
+        A0 = (pl.spatial_accelerations_stage(model.order, model.ji, kin.S, kin.c, np.zeros(nv))
+              if self._needs_bias and self.equalities else None)
+        for e in self.equalities:
+            ref, imp = e["par"]["solref"], e["par"]["solimp"]
+            if e["kind"] == "coupler":
+                J, r = JointCouplerRow(kin.q[e["q0"]], kin.q[e["q1"]], e["poly"], e["v0"], e["v1"], nv)
+                asm.AddEquality("coupler", J, r, iw_d[e["v0"]] + iw_d[e["v1"]], ref, imp, name=e["name"])
+                continue
+            a, b = e["a"], e["b"]
+            p_WP = kin.p_WB[a] + kin.R_WB[a] @ e["p_AP"]
+            p_WQ = kin.p_WB[b] + kin.R_WB[b] @ e["p_BQ"]
+            JvP, JwP = PointJacobians(model.ji, kin.S, a, p_WP)
+            JvQ, JwQ = PointJacobians(model.ji, kin.S, b, p_WQ)
+            bias = (acceleration_to_point(kin.V[a], A0[a], p_WP)[3:] - acceleration_to_point(kin.V[b], A0[b], p_WQ)[3:])
+            tran = iw_b[a, 0] + iw_b[b, 0]
+            if e["kind"] == "connect":
+                J, r = ConnectRows(p_WP, p_WQ, JvP, JvQ)
+                asm.AddEquality("connect", J, r, tran, ref, imp, name=e["name"], Jdot_v=bias)
+            elif e["kind"] == "distance":
+                J, r = DistanceRow(p_WP, p_WQ, JvP, JvQ, e["distance"])
+                u = (p_WP - p_WQ) / max(np.linalg.norm(p_WP - p_WQ), 1e-300)
+                if np.isfinite(e["stiffness"]):  # Drake's compliant distance constraint: direct solref form
+                    ref = (-e["stiffness"] * tran, -e["damping"] * tran)
+                asm.AddEquality("distance", J, r, tran, ref, imp, name=e["name"], Jdot_v=np.array([u @ bias]))
+            else:
+                R_WP = kin.R_WB[a] @ e["R_AP"]
+                R_WQ = kin.R_WB[b] @ e["R_BQ"]
+                qe = _quat_from_R(R_WP @ R_WQ.T)  # rotation from Q to P, in W (w >= 0)
+                ts = e["par"]["torquescale"]
+                vec = qe[1:]
+                skew = np.array([[0, -vec[2], vec[1]], [vec[2], 0, -vec[0]], [-vec[1], vec[0], 0]])
+                Jr = 0.5 * ts * (qe[0] * np.eye(3) + skew) @ (JwP - JwQ)
+                J = np.vstack([JvP - JvQ, Jr])
+                r = np.concatenate([p_WP - p_WQ, ts * vec])
+                rot = iw_b[a, 1] + iw_b[b, 1]
+                asm.AddEquality("weld", J, r, np.array([tran] * 3 + [rot] * 3), ref, imp, name=e["name"],
+                                Jdot_v=np.concatenate([bias, np.zeros(3)]))
+        for dof, floss, ref, imp, name in self.friction:
+            J = np.zeros((1, nv))
+            J[0, dof] = 1.0
+            asm.AddFrictionLoss(J, floss, iw_d[dof], ref, imp, name=name)
+        for qi, dof, lo, hi, margin, ref, imp, name in self.limits:
+            for dist, sign in ((kin.q[qi] - lo, 1.0), (hi - kin.q[qi], -1.0)):
+                if dist < margin:
+                    J = np.zeros((1, nv))
+                    J[0, dof] = sign
+                    asm.AddLimit(J, dist, margin, iw_d[dof], ref, imp, name=name)

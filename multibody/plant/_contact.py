@@ -1,0 +1,200 @@
+"""The discrete plant's constraint step: contacts, limits, dry friction and equality constraints solved
+as one soft-constraint problem (MuJoCo's formulation), installed through the plant's
+_SetDiscreteConstraintSolver hook.
+
+Per step: MuJoCo-style contact manifolds from the geometry_query input (QueryObject.ComputeContactPoints),
+contact-frame Jacobians, MuJoCo rows for MuJoCo-parameterized pairs (ConstraintAssembler), SAP rows for
+Drake-material pairs (one deepest point per penetrating pair, as Drake's point contact), then
+SolveConstraints (Newton by default, warm-started with the previous step's acceleration).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..contact import (ConstraintAssembler, ContactForces, DelassusDiagonal, PointPairContactInfo,
+                       SapContactProblem, SolveConstraints)
+from ..contact.assembler import ConstraintProblem
+from ._constraint_rows import ConstraintRowModel
+from ._contact_geometry import ContactGeometryTable
+from ._contact_kernels import ContactJacobians
+
+
+@dataclass
+class ContactSet:
+    """The contacts of one step (MuJoCo pairs first, then Drake pairs), all arrays with leading ncon."""
+    body_A: np.ndarray
+    body_B: np.ndarray
+    id_A: list
+    id_B: list
+    pos_W: np.ndarray
+    frame_W: np.ndarray   # rows: normal from A to B, tangent 1, tangent 2
+    dist: np.ndarray
+    J: np.ndarray         # (ncon, 6, nv) contact-frame Jacobians of V_B - V_A
+    n_mujoco: int
+
+    @property
+    def size(self) -> int:
+        return int(self.dist.shape[0])
+
+
+@dataclass
+class StepSolution:
+    """One solved step: the accelerations, the problem and solver result, contacts and contact forces."""
+    qacc: np.ndarray
+    problem: ConstraintProblem
+    result: object
+    contacts: ContactSet
+    f_contact: np.ndarray     # (ncon, 6) contact-frame forces on B (normal, t1, t2, spin, roll1, roll2)
+    tau_contact: np.ndarray   # (nv,) generalized contact forces J_c' f
+
+
+def _concat_problems(a: ConstraintProblem, b: ConstraintProblem) -> ConstraintProblem:
+    """Append b's contact rows (only contacts) after a's rows."""
+    ncon_a = a.con_dim.shape[0]
+    cat = np.concatenate
+    id_b = b.efc_id + ncon_a
+    return ConstraintProblem(
+        J=np.vstack([a.J, b.J]), efc_type=cat([a.efc_type, b.efc_type]), efc_id=cat([a.efc_id, id_b]),
+        efc_pos=cat([a.efc_pos, b.efc_pos]), efc_margin=cat([a.efc_margin, b.efc_margin]),
+        efc_frictionloss=cat([a.efc_frictionloss, b.efc_frictionloss]), efc_diagA=cat([a.efc_diagA, b.efc_diagA]),
+        efc_R=cat([a.efc_R, b.efc_R]), efc_D=cat([a.efc_D, b.efc_D]),
+        efc_KBIP=np.vstack([a.efc_KBIP.reshape(-1, 4), b.efc_KBIP.reshape(-1, 4)]),
+        efc_vel=cat([a.efc_vel, b.efc_vel]), efc_aref=cat([a.efc_aref, b.efc_aref]), ne=a.ne, nf=a.nf, nl=a.nl,
+        con_dim=cat([a.con_dim, b.con_dim]).astype(np.int64),
+        con_friction=np.vstack([a.con_friction.reshape(-1, 5), b.con_friction]),
+        con_mu=cat([a.con_mu, b.con_mu]), con_efc_address=cat([a.con_efc_address, b.con_efc_address + a.nefc]),
+        cone=a.cone, names=list(a.names) + list(b.names))
+
+
+class DiscreteContactSolver:
+    """callable(plant, context, kin, M_hat, a_free, h) -> (a, tau_contact): the plant's constraint step."""
+
+    def __init__(self, plant):
+        self._plant = plant
+        self.rows = ConstraintRowModel(plant)
+        self.geometry = ContactGeometryTable(plant)
+        self._warm: dict[int, np.ndarray] = {}
+        self.last_report = None
+        self.failures = 0
+
+    # ---- contacts ----------------------------------------------------------------------------------------
+    def CalcContacts(self, context, kin) -> tuple[ContactSet, dict]:
+        """Contacts at this state with their (mixed) parameters."""
+        plant = self._plant
+        m = plant._model
+        nv = m.nv
+        empty = ContactSet(np.zeros(0, np.int64), np.zeros(0, np.int64), [], [], np.zeros((0, 3)),
+                           np.zeros((0, 3, 3)), np.zeros(0), np.zeros((0, 6, nv)), 0)
+        port = plant.get_geometry_query_input_port()
+        if plant.num_collision_geometries() == 0 or not port.HasValue(context):
+            return empty, {}
+        query = port.Eval(context)
+        cps = query.ComputeContactPoints()
+        if cps.size() == 0:
+            return empty, {}
+        inspector = query.inspector()
+        table = self.geometry
+        table.Sync(inspector)
+        i1, i2 = np.asarray(cps.index_1, np.int64), np.asarray(cps.index_2, np.int64)
+        for idx, gid in zip(np.concatenate([i1, i2]).tolist(), list(cps.id_1) + list(cps.id_2)):
+            if idx not in table._rows:
+                table.Row(inspector, idx, gid)
+        rows = table._rows
+        is_mj = np.array([rows[a].mujoco is not None or rows[b].mujoco is not None
+                          for a, b in zip(i1.tolist(), i2.tolist())], dtype=bool)
+        mj = np.flatnonzero(is_mj)
+        # Drake pairs: the deepest penetrating point of each pair (Drake's point-pair contact)
+        dk_all = np.flatnonzero(~is_mj & (cps.dist < 0))
+        dk = []
+        if dk_all.size:
+            best = {}
+            for k in dk_all.tolist():
+                key = (int(i1[k]), int(i2[k]))
+                if key not in best or cps.dist[k] < cps.dist[best[key]]:
+                    best[key] = k
+            dk = sorted(best.values())
+        sel = np.concatenate([mj, np.asarray(dk, np.int64)]).astype(np.int64)
+        if sel.size == 0:
+            return empty, {}
+        bA = np.array([rows[a].body for a in i1[sel].tolist()], np.int64)
+        bB = np.array([rows[b].body for b in i2[sel].tolist()], np.int64)
+        pos = np.ascontiguousarray(cps.pos_W[sel])
+        frame = np.ascontiguousarray(cps.frame_W[sel])
+        J = ContactJacobians(m.ji, kin.S, bA, bB, pos, frame)
+        cs = ContactSet(bA, bB, [cps.id_1[k] for k in sel.tolist()], [cps.id_2[k] for k in sel.tolist()], pos,
+                        frame, np.ascontiguousarray(cps.dist[sel]), J, int(mj.size))
+        names = [f"{rows[a].name}|{rows[b].name}" for a, b in zip(i1[sel].tolist(), i2[sel].tolist())]
+        pairs = list(zip(i1[sel].tolist(), i2[sel].tolist()))
+        return cs, {"names": names, "pairs": pairs}
+
+    # ---- the step ----------------------------------------------------------------------------------------
+    def Solve(self, context, kin, M_hat, a_free, h) -> StepSolution:
+        plant = self._plant
+        m = plant._model
+        opts = plant.get_constraint_solver_options()
+        contacts, info = self.CalcContacts(context, kin)
+        asm = ConstraintAssembler(m.nv)
+        self.rows.Add(asm, m, kin)
+        nmj = contacts.n_mujoco
+        iw = self.rows.body_invweight0
+        if nmj:
+            par = [self.geometry.MujocoPair(i, j) for i, j in info["pairs"][:nmj]]
+            bA, bB = contacts.body_A[:nmj], contacts.body_B[:nmj]
+            asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], [p[0] for p in par], [p[3] for p in par],
+                            [p[1] for p in par], [p[2] for p in par], [p[4] for p in par],
+                            iw[bA, 0] + iw[bB, 0], iw[bA, 1] + iw[bB, 1], names=info["names"][:nmj])
+        problem = asm.Build(kin.v, h, cone=opts.cone, impratio=opts.impratio)
+        ndk = contacts.size - nmj
+        if ndk:
+            par = [self.geometry.DrakePair(i, j) for i, j in info["pairs"][nmj:]]
+            J3 = np.ascontiguousarray(contacts.J[nmj:, :3])
+            w = DelassusDiagonal(J3, M_hat)
+            sap = SapContactProblem(J3, contacts.dist[nmj:], kin.v, [p[0] for p in par], [p[2] for p in par],
+                                    [p[4] for p in par], w, h, beta=plant.get_sap_near_rigid_threshold(),
+                                    names=info["names"][nmj:])
+            problem = _concat_problems(problem, sap)
+        key = id(context)
+        res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
+                               tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
+                               ls_tolerance=opts.ls_tolerance, qacc_warmstart=self._warm.get(key),
+                               meaninertia=self.rows.meaninertia)
+        if len(self._warm) > 64:
+            self._warm.clear()
+        self._warm[key] = res.qacc
+        self.last_report = (bool(res.converged), int(res.iterations), float(res.residual))
+        if not res.converged:
+            self.failures += 1
+            if opts.throw_on_failure:
+                res.ThrowIfNotConverged(f"MultibodyPlant '{plant.get_name()}' constraint solver at t = "
+                                        f"{context.get_time()}")
+        f_c = ContactForces(res.efc_force, problem.efc_type, problem.con_efc_address, problem.con_dim,
+                            problem.con_friction) if contacts.size else np.zeros((0, 6))
+        ncrow = problem.nefc - (problem.con_efc_address[0] if contacts.size else problem.nefc)
+        tau_c = (problem.J[problem.nefc - ncrow:].T @ res.efc_force[problem.nefc - ncrow:]) if ncrow \
+            else np.zeros(m.nv)
+        return StepSolution(res.qacc, problem, res, contacts, f_c, tau_c)
+
+    def __call__(self, plant, context, kin, M_hat, a_free, h):
+        sol = self.Solve(context, kin, M_hat, a_free, h)
+        capture = getattr(plant, "_contact_capture", None)
+        if capture is not None:
+            capture.append(sol)
+        return sol.qacc, sol.tau_contact
+
+
+def ContactInfosFromSolution(plant, sol: StepSolution, kin) -> list[PointPairContactInfo]:
+    """PointPairContactInfo of every contact of a solved step (force on B at the contact point, in W)."""
+    cs = sol.contacts
+    out = []
+    if cs.size == 0:
+        return out
+    vrel = cs.J[:, :3, :] @ kin.v  # (ncon, 3) [separation speed, slip components] in the contact frame
+    for c in range(cs.size):
+        f_W = cs.frame_W[c].T @ sol.f_contact[c, :3]
+        out.append(PointPairContactInfo(plant._bodies[int(cs.body_A[c])].index(),
+                                        plant._bodies[int(cs.body_B[c])].index(), f_W, cs.pos_W[c],
+                                        float(vrel[c, 0]), float(np.hypot(vrel[c, 1], vrel[c, 2])),
+                                        (cs.id_A[c], cs.id_B[c], float(cs.dist[c]), cs.frame_W[c, 0].copy())))
+    return out

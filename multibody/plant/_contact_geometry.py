@@ -1,0 +1,150 @@
+"""Per-geometry contact data of a plant (body, MuJoCo parameters or Drake material) and pair mixing.
+
+A geometry whose ProximityProperties hold the "mujoco" group uses MuJoCo's soft-contact parameters;
+a pair in which either geometry has them is a MuJoCo pair (the other geometry takes MuJoCo defaults),
+mixed with MuJoCo's rules (priority, solmix, max friction, summed margin and gap). Other pairs use
+Drake's point-contact material (coulomb_friction, point_contact_stiffness, hunt_crossley_dissipation,
+relaxation_time), with stiffness and dissipation defaulted from the penetration allowance.
+All parameters are validated once, with errors naming the geometry.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..contact import (DEFAULT_RELAXATION_TIME, CombineFrictionCoefficients, CombinePointContactParameters,
+                       CombineRelaxationTimes, MixContactParameters, ValidateSolimp, ValidateSolref)
+
+
+class GeometryContactData:
+    """What the contact pipeline needs about one proximity geometry."""
+
+    __slots__ = ("gid", "name", "body", "mujoco", "mu_static", "mu_dynamic", "stiffness", "dissipation",
+                 "relaxation_time")
+
+    def __init__(self, plant, inspector, gid, defaults: dict):
+        from ...geometry import CoulombFriction
+        from ...geometry.properties import MUJOCO_GROUP, GetMujocoContactParameters
+        self.gid = gid
+        self.name = inspector.GetName(gid)
+        body = plant.GetBodyFromFrameId(inspector.GetFrameId(gid))
+        if body is None:
+            raise RuntimeError(f"geometry '{self.name}' is not attached to a body of plant '{plant.get_name()}'")
+        self.body = int(body.index())
+        props = inspector.GetProximityProperties(gid)
+        self.mujoco = None
+        if props is not None and props.HasGroup(MUJOCO_GROUP):
+            try:
+                mj = GetMujocoContactParameters(props)
+            except ValueError as err:
+                raise ValueError(f"geometry '{self.name}': {err}") from None
+            ValidateSolref(mj.solref, "geometry", self.name)
+            ValidateSolimp(mj.solimp, "geometry", self.name)
+            self.mujoco = {"name": self.name, "priority": mj.priority, "condim": mj.condim, "solmix": mj.solmix,
+                           "solref": np.array(mj.solref), "solimp": np.array(mj.solimp),
+                           "friction": np.array(mj.friction), "margin": mj.margin, "gap": mj.gap}
+        fr = props.GetPropertyOrDefault("material", "coulomb_friction", None) if props is not None else None
+        if fr is None:
+            fr = CoulombFriction(0.0, 0.0)
+        if not isinstance(fr, CoulombFriction):
+            raise ValueError(f"geometry '{self.name}': ('material', 'coulomb_friction') must be a CoulombFriction")
+        self.mu_static, self.mu_dynamic = float(fr.static_friction()), float(fr.dynamic_friction())
+        get = (lambda key, default: props.GetPropertyOrDefault("material", key, default)) if props is not None \
+            else (lambda key, default: default)
+        self.stiffness = float(get("point_contact_stiffness", defaults["stiffness"]))
+        self.dissipation = float(get("hunt_crossley_dissipation", defaults["dissipation"]))
+        self.relaxation_time = float(get("relaxation_time", DEFAULT_RELAXATION_TIME))
+        for key, ok in (("point_contact_stiffness", self.stiffness > 0),
+                        ("hunt_crossley_dissipation", self.dissipation >= 0),
+                        ("relaxation_time", self.relaxation_time >= 0),
+                        ("coulomb_friction", self.mu_static >= 0 and self.mu_dynamic >= 0)):
+            if not ok:
+                raise ValueError(f"geometry '{self.name}': {key} is invalid (stiffness must be > 0, dissipation, "
+                                 f"relaxation_time and friction >= 0)")
+
+
+class ContactGeometryTable:
+    """GeometryContactData per proximity-table row (rebuilt when SceneGraph's geometry version changes)
+    plus a cache of mixed pair parameters."""
+
+    def __init__(self, plant):
+        self._plant = plant
+        self._version = None
+        self._rows: dict[int, GeometryContactData] = {}
+        self._pairs: dict[tuple, tuple] = {}
+        self._defaults = None
+
+    def _default_material(self) -> dict:
+        if self._defaults is None:
+            from ..contact import DefaultPointContactParameters
+            plant = self._plant
+            masses = [float(b.default_mass()) for b in plant._bodies[1:]] if len(plant._bodies) > 1 else [1.0]
+            mmax = max([m for m in masses if np.isfinite(m) and m > 0], default=1.0)
+            self._defaults = DefaultPointContactParameters(plant.get_penetration_allowance(), mmax)
+        return self._defaults
+
+    def ValidateAll(self, inspector) -> None:
+        """Build (and so validate) the contact data of every collision geometry of the plant."""
+        for body in self._plant._bodies:
+            for gid in self._plant.GetCollisionGeometriesForBody(body):
+                GeometryContactData(self._plant, inspector, gid, self._default_material())
+
+    def Sync(self, inspector) -> None:
+        version = inspector.geometry_version()
+        if version != self._version:
+            self._version = version
+            self._rows.clear()
+            self._pairs.clear()
+
+    def Row(self, inspector, index: int, gid) -> GeometryContactData:
+        row = self._rows.get(index)
+        if row is None or row.gid != gid:
+            row = GeometryContactData(self._plant, inspector, gid, self._default_material())
+            self._rows[index] = row
+        return row
+
+    def MujocoPair(self, i: int, j: int) -> tuple:
+        """(condim, solref, solimp, friction5, includemargin) of the MuJoCo pair of rows i, j."""
+        key = (i, j)
+        out = self._pairs.get(key)
+        if out is None:
+            a, b = self._rows[i], self._rows[j]
+            ga = a.mujoco if a.mujoco is not None else {"name": a.name}
+            gb = b.mujoco if b.mujoco is not None else {"name": b.name}
+            mixed = MixContactParameters(ga, gb)
+            out = (mixed["condim"], mixed["solref"], mixed["solimp"], mixed["friction"], mixed["includemargin"])
+            self._pairs[key] = out
+        return out
+
+    def DrakePair(self, i: int, j: int) -> tuple:
+        """(stiffness N/m, hunt_crossley_dissipation s/m, relaxation_time s, mu_static, mu_dynamic) of a pair."""
+        key = (i, j)
+        out = self._pairs.get(key)
+        if out is None:
+            a, b = self._rows[i], self._rows[j]
+            k, d = CombinePointContactParameters(a.stiffness, a.dissipation, b.stiffness, b.dissipation)
+            out = (k, d, CombineRelaxationTimes(a.relaxation_time, b.relaxation_time),
+                   CombineFrictionCoefficients(a.mu_static, b.mu_static),
+                   CombineFrictionCoefficients(a.mu_dynamic, b.mu_dynamic))
+            self._pairs[key] = out
+        return out
+
+    def ById(self, inspector, gid) -> GeometryContactData:
+        """GeometryContactData by GeometryId (continuous plant queries report ids, not table rows)."""
+        key = ("id", gid)
+        row = self._rows.get(key)
+        if row is None:
+            row = GeometryContactData(self._plant, inspector, gid, self._default_material())
+            self._rows[key] = row
+        return row
+
+    def DrakePairById(self, a: GeometryContactData, b: GeometryContactData) -> tuple:
+        """DrakePair for two GeometryContactData (cached by their ids)."""
+        key = ("id", a.gid, b.gid)
+        out = self._pairs.get(key)
+        if out is None:
+            k, d = CombinePointContactParameters(a.stiffness, a.dissipation, b.stiffness, b.dissipation)
+            out = (k, d, CombineRelaxationTimes(a.relaxation_time, b.relaxation_time),
+                   CombineFrictionCoefficients(a.mu_static, b.mu_static),
+                   CombineFrictionCoefficients(a.mu_dynamic, b.mu_dynamic))
+            self._pairs[key] = out
+        return out

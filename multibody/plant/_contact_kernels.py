@@ -1,0 +1,123 @@
+"""Compiled kernels of the plant's contact pipeline: contact-frame Jacobians, MuJoCo's inverse weights
+(setConst's body_invweight0 / dof_invweight0) and MuJoCo's position integration (exact quaternion
+exponential map for quaternion joints)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
+
+_QUAT_JOINTS = (QUATERNION_FLOATING, BALL_QUATERNION)
+
+
+@njit(cache=True)
+def _add_point_jacobian(ji, S, body, p, sign, Jw, Jv):
+    """Jw/Jv (3, nv) += sign * [w; v] Jacobian of the point of `body` at p_W (S Plücker at Wo)."""
+    a = body
+    while a > 0:
+        vs = ji[a, 4]
+        for j in range(ji[a, 5]):
+            col = vs + j
+            w0, w1, w2 = S[col, 0], S[col, 1], S[col, 2]
+            Jw[0, col] += sign * w0
+            Jw[1, col] += sign * w1
+            Jw[2, col] += sign * w2
+            Jv[0, col] += sign * (S[col, 3] + w1 * p[2] - w2 * p[1])
+            Jv[1, col] += sign * (S[col, 4] + w2 * p[0] - w0 * p[2])
+            Jv[2, col] += sign * (S[col, 5] + w0 * p[1] - w1 * p[0])
+        a = ji[a, 0]
+
+
+@njit(cache=True)
+def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W):
+    """J_contact (ncon, 6, nv): rows [normal, t1, t2, spin, roll1, roll2] of V_B - V_A at each contact
+    point, in the contact frame (frame_W[c] rows = normal from A to B, tangents)."""
+    ncon = pos_W.shape[0]
+    nv = S.shape[0]
+    out = np.zeros((ncon, 6, nv))
+    Jw = np.zeros((3, nv))
+    Jv = np.zeros((3, nv))
+    for c in range(ncon):
+        Jw[:] = 0.0
+        Jv[:] = 0.0
+        _add_point_jacobian(ji, S, body_B[c], pos_W[c], 1.0, Jw, Jv)
+        _add_point_jacobian(ji, S, body_A[c], pos_W[c], -1.0, Jw, Jv)
+        F = frame_W[c]
+        for r in range(3):
+            for q in range(nv):
+                out[c, r, q] = F[r, 0] * Jv[0, q] + F[r, 1] * Jv[1, q] + F[r, 2] * Jv[2, q]
+                out[c, 3 + r, q] = F[r, 0] * Jw[0, q] + F[r, 1] * Jw[1, q] + F[r, 2] * Jw[2, q]
+    return out
+
+
+@njit(cache=True)
+def PointJacobians(ji, S, body, p_W):
+    """(3, nv) translational and (3, nv) rotational Jacobians of the point p_W of `body`, in W."""
+    nv = S.shape[0]
+    Jw = np.zeros((3, nv))
+    Jv = np.zeros((3, nv))
+    _add_point_jacobian(ji, S, body, p_W, 1.0, Jw, Jv)
+    return Jv, Jw
+
+
+def InverseWeights(ji, S, M, p_WBcm, dof_groups, minval: float = 1e-15):
+    """MuJoCo's setConst inverse weights at the reference configuration.
+
+    body_invweight0 (nb, 2): mean diagonal of the translational / rotational blocks of J M^-1 J' with J the
+    body's Jacobian at its center of mass (0 for the world); dof_invweight0 (nv,): M^-1 diagonal averaged
+    over each group in `dof_groups` (a free joint's 3 rotational and 3 translational dofs, a ball's 3).
+    """
+    nb = p_WBcm.shape[0]
+    nv = M.shape[0]
+    Minv = np.linalg.inv(M) if nv else np.zeros((0, 0))
+    body = np.zeros((nb, 2))
+    for b in range(1, nb):
+        Jv, Jw = PointJacobians(ji, S, b, p_WBcm[b])
+        if not np.any(Jv) and not np.any(Jw):
+            continue
+        A_v = np.einsum("in,nm,im->i", Jv, Minv, Jv)
+        A_w = np.einsum("in,nm,im->i", Jw, Minv, Jw)
+        body[b, 0] = max(minval, A_v.mean())
+        body[b, 1] = max(minval, A_w.mean())
+    dof = np.diag(Minv).copy()
+    for grp in dof_groups:
+        dof[grp] = dof[grp].mean()
+    return body, dof
+
+
+@njit(cache=True)
+def IntegratePositions(order, ji, q, v, h, qdot_other):
+    """q + h*qdot, with quaternion joints ([qw, qx, qy, qz] first, angular velocity w in the parent frame
+    first in v) advanced by the exact rotation exp(h w) and renormalized, as MuJoCo's mj_integratePos.
+    `qdot_other` holds N(q) v for all other joints."""
+    out = q + h * qdot_other
+    for k in range(order.shape[0]):
+        b = order[k]
+        jt = ji[b, 1]
+        if jt != QUATERNION_FLOATING and jt != BALL_QUATERNION:
+            continue
+        qs = ji[b, 2]
+        vs = ji[b, 4]
+        wx, wy, wz = v[vs], v[vs + 1], v[vs + 2]
+        qw, qx, qy, qz = q[qs], q[qs + 1], q[qs + 2], q[qs + 3]
+        nrm = np.sqrt(qw * qw + qx * qx + qy * qy + qz * qz)
+        qw, qx, qy, qz = qw / nrm, qx / nrm, qy / nrm, qz / nrm
+        speed = np.sqrt(wx * wx + wy * wy + wz * wz)
+        if speed > 1e-300:
+            half = 0.5 * speed * h
+            s = np.sin(half) / speed
+            rw, rx, ry, rz = np.cos(half), wx * s, wy * s, wz * s
+            # r (x) q: rotation in the parent frame applied after q
+            nw = rw * qw - rx * qx - ry * qy - rz * qz
+            nx = rw * qx + rx * qw + ry * qz - rz * qy
+            ny = rw * qy - rx * qz + ry * qw + rz * qx
+            nz = rw * qz + rx * qy - ry * qx + rz * qw
+            qw, qx, qy, qz = nw, nx, ny, nz
+            nrm = np.sqrt(qw * qw + qx * qx + qy * qy + qz * qz)
+            qw, qx, qy, qz = qw / nrm, qx / nrm, qy / nrm, qz / nrm
+        out[qs], out[qs + 1], out[qs + 2], out[qs + 3] = qw, qx, qy, qz
+        if jt == QUATERNION_FLOATING:
+            for i in range(3):
+                out[qs + 4 + i] = q[qs + 4 + i] + h * v[vs + 3 + i]
+    return out

@@ -1,0 +1,90 @@
+"""Contact half of MultibodyPlant: solver options, the contact_results output port, and the wiring of
+the discrete constraint solver / continuous point-contact forces at Finalize()."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..contact import ContactResults
+from .mujoco_parameters import ConstraintSolverOptions
+
+
+class _ContactMixin:
+    """get_contact_results_output_port, constraint solver options and statistics."""
+
+    # ---- options -----------------------------------------------------------------------------------------
+    def get_constraint_solver_options(self) -> ConstraintSolverOptions:
+        """The discrete constraint solver's options (MJCF <option>: cone, impratio, solver, iterations, ...)."""
+        opts = getattr(self, "_constraint_solver_options", None)
+        if opts is None:
+            opts = self._constraint_solver_options = ConstraintSolverOptions()
+        return opts
+
+    def set_constraint_solver_options(self, options: ConstraintSolverOptions | None = None, **changes) -> None:
+        """Replace the options (a ConstraintSolverOptions) and/or change fields by keyword, e.g.
+        set_constraint_solver_options(cone="elliptic", impratio=10). Raises ValueError on bad values."""
+        base = options if options is not None else self.get_constraint_solver_options()
+        if not isinstance(base, ConstraintSolverOptions):
+            raise ValueError(f"set_constraint_solver_options: expected ConstraintSolverOptions, got "
+                             f"{type(base).__name__}")
+        bad = set(changes) - set(ConstraintSolverOptions.__dataclass_fields__)
+        if bad:
+            raise ValueError(f"set_constraint_solver_options: unknown options {sorted(bad)}; valid: "
+                             f"{sorted(ConstraintSolverOptions.__dataclass_fields__)}")
+        self._constraint_solver_options = replace(base, **changes).Validate()
+
+    def get_constraint_solver_statistics(self) -> dict:
+        """Last discrete solve: converged, iterations, residual; and the number of non-converged solves."""
+        solver = getattr(self, "_contact_solver", None)
+        if solver is None or solver.last_report is None:
+            return {"converged": True, "iterations": 0, "residual": 0.0, "failures": 0}
+        conv, it, res = solver.last_report
+        return {"converged": conv, "iterations": it, "residual": res, "failures": solver.failures}
+
+    # ---- finalize and ports ------------------------------------------------------------------------------
+    def _FinalizeContact(self) -> None:
+        """Install the discrete constraint solver or the continuous contact forces; declare contact_results."""
+        from ._contact import DiscreteContactSolver
+        from ._continuous_contact import ContinuousContactModel
+        self._contact_solver = None
+        self._continuous_contact = None
+        if self.num_collision_geometries() and self._scene_graph is not None:
+            from ._contact_geometry import ContactGeometryTable
+            ContactGeometryTable(self).ValidateAll(self._scene_graph.model_inspector())
+        if self._time_step > 0:
+            solver = DiscreteContactSolver(self)
+            rows = solver.rows
+            if self.num_collision_geometries() or rows.limits or rows.friction or rows.equalities:
+                self._contact_solver = solver
+                self._SetDiscreteConstraintSolver(solver)
+        elif self.num_collision_geometries():
+            self._continuous_contact = ContinuousContactModel(self)
+            self._RegisterForceContributor(self._continuous_contact)
+        self._contact_results_port = self.DeclareAbstractOutputPort(
+            "contact_results", ContactResults, self._CalcContactResults)
+
+    def get_contact_results_output_port(self):
+        """ContactResults of the current state: for a discrete plant, the contacts and forces of the step
+        that starts at this state; for a continuous plant, the compliant point-contact forces."""
+        self._ThrowIfNotFinalized("get_contact_results_output_port")
+        return self._contact_results_port
+
+    def _CalcContactResults(self, context, value) -> None:
+        from ._contact import ContactInfosFromSolution
+        results = ContactResults()
+        results.set_plant(self)
+        kin = self._eval_kinematics(context)
+        if self._contact_solver is not None:
+            self._contact_capture = []
+            try:
+                self._CalcDiscreteStep(context)
+                sol = self._contact_capture[-1]
+            finally:
+                self._contact_capture = None
+            infos = ContactInfosFromSolution(self, sol, kin)
+        elif self._continuous_contact is not None:
+            infos = self._continuous_contact.ContactInfos(context, kin)
+        else:
+            infos = []
+        for info in infos:
+            results.AddContactInfo(info)
+        value.set_value(results)

@@ -1,0 +1,174 @@
+"""Dynamics half of MultibodyPlant: M(q), C(q,v)v, inverse/forward dynamics, forces, energy."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import pipeline as pl
+from ..kernels.dynamics import gravity_forces_at_body_origins
+from ..tree.multibody_forces import MultibodyForces
+
+
+class _DynamicsMixin:
+    """CRBA / RNEA based dynamics over the cached Kinematics of a context."""
+
+    def _check_size(self, x, n: int, what: str) -> np.ndarray:
+        if type(x) is np.ndarray and x.shape == (n,) and x.dtype == np.float64:
+            return x
+        a = np.asarray(x, dtype=float).reshape(-1)
+        if a.size != n:
+            raise ValueError(f"MultibodyPlant '{self.get_name()}': {what} must have {n} entries, got {a.size}")
+        return a
+
+    def _check_forces(self, forces, what: str) -> MultibodyForces:
+        m = self._model
+        if (not isinstance(forces, MultibodyForces) or forces._F.shape[0] != m.nb
+                or forces._tau.shape[0] != m.nv):
+            raise ValueError(f"{what}: expected a MultibodyForces sized for this plant (MultibodyForces(plant))")
+        return forces
+
+    # ---- mass matrix and bias ------------------------------------------------------------------------
+    def CalcMassMatrix(self, context) -> np.ndarray:
+        """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
+        if not self._finalized:
+            self._ThrowIfNotFinalized("CalcMassMatrix")
+        kin = self._kin_cache.Eval(context)
+        m = self._model
+        return pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
+
+    def CalcMassMatrixViaInverseDynamics(self, context) -> np.ndarray:
+        """M(q) column by column: inverse dynamics with v = 0 and v̇ = eᵢ."""
+        self._ThrowIfNotFinalized("CalcMassMatrixViaInverseDynamics")
+        m = self._model
+        M = np.zeros((m.nv, m.nv))
+        for i in range(m.nv):
+            e = np.zeros(m.nv)
+            e[i] = 1.0
+            M[:, i] = self._rnea(context, e, with_velocity=False)
+        return M
+
+    def _rnea(self, context, vdot, F_Bo_W=None, tau_app=None, with_velocity=True) -> np.ndarray:
+        kin = self._kin_cache.Eval(context)
+        m = self._model
+        zeros6 = self._zeros_b6
+        V, c = (kin.V, kin.c) if with_velocity else (zeros6, zeros6)
+        return pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, V, c,
+                                                 vdot, zeros6 if F_Bo_W is None else F_Bo_W,
+                                                 self._zeros_v if tau_app is None else tau_app)
+
+    def CalcBiasTerm(self, context) -> np.ndarray:
+        """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
+        if not self._finalized:
+            self._ThrowIfNotFinalized("CalcBiasTerm")
+        return self._rnea(context, self._zeros_v)
+
+    def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:
+        """τ = M(q)v̇ + C(q,v)v − τ_app − Σ J_WBᵀ·Fapp_Bo_W (recursive Newton–Euler)."""
+        if not self._finalized:
+            self._ThrowIfNotFinalized("CalcInverseDynamics")
+        vdot = self._check_size(known_vdot, self._model.nv, "known_vdot")
+        f = self._check_forces(external_forces, "CalcInverseDynamics")
+        return self._rnea(context, vdot, f._F, f._tau)
+
+    def CalcGravityGeneralizedForces(self, context) -> np.ndarray:
+        """τ_g(q), with M v̇ + C v = τ_g + τ_app (v·τ_g is the power gravity delivers)."""
+        self._ThrowIfNotFinalized("CalcGravityGeneralizedForces")
+        kin = self._eval_kinematics(context)
+        F = self._gravity_body_forces(context, kin)
+        return -self._rnea(context, np.zeros(self._model.nv), F, None, with_velocity=False)
+
+    def CalcGeneralizedForces(self, context, forces: MultibodyForces) -> np.ndarray:
+        """τ = τ_app + Σ J_WBᵀ·F_Bo_W: the generalized forces equivalent to `forces`."""
+        self._ThrowIfNotFinalized("CalcGeneralizedForces")
+        f = self._check_forces(forces, "CalcGeneralizedForces")
+        return -self._rnea(context, np.zeros(self._model.nv), f._F, f._tau, with_velocity=False)
+
+    # ---- forces -----------------------------------------------------------------------------------------
+    def _gravity_body_forces(self, context, kin) -> np.ndarray:
+        """Weights as F_Bo_W (nb × 6)."""
+        return gravity_forces_at_body_origins(kin.bp, kin.R_WB, self.gravity_field()._g, self._gravity_mask)
+
+    def CalcForceElementsContribution(self, context, forces: MultibodyForces) -> None:
+        """Fill `forces` with gravity, every other force element and joint damping (state/time only)."""
+        self._ThrowIfNotFinalized("CalcForceElementsContribution")
+        f = self._check_forces(forces, "CalcForceElementsContribution")
+        F, tau = self._force_element_forces(context)
+        f._F[:] = F
+        f._tau[:] = tau
+
+    def _force_element_forces(self, context, include_damping: bool = True):
+        kin = self._eval_kinematics(context)
+        F = self._gravity_body_forces(context, kin)
+        tau = np.zeros(self._model.nv)
+        q, v = kin.q, kin.v
+        for fe in self._force_elements[1:]:
+            fe._CalcAndAddForceContribution(context, kin, q, v, F, tau)
+        if include_damping:
+            tau -= self._model.damping * v
+        return F, tau
+
+    # ---- energy and power -------------------------------------------------------------------------------
+    def CalcKineticEnergy(self, context) -> float:
+        """½·vᵀM(q)v (bodies plus reflected rotor inertia)."""
+        self._ThrowIfNotFinalized("CalcKineticEnergy")
+        v = np.asarray(self.GetVelocities(context), dtype=float)
+        return float(0.5 * v @ self.CalcMassMatrix(context) @ v)
+
+    def CalcPotentialEnergy(self, context) -> float:
+        """Gravity and force-element potential energy."""
+        self._ThrowIfNotFinalized("CalcPotentialEnergy")
+        kin = self._eval_kinematics(context)
+        return float(sum(fe._CalcPotentialEnergy(context, kin, kin.q) for fe in self._force_elements))
+
+    def CalcConservativePower(self, context) -> float:
+        """Power of gravity and the conservative parts of force elements."""
+        self._ThrowIfNotFinalized("CalcConservativePower")
+        kin = self._eval_kinematics(context)
+        return float(sum(fe._CalcConservativePower(context, kin, kin.q, kin.v) for fe in self._force_elements))
+
+    def CalcNonConservativePower(self, context) -> float:
+        """Power of the dissipative parts of force elements (joint damping, actuation and inputs excluded)."""
+        self._ThrowIfNotFinalized("CalcNonConservativePower")
+        kin = self._eval_kinematics(context)
+        return float(sum(fe._CalcNonConservativePower(context, kin, kin.q, kin.v) for fe in self._force_elements))
+
+    # ---- selector / actuation matrices ---------------------------------------------------------------------
+    def MakeActuationMatrix(self) -> np.ndarray:
+        """B (nv × nu) with τ_u = B·u."""
+        self._ThrowIfNotFinalized("MakeActuationMatrix")
+        return self._model.actuation_matrix()
+
+    def MakeActuationMatrixPseudoinverse(self) -> np.ndarray:
+        """B⁺ (nu × nv)."""
+        return self.MakeActuationMatrix().T.copy()
+
+    def MakeStateSelectorMatrix(self, user_to_joint_index_map) -> np.ndarray:
+        """Sx with x_s = Sx·x, x_s = [q_s; v_s] ordered by the listed joints."""
+        self._ThrowIfNotFinalized("MakeStateSelectorMatrix")
+        idx = [int(i) for i in user_to_joint_index_map]
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"MakeStateSelectorMatrix: repeated joint indices in {idx}")
+        joints = [self.get_joint(i) for i in idx]
+        qi = [j.position_start() + k for j in joints for k in range(j.num_positions())]
+        vi = [self._model.nq + j.velocity_start() + k for j in joints for k in range(j.num_velocities())]
+        rows = qi + vi
+        Sx = np.zeros((len(rows), self._model.nq + self._model.nv))
+        Sx[np.arange(len(rows)), rows] = 1.0
+        return Sx
+
+    def MakeActuatorSelectorMatrix(self, user_to_index_map) -> np.ndarray:
+        """Su with u = Su·u_s; the list holds JointActuatorIndex or JointIndex values."""
+        from ..tree.indices import JointIndex
+        self._ThrowIfNotFinalized("MakeActuatorSelectorMatrix")
+        items = list(user_to_index_map)
+        if items and all(isinstance(i, JointIndex) for i in items):
+            by_joint = {int(a.joint().index()): int(a.index()) for a in self._actuators}
+            acts = []
+            for i in items:
+                if int(i) not in by_joint:
+                    raise ValueError(f"MakeActuatorSelectorMatrix: joint '{self.get_joint(i).name()}' has no actuator")
+                acts.append(by_joint[int(i)])
+        else:
+            acts = [int(i) for i in items]
+        Su = np.zeros((self._model.nu, len(acts)))
+        Su[acts, np.arange(len(acts))] = 1.0
+        return Su

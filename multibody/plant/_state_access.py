@@ -1,0 +1,381 @@
+"""State access half of MultibodyPlant: positions/velocities get/set, array helpers, defaults, free bodies."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _vec(x, n: int, what: str) -> np.ndarray:
+    a = np.asarray(x, dtype=float).reshape(-1)
+    if a.size != n:
+        raise ValueError(f"{what}: expected {n} entries, got {a.size}")
+    return a
+
+
+class _StateAccessMixin:
+    """Get/Set of [q; v] (whole plant views, per-instance copies), array helpers and default state."""
+
+    # ---- sizes ---------------------------------------------------------------------------
+    def num_positions(self, model_instance=None) -> int:
+        self._ThrowIfNotFinalized("num_positions")
+        if model_instance is None:
+            return self._model.nq
+        return len(self._instance_q_indices(model_instance))
+
+    def num_velocities(self, model_instance=None) -> int:
+        self._ThrowIfNotFinalized("num_velocities")
+        if model_instance is None:
+            return self._model.nv
+        return len(self._instance_v_indices(model_instance))
+
+    def num_multibody_states(self, model_instance=None) -> int:
+        return self.num_positions(model_instance) + self.num_velocities(model_instance)
+
+    def _instance_q_indices(self, model_instance) -> np.ndarray:
+        mi = self._CheckModelInstance(model_instance)
+        cache = self.__dict__.setdefault("_qidx_cache", {})
+        if ("q", mi) not in cache:
+            idx = [np.arange(j.position_start(), j.position_start() + j.num_positions())
+                   for j in self._joints_in_q_order() if j.model_instance() == mi]
+            cache[("q", mi)] = np.concatenate(idx).astype(np.int64) if idx else np.zeros(0, np.int64)
+        return cache[("q", mi)]
+
+    def _instance_v_indices(self, model_instance) -> np.ndarray:
+        mi = self._CheckModelInstance(model_instance)
+        cache = self.__dict__.setdefault("_qidx_cache", {})
+        if ("v", mi) not in cache:
+            idx = [np.arange(j.velocity_start(), j.velocity_start() + j.num_velocities())
+                   for j in self._joints_in_q_order() if j.model_instance() == mi]
+            cache[("v", mi)] = np.concatenate(idx).astype(np.int64) if idx else np.zeros(0, np.int64)
+        return cache[("v", mi)]
+
+    def _instance_u_indices(self, model_instance) -> np.ndarray:
+        mi = self._CheckModelInstance(model_instance)
+        return np.array([int(a.index()) for a in self._actuators if a.model_instance() == mi], dtype=np.int64)
+
+    def _joints_in_q_order(self):
+        return sorted(self._joints, key=lambda j: (j.position_start(), j.velocity_start(), int(j.index())))
+
+    # ---- whole-plant and per-instance state ----------------------------------------------------
+    def GetPositionsAndVelocities(self, context, model_instance=None, qv_out=None) -> np.ndarray:
+        """[q; v] — a read-only view for the whole plant, a copy for one model instance."""
+        x = self._qv_view(context)
+        if model_instance is None:
+            return x
+        nq = self._model.nq
+        out = np.concatenate([x[self._instance_q_indices(model_instance)],
+                              x[nq + self._instance_v_indices(model_instance)]])
+        if qv_out is not None:
+            if qv_out.size != out.size:
+                raise ValueError(f"qv_out must have {out.size} entries, got {qv_out.size}")
+            qv_out[:] = out
+        return out
+
+    def GetPositions(self, context, model_instance=None, q_out=None) -> np.ndarray:
+        """q — a read-only view for the whole plant, a copy for one model instance."""
+        q = self._qv_view(context)[:self._model.nq]
+        if model_instance is None:
+            return q
+        out = q[self._instance_q_indices(model_instance)]
+        if q_out is not None:
+            if q_out.size != out.size:
+                raise ValueError(f"q_out must have {out.size} entries, got {q_out.size}")
+            q_out[:] = out
+        return out
+
+    def GetVelocities(self, context, model_instance=None, v_out=None) -> np.ndarray:
+        """v — a read-only view for the whole plant, a copy for one model instance."""
+        v = self._qv_view(context)[self._model.nq:]
+        if model_instance is None:
+            return v
+        out = v[self._instance_v_indices(model_instance)]
+        if v_out is not None:
+            if v_out.size != out.size:
+                raise ValueError(f"v_out must have {out.size} entries, got {v_out.size}")
+            v_out[:] = out
+        return out
+
+    def _split_state_args(self, args, what):
+        # (context, value) | (context, model_instance, value) | (context, state, model_instance, value)
+        state, mi = None, None
+        if len(args) == 1:
+            return None, None, args[0]
+        if len(args) == 2:
+            if isinstance(args[0], (int, np.integer)):
+                return None, args[0], args[1]
+            return args[0], None, args[1]
+        if len(args) == 3:
+            return args[0], args[1], args[2]
+        raise ValueError(f"{what}: wrong number of arguments")
+
+    def _write(self, context, state, idx, values):
+        if state is None:
+            x = self._mutable_qv(context)
+        else:
+            x = self._mutable_qv_in_state(context, state)
+        x[idx] = values
+
+    def SetPositionsAndVelocities(self, context, *args) -> None:
+        """Set [q; v] of the whole plant or of one model instance."""
+        self.ValidateContext(context)
+        state, mi, value = self._split_state_args(args, "SetPositionsAndVelocities")
+        nq = self._model.nq
+        if mi is None:
+            self._write(context, state, slice(None), _vec(value, nq + self._model.nv, "SetPositionsAndVelocities q_v"))
+            return
+        idx = np.concatenate([self._instance_q_indices(mi), nq + self._instance_v_indices(mi)])
+        self._write(context, state, idx, _vec(value, idx.size, f"SetPositionsAndVelocities({self.GetModelInstanceName(mi)})"))
+
+    def SetPositions(self, context, *args) -> None:
+        """Set q of the whole plant or of one model instance."""
+        self.ValidateContext(context)
+        state, mi, value = self._split_state_args(args, "SetPositions")
+        idx = slice(0, self._model.nq) if mi is None else self._instance_q_indices(mi)
+        n = self._model.nq if mi is None else idx.size
+        self._write(context, state, idx, _vec(value, n, "SetPositions q"))
+
+    def SetVelocities(self, context, *args) -> None:
+        """Set v of the whole plant or of one model instance."""
+        self.ValidateContext(context)
+        state, mi, value = self._split_state_args(args, "SetVelocities")
+        nq = self._model.nq
+        idx = slice(nq, nq + self._model.nv) if mi is None else nq + self._instance_v_indices(mi)
+        n = self._model.nv if mi is None else idx.size
+        self._write(context, state, idx, _vec(value, n, "SetVelocities v"))
+
+    def GetMutablePositionsAndVelocities(self, context) -> np.ndarray:
+        """Writable view of [q; v]; caches are invalidated when this is called (not on later writes)."""
+        return self._mutable_qv(context)
+
+    def GetMutablePositions(self, context, state=None) -> np.ndarray:
+        x = self._mutable_qv(context) if state is None else self._mutable_qv_in_state(context, state)
+        return x[:self._model.nq]
+
+    def GetMutableVelocities(self, context, state=None) -> np.ndarray:
+        x = self._mutable_qv(context) if state is None else self._mutable_qv_in_state(context, state)
+        return x[self._model.nq:]
+
+    # ---- array helpers --------------------------------------------------------------------------
+    def GetPositionsFromArray(self, model_instance, q, q_out=None) -> np.ndarray:
+        out = _vec(q, self.num_positions(), "GetPositionsFromArray q")[self._instance_q_indices(model_instance)]
+        if q_out is not None:
+            q_out[:] = out
+        return out
+
+    def SetPositionsInArray(self, model_instance, q_instance, q: np.ndarray) -> None:
+        if q.size != self.num_positions():
+            raise ValueError(f"SetPositionsInArray: q must have {self.num_positions()} entries, got {q.size}")
+        idx = self._instance_q_indices(model_instance)
+        q[idx] = _vec(q_instance, idx.size, "SetPositionsInArray q_instance")
+
+    def GetVelocitiesFromArray(self, model_instance, v, v_out=None) -> np.ndarray:
+        out = _vec(v, self.num_velocities(), "GetVelocitiesFromArray v")[self._instance_v_indices(model_instance)]
+        if v_out is not None:
+            v_out[:] = out
+        return out
+
+    def SetVelocitiesInArray(self, model_instance, v_instance, v: np.ndarray) -> None:
+        if v.size != self.num_velocities():
+            raise ValueError(f"SetVelocitiesInArray: v must have {self.num_velocities()} entries, got {v.size}")
+        idx = self._instance_v_indices(model_instance)
+        v[idx] = _vec(v_instance, idx.size, "SetVelocitiesInArray v_instance")
+
+    def GetActuationFromArray(self, model_instance, u) -> np.ndarray:
+        return _vec(u, self.num_actuated_dofs(), "GetActuationFromArray u")[self._instance_u_indices(model_instance)]
+
+    def SetActuationInArray(self, model_instance, u_instance, u: np.ndarray) -> None:
+        if u.size != self.num_actuated_dofs():
+            raise ValueError(f"SetActuationInArray: u must have {self.num_actuated_dofs()} entries, got {u.size}")
+        idx = self._instance_u_indices(model_instance)
+        u[idx] = _vec(u_instance, idx.size, "SetActuationInArray u_instance")
+
+    # ---- names ----------------------------------------------------------------------------------
+    def _names(self, kind: str, model_instance, add_model_instance_prefix: bool, always_add_suffix: bool = True):
+        self._ThrowIfNotFinalized(f"Get{kind}Names")
+        mi = None if model_instance is None else self._CheckModelInstance(model_instance)
+        names = []
+        for j in self._joints_in_q_order():
+            if mi is not None and j.model_instance() != mi:
+                continue
+            suffixes = j._position_suffixes if kind == "Position" else j._velocity_suffixes
+            if j.type_name() == "quaternion_floating" or j.type_name() == "rpy_floating":
+                base = j.child_body().name() if j is j.child_body()._floating_joint else j.name()
+            else:
+                base = j.name()
+            prefix = f"{self.GetModelInstanceName(j.model_instance())}_" if add_model_instance_prefix else ""
+            names += [f"{prefix}{base}_{s}" for s in suffixes]
+        return names
+
+    def GetPositionNames(self, model_instance=None, add_model_instance_prefix: bool = True,
+                         always_add_suffix: bool = True) -> list[str]:
+        return self._names("Position", model_instance, add_model_instance_prefix)
+
+    def GetVelocityNames(self, model_instance=None, add_model_instance_prefix: bool = True,
+                         always_add_suffix: bool = True) -> list[str]:
+        return self._names("Velocity", model_instance, add_model_instance_prefix)
+
+    def GetStateNames(self, *args, **kwargs) -> list[str]:
+        """Position names then velocity names; GetStateNames(add_model_instance_prefix=True) or (model_instance, ...)."""
+        mi = None
+        prefix = kwargs.pop("add_model_instance_prefix", True)
+        if args and isinstance(args[0], bool):
+            prefix = args[0]
+        elif args:
+            mi = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+        return self.GetPositionNames(mi, prefix) + self.GetVelocityNames(mi, prefix)
+
+    def GetActuatorNames(self, model_instance=None, add_model_instance_prefix: bool = True) -> list[str]:
+        mi = None if model_instance is None else self._CheckModelInstance(model_instance)
+        return [(f"{self.GetModelInstanceName(a.model_instance())}_" if add_model_instance_prefix else "") + a.name()
+                for a in self._actuators if mi is None or a.model_instance() == mi]
+
+    # ---- limits ---------------------------------------------------------------------------------
+    def GetPositionLowerLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetPositionLowerLimits")
+        return self._model.q_lower.copy()
+
+    def GetPositionUpperLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetPositionUpperLimits")
+        return self._model.q_upper.copy()
+
+    def GetVelocityLowerLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetVelocityLowerLimits")
+        return self._model.v_lower.copy()
+
+    def GetVelocityUpperLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetVelocityUpperLimits")
+        return self._model.v_upper.copy()
+
+    def GetAccelerationLowerLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetAccelerationLowerLimits")
+        return self._model.a_lower.copy()
+
+    def GetAccelerationUpperLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetAccelerationUpperLimits")
+        return self._model.a_upper.copy()
+
+    def GetEffortLowerLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetEffortLowerLimits")
+        return -np.array([a.effort_limit() for a in self._actuators])
+
+    def GetEffortUpperLimits(self) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetEffortUpperLimits")
+        return np.array([a.effort_limit() for a in self._actuators])
+
+    # ---- defaults ---------------------------------------------------------------------------------
+    def GetDefaultPositions(self, model_instance=None) -> np.ndarray:
+        self._ThrowIfNotFinalized("GetDefaultPositions")
+        q = np.zeros(self._model.nq)
+        for j in self._joints:
+            q[j.position_start():j.position_start() + j.num_positions()] = j._default_positions
+        return q if model_instance is None else q[self._instance_q_indices(model_instance)]
+
+    def SetDefaultPositions(self, *args) -> None:
+        """SetDefaultPositions(q) or SetDefaultPositions(model_instance, q_instance)."""
+        self._ThrowIfNotFinalized("SetDefaultPositions")
+        q = self.GetDefaultPositions()
+        if len(args) == 1:
+            q = _vec(args[0], self._model.nq, "SetDefaultPositions q")
+        else:
+            idx = self._instance_q_indices(args[0])
+            q[idx] = _vec(args[1], idx.size, "SetDefaultPositions q_instance")
+        for j in self._joints:
+            j._default_positions = q[j.position_start():j.position_start() + j.num_positions()].copy()
+        self._default_positions_changed()
+
+    def _default_positions_changed(self) -> None:
+        return None
+
+    def _default_state_vector(self) -> np.ndarray:
+        return np.concatenate([self.GetDefaultPositions(), np.zeros(self._model.nv)])
+
+    # ---- free bodies ------------------------------------------------------------------------------
+    def GetFloatingBaseBodies(self) -> set:
+        self._ThrowIfNotFinalized("GetFloatingBaseBodies")
+        return {b.index() for b in self._bodies[1:] if b.is_floating()}
+
+    def _free_joint(self, body, what):
+        self._ThrowIfNotFinalized(what)
+        self._check_element(body, "body", self._bodies)
+        if not body.is_floating():
+            raise RuntimeError(f"{what}: body '{body.name()}' is not a free (floating) body")
+        return self._inboard_joint_of_body(body.index())
+
+    def SetDefaultFreeBodyPose(self, body, X_WB) -> None:
+        """Default pose of a free body, used by SetDefaultState."""
+        from ..tree._convert import pose_to_arrays
+        R, p = pose_to_arrays(X_WB, "X_WB")
+        self._default_free_body_poses[int(body.index())] = (R, p)
+        if self._finalized and body._floating_joint is not None:
+            body._floating_joint._default_positions = self._free_pose_to_q(R, p)
+            self._default_positions_changed()
+
+    SetDefaultFloatingBaseBodyPose = SetDefaultFreeBodyPose
+
+    def GetDefaultFreeBodyPose(self, body):
+        from ..tree._convert import make_rigid_transform
+        R, p = self._default_free_body_poses.get(int(body.index()), (np.eye(3), np.zeros(3)))
+        return make_rigid_transform(R, p)
+
+    GetDefaultFloatingBaseBodyPose = GetDefaultFreeBodyPose
+
+    def GetFreeBodyPose(self, context, body):
+        """X_WB of a free body."""
+        from ..kernels.joint_kernels import quaternion_to_rotation, rpy_to_rotation
+        from ..tree._convert import make_rigid_transform
+        j = self._free_joint(body, "GetFreeBodyPose")
+        q = self.GetPositions(context)[j.position_start():j.position_start() + j.num_positions()]
+        R = quaternion_to_rotation(*q[:4]) if j.num_positions() == 7 else rpy_to_rotation(*q[:3])
+        return make_rigid_transform(R, q[-3:])
+
+    def SetFreeBodyPose(self, context, *args) -> None:
+        """SetFreeBodyPose(context, body, X_WB) or (context, state, body, X_WB)."""
+        from ..math.functions import rpy_from_rotation_matrix
+        from ..tree._convert import pose_to_arrays
+        state, body, X = (None, *args) if len(args) == 2 else args
+        j = self._free_joint(body, "SetFreeBodyPose")
+        R, p = pose_to_arrays(X, "X_WB")
+        rot = self._free_pose_to_q(R, p)[:4] if j.num_positions() == 7 else rpy_from_rotation_matrix(R)
+        qs = j.position_start()
+        self._write(context, state, np.arange(qs, qs + j.num_positions()), np.concatenate([rot, p]))
+
+    SetFreeBodyPoseInWorldFrame = SetFreeBodyPose
+    SetFloatingBaseBodyPoseInWorldFrame = SetFreeBodyPose
+
+    def SetFreeBodyPoseInAnchoredFrame(self, context, frame_F, body, X_FB) -> None:
+        """Set a free body's pose given in an anchored frame F (welded to the world)."""
+        from ..tree._convert import pose_to_arrays
+        if not self.IsAnchored(frame_F.body()):
+            raise RuntimeError(f"SetFreeBodyPoseInAnchoredFrame: frame '{frame_F.name()}' is not anchored to the world")
+        R_WF, p_WF = self._frame_pose_arrays(context, frame_F)
+        R_FB, p_FB = pose_to_arrays(X_FB, "X_FB")
+        self.SetFreeBodyPose(context, body, _pose_matrix(R_WF @ R_FB, p_WF + R_WF @ p_FB))
+
+    def SetFreeBodySpatialVelocity(self, context, *args) -> None:
+        """SetFreeBodySpatialVelocity(context, body, V_WB) or (context, state, body, V_WB)."""
+        from ..tree._convert import spatial_to_array
+        state, body, V = (None, *args) if len(args) == 2 else args
+        j = self._free_joint(body, "SetFreeBodySpatialVelocity")
+        vs, nq = j.velocity_start(), self._model.nq
+        self._write(context, state, np.arange(nq + vs, nq + vs + 6), spatial_to_array(V, "V_WB"))
+
+    def HasUniqueFreeBaseBody(self, model_instance) -> bool:
+        self._ThrowIfNotFinalized("HasUniqueFreeBaseBody")
+        mi = self._CheckModelInstance(model_instance)
+        bases = [j for j in self._joints if j.model_instance() == mi and j.parent_body().index() == 0]
+        return len(bases) == 1 and bases[0].child_body().is_floating()
+
+    def GetUniqueFreeBaseBodyOrThrow(self, model_instance):
+        if not self.HasUniqueFreeBaseBody(model_instance):
+            raise RuntimeError(f"model instance '{self.GetModelInstanceName(model_instance)}' "
+                               "does not have a unique free base body")
+        mi = self._CheckModelInstance(model_instance)
+        return next(j.child_body() for j in self._joints if j.model_instance() == mi and j.parent_body().index() == 0)
+
+
+def _pose_matrix(R, p):
+    T = np.eye(4)
+    T[:3, :3] = R
+    T[:3, 3] = p
+    return T

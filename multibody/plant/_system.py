@@ -1,0 +1,475 @@
+"""System half of MultibodyPlant: state, parameters, cache entries, ports and time stepping."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import pipeline as pl
+from ..kernels.kinematics import spatial_to_point
+from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
+from ._kinematics import Kinematics
+
+_PARAM_COLS = 13
+
+
+def _new_frame_pose_vector():
+    from ...geometry.frame_pose_vector import FramePoseVector
+    return FramePoseVector()
+
+
+class SampledResults:
+    """[v̇; u; τ_contact] of a discrete plant's last step; cheap to copy when the state is cloned."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray):
+        self.data = data
+
+    def __deepcopy__(self, memo) -> "SampledResults":
+        return SampledResults(self.data.copy())
+
+    def __copy__(self) -> "SampledResults":
+        return SampledResults(self.data.copy())
+
+
+class _SystemMixin:
+    """Declares the plant's state, parameters, caches and ports at Finalize, and steps it."""
+
+    def _DeclareGeometryPorts(self) -> None:
+        # Declared in the constructor (as Drake does) so AddMultibodyPlantSceneGraph can wire them early.
+        # body index -> SceneGraph FrameId; filled by the geometry registration (RegisterAsSourceForSceneGraph).
+        self._geometry_frame_ids: dict[int, object] = {}
+        self._geometry_query_port = self.DeclareAbstractInputPort("geometry_query", None, required=False)
+        self._geometry_pose_port = self.DeclareAbstractOutputPort(
+            "geometry_pose", _new_frame_pose_vector, self._CalcGeometryPoses,
+            prerequisites_of_calc={self.all_state_ticket()})
+
+    def _DeclareSystemResources(self) -> None:
+        m = self._model
+        nq, nv = m.nq, m.nv
+        x0 = self._default_state_vector()
+        if self._time_step > 0:
+            self._state_index = self.DeclareDiscreteState(x0)
+            if self._use_sampled_output_ports:
+                # Results of the last step [v̇; u; generalized contact forces], as Drake's sampled outputs
+                # (abstract state, so the discrete state keeps its single [q; v] group as in Drake).
+                from ...systems.framework import Value
+                self._sampled_index = self.DeclareAbstractState(Value(SampledResults(np.zeros(2 * nv + m.nu))))
+            self.DeclarePeriodicUnrestrictedUpdateEvent(self._time_step, 0.0, self._DiscreteStepUpdate)
+        else:
+            self.DeclareContinuousState(nq, nv, 0)
+            self._xc_model[:] = x0
+            self._state_index = None
+        self._param_index = self.DeclareNumericParameter(m.body_params.ravel().copy())
+        self._zeros_b6 = np.zeros((m.nb, 6))
+        self._zeros_b6.flags.writeable = False
+        self._zeros_v = np.zeros(nv)
+        self._zeros_v.flags.writeable = False
+        self._kin_cache = self.DeclareCacheEntry(
+            "kinematics", alloc=lambda: None, calc=self._CalcKinematicsCache,
+            prerequisites_of_calc={self.all_state_ticket(), self.all_parameters_ticket()})
+        # A sampled discrete plant reports its last step (abstract state): no direct feedthrough, as in Drake.
+        sampled = self.has_sampled_output_ports()
+        accel_prereqs = ({self.all_state_ticket(), self.all_parameters_ticket()} if sampled
+                         else {self.all_sources_ticket()})
+        self._accel_cache = self.DeclareCacheEntry(
+            "generalized accelerations", alloc=lambda: None, calc=self._CalcAccelerationCache,
+            prerequisites_of_calc=accel_prereqs)
+        self._body_accel_cache = self.DeclareCacheEntry(
+            "body spatial accelerations", alloc=lambda: None,
+            calc=lambda c, v: v.set_value(self._classical_accelerations(c, self._accel_cache.Eval(c)[0])),
+            prerequisites_of_calc={self._accel_cache.ticket()})
+        accel_ticket = {self._accel_cache.ticket()}
+        # ---- inputs -----------------------------------------------------------------------------------
+        self._actuation_port = self.DeclareVectorInputPort("actuation", m.nu, required=False)
+        self._actuated_instances = [i for i in range(len(self._instance_names)) if len(self._instance_u_indices(i))]
+        self._instance_actuation_ports = [
+            self.DeclareVectorInputPort(f"{name}_actuation", len(self._instance_u_indices(i)), required=False)
+            for i, name in enumerate(self._instance_names)]
+        self._applied_generalized_force_port = self.DeclareVectorInputPort("applied_generalized_force", nv, required=False)
+        self._applied_spatial_force_port = self.DeclareAbstractInputPort("applied_spatial_force", [], required=False)
+        # ---- outputs ----------------------------------------------------------------------------------
+        state_ticket = {self.all_state_ticket()}
+        self._state_port = self.DeclareVectorOutputPort(
+            "state", nq + nv, lambda c, out: out.SetFromVector(self._qv_view(c)), prerequisites_of_calc=state_ticket)
+        self._instance_state_ports = []
+        self._instance_accel_ports = []
+        self._instance_contact_ports = []
+        self._instance_net_actuation_ports = []
+        for i, name in enumerate(self._instance_names):
+            qi, vi = self._instance_q_indices(i), self._instance_v_indices(i)
+            idx = np.concatenate([qi, nq + vi])
+            self._instance_state_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_state", idx.size, lambda c, out, idx=idx: out.SetFromVector(self._qv_view(c)[idx]),
+                prerequisites_of_calc=state_ticket))
+        self._accel_port = self.DeclareVectorOutputPort(
+            "generalized_acceleration", nv, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[0]),
+            prerequisites_of_calc=accel_ticket)
+        for i, name in enumerate(self._instance_names):
+            vi = self._instance_v_indices(i)
+            self._instance_accel_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_generalized_acceleration", vi.size,
+                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[0][vi]),
+                prerequisites_of_calc=accel_ticket))
+        self._net_actuation_port = self.DeclareVectorOutputPort(
+            "net_actuation", m.nu, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[1]),
+            prerequisites_of_calc=accel_ticket)
+        for i, name in enumerate(self._instance_names):
+            ui = self._instance_u_indices(i)
+            self._instance_net_actuation_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_net_actuation", ui.size,
+                lambda c, out, ui=ui: out.SetFromVector(self._accel_cache.Eval(c)[1][ui]),
+                prerequisites_of_calc=accel_ticket))
+        for i, name in enumerate(self._instance_names):
+            vi = self._instance_v_indices(i)
+            self._instance_contact_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_generalized_contact_forces", vi.size,
+                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[2][vi]),
+                prerequisites_of_calc=accel_ticket))
+        self._body_poses_port = self.DeclareAbstractOutputPort(
+            "body_poses", list, self._CalcBodyPosesOutput, prerequisites_of_calc=state_ticket)
+        self._body_velocities_port = self.DeclareAbstractOutputPort(
+            "body_spatial_velocities", list, self._CalcBodyVelocitiesOutput, prerequisites_of_calc=state_ticket)
+        self._body_accelerations_port = self.DeclareAbstractOutputPort(
+            "body_spatial_accelerations", list, self._CalcBodyAccelerationsOutput,
+            prerequisites_of_calc={self._body_accel_cache.ticket()})
+        self._reaction_forces_port = self.DeclareAbstractOutputPort(
+            "reaction_forces", list, self._CalcReactionForcesOutput)
+
+    # ---- context adapters -------------------------------------------------------------------------------
+    def _qv_vector(self, context):
+        if self._time_step > 0:
+            return context.get_discrete_state(0)
+        return context.get_continuous_state_vector()
+
+    def _qv_view(self, context) -> np.ndarray:
+        self._ThrowIfNotFinalized("state access")
+        self.ValidateContext(context)
+        return self._qv_vector(context).get_value()
+
+    def _mutable_qv(self, context) -> np.ndarray:
+        self._ThrowIfNotFinalized("state access")
+        self.ValidateContext(context)
+        if self._time_step > 0:
+            return context.get_mutable_discrete_state(0).get_mutable_value()
+        return context.get_mutable_continuous_state_vector().get_mutable_value()
+
+    def _mutable_qv_in_state(self, context, state) -> np.ndarray:
+        self._ThrowIfNotFinalized("state access")
+        if self._time_step > 0:
+            return state.get_mutable_discrete_state(0).get_mutable_value()
+        return state.get_mutable_continuous_state().get_mutable_vector().get_mutable_value()
+
+    def _body_params(self, context) -> np.ndarray:
+        return context.get_numeric_parameter(self._param_index).get_value().reshape(-1, _PARAM_COLS)
+
+    def _mutable_body_params(self, context) -> np.ndarray:
+        return context.get_mutable_numeric_parameter(self._param_index).get_mutable_value().reshape(-1, _PARAM_COLS)
+
+    def _eval_kinematics(self, context) -> Kinematics:
+        if not self._finalized:
+            self._ThrowIfNotFinalized("kinematics")
+        return self._kin_cache.Eval(context)
+
+    def _CalcKinematicsCache(self, context, value) -> None:
+        x = self._qv_view(context)
+        nq = self._model.nq
+        value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context)))
+
+    def _eval_body_accelerations(self, context) -> np.ndarray:
+        return self._body_accel_cache.Eval(context)
+
+    # ---- parameters ---------------------------------------------------------------------------------------
+    def _SetBodyMass(self, context, body, mass: float) -> None:
+        mass = float(mass)
+        if not np.isfinite(mass) or mass < 0:
+            raise ValueError(f"body '{body.name()}': mass must be finite and non-negative, got {mass}")
+        bp = self._mutable_body_params(context)
+        b = int(body.index())
+        old = bp[b, 0]
+        if old > 0:
+            bp[b, 4:13] *= mass / old
+        bp[b, 0] = mass
+
+    def _SetBodyCom(self, context, body, com: np.ndarray) -> None:
+        bp = self._mutable_body_params(context)
+        b = int(body.index())
+        m, c_old = bp[b, 0], bp[b, 1:4].copy()
+        shift = lambda c: m * (np.dot(c, c) * np.eye(3) - np.outer(c, c))  # noqa: E731
+        I_cm = bp[b, 4:13].reshape(3, 3) - shift(c_old)
+        bp[b, 1:4] = com
+        bp[b, 4:13] = (I_cm + shift(com)).ravel()
+
+    def _SetBodySpatialInertia(self, context, body, M_BBo_B) -> None:
+        from ..tree._convert import spatial_inertia_to_arrays
+        m, com, I = spatial_inertia_to_arrays(M_BBo_B, f"body '{body.name()}' spatial inertia")
+        bp = self._mutable_body_params(context)
+        b = int(body.index())
+        bp[b, 0], bp[b, 1:4], bp[b, 4:13] = m, com, I.ravel()
+
+    # ---- inputs ------------------------------------------------------------------------------------------
+    def _EvalActuation(self, context) -> np.ndarray:
+        m = self._model
+        whole = self._actuation_port.HasValue(context)
+        connected = [i for i in self._actuated_instances if self._instance_actuation_ports[i].HasValue(context)]
+        if whole and connected:
+            names = [self._instance_names[i] for i in connected]
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': the 'actuation' input port and per-instance "
+                               f"actuation ports {names} are both connected; connect one or the other")
+        if whole:
+            u = np.asarray(self._actuation_port.Eval(context), dtype=float)
+        else:
+            u = np.zeros(m.nu)
+            for i, port in enumerate(self._instance_actuation_ports):
+                idx = self._instance_u_indices(i)
+                if idx.size == 0:
+                    continue
+                if not port.HasValue(context):
+                    raise RuntimeError(
+                        f"MultibodyPlant '{self.get_name()}': actuation input port for model instance "
+                        f"'{self._instance_names[i]}' must be connected (or connect the whole-plant 'actuation' port)")
+                u[idx] = port.Eval(context)
+        if np.isnan(u).any():
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': NaN in the actuation input")
+        return u
+
+    def _EvalAppliedForces(self, context, kin):
+        """Generalized and body forces from the two applied-force input ports (zero when unconnected)."""
+        m = self._model
+        tau = np.zeros(m.nv)
+        F = np.zeros((m.nb, 6))
+        if self._applied_generalized_force_port.HasValue(context):
+            tau += self._applied_generalized_force_port.Eval(context)
+            if np.any(np.isnan(tau)):
+                raise RuntimeError(f"MultibodyPlant '{self.get_name()}': NaN in the applied_generalized_force input")
+        if self._applied_spatial_force_port.HasValue(context):
+            for f in self._applied_spatial_force_port.Eval(context):
+                b = int(f.body_index)
+                if not 0 <= b < m.nb:
+                    raise ValueError(f"ExternallyAppliedSpatialForce: body_index {b} is not a body of this plant")
+                F_W = spatial_to_array(f.F_Bq_W, "F_Bq_W")
+                p_BoBq_W = kin.R_WB[b] @ np.asarray(f.p_BoBq_B, dtype=float).reshape(3)
+                F[b, :3] += F_W[:3] + np.cross(p_BoBq_W, F_W[3:])
+                F[b, 3:] += F_W[3:]
+        return tau, F
+
+    # ---- force hooks for contact and constraints --------------------------------------------------------
+    def _RegisterForceContributor(self, contributor) -> None:
+        """Register `contributor(plant, context, kin, F_Bo_W, tau)` adding contact/constraint forces in place.
+
+        The contact and constraint models (multibody/contact) plug in here; every contributor is called
+        inside both the continuous derivatives and the discrete step, after the applied forces.
+        """
+        if not callable(contributor):
+            raise ValueError("force contributor must be callable(plant, context, kin, F_Bo_W, tau)")
+        self._force_contributors.append(contributor)
+
+    def _AssembleForces(self, context, kin, include_damping: bool):
+        """Total (τ, F_Bo_W) except inertial terms: actuation, inputs, force elements, contributors."""
+        m = self._model
+        u = self._EvalActuation(context)
+        F, tau = self._force_element_forces(context, include_damping=include_damping)
+        tau_in, F_in = self._EvalAppliedForces(context, kin)
+        tau += tau_in
+        F += F_in
+        if m.nu:
+            np.add.at(tau, m.actuator_dofs, u)
+        tau_contact = np.zeros(m.nv)
+        if self._force_contributors:
+            F_c = np.zeros((m.nb, 6))
+            tau_c = np.zeros(m.nv)
+            for fn in self._force_contributors:
+                fn(self, context, kin, F_c, tau_c)
+            tau_contact = tau_c - self._rnea(context, np.zeros(m.nv), F_c, None, with_velocity=False)
+            F += F_c
+            tau += tau_c
+        return u, tau, F, tau_contact
+
+    def _SetDiscreteConstraintSolver(self, solver) -> None:
+        """Install `solver(plant, context, kin, M_hat, a_free, h) -> a` for the discrete step.
+
+        M_hat = M + h·D (mass matrix with implicit damping) and a_free is the unconstrained acceleration;
+        the solver (multibody/contact) returns the constrained acceleration that includes contact,
+        joint-limit and equality-constraint impulses.  None restores the unconstrained step.
+        """
+        self._ThrowIfNotFinalized("_SetDiscreteConstraintSolver")
+        if self._time_step == 0:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': a discrete constraint solver needs time_step > 0")
+        if solver is not None and not callable(solver):
+            raise ValueError("the discrete constraint solver must be callable(plant, context, kin, M_hat, a_free, h)")
+        self._discrete_solver = solver
+
+    # ---- continuous dynamics ---------------------------------------------------------------------------
+    def _CalcAccelerationCache(self, context, value) -> None:
+        """(v̇, net actuation u, generalized contact forces) for the current state and inputs."""
+        if self._time_step > 0:
+            if self._use_sampled_output_ports:
+                s = context.get_abstract_state(self._sampled_index).get_value().data
+                nv, nu = self._model.nv, self._model.nu
+                value.set_value((s[:nv].copy(), s[nv:nv + nu].copy(), s[nv + nu:].copy()))
+            else:
+                value.set_value(self._CalcDiscreteStep(context)[1:])
+            return
+        kin = self._eval_kinematics(context)
+        m = self._model
+        u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=True)
+        try:
+            vdot = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
+                                                     kin.V, kin.c, F, tau, self._zeros_v)
+        except np.linalg.LinAlgError:
+            self._ThrowSingularMassMatrix(context)
+        self._check_finite(context, vdot, "generalized accelerations")
+        value.set_value((vdot, u, tau_c))
+
+    def DoCalcTimeDerivatives(self, context, derivatives) -> None:
+        if self._time_step > 0:
+            return
+        kin = self._eval_kinematics(context)
+        m = self._model
+        qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
+        vdot = self._accel_cache.Eval(context)[0]
+        derivatives.get_mutable_vector().SetFromVector(np.concatenate([qdot, vdot]))
+
+    def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives) -> np.ndarray:
+        """[q̇_p − N(q)v; ID(v̇_p) with all applied and actuation forces] (zero for the true derivatives)."""
+        self._ThrowIfNotFinalized("CalcImplicitTimeDerivativesResidual")
+        m = self._model
+        xdot = np.asarray(getattr(proposed_derivatives, "CopyToVector", lambda: proposed_derivatives)(), dtype=float)
+        xdot = self._check_size(xdot, m.nq + m.nv, "proposed_derivatives")
+        kin = self._eval_kinematics(context)
+        _, tau, F, _ = self._AssembleForces(context, kin, include_damping=True)
+        r_q = xdot[:m.nq] - pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
+        return np.concatenate([r_q, self._rnea(context, xdot[m.nq:], F, tau)])
+
+    def DoMapVelocityToQDot(self, context, generalized_velocity, qdot) -> None:
+        m = self._model
+        v = np.asarray(getattr(generalized_velocity, "CopyToVector", lambda: generalized_velocity)(), dtype=float)
+        qd = pl.map_velocity_to_qdot(m.order, m.ji, np.asarray(self.GetPositions(context), dtype=float), v)
+        qdot.SetFromVector(qd)
+
+    def DoMapQDotToVelocity(self, context, qdot, generalized_velocity) -> None:
+        qd = np.asarray(getattr(qdot, "CopyToVector", lambda: qdot)(), dtype=float)
+        generalized_velocity.SetFromVector(self.MakeQDotToVelocityMap(context) @ qd)
+
+    def _ThrowSingularMassMatrix(self, context) -> None:
+        M = self.CalcMassMatrix(context)
+        bad = [j.name() for j in self._joints_in_q_order()
+               if any(M[k, k] <= 0 for k in range(j.velocity_start(), j.velocity_start() + j.num_velocities()))]
+        raise RuntimeError(
+            f"MultibodyPlant '{self.get_name()}' at t = {context.get_time()}: the mass matrix is not positive definite"
+            + (f" (zero inertia along joints {bad})" if bad else "")
+            + "; give every body that can move a positive mass and inertia (or add armature / rotor inertia)")
+
+    def _check_finite(self, context, x, what) -> None:
+        if not np.isfinite(x).all():
+            bad = np.flatnonzero(~np.isfinite(x))
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}' at t = {context.get_time()}: non-finite {what} "
+                               f"(entries {bad.tolist()}); the simulation diverged — check inputs, gains and time step")
+
+    # ---- discrete dynamics -----------------------------------------------------------------------------
+    def _CalcDiscreteStep(self, context):
+        """Semi-implicit Euler: (M + hD)(v⁺ − v)/h = τ − C v − D v;  q⁺ = q + h·N(q)·v⁺."""
+        kin = self._eval_kinematics(context)
+        m = self._model
+        u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=False)
+        if self._discrete_solver is None:
+            try:
+                x_next, a = pl.discrete_step(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, kin.V,
+                                             kin.c, F, tau, m.damping, self._time_step, kin.q, kin.v)
+            except np.linalg.LinAlgError:
+                self._ThrowSingularMassMatrix(context)
+        else:
+            h = self._time_step
+            M_hat = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
+            M_hat[np.diag_indices(m.nv)] += h * m.damping
+            a_free = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
+                                                       kin.V, kin.c, F, tau - m.damping * kin.v, h * m.damping)
+            out = self._discrete_solver(self, context, kin, M_hat, a_free, h)
+            if isinstance(out, tuple):  # (a, generalized contact forces of the constraint solve)
+                out, tau_extra = out
+                tau_c = tau_c + tau_extra
+            a = np.asarray(out, dtype=float)
+            v_next = kin.v + h * a
+            qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next)
+            from ._contact_kernels import IntegratePositions  # quaternions by their exponential map (MuJoCo)
+            x_next = np.concatenate([IntegratePositions(m.order, m.ji, kin.q, v_next, h, qdot), v_next])
+        self._check_finite(context, x_next, "state after the discrete step")
+        return x_next, a, u, tau_c
+
+    def _DiscreteStepUpdate(self, context, state) -> None:
+        x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
+        state.get_mutable_discrete_state(0).SetFromVector(x_next)
+        if self._use_sampled_output_ports:
+            state.get_mutable_abstract_state(self._sampled_index).set_value(
+                SampledResults(np.concatenate([vdot, u, tau_c])))
+
+    def SetUseSampledOutputPorts(self, use_sampled_output_ports: bool) -> None:
+        """Discrete plants: report v̇, net actuation and contact forces of the last step (default) or of the next."""
+        self._ThrowIfFinalized("SetUseSampledOutputPorts")
+        self._use_sampled_output_ports = bool(use_sampled_output_ports)
+
+    def has_sampled_output_ports(self) -> bool:
+        """True for a discrete plant reporting the results of its last step."""
+        return self._time_step > 0 and self._use_sampled_output_ports
+
+    # ---- default state ---------------------------------------------------------------------------------
+    def SetDefaultState(self, context, state) -> None:
+        """[q; v] = (joint default positions, free-body default poses; zero velocities)."""
+        self._ThrowIfNotFinalized("SetDefaultState")
+        super().SetDefaultState(context, state)
+        self._mutable_qv_in_state(context, state)[:] = self._default_state_vector()
+
+    def _default_positions_changed(self) -> None:
+        x0 = self._default_state_vector()
+        if self._time_step > 0:
+            self._discrete_models[0]._data[:] = x0
+        else:
+            self._xc_model[:] = x0
+
+    # ---- output calcs -----------------------------------------------------------------------------------
+    def _CalcGeometryPoses(self, context, value) -> None:
+        """X_WB of every body registered with SceneGraph, as a FramePoseVector."""
+        poses = value.get_mutable_value()
+        if not self._geometry_frame_ids:
+            return
+        self._ThrowIfNotFinalized("geometry_pose output")
+        kin = self._eval_kinematics(context)
+        bodies = [b for b in self._geometry_frame_ids if b != 0]
+        poses.SetFromArrays([self._geometry_frame_ids[b] for b in bodies], kin.R_WB[bodies], kin.p_WB[bodies])
+
+    def _CalcBodyPosesOutput(self, context, value) -> None:
+        kin = self._eval_kinematics(context)
+        value.set_value([make_rigid_transform(kin.R_WB[b], kin.p_WB[b]) for b in range(self._model.nb)])
+
+    def _CalcBodyVelocitiesOutput(self, context, value) -> None:
+        kin = self._eval_kinematics(context)
+        value.set_value([make_spatial("SpatialVelocity", spatial_to_point(kin.V[b], kin.p_WB[b]))
+                         for b in range(self._model.nb)])
+
+    def _CalcBodyAccelerationsOutput(self, context, value) -> None:
+        A = self._eval_body_accelerations(context)
+        value.set_value([make_spatial("SpatialAcceleration", A[b]) for b in range(self._model.nb)])
+
+    def _CalcReactionForcesOutput(self, context, value) -> None:
+        """F_CJc_Jc per joint: the force the joint applies on its child body at Jc, expressed in Jc."""
+        from ..kernels.dynamics import calc_inverse_dynamics
+        from ..kernels.kinematics import calc_accelerations
+        from ..kernels.dynamics import body_forces_at_origin
+        kin = self._eval_kinematics(context)
+        m = self._model
+        vdot = self._accel_cache.Eval(context)[0]
+        _, tau, F, _ = self._AssembleForces(context, kin, include_damping=True)
+        Iw = kin.Iw
+        A = calc_accelerations(m.order, m.ji, kin.S, kin.c, vdot)
+        F_O = body_forces_at_origin(kin.p_WB, F)
+        _, f = calc_inverse_dynamics(m.order, m.ji, kin.S, Iw, kin.V, A, F_O, np.zeros(m.nv), m.reflected_inertia,
+                                     vdot)
+        out = []
+        for j in self._joints:
+            b = int(j.child_body().index())
+            Fc = j.frame_on_child()
+            R_WJc = kin.R_WB[b] @ Fc._R_BF
+            p_WJc = kin.p_WB[b] + kin.R_WB[b] @ Fc._p_BF
+            fb = f[b]  # net force the parent must transmit to the child subtree, at Wo
+            tq = fb[:3] - np.cross(p_WJc, fb[3:])
+            out.append(make_spatial("SpatialForce", np.concatenate([R_WJc.T @ tq, R_WJc.T @ fb[3:]])))
+        value.set_value(out)

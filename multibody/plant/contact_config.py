@@ -1,0 +1,209 @@
+"""Contact-model settings of MultibodyPlant (enums, MultibodyPlantConfig) stored for the contact solver."""
+from __future__ import annotations
+
+import enum
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+
+class ContactModel(enum.Enum):
+    """Which contact model the plant uses."""
+    kHydroelastic = 0
+    kPoint = 1
+    kHydroelasticWithFallback = 2
+    kHydroelasticsOnly = 0
+    kPointContactOnly = 1
+
+
+class DiscreteContactApproximation(enum.Enum):
+    """Discrete contact formulation: TAMSI, SAP, similar or lagged (Drake's convex approximations)."""
+    kTamsi = 0
+    kSap = 1
+    kSimilar = 2
+    kLagged = 3
+
+
+class DiscreteContactSolver(enum.Enum):
+    """Discrete contact solver family (older Drake API)."""
+    kTamsi = 0
+    kSap = 1
+
+
+class HydroelasticContactRepresentation(enum.Enum):
+    """Contact-surface representation: triangles or polygons."""
+    kTriangle = 0
+    kPolygon = 1
+
+
+_CONTACT_MODELS = {"hydroelastic": ContactModel.kHydroelastic, "point": ContactModel.kPoint,
+                   "hydroelastic_with_fallback": ContactModel.kHydroelasticWithFallback}
+_APPROXIMATIONS = {"tamsi": DiscreteContactApproximation.kTamsi, "sap": DiscreteContactApproximation.kSap,
+                   "similar": DiscreteContactApproximation.kSimilar, "lagged": DiscreteContactApproximation.kLagged}
+_REPRESENTATIONS = {"triangle": HydroelasticContactRepresentation.kTriangle,
+                    "polygon": HydroelasticContactRepresentation.kPolygon}
+
+
+class MultibodyPlantConfig(BaseModel):
+    """pydrake's MultibodyPlantConfig: plant settings that can be loaded from YAML / dicts."""
+    model_config = ConfigDict(validate_assignment=True, extra="forbid")
+
+    time_step: float = 0.001
+    use_sampled_output_ports: bool = True
+    penetration_allowance: float = 0.001
+    stiction_tolerance: float = 0.0001
+    contact_model: str = "hydroelastic_with_fallback"
+    discrete_contact_approximation: str = "lagged"
+    sap_near_rigid_threshold: float = 1.0
+    contact_surface_representation: str = "polygon"
+    adjacent_bodies_collision_filters: bool = True
+
+    @field_validator("time_step")
+    @classmethod
+    def _time_step(cls, v: float) -> float:
+        if v < 0:
+            raise ValueError(f"time_step must be >= 0, got {v}")
+        return v
+
+    @field_validator("penetration_allowance", "stiction_tolerance")
+    @classmethod
+    def _positive(cls, v: float) -> float:
+        if not v > 0:
+            raise ValueError(f"must be positive, got {v}")
+        return v
+
+    @field_validator("contact_model")
+    @classmethod
+    def _model(cls, v: str) -> str:
+        if v not in _CONTACT_MODELS:
+            raise ValueError(f"contact_model must be one of {sorted(_CONTACT_MODELS)}, got '{v}'")
+        return v
+
+    @field_validator("discrete_contact_approximation")
+    @classmethod
+    def _approx(cls, v: str) -> str:
+        if v not in _APPROXIMATIONS and v != "":
+            raise ValueError(f"discrete_contact_approximation must be one of {sorted(_APPROXIMATIONS)}, got '{v}'")
+        return v
+
+    @field_validator("contact_surface_representation")
+    @classmethod
+    def _repr(cls, v: str) -> str:
+        if v not in _REPRESENTATIONS:
+            raise ValueError(f"contact_surface_representation must be one of {sorted(_REPRESENTATIONS)}, got '{v}'")
+        return v
+
+
+class _ContactSettingsMixin:
+    """Contact-model setters/getters; the values are read by the contact solver (multibody/contact)."""
+
+    def _init_contact_settings(self) -> None:
+        self._contact_model = ContactModel.kHydroelasticWithFallback
+        self._discrete_approximation = DiscreteContactApproximation.kLagged
+        self._surface_representation = (HydroelasticContactRepresentation.kPolygon if self._time_step > 0
+                                         else HydroelasticContactRepresentation.kTriangle)
+        self._penetration_allowance = 0.001
+        self._stiction_tolerance = 0.0001
+        self._sap_near_rigid_threshold = 1.0
+        self._adjacent_bodies_collision_filters = True
+
+    def set_contact_model(self, model: ContactModel) -> None:
+        self._ThrowIfFinalized("set_contact_model")
+        if not isinstance(model, ContactModel):
+            raise ValueError(f"set_contact_model: expected a ContactModel, got {model!r}")
+        self._contact_model = model
+
+    def get_contact_model(self) -> ContactModel:
+        return self._contact_model
+
+    def set_discrete_contact_approximation(self, approximation: DiscreteContactApproximation) -> None:
+        self._ThrowIfFinalized("set_discrete_contact_approximation")
+        if not isinstance(approximation, DiscreteContactApproximation):
+            raise ValueError(f"expected a DiscreteContactApproximation, got {approximation!r}")
+        self._discrete_approximation = approximation
+
+    def get_discrete_contact_approximation(self) -> DiscreteContactApproximation:
+        return self._discrete_approximation
+
+    def set_discrete_contact_solver(self, contact_solver: DiscreteContactSolver) -> None:
+        self._ThrowIfFinalized("set_discrete_contact_solver")
+        if not isinstance(contact_solver, DiscreteContactSolver):
+            raise ValueError(f"expected a DiscreteContactSolver, got {contact_solver!r}")
+        self._discrete_approximation = (DiscreteContactApproximation.kTamsi if contact_solver == DiscreteContactSolver.kTamsi
+                                        else DiscreteContactApproximation.kSap)
+
+    def get_discrete_contact_solver(self) -> DiscreteContactSolver:
+        return (DiscreteContactSolver.kTamsi if self._discrete_approximation == DiscreteContactApproximation.kTamsi
+                else DiscreteContactSolver.kSap)
+
+    def set_contact_surface_representation(self, representation: HydroelasticContactRepresentation) -> None:
+        self._ThrowIfFinalized("set_contact_surface_representation")
+        self._surface_representation = representation
+
+    def get_contact_surface_representation(self) -> HydroelasticContactRepresentation:
+        return self._surface_representation
+
+    @staticmethod
+    def GetDefaultContactSurfaceRepresentation(time_step: float) -> HydroelasticContactRepresentation:
+        return (HydroelasticContactRepresentation.kPolygon if time_step > 0
+                else HydroelasticContactRepresentation.kTriangle)
+
+    def set_penetration_allowance(self, penetration_allowance: float = 0.001) -> None:
+        """Penetration allowance δ [m] used to estimate default point-contact stiffness and damping."""
+        if not float(penetration_allowance) > 0:
+            raise ValueError(f"set_penetration_allowance: must be positive, got {penetration_allowance}")
+        self._penetration_allowance = float(penetration_allowance)
+
+    def get_penetration_allowance(self) -> float:
+        return self._penetration_allowance
+
+    def get_contact_penalty_method_time_scale(self) -> float:
+        """tc = 1/ω with ω = √(g/δ) (Drake's heuristic; g = |gravity|, 9.81 if zero)."""
+        import numpy as np
+        g = float(np.linalg.norm(self.gravity_field().gravity_vector())) or 9.81
+        return float(np.sqrt(self._penetration_allowance / g))
+
+    def set_stiction_tolerance(self, v_stiction: float = 0.0001) -> None:
+        """Stribeck stiction tolerance [m/s]."""
+        if not float(v_stiction) > 0:
+            raise ValueError(f"set_stiction_tolerance: must be positive, got {v_stiction}")
+        self._stiction_tolerance = float(v_stiction)
+
+    def stiction_tolerance(self) -> float:
+        return self._stiction_tolerance
+
+    def set_sap_near_rigid_threshold(self, near_rigid_threshold: float = 1.0) -> None:
+        self._ThrowIfFinalized("set_sap_near_rigid_threshold")
+        if not float(near_rigid_threshold) >= 0:
+            raise ValueError(f"set_sap_near_rigid_threshold: must be >= 0, got {near_rigid_threshold}")
+        self._sap_near_rigid_threshold = float(near_rigid_threshold)
+
+    def get_sap_near_rigid_threshold(self) -> float:
+        return self._sap_near_rigid_threshold
+
+    def set_adjacent_bodies_collision_filters(self, value: bool) -> None:
+        self._ThrowIfFinalized("set_adjacent_bodies_collision_filters")
+        self._adjacent_bodies_collision_filters = bool(value)
+
+    def get_adjacent_bodies_collision_filters(self) -> bool:
+        return self._adjacent_bodies_collision_filters
+
+
+def ApplyMultibodyPlantConfig(config: MultibodyPlantConfig, plant) -> None:
+    """Apply every setting of `config` except time_step (fixed at construction) to a pre-Finalize plant."""
+    plant.SetUseSampledOutputPorts(config.use_sampled_output_ports)
+    plant.set_penetration_allowance(config.penetration_allowance)
+    plant.set_stiction_tolerance(config.stiction_tolerance)
+    plant.set_contact_model(_CONTACT_MODELS[config.contact_model])
+    if config.discrete_contact_approximation:
+        plant.set_discrete_contact_approximation(_APPROXIMATIONS[config.discrete_contact_approximation])
+    plant.set_sap_near_rigid_threshold(config.sap_near_rigid_threshold)
+    plant.set_contact_surface_representation(_REPRESENTATIONS[config.contact_surface_representation])
+    plant.set_adjacent_bodies_collision_filters(config.adjacent_bodies_collision_filters)
+
+
+def AddMultibodyPlant(config: MultibodyPlantConfig, builder):
+    """AddMultibodyPlantSceneGraph with a plant configured from `config`; returns (plant, scene_graph)."""
+    from ._geometry import AddMultibodyPlantSceneGraph
+    result = AddMultibodyPlantSceneGraph(builder, config.time_step)
+    ApplyMultibodyPlantConfig(config, result.plant)
+    return result

@@ -1,0 +1,321 @@
+"""Force elements: uniform gravity, linear spring-damper, revolute/prismatic springs and the bushing.
+
+Each element adds body spatial forces F_Bo_W and/or generalized forces τ given the state, and
+reports its potential energy and power.  `kin` is the plant's kinematics cache for the context
+(world poses R_WB, p_WB and Plücker velocities V at Wo), so elements never recompute kinematics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .element import MultibodyElement
+
+
+class ForceElement(MultibodyElement):
+    """Base class of force elements; subclasses implement the `_Calc*` hooks."""
+
+    _kind = "force element"
+
+    def __init__(self, model_instance=None, name: str = ""):
+        super().__init__(name, model_instance)
+
+    def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
+        return None
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        return 0.0
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        return 0.0
+
+    def _CalcNonConservativePower(self, context, kin, q, v) -> float:
+        return 0.0
+
+
+def _point_velocity(kin, body: int, p_WP: np.ndarray) -> np.ndarray:
+    V = kin.V[body]
+    return V[3:6] + np.cross(V[0:3], p_WP)
+
+
+class UniformGravityFieldElement(ForceElement):
+    """Uniform gravity g_W acting at every body's center of mass (default [0, 0, −9.81] m/s²)."""
+
+    kDefaultStrength = 9.81
+
+    def __init__(self, g_W=(0.0, 0.0, -9.81)):
+        super().__init__(None, "gravity")
+        self._g = self._check(g_W)
+        self._disabled: set = set()
+
+    @staticmethod
+    def _check(g_W) -> np.ndarray:
+        g = np.asarray(g_W, dtype=float).reshape(-1)
+        if g.shape != (3,) or not np.all(np.isfinite(g)):
+            raise ValueError(f"gravity vector must be a finite 3-vector, got {g_W!r}")
+        return g
+
+    def gravity_vector(self) -> np.ndarray:
+        """g_W [m/s²]."""
+        return self._g.copy()
+
+    def set_gravity_vector(self, g_W) -> None:
+        """Set g_W."""
+        self._g = self._check(g_W)
+
+    def is_enabled(self, model_instance) -> bool:
+        """Whether gravity acts on the bodies of `model_instance`."""
+        return int(model_instance) not in self._disabled
+
+    def set_enabled(self, model_instance, is_enabled: bool) -> None:
+        """Enable/disable gravity for one model instance (pre-Finalize)."""
+        if self._plant is not None and self._plant.is_finalized():
+            raise RuntimeError("gravity_field().set_enabled() must be called before Finalize()")
+        if self._plant is not None:
+            self._plant._CheckModelInstance(model_instance)
+        (self._disabled.discard if is_enabled else self._disabled.add)(int(model_instance))
+
+    def _com_positions_and_velocities(self, context, kin):
+        plant = self.GetParentPlant()
+        bp = plant._body_params(context)
+        com_W = kin.p_WB + np.einsum("bij,bj->bi", kin.R_WB, bp[:, 1:4])
+        vcom = kin.V[:, 3:6] + np.cross(kin.V[:, 0:3], com_W)
+        m = bp[:, 0] * plant._gravity_enabled_mask()
+        return m, com_W, vcom
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        m, com_W, _ = self._com_positions_and_velocities(context, kin)
+        return float(-np.sum(m * (com_W @ self._g)))
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        m, _, vcom = self._com_positions_and_velocities(context, kin)
+        return float(np.sum(m * (vcom @ self._g)))
+
+
+class LinearSpringDamper(ForceElement):
+    """A spring-damper between point P on body A and point Q on body B.
+
+    f = k·(ℓ − ℓ₀) + c·ℓ̇ along the unit vector from P to Q, pulling P and Q together when stretched.
+    """
+
+    def __init__(self, bodyA, p_AP, bodyB, p_BQ, free_length: float, stiffness: float, damping: float):
+        super().__init__(bodyA.model_instance(), "")
+        if not free_length > 0:
+            raise ValueError(f"LinearSpringDamper: free_length must be positive, got {free_length}")
+        if stiffness < 0 or damping < 0:
+            raise ValueError(f"LinearSpringDamper: stiffness and damping must be non-negative, got {stiffness}, {damping}")
+        self._A, self._B = bodyA, bodyB
+        self._p_AP = np.asarray(p_AP, dtype=float).reshape(3)
+        self._p_BQ = np.asarray(p_BQ, dtype=float).reshape(3)
+        self._l0, self._k, self._c = float(free_length), float(stiffness), float(damping)
+
+    def bodyA(self):
+        return self._A
+
+    def bodyB(self):
+        return self._B
+
+    def p_AP(self) -> np.ndarray:
+        return self._p_AP.copy()
+
+    def p_BQ(self) -> np.ndarray:
+        return self._p_BQ.copy()
+
+    def free_length(self) -> float:
+        return self._l0
+
+    def stiffness(self) -> float:
+        return self._k
+
+    def damping(self) -> float:
+        return self._c
+
+    def _geometry(self, kin):
+        a, b = int(self._A.index()), int(self._B.index())
+        p_WP = kin.p_WB[a] + kin.R_WB[a] @ self._p_AP
+        p_WQ = kin.p_WB[b] + kin.R_WB[b] @ self._p_BQ
+        d = p_WQ - p_WP
+        length = np.linalg.norm(d)
+        if length < 1e-12:
+            raise RuntimeError("LinearSpringDamper: the two attachment points coincide; the spring direction is undefined")
+        u = d / length
+        ldot = float(u @ (_point_velocity(kin, b, p_WQ) - _point_velocity(kin, a, p_WP)))
+        return a, b, p_WP, p_WQ, u, length, ldot
+
+    def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
+        a, b, p_WP, p_WQ, u, length, ldot = self._geometry(kin)
+        f = (self._k * (length - self._l0) + self._c * ldot) * u
+        F_Bo_W[a, 0:3] += np.cross(p_WP - kin.p_WB[a], f)
+        F_Bo_W[a, 3:6] += f
+        F_Bo_W[b, 0:3] -= np.cross(p_WQ - kin.p_WB[b], f)
+        F_Bo_W[b, 3:6] -= f
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        _, _, _, _, _, length, _ = self._geometry(kin)
+        return 0.5 * self._k * (length - self._l0) ** 2
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        _, _, _, _, _, length, ldot = self._geometry(kin)
+        return -self._k * (length - self._l0) * ldot
+
+    def _CalcNonConservativePower(self, context, kin, q, v) -> float:
+        _, _, _, _, _, _, ldot = self._geometry(kin)
+        return -self._c * ldot * ldot
+
+
+class RevoluteSpring(ForceElement):
+    """A torsional spring on a revolute joint: τ = −k·(θ − θ₀)."""
+
+    def __init__(self, joint, nominal_angle: float, stiffness: float):
+        super().__init__(joint.model_instance(), "")
+        if joint.num_positions() != 1 or joint.type_name() != "revolute":
+            raise ValueError(f"RevoluteSpring: joint '{joint.name()}' is not a revolute joint")
+        if stiffness < 0:
+            raise ValueError(f"RevoluteSpring: stiffness must be non-negative, got {stiffness}")
+        self._joint, self._q0, self._k = joint, float(nominal_angle), float(stiffness)
+
+    def joint(self):
+        return self._joint
+
+    def nominal_angle(self) -> float:
+        return self._q0
+
+    def stiffness(self) -> float:
+        return self._k
+
+    def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
+        tau[self._joint.velocity_start()] -= self._k * (q[self._joint.position_start()] - self._q0)
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        return 0.5 * self._k * (q[self._joint.position_start()] - self._q0) ** 2
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        return -self._k * (q[self._joint.position_start()] - self._q0) * v[self._joint.velocity_start()]
+
+
+class PrismaticSpring(ForceElement):
+    """A linear spring on a prismatic joint: f = −k·(x − x₀)."""
+
+    def __init__(self, joint, nominal_position: float, stiffness: float):
+        super().__init__(joint.model_instance(), "")
+        if joint.type_name() != "prismatic":
+            raise ValueError(f"PrismaticSpring: joint '{joint.name()}' is not a prismatic joint")
+        if stiffness < 0:
+            raise ValueError(f"PrismaticSpring: stiffness must be non-negative, got {stiffness}")
+        self._joint, self._x0, self._k = joint, float(nominal_position), float(stiffness)
+
+    def joint(self):
+        return self._joint
+
+    def nominal_position(self) -> float:
+        return self._x0
+
+    def stiffness(self) -> float:
+        return self._k
+
+    def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
+        tau[self._joint.velocity_start()] -= self._k * (q[self._joint.position_start()] - self._x0)
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        return 0.5 * self._k * (q[self._joint.position_start()] - self._x0) ** 2
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        return -self._k * (q[self._joint.position_start()] - self._x0) * v[self._joint.velocity_start()]
+
+
+class LinearBushingRollPitchYaw(ForceElement):
+    """A massless bushing between frame A (on link0) and frame C (on link1), Drake's quasi-symmetric model.
+
+    Gimbal torques τ = −k₀₁₂⊙q − d₀₁₂⊙q̇ with q the roll-pitch-yaw angles of R_AC, applied as the torque
+    t = Nᵀτ (expressed in A) on C and −t on A; force f = −kxyz⊙[x y z] − dxyz⊙[ẋ ẏ ż] expressed in the
+    half-angle frame B (origin halfway between Ao and Co), applied on C at Bo and its negative on A at Bo.
+    """
+
+    def __init__(self, frameA, frameC, torque_stiffness_constants, torque_damping_constants,
+                 force_stiffness_constants, force_damping_constants):
+        super().__init__(frameA.body().model_instance(), "")
+        self._frameA, self._frameC = frameA, frameC
+        vals = []
+        for what, k in (("torque_stiffness_constants", torque_stiffness_constants),
+                        ("torque_damping_constants", torque_damping_constants),
+                        ("force_stiffness_constants", force_stiffness_constants),
+                        ("force_damping_constants", force_damping_constants)):
+            a = np.asarray(k, dtype=float).reshape(-1)
+            if a.shape != (3,) or np.any(a < 0) or not np.all(np.isfinite(a)):
+                raise ValueError(f"LinearBushingRollPitchYaw: {what} must be 3 finite non-negative values, got {k!r}")
+            vals.append(a)
+        self._k012, self._d012, self._kxyz, self._dxyz = vals
+
+    def frameA(self):
+        return self._frameA
+
+    def frameC(self):
+        return self._frameC
+
+    def link0(self):
+        return self._frameA.body()
+
+    def link1(self):
+        return self._frameC.body()
+
+    def torque_stiffness_constants(self) -> np.ndarray:
+        return self._k012.copy()
+
+    def torque_damping_constants(self) -> np.ndarray:
+        return self._d012.copy()
+
+    def force_stiffness_constants(self) -> np.ndarray:
+        return self._kxyz.copy()
+
+    def force_damping_constants(self) -> np.ndarray:
+        return self._dxyz.copy()
+
+    def _state(self, context):
+        """(q, q̇, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N) of the bushing."""
+        from ..math.functions import quaternion_from_rotation_matrix, rotation_matrix_from_quaternion
+        from ..math.functions import rpy_from_rotation_matrix
+        plant = self.GetParentPlant()
+        R_WA, p_WAo = plant._frame_pose_arrays(context, self._frameA)
+        R_WC, p_WCo = plant._frame_pose_arrays(context, self._frameC)
+        R_AC = R_WA.T @ R_WC
+        q = np.asarray(rpy_from_rotation_matrix(R_AC), dtype=float)
+        quat = quaternion_from_rotation_matrix(R_AC)
+        if quat[0] < 0:
+            quat = -quat
+        half = np.array([1.0 + quat[0], quat[1], quat[2], quat[3]])
+        R_AB = rotation_matrix_from_quaternion(half / np.linalg.norm(half))
+        V = plant.CalcSpatialVelocity(context, self._frameC, self._frameA, self._frameA).get_coeffs()
+        w_AC_A, v_ACo_A = V[:3], V[3:]
+        p_AoCo_A = R_WA.T @ (p_WCo - p_WAo)
+        xyz = R_AB.T @ p_AoCo_A
+        xyz_dot = R_AB.T @ (v_ACo_A - np.cross(0.5 * w_AC_A, p_AoCo_A))
+        cp, sp = np.cos(q[1]), np.sin(q[1])
+        if abs(cp) < 1e-12:
+            raise RuntimeError("LinearBushingRollPitchYaw: pitch is ±π/2 (gimbal lock); roll-pitch-yaw rates are undefined")
+        cy, sy = np.cos(q[2]), np.sin(q[2])
+        N = np.array([[cy / cp, sy / cp, 0.0], [-sy, cy, 0.0], [cy * sp / cp, sy * sp / cp, 1.0]])
+        return q, N @ w_AC_A, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N
+
+    def _CalcAndAddForceContribution(self, context, kin, q_all, v_all, F_Bo_W, tau_all) -> None:
+        q, qdot, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N = self._state(context)
+        tau = -self._k012 * q - self._d012 * qdot
+        t_W = R_WA @ (N.T @ tau)
+        f_W = R_WA @ (R_AB @ (-self._kxyz * xyz - self._dxyz * xyz_dot))
+        p_WBo = 0.5 * (p_WAo + p_WCo)
+        a, c = int(self.link0().index()), int(self.link1().index())
+        F_Bo_W[c, :3] += t_W + np.cross(p_WBo - kin.p_WB[c], f_W)
+        F_Bo_W[c, 3:] += f_W
+        F_Bo_W[a, :3] -= t_W + np.cross(p_WBo - kin.p_WB[a], f_W)
+        F_Bo_W[a, 3:] -= f_W
+
+    def _energy_undefined(self, what: str):
+        raise RuntimeError(f"LinearBushingRollPitchYaw: {what} is not defined for this bushing model (its force acts "
+                           "at the moving half-angle frame B, so the work is path dependent); Drake raises as well")
+
+    def _CalcPotentialEnergy(self, context, kin, q_all) -> float:
+        self._energy_undefined("potential energy")
+
+    def _CalcConservativePower(self, context, kin, q_all, v_all) -> float:
+        self._energy_undefined("conservative power")
+
+    def _CalcNonConservativePower(self, context, kin, q_all, v_all) -> float:
+        self._energy_undefined("non-conservative power")

@@ -1,0 +1,91 @@
+"""JointActuator: a scalar actuator on a single-dof joint, with gear ratio and rotor inertia."""
+from __future__ import annotations
+
+import numpy as np
+
+from .element import MultibodyElement
+
+
+class JointActuator(MultibodyElement):
+    """Applies u[index()] as a generalized force on its joint's velocity.
+
+    The effort limit is bookkeeping only (the plant does not saturate u).  Rotor inertia Iᵣ and gear
+    ratio ρ add the reflected inertia ρ²·Iᵣ to the mass-matrix diagonal.
+    """
+
+    _kind = "actuator"
+
+    def __init__(self, name: str, joint, effort_limit: float = np.inf):
+        super().__init__(name, joint.model_instance())
+        effort_limit = float(effort_limit)
+        if not effort_limit > 0:
+            raise ValueError(f"actuator '{name}': effort_limit must be strictly positive (inf = unlimited), "
+                             f"got {effort_limit}")
+        if joint.num_velocities() != 1:
+            raise ValueError(f"actuator '{name}': joint '{joint.name()}' has {joint.num_velocities()} velocities; "
+                             "only single-dof joints can be actuated")
+        self._joint = joint
+        self._effort_limit = effort_limit
+        self._gear_ratio = 1.0
+        self._rotor_inertia = 0.0
+
+    def joint(self):
+        """The actuated joint."""
+        return self._joint
+
+    def effort_limit(self) -> float:
+        return self._effort_limit
+
+    def set_effort_limit(self, effort_limit: float) -> None:
+        if not float(effort_limit) > 0:
+            raise ValueError(f"actuator '{self._name}': effort_limit must be strictly positive, got {effort_limit}")
+        self._effort_limit = float(effort_limit)
+
+    def input_start(self) -> int:
+        """Start of this actuator's entries in u (its index, since every actuator has one input)."""
+        return int(self.index())
+
+    def num_inputs(self) -> int:
+        return 1
+
+    def default_gear_ratio(self) -> float:
+        return self._gear_ratio
+
+    def set_default_gear_ratio(self, gear_ratio: float) -> None:
+        self._pre_finalize("set_default_gear_ratio")
+        self._gear_ratio = float(gear_ratio)
+
+    def default_rotor_inertia(self) -> float:
+        return self._rotor_inertia
+
+    def set_default_rotor_inertia(self, rotor_inertia: float) -> None:
+        self._pre_finalize("set_default_rotor_inertia")
+        if float(rotor_inertia) < 0:
+            raise ValueError(f"actuator '{self._name}': rotor inertia must be non-negative, got {rotor_inertia}")
+        self._rotor_inertia = float(rotor_inertia)
+
+    def default_reflected_inertia(self) -> float:
+        """ρ²·Iᵣ."""
+        return self._gear_ratio ** 2 * self._rotor_inertia
+
+    def _pre_finalize(self, what):
+        if self._plant is not None and self._plant.is_finalized():
+            raise RuntimeError(f"actuator '{self._name}': {what} must be called before Finalize()")
+
+    def get_actuation_vector(self, u: np.ndarray) -> np.ndarray:
+        """This actuator's entries of the full actuation vector u."""
+        u = np.asarray(u, dtype=float).reshape(-1)
+        n = self.GetParentPlant().num_actuated_dofs()
+        if u.size != n:
+            raise ValueError(f"actuator '{self._name}': u must have num_actuated_dofs() = {n} entries, got {u.size}")
+        return u[self.input_start():self.input_start() + 1].copy()
+
+    def set_actuation_vector(self, u_actuator, u: np.ndarray) -> None:
+        """Write this actuator's value into the full actuation vector u (in place)."""
+        n = self.GetParentPlant().num_actuated_dofs()
+        if u.size != n:
+            raise ValueError(f"actuator '{self._name}': u must have num_actuated_dofs() = {n} entries, got {u.size}")
+        ua = np.asarray(u_actuator, dtype=float).reshape(-1)
+        if ua.size != 1:
+            raise ValueError(f"actuator '{self._name}': u_actuator must have 1 entry, got {ua.size}")
+        u[self.input_start()] = ua[0]

@@ -1,0 +1,149 @@
+"""RigidBody: a body with a spatial inertia about its origin Bo, and its BodyFrame."""
+from __future__ import annotations
+
+import numpy as np
+
+from .element import MultibodyElement
+
+
+class RigidBody(MultibodyElement):
+    """A rigid body B.  Its default mass properties are M_BBo_B (about Bo, expressed in B).
+
+    The per-context mass properties are Context parameters: SetMass / SetSpatialInertiaInBodyFrame
+    change them for one Context without touching the defaults.
+    """
+
+    _kind = "body"
+
+    def __init__(self, name: str, model_instance=None, M_BBo_B=None):
+        super().__init__(name, model_instance)
+        from ._convert import spatial_inertia_to_arrays
+        from .frame import RigidBodyFrame
+        if M_BBo_B is None:
+            self._mass, self._com, self._I_BBo_B = 0.0, np.zeros(3), np.zeros((3, 3))
+        else:
+            self._mass, self._com, self._I_BBo_B = spatial_inertia_to_arrays(M_BBo_B, f"body '{name}' spatial inertia")
+        self._body_frame = RigidBodyFrame(self)
+        self._floating_joint = None
+
+    # ---- topology -----------------------------------------------------------------------
+    def body_frame(self):
+        """The frame B fixed to this body at Bo."""
+        return self._body_frame
+
+    def is_world_body(self) -> bool:
+        """True for the world body."""
+        return self._index == 0
+
+    def is_floating(self) -> bool:
+        """True if, after Finalize, this body's inboard joint has 6 dofs and connects to the world."""
+        plant = self.GetParentPlant()
+        plant._ThrowIfNotFinalized("is_floating")
+        j = plant._inboard_joint_of_body(self.index())
+        return j is not None and j.num_velocities() == 6 and j.parent_body().index() == 0
+
+    is_floating_base_body = is_floating
+
+    def has_quaternion_dofs(self) -> bool:
+        """True if the body is floating with a quaternion orientation."""
+        plant = self.GetParentPlant()
+        j = plant._inboard_joint_of_body(self.index())
+        return self.is_floating() and j.num_positions() == 7
+
+    def floating_positions_start(self) -> int:
+        """Start of this floating body's positions in q."""
+        if not self.is_floating():
+            raise RuntimeError(f"body '{self._name}' is not a floating body")
+        return self.GetParentPlant()._inboard_joint_of_body(self.index()).position_start()
+
+    def floating_velocities_start_in_v(self) -> int:
+        """Start of this floating body's velocities in v."""
+        if not self.is_floating():
+            raise RuntimeError(f"body '{self._name}' is not a floating body")
+        return self.GetParentPlant()._inboard_joint_of_body(self.index()).velocity_start()
+
+    # ---- default mass properties --------------------------------------------------------
+    def default_mass(self) -> float:
+        """Default mass [kg]."""
+        return self._mass
+
+    def default_com(self) -> np.ndarray:
+        """Default p_BoBcm_B [m]."""
+        return self._com.copy()
+
+    def default_rotational_inertia(self):
+        """Default rotational inertia about Bo, expressed in B (I_BBo_B) as a RotationalInertia."""
+        from .rotational_inertia import RotationalInertia
+        I = self._I_BBo_B
+        return RotationalInertia(I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])
+
+    def default_unit_inertia(self):
+        """Default unit inertia about Bo (G_BBo_B = I_BBo_B / m)."""
+        return self.default_spatial_inertia().get_unit_inertia()
+
+    def default_spatial_inertia(self):
+        """Default M_BBo_B as a SpatialInertia."""
+        from ._convert import make_spatial_inertia
+        return make_spatial_inertia(self._mass, self._com, self._I_BBo_B)
+
+    def SetMass(self, context, mass: float) -> None:
+        """Set this body's mass in `context` (a Context parameter); the unit inertia is kept."""
+        self.GetParentPlant()._SetBodyMass(context, self, mass)
+
+    def get_mass(self, context) -> float:
+        """This body's mass in `context`."""
+        return float(self.GetParentPlant()._body_params(context)[self.index(), 0])
+
+    def CalcCenterOfMassInBodyFrame(self, context) -> np.ndarray:
+        """p_BoBcm_B in `context`."""
+        return self.GetParentPlant()._body_params(context)[self.index(), 1:4].copy()
+
+    def SetCenterOfMassInBodyFrame(self, context, com: np.ndarray) -> None:
+        """Set p_BoBcm_B in `context`, keeping the rotational inertia about the center of mass."""
+        self.GetParentPlant()._SetBodyCom(context, self, np.asarray(com, dtype=float))
+
+    def CalcSpatialInertiaInBodyFrame(self, context):
+        """M_BBo_B in `context` as a SpatialInertia."""
+        from ._convert import make_spatial_inertia
+        bp = self.GetParentPlant()._body_params(context)[self.index()]
+        return make_spatial_inertia(bp[0], bp[1:4], bp[4:13].reshape(3, 3))
+
+    def SetSpatialInertiaInBodyFrame(self, context, M_BBo_B) -> None:
+        """Set M_BBo_B in `context`."""
+        self.GetParentPlant()._SetBodySpatialInertia(context, self, M_BBo_B)
+
+    # ---- kinematics -----------------------------------------------------------------------
+    def EvalPoseInWorld(self, context):
+        """X_WB (cached)."""
+        return self.GetParentPlant().EvalBodyPoseInWorld(context, self)
+
+    def EvalSpatialVelocityInWorld(self, context):
+        """V_WB at Bo, expressed in W (cached)."""
+        return self.GetParentPlant().EvalBodySpatialVelocityInWorld(context, self)
+
+    def EvalSpatialAccelerationInWorld(self, context):
+        """A_WB at Bo, expressed in W (cached)."""
+        return self.GetParentPlant().EvalBodySpatialAccelerationInWorld(context, self)
+
+    def AddInForceInWorld(self, context, F_Bo_W, forces) -> None:
+        """Add the spatial force F_Bo_W (at Bo, in W) to `forces` (MultibodyForces)."""
+        from ._convert import spatial_to_array
+        forces.mutable_body_forces_array()[self.index()] += spatial_to_array(F_Bo_W, "F_Bo_W")
+
+    def AddInForce(self, context, p_BP_E, F_Bp_E, frame_E, forces) -> None:
+        """Add F_Bp_E (applied at point Bp, with p_BP_E from Bo expressed in frame E) to `forces`, at Bo in W."""
+        from ._convert import spatial_to_array
+        plant = self.GetParentPlant()
+        F = spatial_to_array(F_Bp_E, "F_Bp_E")
+        R_WE = plant._frame_pose_arrays(context, frame_E)[0]
+        tau, f = R_WE @ F[:3], R_WE @ F[3:]
+        p_BoBp_W = R_WE @ np.asarray(p_BP_E, dtype=float).reshape(3)
+        forces.mutable_body_forces_array()[self.index()] += np.concatenate([tau + np.cross(p_BoBp_W, f), f])
+
+    def GetForceInWorld(self, context, forces):
+        """F_Bo_W stored in `forces` for this body, as a SpatialForce."""
+        from ._convert import make_spatial
+        return make_spatial("SpatialForce", forces.body_forces_array()[self.index()])
+
+
+Body = RigidBody

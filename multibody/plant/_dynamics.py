@@ -29,9 +29,7 @@ class _DynamicsMixin:
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
         """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
-        if not self._finalized:
-            self._ThrowIfNotFinalized("CalcMassMatrix")
-        kin = self._kin_cache.Eval(context)
+        kin = self._eval_kinematics(context)
         m = self._model
         return pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
 
@@ -47,7 +45,7 @@ class _DynamicsMixin:
         return M
 
     def _rnea(self, context, vdot, F_Bo_W=None, tau_app=None, with_velocity=True) -> np.ndarray:
-        kin = self._kin_cache.Eval(context)
+        kin = self._eval_kinematics(context)
         m = self._model
         zeros6 = self._zeros_b6
         V, c = (kin.V, kin.c) if with_velocity else (zeros6, zeros6)
@@ -57,8 +55,6 @@ class _DynamicsMixin:
 
     def CalcBiasTerm(self, context) -> np.ndarray:
         """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
-        if not self._finalized:
-            self._ThrowIfNotFinalized("CalcBiasTerm")
         return self._rnea(context, self._zeros_v)
 
     def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:

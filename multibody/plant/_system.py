@@ -166,9 +166,11 @@ class _SystemMixin:
         return context.get_mutable_numeric_parameter(self._param_index).get_mutable_value().reshape(-1, _PARAM_COLS)
 
     def _eval_kinematics(self, context) -> Kinematics:
-        if not self._finalized:
+        """The cached kinematics of `context` (the hot path of every plant query: one check, one lookup)."""
+        if getattr(context, "_system_id", None) != self._system_id or not self._finalized:
             self._ThrowIfNotFinalized("kinematics")
-        return self._kin_cache.Eval(context)
+            self._check_context(context, f"MultibodyPlant '{self.get_name()}'")
+        return self._kin_cache._eval(context)._value
 
     def _CalcKinematicsCache(self, context, value) -> None:
         x = self._qv_view(context)

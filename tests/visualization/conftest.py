@@ -1,0 +1,88 @@
+"""Fixtures for the visualization tests: a headless Chromium screenshotter and a small moving scene
+(a SceneGraph whose frames a LeafSystem moves)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from mallard.geometry import (Box, FramePoseVector, GeometryFrame, GeometryInstance, MakePhongIllustrationProperties,
+                              SceneGraph, Sphere)
+from mallard.multibody.math import RigidTransform
+from mallard.systems.framework import DiagramBuilder, LeafSystem, Value
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--enable-unsafe-swiftshader", "--hide-scrollbars", "--window-size=800,600"]
+
+
+@pytest.fixture(scope="session")
+def browser() -> str:
+    """The path of a Chromium/Chrome binary; skips when none is installed."""
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no headless browser: install Debian's chromium (apt-get install -y chromium chromium-driver)")
+
+
+@pytest.fixture
+def screenshot(browser, tmp_path):
+    """screenshot(html_file_or_url) -> RGB image (600, 800, 3) floats in [0, 1] of the page in headless
+    Chromium (a live http:// page gets 3 s of virtual time to connect and draw)."""
+    import matplotlib.image
+
+    def take(html_file) -> np.ndarray:
+        png = tmp_path / "screenshot.png"
+        profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
+        target = str(html_file)
+        extra = ["--virtual-time-budget=3000"] if target.startswith("http") else []
+        cmd = [browser, *CHROMIUM_FLAGS, *extra, f"--user-data-dir={profile}", f"--screenshot={png}",
+               target if target.startswith("http") else f"file://{target}"]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert png.is_file(), f"chromium wrote no screenshot (exit {result.returncode}): {result.stderr[-2000:]}"
+        img = matplotlib.image.imread(str(png))
+        return np.asarray(img[:, :, :3], dtype=float)
+
+    return take
+
+
+class PoseSource(LeafSystem):
+    """Registers a red box (left, y = -0.6 m) and a green sphere (right, y = +0.6 m) and bobs them
+    up and down: z = 0.3 sin(2 pi t) m."""
+
+    def __init__(self, scene_graph: SceneGraph):
+        super().__init__()
+        self.source_id = scene_graph.RegisterSource("mover")
+        self.frames = []
+        for name, shape, color, y in (("red_box", Box(0.4, 0.4, 0.4), (1.0, 0.0, 0.0, 1.0), -0.6),
+                                      ("green_ball", Sphere(0.25), (0.0, 1.0, 0.0, 1.0), 0.6)):
+            frame = scene_graph.RegisterFrame(self.source_id, GeometryFrame(name))
+            geom = GeometryInstance(RigidTransform(), shape, name + "_geometry")
+            geom.set_illustration_properties(MakePhongIllustrationProperties(color))
+            scene_graph.RegisterGeometry(self.source_id, frame, geom)
+            self.frames.append((frame, y))
+        self.DeclareAbstractOutputPort("geometry_pose", lambda: Value(FramePoseVector()), self._calc)
+
+    def _calc(self, context, value) -> None:
+        poses = value.get_mutable_value()
+        z = 0.3 * np.sin(2 * np.pi * context.get_time())
+        for frame, y in self.frames:
+            poses.set_value(frame, RigidTransform(np.array([0.0, y, z])))
+
+
+@pytest.fixture
+def moving_scene():
+    """make() -> (builder, scene_graph, source): a SceneGraph fed by a PoseSource, not yet built."""
+
+    def make():
+        builder = DiagramBuilder()
+        scene_graph = builder.AddSystem(SceneGraph())
+        source = builder.AddSystem(PoseSource(scene_graph))
+        builder.Connect(source.get_output_port(0), scene_graph.get_source_pose_port(source.source_id))
+        return builder, scene_graph, source
+
+    return make

@@ -9,6 +9,8 @@ from .bodies import _limited
 from .context import CompileContext
 from .errors import error_at
 from .model import MjcfActuator, MjcfJoint, MjcfTendon
+from .plugins import plugin_actdim
+from .plugins import resolve as resolve_plugin
 from .reader import Element
 from .references import Names
 from .transmission import actuator_moment0
@@ -30,7 +32,14 @@ def compile_actuators(ctx: CompileContext, root: Element, names: Names, joints: 
         for el in sec.children:
             if el.key == "t3":
                 continue
-            s = ctx.defaults.actuator(el, "main")
+            iid = -1
+            if el.tag == "plugin":
+                what = f"actuator '{el.get('name') or 'plugin'}'"
+                iid = resolve_plugin(ctx, el, "actuator", what)
+                general = {k: v for k, v in el.attrs.items() if k not in ("plugin", "instance")}
+                s = ctx.defaults.actuator(Element("general", "general", general, el.where, []), "main")
+            else:
+                s = ctx.defaults.actuator(el, "main")
             what = f"actuator '{s.get('name') or el.tag}'"
             given = [(attr, trn, kind) for attr, trn, kind in _TARGETS if attr in el.attrs]
             if len(given) > 1:
@@ -67,7 +76,15 @@ def compile_actuators(ctx: CompileContext, root: Element, names: Names, joints: 
             if actlim and s["actrange"][0] > s["actrange"][1]:
                 raise error_at(el.where, f"{what}: invalid actrange {s['actrange']}")
             actdim = s["actdim"]
-            if actdim < 0:
+            pdim = 0
+            if iid >= 0:  # the plugin's activations first, then one for dyntype (spec §12.4)
+                pdim = plugin_actdim(ctx, iid, el.where)
+                need = pdim + (0 if s["dyntype"] == "none" else 1)
+                if actdim >= 0 and actdim != need:
+                    raise error_at(el.where, f"{what}: actdim {actdim} disagrees with the plugin's {pdim} activation(s)"
+                                             f" plus {need - pdim} for dyntype '{s['dyntype']}'; omit actdim")
+                actdim = need
+            elif actdim < 0:
                 actdim = 0 if s["dyntype"] == "none" else 1
             elif actdim > 1 and s["dyntype"] != "user":
                 raise error_at(el.where, f"{what}: actdim > 1 is only allowed with dyntype='user'")
@@ -78,7 +95,7 @@ def compile_actuators(ctx: CompileContext, root: Element, names: Names, joints: 
                 s["gaintype"], s["biastype"], _arr(s["dynprm"]), _arr(s["gainprm"]), _arr(s["biasprm"]), ctrllim,
                 forcelim, actlim, _arr(s["ctrlrange"]), _arr(s["forcerange"]), _arr(s["actrange"]),
                 _arr(s["lengthrange"]), actdim, actadr if actdim else -1, s["actearly"] == "true", s["group"],
-                tuple(s.get("user") or ()), el.where))
+                tuple(s.get("user") or ()), el.where, plugin=iid, plugin_actdim=pdim))
             actadr += actdim
     return out
 

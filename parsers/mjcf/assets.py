@@ -6,47 +6,101 @@ removed offset is kept as the mesh pos/quat that referencing geoms compose with 
 """
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 import numpy as np
 
+from .. import resources
 from .context import CompileContext
 from .defaults import merge_value
 from .errors import error_at
 from .inertia import inertia_box, mesh_mass_properties
 from .model import MjcfMesh
+from .plugins import plugin_of
+from .plugins import resolve as resolve_plugin
 from .reader import Element
 from .rotations import eig3, mat_to_quat, quat_conj, quat_normalize, quat_to_mat
 from .schema import attributes
 
 
-def asset_path(ctx: CompileContext, file: str, kind: str = "mesh") -> Path:
-    """Resolve an asset file name with compiler strippath and meshdir/texturedir (spec §17.7)."""
+def asset_path(ctx: CompileContext, file: str, kind: str = "mesh") -> Path | str:
+    """Resolve an asset file name with compiler strippath and meshdir/texturedir (spec §17.7).
+
+    Resource-provider names (`scheme:rest`, e.g. `data:` URIs) are returned unchanged; relative
+    names are joined to the asset folder, which may itself be a provider directory.
+    """
+    if resources.GetResourceProvider(file) is not None:
+        return file
     if ctx.compiler["strippath"]:
         file = os.path.basename(file)
     p = Path(file)
     if p.is_absolute():
         return p
     d = ctx.compiler.get("meshdir" if kind == "mesh" else "texturedir")
-    if d:
+    if d and isinstance(ctx.model_dir, Path) and resources.GetResourceProvider(d) is None:
         dp = Path(d)
         return dp / p if dp.is_absolute() else ctx.model_dir / dp / p
-    return ctx.model_dir / p
+    base = ctx.model_dir
+    if d:
+        base = d if resources.GetResourceProvider(d) is not None or os.path.isabs(d) else \
+            resources.JoinResourceName(ctx.model_dir, d)
+        if resources.GetResourceProvider(str(base)) is not None and not str(base).endswith("/"):
+            base = str(base) + "/"
+    if isinstance(base, Path):
+        return base / p
+    return resources.JoinResourceName(base, file)
 
 
-def _load_mesh_file(path: Path, el: Element) -> tuple[np.ndarray, np.ndarray]:
-    if not path.is_file():
+_MESH_TYPES = {"model/obj": "obj", "model/stl": "stl", "application/sla": "stl", "model/x.stl-binary": "stl"}
+
+
+def _mesh_format(name: str, content_type: str | None, media: str | None, el: Element) -> str:
+    """'obj' or 'stl', from the mesh content_type attribute, the resource's media type or the file extension."""
+    for ct in (content_type, media):
+        if ct:
+            fmt = _MESH_TYPES.get(ct.split(";")[0].strip().lower())
+            if fmt is None and ct is content_type:
+                raise error_at(el.where, f"mesh content_type '{ct}' is not supported (valid: model/obj, model/stl)")
+            if fmt is not None:
+                return fmt
+    ext = Path(name).suffix.lower()
+    if ext in (".obj", ".stl"):
+        return ext[1:]
+    raise error_at(el.where, f"mesh file '{_label(name)}': only .obj and .stl are supported (give content_type="
+                             f"'model/obj' or 'model/stl' for names without an extension)")
+
+
+def _label(name: str) -> str:
+    return name if len(name) <= 60 else name[:57] + "..."
+
+
+def _load_mesh_file(path: Path | str, el: Element, content_type: str | None = None, raw_name: str | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    name = str(path)
+    is_uri = resources.GetResourceProvider(name) is not None
+    if not is_uri and not Path(name).is_file():
+        try:
+            resources.CheckScheme(raw_name or name)
+        except ValueError as exc:
+            raise error_at(el.where, f"mesh file '{_label(raw_name or name)}': {exc}") from None
         raise error_at(el.where, f"mesh file '{path}' not found")
-    ext = path.suffix.lower()
-    if ext not in (".obj", ".stl"):
-        raise error_at(el.where, f"mesh file '{path.name}': only .obj and .stl are supported")
+    try:
+        with resources.OpenResource(name) as res:
+            data = res.read()
+            media = res.content_type
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise error_at(el.where, f"cannot read mesh file '{_label(name)}': {exc}") from None
+    fmt = _mesh_format(name, content_type, media, el)
     import trimesh  # heavy import, only when a mesh file is used
 
     try:
-        mesh = trimesh.load(str(path), force="mesh", process=(ext == ".stl"))
+        mesh = trimesh.load(io.BytesIO(data), file_type=fmt, force="mesh", process=(fmt == "stl"))
     except Exception as exc:  # trimesh raises many types for corrupt files
-        raise error_at(el.where, f"cannot read mesh file '{path.name}': {exc}") from None
+        raise error_at(el.where, f"cannot read mesh file '{_label(name)}': {exc}") from None
+    if not hasattr(mesh, "vertices") or not hasattr(mesh, "faces") or len(mesh.vertices) == 0:
+        raise error_at(el.where, f"mesh file '{_label(name)}' has no vertices")
     return np.asarray(mesh.vertices, float), np.asarray(mesh.faces, int)
 
 
@@ -88,12 +142,20 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
         a[k] = v
     for k, v in el.attrs.items():
         a[k] = merge_value(table[k], a.get(k), v)
+    pel = plugin_of(el)
+    if pel is not None:
+        return _plugin_mesh(ctx, el, pel, a)
     if a.get("file") and a.get("vertex"):
         raise error_at(el.where, "mesh: give either 'file' or 'vertex', not both")
     if a.get("file"):
         path = asset_path(ctx, a["file"])
-        v, f = _load_mesh_file(path, el)
-        name = a.get("name") or Path(a["file"]).stem
+        v, f = _load_mesh_file(path, el, a.get("content_type"), a["file"])
+        if a.get("name"):
+            name = a["name"]
+        elif resources.GetResourceProvider(a["file"]) is not None:
+            raise error_at(el.where, "a mesh loaded from a resource URI needs a name")
+        else:
+            name = Path(a["file"]).stem
     elif a.get("vertex"):
         v = np.asarray(a["vertex"], float)
         if len(v) % 3 or len(v) < 12:
@@ -130,6 +192,46 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
     principal, quat = _principal(inertia)
     verts = (v - com) @ quat_to_mat(quat)
     return MjcfMesh(name, verts, f, com, quat, vol, inertia_box(principal), mode, a.get("file"))
+
+
+def _plugin_mesh(ctx: CompileContext, el: Element, pel: Element, a: dict) -> MjcfMesh:
+    """A mesh showing the zero level set of an SDF plugin instance (surface extraction over its AABB)."""
+    name = a.get("name")
+    if not name:
+        raise error_at(el.where, "a mesh generated by a plugin needs a name")
+    for key in ("file", "vertex", "face", "normal", "texcoord"):
+        if a.get(key):
+            raise error_at(el.where, f"mesh '{name}': '{key}' cannot be combined with a <plugin> child")
+    if tuple(a["scale"]) != (1.0, 1.0, 1.0) or tuple(a["refpos"]) != (0.0, 0.0, 0.0) or \
+            tuple(a["refquat"]) != (1.0, 0.0, 0.0, 0.0):
+        raise error_at(el.where, f"mesh '{name}': scale/refpos/refquat are not supported for plugin meshes; "
+                                 f"place the sdf geom instead")
+    iid = resolve_plugin(ctx, pel, "mesh", f"mesh '{name}'")
+    from mallard.geometry.collision.sdf import SdfShape, sdf_surface_mesh
+    from mallard.multibody.plugins import GetPlugin
+
+    inst = ctx.plugins.instances[iid]
+    plugin = GetPlugin(inst.plugin)
+    try:
+        aabb = np.asarray(plugin.sdf_aabb(inst.config), float)
+        kernel = plugin.sdf_kernel(inst.config)
+        if kernel is not None:
+            v, f = sdf_surface_mesh(SdfShape(kernel[0], kernel[1], aabb), resolution=40)
+        else:
+            v, f = sdf_surface_mesh(lambda pts: [plugin.sdf_staticdistance(q, inst.config) for q in pts], aabb,
+                                    resolution=40)
+    except ValueError as exc:
+        raise error_at(el.where, f"mesh '{name}': {exc}") from None
+    if len(f) == 0:
+        raise error_at(el.where, f"mesh '{name}': the SDF of plugin '{inst.plugin}' has no surface inside its "
+                                 f"bounding box")
+    try:
+        vol, _, inertia = mesh_mass_properties(v, f, a["inertia"])
+    except ValueError as exc:
+        raise error_at(el.where, f"mesh '{name}': {exc}") from None
+    principal, _ = _principal(inertia)
+    return MjcfMesh(name, v, f, np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), vol, inertia_box(principal),
+                    a["inertia"], None, plugin=iid)
 
 
 def read_assets(ctx: CompileContext, root: Element) -> None:

@@ -62,6 +62,9 @@ def attach_submodel(walker, bid: int, el: Element, frame) -> None:
     asset = ctx.submodels[name]
     path = Path(asset.get("file"))
     if not path.is_absolute():
+        if not isinstance(ctx.model_dir, Path):
+            raise error_at(asset.where, f"model file '{asset.get('file')}': attaching sub-models of a model read "
+                                        f"from a resource URI is not supported; give an absolute file path")
         path = ctx.model_dir / path
     if not path.is_file():
         raise error_at(asset.where, f"model file '{asset.get('file')}' not found (looked for {path})")

@@ -25,6 +25,8 @@ from .reader import Element, read_mjcf
 from .reference_inertia import dof_m0, mass_matrix0, tree_pattern
 from .setconst import (apply_springdamper, body_simple, equality_data, forward_kinematics, invweights,
                        site_positions, tendon_length)
+from .plugins import bind as bind_plugins
+from .plugins import read_extension
 from .references import Names
 from .sections import read_compiler, read_misc, read_option
 from .sensors import compile_keys, compile_sensors
@@ -49,6 +51,7 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     size, statistic, visual, custom = read_misc(root)
     defaults = DefaultClasses(root.find_all("default"))
     ctx = CompileContext(compiler, defaults, model_dir, strict)
+    ctx.plugins = read_extension(root)
     _check_unsupported(ctx, root, option, option_secs)
     read_assets(ctx, root)
     walker = TreeWalker(ctx, attach_handler=attach_submodel)
@@ -75,7 +78,8 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     contacts = [compile_contacts(c, r, n) for c, r, n, _ in subs]
     pairs = [p for cp in contacts for p in cp[0]]
     excludes = [e for cp in contacts for e in cp[1]]
-    sensors = _gather(subs, lambda c, r, n: compile_sensors(r, n, joints))
+    sensors = _gather(subs, lambda c, r, n: compile_sensors(r, n, joints, c))
+    plugins = bind_plugins(ctx, root, bodies, geoms, actuators, sensors)
     total = sum(b.mass for b in bodies[1:])
     if compiler["settotalmass"] > 0 and total > 0:
         scale = compiler["settotalmass"] / total
@@ -98,7 +102,7 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
         nq=nq, nv=nv, na=na, qpos0=qpos0, qpos_spring=qspring, dof_M0=m0, dof_invweight0=dof_inv,
         body_invweight0=body_inv, body_simple=simple, size=size, statistic=statistic,
         visual=visual, custom=custom, materials=ctx.materials, textures=ctx.textures, hfields=ctx.hfields,
-        unsupported=ctx.unsupported)
+        unsupported=ctx.unsupported, plugins=plugins)
 
 
 def _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities, actuators, qpos0, qspring):

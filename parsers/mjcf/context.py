@@ -20,7 +20,7 @@ class CompileContext:
 
     compiler: dict
     defaults: DefaultClasses
-    model_dir: Path
+    model_dir: Path | str  #: folder (Path) or resource-provider directory (str) for relative asset names
     strict: bool
     meshes: dict[str, int] = field(default_factory=dict)
     mesh_list: list[MjcfMesh] = field(default_factory=list)
@@ -32,6 +32,8 @@ class CompileContext:
     submodels: dict[str, object] = field(default_factory=dict)
     attach_stack: list[str] = field(default_factory=list)
     attached: list = field(default_factory=list)  #: attach.Attached records, in attach order
+    plugins: object = None  #: plugins.PluginTable of the main model (None inside attached sub-models)
+    body_plugins: list = field(default_factory=list)  #: (body id, <plugin> element) met in the tree walk
 
     @property
     def degree(self) -> bool:

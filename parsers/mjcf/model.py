@@ -74,6 +74,7 @@ class MjcfBody:
     geomnum: int = 0
     user: tuple = ()
     where: Where | None = None
+    plugin: int = -1  #: passive-force plugin instance (index into MjcfModel.plugins), -1 if none
 
 
 @dataclass
@@ -124,6 +125,9 @@ class MjcfMesh:
     inertia_box: np.ndarray  #: half sizes of the equivalent inertia box
     inertia_mode: str
     file: str | None = None
+    #: SDF plugin instance whose surface this mesh shows (mesh/plugin); such meshes are NOT re-centred:
+    #: vertices stay in the SDF frame (pos 0, quat identity), volume/inertia_box are about their centroid
+    plugin: int = -1
 
 
 @dataclass
@@ -157,6 +161,7 @@ class MjcfGeom:
     fluidcoef: np.ndarray = field(default_factory=lambda: np.array([0.5, 0.25, 1.5, 1.0, 1.0]))
     user: tuple = ()
     where: Where | None = None
+    plugin: int = -1  #: SDF plugin instance of a type="sdf" geom (index into MjcfModel.plugins), -1 if none
 
 
 @dataclass
@@ -269,6 +274,10 @@ class MjcfActuator:
     #: ‖M⁻¹ mᵀ‖ at qpos0 (MuJoCo's actuator_acc0; muscles use F0 = scale/acc0); None when the moment arm
     #: of this transmission is not computed at compile time (spatial tendons, ball/free joints, body)
     acc0: float | None = None
+    plugin: int = -1  #: actuator plugin instance (index into MjcfModel.plugins), -1 for a built-in actuator
+    #: activation slots owned by the plugin: the first `plugin_actdim` of this actuator's `actdim` slots
+    #: (a dyntype activation, if any, comes after them)
+    plugin_actdim: int = 0
 
 
 @dataclass
@@ -330,6 +339,8 @@ class MjcfSensor:
     noise: float
     cutoff: float
     user: tuple = ()
+    plugin: int = -1  #: sensor plugin instance (type "plugin"), -1 otherwise
+    where: Where | None = None
 
 
 @dataclass
@@ -384,6 +395,17 @@ class MjcfModel:
     textures: list = field(default_factory=list)  #: resolved attributes (rendering only)
     hfields: dict = field(default_factory=dict)  #: name -> {"size": (rx, ry, z_top, z_base), "attrs": {...}}
     unsupported: list[str] = field(default_factory=list)  #: "file:line: <tag>" of ignored tier-3 elements
+    #: engine-plugin instances (mallard.multibody.plugins.PluginInstance), explicit ones first, in MuJoCo's order
+    plugins: list = field(default_factory=list)
+
+    @property
+    def nplugin(self) -> int:
+        return len(self.plugins)
+
+    @property
+    def npluginstate(self) -> int:
+        """Size of the plugin state vector (sum of the instances' nstate)."""
+        return sum(p.nstate for p in self.plugins)
 
     @property
     def nbody(self) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from .. import resources
 from .errors import MjcfError, MjcfUnsupportedWarning, Where, error_at
 from .schema import AttrSpec, attributes, children
 
@@ -83,8 +84,28 @@ def _read_file(path: Path, where: Where | None) -> bytes:
         raise error_at(where, f"cannot read file '{path}': {exc.strerror or exc}") from None
 
 
-def _expand_includes(node: _Raw, base_dir: Path, seen: set[str], stack: list[str]) -> None:
-    """Replace every <include file=...> under `node` by the children of the included file's root."""
+def _label(name: str) -> str:
+    """A short file label for error messages (data: URIs can be megabytes long)."""
+    return name if len(name) <= 60 else name[:57] + "..."
+
+
+def read_resource(name: str, where: Where | None, what: str = "file") -> bytes:
+    """Bytes of a resource given by a provider URI (`scheme:rest`) or a file path; errors become MjcfError."""
+    try:
+        data = resources.ReadResource(name)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise error_at(where, f"cannot read {what} '{_label(name)}': {exc}") from None
+    if len(data) > _MAX_BYTES:
+        raise error_at(where, f"{what} '{_label(name)}' is larger than {_MAX_BYTES} bytes")
+    return data
+
+
+def _expand_includes(node: _Raw, base_dir: Path | str, seen: set[str], stack: list[str]) -> None:
+    """Replace every <include file=...> under `node` by the children of the included file's root.
+
+    File names may be resource-provider URIs (`scheme:rest`, e.g. `data:` URIs); relative names are
+    resolved against `base_dir` (a folder or a provider directory).
+    """
     out: list[_Raw] = []
     for child in node.children:
         if child.tag != "include":
@@ -96,22 +117,29 @@ def _expand_includes(node: _Raw, base_dir: Path, seen: set[str], stack: list[str
             raise error_at(child.where, f"unknown attribute '{sorted(extra)[0]}' (valid: file)")
         if "file" not in child.attrs or not child.attrs["file"].strip():
             raise error_at(child.where, "required attribute 'file' is missing")
-        path = Path(child.attrs["file"])
-        if not path.is_absolute():
-            path = base_dir / path
-        key = os.path.normpath(str(path.resolve()))
+        fname = child.attrs["file"]
+        name = resources.JoinResourceName(base_dir, fname)
+        is_uri = resources.GetResourceProvider(name) is not None
+        key = name if is_uri else os.path.normpath(str(Path(name).resolve()))
         if key in stack:
-            raise error_at(child.where, f"include cycle: '{child.attrs['file']}' includes itself "
-                                        f"(chain: {' -> '.join(stack + [key])})")
+            raise error_at(child.where, f"include cycle: '{_label(fname)}' includes itself "
+                                        f"(chain: {' -> '.join(_label(k) for k in stack + [key])})")
         if key in seen:
-            raise error_at(child.where, f"file '{child.attrs['file']}' is included more than once")
-        if not path.is_file():
-            raise error_at(child.where, f"included file '{child.attrs['file']}' not found (looked for {path})")
+            raise error_at(child.where, f"file '{_label(fname)}' is included more than once")
+        if not is_uri and not Path(name).is_file():
+            try:
+                resources.CheckScheme(fname)
+            except ValueError as exc:  # a scheme nobody registered
+                raise error_at(child.where, f"included file '{_label(fname)}': {exc}") from None
+            raise error_at(child.where, f"included file '{fname}' not found (looked for {name})")
         seen.add(key)
-        sub = _parse_xml_text(_read_file(path, child.where), str(path))
+        if is_uri:
+            sub = _parse_xml_text(read_resource(name, child.where, "included file"), _label(name))
+        else:
+            sub = _parse_xml_text(_read_file(Path(name), child.where), name)
         _expand_includes(sub, base_dir, seen, stack + [key])
         if not sub.children:
-            raise error_at(child.where, f"included file '{child.attrs['file']}' has no elements to insert")
+            raise error_at(child.where, f"included file '{_label(fname)}' has no elements to insert")
         out.extend(sub.children)
     node.children = out
 
@@ -197,7 +225,7 @@ class _Validator:
         return Element(raw.tag, key, attrs, raw.where, kids)
 
 
-_SINGLE = {"inertial", "flag", "lengthrange", "v_global", "v_quality", "v_headlight", "v_map", "v_scale",
+_SINGLE = {"inertial", "flag", "lengthrange", "el_plugin", "v_global", "v_quality", "v_headlight", "v_map", "v_scale",
            "v_rgba", "layer"}
 
 
@@ -211,22 +239,38 @@ def _check_multiplicity(el: Element) -> None:
 
 
 def read_mjcf(source: str | os.PathLike, *, strict: bool = False, base_dir: str | os.PathLike | None = None
-              ) -> tuple[Element, Path]:
-    """Parse an MJCF file path or XML string into a validated `Element` tree.
+              ) -> tuple[Element, Path | str]:
+    """Parse an MJCF file path, XML string or resource URI (e.g. a `data:` URI) into a validated `Element` tree.
 
     Returns the root `<mujoco>` element and the model directory (used for includes and assets).
     Raises MjcfError naming file, line and element for any malformed input.
     """
     text_source = isinstance(source, str) and source.lstrip().startswith("<")
+    uri_source = (isinstance(source, str) and not text_source
+                  and resources.GetResourceProvider(source) is not None)
     if text_source:
         file = "<string>"
         model_dir = Path(base_dir) if base_dir is not None else Path.cwd()
         raw = _parse_xml_text(source.encode("utf-8"), file)
         seen: set[str] = set()
         stack: list[str] = []
+    elif uri_source:
+        file = _label(source)
+        text = read_resource(source, Where(file, 0, "mujoco"), "MJCF model")
+        if base_dir is not None:
+            model_dir = Path(base_dir)
+        else:
+            model_dir = resources.ResourceDirectory(source) or Path.cwd()
+        raw = _parse_xml_text(text, file)
+        seen, stack = {source}, [source]
     else:
         path = Path(source)
         if not path.is_file():
+            if isinstance(source, str) and ":" in source[2:]:
+                try:
+                    resources.CheckScheme(source)
+                except ValueError as exc:
+                    raise MjcfError(f"{_label(source)}:0: <mujoco>: {exc}") from None
             raise MjcfError(f"{path}:0: <mujoco>: MJCF file not found")
         file = str(path)
         model_dir = Path(base_dir) if base_dir is not None else path.resolve().parent

@@ -81,6 +81,12 @@ SHORTCUTS = {
     "adhesion": "name:s; class:s; group:i=0; forcelimited:t=auto; ctrlrange:r2=0 0; forcerange:r2=0 0;"
     " user:r*; body:s!; gain:r; ctrllimited:t=auto",
 }
+#: actuator/plugin (spec §12.4): the common actuator attributes, dyntype after the plugin's own activations
+A_PLUGIN = (
+    ACT_COMMON + "; plugin:s; instance:s; actlimited:t=auto; actrange:r2=0 0; actdim:i=-1;"
+    "dyntype:[none|integrator|filter|filterexact|muscle|user]=none; dynprm:r10<=1 0 0 0 0 0 0 0 0 0;"
+    "actearly:b=false"
+)
 MESH = (
     "name:s; class:s; content_type:s; file:s; scale:r3=1 1 1; inertia:[convex|exact|legacy|shell]=legacy;"
     "smoothnormal:b=false; maxhullvert:i=-1; vertex:r*; normal:r*; texcoord:r*; face:i*; refpos:r3=0 0 0;"
@@ -99,6 +105,8 @@ TEXTURE = (
 )
 SENSOR_COMMON = "name:s; noise:r=0; cutoff:r=0; user:r*"
 OBJTYPE = "[body|xbody|geom|site|camera]"
+#: sensor/plugin (spec §13)
+S_PLUGIN = SENSOR_COMMON + "; plugin:s; instance:s; objtype:s; objname:s; reftype:s; refname:s"
 SENSORS = {
     **{t: SENSOR_COMMON + "; site:s!" for t in (
         "touch", "accelerometer", "velocimeter", "gyro", "force", "torque", "magnetometer", "rangefinder")},
@@ -240,7 +248,7 @@ def _without(spec: str, *names: str) -> str:
 _BODY_CHILDREN = {
     "inertial": "inertial", "joint": "joint", "freejoint": "freejoint", "geom": "geom", "site": "site",
     "camera": "camera", "light": "light", "body": "body", "frame": "frame", "replicate": "replicate",
-    "attach": "attach", "plugin": "t3", "composite": "t3", "flexcomp": "t3",
+    "attach": "attach", "plugin": "el_plugin", "composite": "t3", "flexcomp": "t3",
 }
 _WORLD_CHILDREN = {k: v for k, v in _BODY_CHILDREN.items() if k not in ("inertial", "joint", "freejoint")}
 _FRAME_CHILDREN = {k: v for k, v in _BODY_CHILDREN.items() if k != "inertial"}
@@ -257,7 +265,7 @@ _NO_REF = ("name", "class", "joint", "jointinparent", "site", "refsite", "tendon
 ELEMENTS: dict[str, tuple[str, dict[str, str]]] = {
     "mujoco": ("model:s=MuJoCo Model", {
         "compiler": "compiler", "option": "option", "size": "size", "statistic": "statistic",
-        "visual": "visual", "default": "default", "extension": "t3", "custom": "custom", "asset": "asset",
+        "visual": "visual", "default": "default", "extension": "extension", "custom": "custom", "asset": "asset",
         "worldbody": "worldbody", "deformable": "t3", "contact": "contact", "equality": "equality",
         "tendon": "tendon", "actuator": "actuator", "sensor": "sensor", "keyframe": "keyframe"}),
     "compiler": (COMPILER, {"lengthrange": "lengthrange"}),
@@ -289,7 +297,7 @@ ELEMENTS: dict[str, tuple[str, dict[str, str]]] = {
     "tuple_element": ("objtype:s!; objname:s!; prm:r=0", {}),
     "asset": ("", {"mesh": "mesh", "hfield": "hfield", "skin": "t3", "texture": "texture",
                    "material": "material", "model": "model"}),
-    "mesh": (MESH, {"plugin": "t3"}),
+    "mesh": (MESH, {"plugin": "el_plugin"}),
     "hfield": ("name:s; content_type:s; file:s; nrow:i=0; ncol:i=0; elevation:r*; size:r4!", {}),
     "texture": (TEXTURE, {}),
     "material": (MATERIAL, {"layer": "layer"}),
@@ -303,7 +311,7 @@ ELEMENTS: dict[str, tuple[str, dict[str, str]]] = {
     "inertial": (INERTIAL, {}),
     "joint": (JOINT, {}),
     "freejoint": ("name:s; group:i=0; align:t=auto", {}),
-    "geom": (GEOM, {"plugin": "t3"}),
+    "geom": (GEOM, {"plugin": "el_plugin"}),
     "site": (SITE, {}),
     "camera": (CAMERA, {}),
     "light": (LIGHT, {}),
@@ -325,13 +333,20 @@ ELEMENTS: dict[str, tuple[str, dict[str, str]]] = {
     "pulley": ("divisor:r!", {}),
     "fixed": (TENDON_COMMON, {"joint": "ten_joint"}),
     "ten_joint": ("joint:s!; coef:r!", {}),
-    "actuator": ("", {"general": "general", **{k: k for k in SHORTCUTS}, "plugin": "t3"}),
+    "actuator": ("", {"general": "general", **{k: k for k in SHORTCUTS}, "plugin": "a_plugin"}),
+    "a_plugin": (A_PLUGIN, {"config": "config"}),
     "general": (GENERAL, {}),
     **{k: (v, {}) for k, v in SHORTCUTS.items()},
-    "sensor": ("", {**{k: f"s_{k}" for k in SENSORS if k != "user"}, "user": "t3", "plugin": "t3"}),
+    "sensor": ("", {**{k: f"s_{k}" for k in SENSORS if k != "user"}, "user": "t3", "plugin": "s_plugin"}),
+    "s_plugin": (S_PLUGIN, {"config": "config"}),
     **{f"s_{k}": (v, {}) for k, v in SENSORS.items()},
     "keyframe": ("", {"key": "key"}),
     "key": (KEY, {}),
+    "extension": ("", {"plugin": "ext_plugin"}),
+    "ext_plugin": ("plugin:s!", {"instance": "ext_instance"}),
+    "ext_instance": ("name:s!", {"config": "config"}),
+    "config": ("key:s!; value:s!", {}),
+    "el_plugin": ("plugin:s; instance:s", {"config": "config"}),
     "t3": (TIER3, {}),
 }
 

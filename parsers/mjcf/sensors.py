@@ -6,6 +6,7 @@ import numpy as np
 from .errors import error_at
 from .model import MjcfBody, MjcfKey, MjcfSensor
 from .reader import Element
+from .plugins import resolve as resolve_plugin
 from .references import Names
 
 _DIM = {"touch": 1, "accelerometer": 3, "velocimeter": 3, "gyro": 3, "force": 3, "torque": 3, "magnetometer": 3,
@@ -20,12 +21,36 @@ _KEY_OBJ = (("site", "site"), ("joint", "joint"), ("tendon", "tendon"), ("actuat
 _OBJ_KIND = {"body": "body", "xbody": "body", "geom": "geom", "site": "site", "camera": "camera"}
 
 
-def compile_sensors(root: Element, names: Names, joints) -> list[MjcfSensor]:
+def _plugin_sensor(ctx, el: Element, names: Names) -> MjcfSensor:
+    """A sensor/plugin: instance, optional object/reference; its size is set when plugins are bound."""
+    a = el.attrs
+    what = f"sensor '{a.get('name') or 'plugin'}'"
+    iid = resolve_plugin(ctx, el, "sensor", what)
+    objtype, objid, reftype, refid = "none", -1, "none", -1
+    for tkey, nkey in (("objtype", "objname"), ("reftype", "refname")):
+        if (a.get(tkey) is None) != (a.get(nkey) is None):
+            raise error_at(el.where, f"{what}: {tkey} and {nkey} must be given together")
+    if a.get("objtype") is not None:
+        objtype = a["objtype"]
+        objid = names.id(_OBJ_KIND.get(objtype, objtype), a["objname"], el.where, what)
+    if a.get("reftype") is not None:
+        reftype = a["reftype"]
+        refid = names.id(_OBJ_KIND.get(reftype, reftype), a["refname"], el.where, what)
+    if a.get("noise", 0.0) < 0 or a.get("cutoff", 0.0) < 0:
+        raise error_at(el.where, f"{what}: noise and cutoff cannot be negative")
+    return MjcfSensor(a.get("name") or "", "plugin", objtype, objid, reftype, refid, 0, a.get("noise", 0.0),
+                      a.get("cutoff", 0.0), tuple(a.get("user") or ()), plugin=iid, where=el.where)
+
+
+def compile_sensors(root: Element, names: Names, joints, ctx=None) -> list[MjcfSensor]:
     """All sensors in document order with their object ids and output dimensions."""
     out = []
     for sec in root.find_all("sensor"):
         for el in sec.children:
             if el.key == "t3":
+                continue
+            if el.tag == "plugin":
+                out.append(_plugin_sensor(ctx, el, names))
                 continue
             a = el.attrs
             what = f"sensor <{el.tag}>"
@@ -59,7 +84,8 @@ def compile_sensors(root: Element, names: Names, joints) -> list[MjcfSensor]:
             if a.get("noise", 0.0) < 0 or a.get("cutoff", 0.0) < 0:
                 raise error_at(el.where, f"{what}: noise and cutoff cannot be negative")
             out.append(MjcfSensor(a.get("name") or "", el.tag, objtype, objid, reftype, refid, _DIM[el.tag],
-                                  a.get("noise", 0.0), a.get("cutoff", 0.0), tuple(a.get("user") or ())))
+                                  a.get("noise", 0.0), a.get("cutoff", 0.0), tuple(a.get("user") or ()),
+                                  where=el.where))
     return out
 
 

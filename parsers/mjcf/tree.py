@@ -127,6 +127,8 @@ class TreeWalker:
                 self._replicate(bid, c, frame, active, suffix)
             elif tag == "body":
                 self.walk_body(bid, c, frame, active, suffix)
+            elif tag == "plugin" and c.key == "el_plugin":  # bound after compilation (parsers.mjcf.plugins)
+                self.ctx.body_plugins.append((bid, c))
             elif tag == "attach":
                 if self.attach_handler is None:
                     raise error_at(c.where, "attach is not available here")

@@ -1,0 +1,213 @@
+"""MjcfModel → MultibodyPlant: the builder calls that make a plant simulate an MJCF model as MuJoCo does.
+
+Mapping (pydrake's MJCF parser conventions where they exist, MuJoCo's semantics everywhere):
+
+* one model instance named after the model (`<mujoco model=...>`);
+* each MuJoCo body becomes a RigidBody with its mass properties at the inertial frame (ipos/iquat);
+  a body with no joint is welded to its parent at its MJCF pose;
+* hinge → RevoluteJoint, slide → PrismaticJoint, ball → BallQuaternionJoint, free → QuaternionFloatingJoint.
+  A joint's parent frame is placed so that the plant's q equals MuJoCo's qpos (the `ref` offset is built
+  into the frame: the body is at its MJCF pose when q = ref). A body with k > 1 joints gets k − 1 massless
+  intermediate bodies named `<body>_<joint>` (MuJoCo applies a body's joints in order, each about the
+  body frame moved by the previous ones);
+* damping, armature, range (limited hinge/slide) → position limits, stiffness/springref →
+  RevoluteSpring / PrismaticSpring; limit/friction solver parameters → mujoco_parameters;
+* named sites become FixedOffsetFrames; geoms are registered (when the plant is a SceneGraph source) as
+  collision geometry with their MuJoCo contact parameters ("mujoco" ProximityProperties group) and as
+  visual geometry with their rgba;
+* option gravity is applied; the plant's time_step cannot change, so a different MJCF timestep is a warning.
+
+State conventions differ for ball and free joints; see `mallard.multibody.plant._mjcf_state`.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .errors import MjcfUnsupportedWarning
+from .model import MjcfModel
+from .rotations import quat_to_mat
+
+__all__ = ["AddMjcfModelToPlant"]
+
+
+def _X(R: np.ndarray, p: np.ndarray):
+    from mallard.multibody.math import RigidTransform, RotationMatrix
+    return RigidTransform(RotationMatrix(np.asarray(R, float)), np.asarray(p, float))
+
+
+def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    """R(axis, angle) by Rodrigues' formula (axis is a unit vector)."""
+    k = np.asarray(axis, float)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
+
+
+def _where(el) -> str:
+    return f"{el.where}: " if getattr(el, "where", None) is not None else "MJCF: "
+
+
+class MjcfPlantMap:
+    """Where each MJCF element went in the plant: body/joint/site/geom ids → plant elements.
+
+    Kept on the plant (plant._mjcf_maps) for actuators, sensors, keyframes and state conversion.
+    """
+
+    def __init__(self, model: MjcfModel, instance):
+        self.model = model
+        self.instance = instance
+        self.bodies: list = []  #: MuJoCo body id → RigidBody (the last body of a multi-joint chain)
+        self.joints: list = []  #: MuJoCo joint id → Joint
+        self.sites: list = []  #: MuJoCo site id → Frame
+        self.geoms: list = []  #: MuJoCo geom id → (collision GeometryId or None, visual GeometryId or None)
+
+
+def _unique(name: str, taken: set) -> str:
+    out = name
+    while out in taken:
+        out = "_" + out
+    taken.add(out)
+    return out
+
+
+def _inertia(body, label: str):
+    from mallard.multibody.tree import RotationalInertia, SpatialInertia
+    R = quat_to_mat(np.asarray(body.iquat, float))
+    I = R @ np.diag(np.asarray(body.inertia, float)) @ R.T
+    I = 0.5 * (I + I.T)
+    try:
+        return SpatialInertia.MakeFromCentralInertia(
+            float(body.mass), np.asarray(body.ipos, float),
+            RotationalInertia(I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]))
+    except (ValueError, RuntimeError) as exc:
+        raise ValueError(f"{_where(body)}body '{label}': {exc}") from None
+
+
+def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph_ok: bool) -> MjcfPlantMap:
+    """Add `model` to `plant` (not finalized) as model instance `instance_name`; returns the element map.
+
+    Raises ValueError naming the file, line and element when the plant rejects an element.
+    """
+    from mallard.multibody.tree import FixedOffsetFrame, SpatialInertia
+    instance = plant.AddModelInstance(instance_name)
+    pm = MjcfPlantMap(model, instance)
+    body_names: set = set()
+    joint_names: set = set()
+    frame_names: set = set()
+    pm.bodies.append(plant.world_body())
+    pm.joints = [None] * model.njnt
+    for b, body in enumerate(model.bodies[1:], start=1):
+        label = body.name or f"body{b}"
+        name = _unique(label, body_names)
+        parent = pm.bodies[body.parent]
+        X_PB0 = (quat_to_mat(np.asarray(body.quat, float)), np.asarray(body.pos, float))
+        joints = list(range(body.jntadr, body.jntadr + body.jntnum)) if body.jntnum > 0 else []
+        links = []  # intermediate massless bodies first
+        for k in joints[:-1]:
+            jn = model.joints[k].name or f"joint{k}"
+            links.append(plant.AddRigidBody(_unique(f"{name}_{jn}", body_names), instance, SpatialInertia.Zero()))
+        try:
+            rb = plant.AddRigidBody(name, instance, _inertia(body, label))
+        except ValueError as exc:
+            raise ValueError(f"{_where(body)}body '{label}': {exc}") from None
+        links.append(rb)
+        pm.bodies.append(rb)
+        if not joints:
+            plant.WeldFrames(parent.body_frame(), rb.body_frame(), _X(*X_PB0))
+            continue
+        prev = parent
+        for i, k in enumerate(joints):
+            jr = model.joints[k]
+            child = links[i]
+            X_P = X_PB0 if i == 0 else (np.eye(3), np.zeros(3))
+            pm.joints[k] = _AddJoint(plant, model, jr, k, prev, child, X_P, instance, joint_names, frame_names)
+            prev = child
+    for s, site in enumerate(model.sites):
+        body = pm.bodies[site.body]
+        if not site.name:
+            pm.sites.append(None)
+            continue
+        X_BS = _X(quat_to_mat(np.asarray(site.quat, float)), site.pos)
+        frame = plant.AddFrame(FixedOffsetFrame(_unique(site.name, frame_names), body.body_frame(), X_BS,
+                                                model_instance=instance))
+        pm.sites.append(frame)
+    _ApplyOptions(plant, model)
+    if scene_graph_ok:
+        from .to_plant_geometry import RegisterMjcfGeometries
+        RegisterMjcfGeometries(plant, model, pm)
+    return pm
+
+
+def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, frame_names):
+    """One MJCF joint between `parent` and `child`; `X_P` = child's pose in parent at zero joint motion."""
+    from mallard.multibody.plant.mujoco_parameters import SetJointMujocoParameters
+    from mallard.multibody.tree import (BallQuaternionJoint, FixedOffsetFrame, PrismaticJoint, PrismaticSpring,
+                                        QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring)
+    name = _unique(jr.name or f"joint{k}", joint_names)
+    R0, p0 = X_P
+    anchor = np.asarray(jr.pos, float)
+    axis = np.asarray(jr.axis, float)
+    try:
+        if jr.type == "free":
+            if int(parent.index()) != 0:
+                raise ValueError("a free joint must belong to a top-level body (child of the world)")
+            joint = plant.AddJoint(QuaternionFloatingJoint(name, plant.world_frame(), child.body_frame()))
+            q0 = np.asarray(jr.qpos0, float)
+            joint.set_default_positions(np.concatenate([q0[3:7], q0[:3]]))
+        else:
+            # F on the parent: the anchor at the zero-motion pose, minus the `ref` offset (so q = qpos).
+            R_PF, p_PF = R0, p0 + R0 @ anchor
+            if jr.type == "hinge":
+                R_PF = R0 @ _axis_rotation(axis, -float(jr.ref))
+            elif jr.type == "slide":
+                p_PF = p_PF - float(jr.ref) * (R0 @ axis)
+            F = plant.AddFrame(FixedOffsetFrame(_unique(f"{name}_parent", frame_names), parent.body_frame(),
+                                                _X(R_PF, p_PF), model_instance=instance))
+            M = plant.AddFrame(FixedOffsetFrame(_unique(f"{name}_child", frame_names), child.body_frame(),
+                                                _X(np.eye(3), anchor), model_instance=instance))
+            if jr.type == "hinge":
+                joint = plant.AddJoint(RevoluteJoint(name, F, M, axis, damping=float(jr.damping)))
+            elif jr.type == "slide":
+                joint = plant.AddJoint(PrismaticJoint(name, F, M, axis, damping=float(jr.damping)))
+            elif jr.type == "ball":
+                joint = plant.AddJoint(BallQuaternionJoint(name, F, M, damping=float(jr.damping)))
+            else:
+                raise ValueError(f"joint type '{jr.type}' is not supported")
+            joint.set_default_positions(np.asarray(jr.qpos0, float))
+        nv = joint.num_velocities()
+        if jr.type == "free" and jr.damping:
+            joint.set_default_damping_vector(np.full(nv, float(jr.damping)))
+        if jr.armature:
+            joint.set_default_armature(np.full(nv, float(jr.armature)))
+        if jr.limited and jr.type in ("hinge", "slide"):
+            joint.set_position_limits(np.array([jr.range[0]]), np.array([jr.range[1]]))
+        SetJointMujocoParameters(plant, joint, solreflimit=jr.solref_limit, solimplimit=jr.solimp_limit,
+                                 margin=max(float(jr.margin), 0.0), frictionloss=float(jr.frictionloss),
+                                 solreffriction=jr.solref_friction, solimpfriction=jr.solimp_friction)
+    except (ValueError, RuntimeError, TypeError) as exc:
+        raise ValueError(f"{_where(jr)}joint '{name}': {exc}") from None
+    if jr.stiffness:
+        if jr.type == "hinge":
+            plant.AddForceElement(RevoluteSpring(joint, float(jr.springref), float(jr.stiffness)))
+        elif jr.type == "slide":
+            plant.AddForceElement(PrismaticSpring(joint, float(jr.springref), float(jr.stiffness)))
+        else:
+            warnings.warn(f"{_where(jr)}joint '{name}': stiffness on a {jr.type} joint is not simulated; "
+                          "the spring is ignored", MjcfUnsupportedWarning, stacklevel=4)
+    if jr.limited and jr.type in ("ball", "free"):
+        warnings.warn(f"{_where(jr)}joint '{name}': the range of a {jr.type} joint (cone limit) is not "
+                      "simulated; the limit is ignored", MjcfUnsupportedWarning, stacklevel=4)
+    return joint
+
+
+def _ApplyOptions(plant, model: MjcfModel) -> None:
+    """Gravity (zero when the gravity flag is off); a warning when the MJCF timestep differs from the plant's."""
+    opt = model.option
+    g = np.asarray(opt.gravity, float) if opt.flags.get("gravity", True) else np.zeros(3)
+    plant.mutable_gravity_field().set_gravity_vector(g)
+    h = plant.time_step()
+    if h > 0 and abs(h - float(opt.timestep)) > 1e-15 * max(1.0, h):
+        warnings.warn(f"MJCF model '{model.name}': <option timestep={opt.timestep}> differs from the "
+                      f"MultibodyPlant time_step {h}; the plant's time_step is used (construct the plant with "
+                      f"time_step={opt.timestep} to match MuJoCo)", MjcfUnsupportedWarning, stacklevel=4)

@@ -19,27 +19,27 @@ class SubsystemLookup:
         return self.GetSystemPathname() if isinstance(self, System) else "this DiagramBuilder"
 
     def GetSystems(self) -> list[System]:
-        return list(self._systems)
+        return list(self._diagram_systems)
 
     def GetMutableSystems(self) -> list[System]:
-        return list(self._systems)
+        return list(self._diagram_systems)
 
     def HasSubsystemNamed(self, name: str) -> bool:
-        return any(s.get_name() == name for s in self._systems)
+        return any(s.get_name() == name for s in self._diagram_systems)
 
     def GetSubsystemByName(self, name: str) -> System:
-        for system in self._systems:
+        for system in self._diagram_systems:
             if system.get_name() == name:
                 return system
         raise KeyError(f"GetSubsystemByName: {self._owner_text()} has no subsystem named '{name}'; "
-                       f"its subsystems are {[s.get_name() for s in self._systems]}")
+                       f"its subsystems are {[s.get_name() for s in self._diagram_systems]}")
 
     def GetMutableSubsystemByName(self, name: str) -> System:
         return self.GetSubsystemByName(name)
 
     def connection_map(self) -> dict:
         """{(dest system, input index): (source system, output index)} for every internal connection."""
-        return {(d._system, int(d._index)): (s._system, int(s._index)) for d, s in self._connections.items()}
+        return {(d._system, int(d._index)): (s._system, int(s._index)) for d, s in self._diagram_connections.items()}
 
 
 class Diagram(SubsystemLookup, System):
@@ -47,51 +47,50 @@ class Diagram(SubsystemLookup, System):
 
     def __init__(self) -> None:
         super().__init__()
-        self._systems: list[System] = []
-        self._input_sources: dict = {}
-        self._connections: dict = {}
-        self._exported_inputs: list = []
-        self._leaves: list = []
-        self._continuous_layout: list = []
-        self._built = False
+        self._diagram_systems: list[System] = []
+        self._diagram_input_sources: dict = {}
+        self._diagram_connections: dict = {}
+        self._diagram_exported_inputs: list = []
+        self._diagram_leaves: list = []
+        self._diagram_built = False
 
     # ----- construction (called by DiagramBuilder) -------------------------------------------------------
     def _initialize(self, builder) -> None:
-        if self._built:
+        if self._diagram_built:
             raise RuntimeError(f"{self.GetSystemPathname()} was already built")
-        self._systems = list(builder._systems)
-        index_of = {id(s): k for k, s in enumerate(self._systems)}
-        for k, system in enumerate(self._systems):
-            system._parent = self
+        self._diagram_systems = list(builder._diagram_systems)
+        index_of = {id(s): k for k, s in enumerate(self._diagram_systems)}
+        for k, system in enumerate(self._diagram_systems):
+            system._parent_diagram = self
             system._index_in_parent = k
             system._owner_builder = None
-        for dest, src in builder._connections.items():
+        for dest, src in builder._diagram_connections.items():
             key = (index_of[id(dest._system)], int(dest._index))
-            self._input_sources[key] = (1, index_of[id(src._system)], int(src._index))
-            self._connections[dest] = src
+            self._diagram_input_sources[key] = (1, index_of[id(src._system)], int(src._index))
+            self._diagram_connections[dest] = src
         for name, dests in builder._input_exports:
             port = self._new_input_port(name, dests[0]._data_type, dests[0]._size, dests[0]._model,
                                         required=any(d._required for d in dests))
-            self._exported_inputs.append(list(dests))
+            self._diagram_exported_inputs.append(list(dests))
             for dest in dests:
-                self._input_sources[(index_of[id(dest._system)], int(dest._index))] = (0, int(port._index))
+                self._diagram_input_sources[(index_of[id(dest._system)], int(dest._index))] = (0, int(port._index))
         for name, src in builder._output_exports:
             index = OutputPortIndex(len(self._output_ports))
             self._unique_port_name(name, self._output_ports, "output")
             self._output_ports.append(DiagramOutputPort(self, index, name, index_of[id(src._system)], src))
-        self._leaves = [leaf for s in self._systems for leaf in s._leaf_systems()]
-        self._built = True
+        self._diagram_leaves = [leaf for s in self._diagram_systems for leaf in s._leaf_systems()]
+        self._diagram_built = True
 
     # ----- subsystems (lookups in SubsystemLookup) -----------------------------------------------------
     def GetInputPortLocators(self, port_index: int) -> list:
-        return [(d._system, int(d._index)) for d in self._exported_inputs[int(port_index)]]
+        return [(d._system, int(d._index)) for d in self._diagram_exported_inputs[int(port_index)]]
 
     def get_output_port_locator(self, port_index: int) -> tuple:
         src = self.get_output_port(port_index)._source
         return (src._system, int(src._index))
 
     def AreConnected(self, output: OutputPort, input: InputPort) -> bool:
-        return self._connections.get(input) is output
+        return self._diagram_connections.get(input) is output
 
     def GetMutableSubsystemState(self, subsystem: System, context):
         return self.GetSubsystemContext(subsystem, context).get_mutable_state()
@@ -101,25 +100,25 @@ class Diagram(SubsystemLookup, System):
 
     # ----- System internals --------------------------------------------------------------------------------
     def _require_built(self) -> None:
-        if not self._built:
+        if not self._diagram_built:
             raise RuntimeError(f"{self.GetSystemPathname()}: this Diagram was never built; call "
                                "DiagramBuilder.BuildInto(diagram) in its constructor")
 
     def _allocate_context_tree(self) -> DiagramContext:
         self._require_built()
-        children = [s._allocate_context_tree() for s in self._systems]
+        children = [s._allocate_context_tree() for s in self._diagram_systems]
         return DiagramContext(self._system_id, self.GetSystemPathname(), len(self._input_ports), children)
 
     def _leaf_systems(self) -> list:
-        return self._leaves
+        return self._diagram_leaves
 
     def _collect_leaf_pairs(self, context, pairs: list) -> None:
-        for system, child in zip(self._systems, context._children):
+        for system, child in zip(self._diagram_systems, context._children):
             system._collect_leaf_pairs(child, pairs)
 
     def _count_continuous(self) -> tuple[int, int, int, int]:
         n = nq = nv = nz = 0
-        for system in self._systems:
+        for system in self._diagram_systems:
             a, b, c, d = system._count_continuous()
             n, nq, nv, nz = n + a, nq + b, nv + c, nz + d
         return n, nq, nv, nz
@@ -175,10 +174,10 @@ class Diagram(SubsystemLookup, System):
     def _feedthrough(self, input_index: int, output_index: int) -> bool:
         from .diagram_builder import port_graph
         import networkx as nx
-        graph = port_graph(self._systems, self._connections)
+        graph = port_graph(self._diagram_systems, self._diagram_connections)
         out = self.get_output_port(output_index)._source
         target = ("y", id(out._system), int(out._index))
-        for dest in self._exported_inputs[int(self.get_input_port(input_index)._index)]:
+        for dest in self._diagram_exported_inputs[int(self.get_input_port(input_index)._index)]:
             node = ("u", id(dest._system), int(dest._index))
             if node in graph and target in graph and nx.has_path(graph, node, target):
                 return True

@@ -34,14 +34,14 @@ class DiagramBuilder(SubsystemLookup):
     """Collects systems and connections; `Build()` checks them and returns a Diagram."""
 
     def __init__(self) -> None:
-        self._systems: list[System] = []
-        self._connections: dict[InputPort, OutputPort] = {}
+        self._diagram_systems: list[System] = []
+        self._diagram_connections: dict[InputPort, OutputPort] = {}
         self._input_exports: list[tuple[str, list[InputPort]]] = []
         self._output_exports: list[tuple[str, OutputPort]] = []
-        self._built = False
+        self._diagram_built = False
 
     def _require_not_built(self, what: str) -> None:
-        if self._built:
+        if self._diagram_built:
             raise RuntimeError(f"DiagramBuilder.{what}: this builder has already built its Diagram; "
                                "create a new DiagramBuilder")
 
@@ -53,13 +53,13 @@ class DiagramBuilder(SubsystemLookup):
         if system._owner_builder is self:
             raise RuntimeError(f"AddSystem: {system.GetSystemName()} ({type(system).__name__}) was already added "
                                "to this builder")
-        if system._owner_builder is not None or system._parent is not None:
+        if system._owner_builder is not None or system._parent_diagram is not None:
             raise RuntimeError(f"AddSystem: {system.GetSystemPathname()} ({type(system).__name__}) already belongs "
                                "to another DiagramBuilder or Diagram; a system can be added only once")
         if not system.get_name():
-            system._name = system.GetMemoryObjectName()
+            system._system_name = system.GetMemoryObjectName()
         system._owner_builder = self
-        self._systems.append(system)
+        self._diagram_systems.append(system)
         return system
 
     def AddNamedSystem(self, name: str, system: System) -> System:
@@ -69,19 +69,19 @@ class DiagramBuilder(SubsystemLookup):
     def RemoveSystem(self, system: System) -> None:
         self._require_not_built("RemoveSystem")
         self._check_owned(system, "RemoveSystem")
-        self._connections = {d: s for d, s in self._connections.items()
+        self._diagram_connections = {d: s for d, s in self._diagram_connections.items()
                              if d._system is not system and s._system is not system}
         self._input_exports = [(n, [d for d in ds if d._system is not system]) for n, ds in self._input_exports]
         self._input_exports = [(n, ds) for n, ds in self._input_exports if ds]
         self._output_exports = [(n, s) for n, s in self._output_exports if s._system is not system]
-        self._systems.remove(system)
+        self._diagram_systems.remove(system)
         system._owner_builder = None
 
     def empty(self) -> bool:
-        return not self._systems
+        return not self._diagram_systems
 
     def already_built(self) -> bool:
-        return self._built
+        return self._diagram_built
 
     def num_input_ports(self) -> int:
         return len(self._input_exports)
@@ -97,12 +97,12 @@ class DiagramBuilder(SubsystemLookup):
                                "been added to this DiagramBuilder; call AddSystem first")
 
     def IsConnectedOrExported(self, port: InputPort) -> bool:
-        return port in self._connections or any(port in ds for _n, ds in self._input_exports)
+        return port in self._diagram_connections or any(port in ds for _n, ds in self._input_exports)
 
     def _check_free(self, dest: InputPort, what: str) -> None:
-        if dest in self._connections:
+        if dest in self._diagram_connections:
             raise RuntimeError(f"DiagramBuilder.{what}: input {_port_text(dest)} is already connected to "
-                               f"{_port_text(self._connections[dest])}; an input takes one source "
+                               f"{_port_text(self._diagram_connections[dest])}; an input takes one source "
                                "(use Disconnect first, or an Adder to combine signals)")
         for name, dests in self._input_exports:
             if dest in dests:
@@ -125,11 +125,11 @@ class DiagramBuilder(SubsystemLookup):
         if src._data_type == PortDataType.kVectorValued and src._size != dest._size:
             raise ValueError(f"DiagramBuilder.Connect: size mismatch: {_port_text(src)} has size {src._size} "
                              f"but {_port_text(dest)} has size {dest._size}")
-        self._connections[dest] = src
+        self._diagram_connections[dest] = src
 
     def ConnectToSame(self, exemplar: InputPort, dest: InputPort) -> None:
-        if exemplar in self._connections:
-            self.Connect(self._connections[exemplar], dest)
+        if exemplar in self._diagram_connections:
+            self.Connect(self._diagram_connections[exemplar], dest)
             return
         for name, _dests in self._input_exports:
             if exemplar in _dests:
@@ -139,9 +139,9 @@ class DiagramBuilder(SubsystemLookup):
 
     def Disconnect(self, source: OutputPort, dest: InputPort) -> None:
         self._require_not_built("Disconnect")
-        if self._connections.get(dest) is not source:
+        if self._diagram_connections.get(dest) is not source:
             raise RuntimeError(f"Disconnect: {_port_text(source)} is not connected to {_port_text(dest)}")
-        del self._connections[dest]
+        del self._diagram_connections[dest]
 
     def ExportInput(self, input: InputPort, name=None) -> InputPortIndex:
         """Makes `input` an input port of the built diagram (default name `<system>_<port>`)."""
@@ -190,13 +190,13 @@ class DiagramBuilder(SubsystemLookup):
     # ----- build -----------------------------------------------------------------------------------------
     def _validate(self) -> None:
         seen: dict[str, System] = {}
-        for system in self._systems:
+        for system in self._diagram_systems:
             name = system.get_name()
             if name in seen:
                 raise RuntimeError(f"DiagramBuilder.Build: two subsystems are named '{name}' "
                                    f"({type(seen[name]).__name__} and {type(system).__name__}); names must be unique")
             seen[name] = system
-        graph = port_graph(self._systems, self._connections)
+        graph = port_graph(self._diagram_systems, self._diagram_connections)
         try:
             cycle = nx.find_cycle(graph)
         except nx.NetworkXNoCycle:
@@ -224,8 +224,8 @@ class DiagramBuilder(SubsystemLookup):
 
     def BuildInto(self, target: Diagram) -> None:
         self._require_not_built("BuildInto")
-        if not self._systems:
+        if not self._diagram_systems:
             raise RuntimeError("DiagramBuilder.Build: the builder is empty; add at least one system")
         self._validate()
         target._initialize(self)
-        self._built = True
+        self._diagram_built = True

@@ -41,12 +41,12 @@ def _emit(system, lines: list[str], indent: str, max_depth, depth: int) -> None:
         lines.append(f'{indent}  {_node_id(system)}_u{k} [shape=ellipse, label="{_label(port.get_name())}"];')
     for k, port in enumerate(system._output_ports):
         lines.append(f'{indent}  {_node_id(system)}_y{k} [shape=ellipse, label="{_label(port.get_name())}"];')
-    for sub in system._systems:
+    for sub in system._diagram_systems:
         _emit(sub, lines, indent + "  ", max_depth, depth + 1)
-    for dest, src in system._connections.items():
+    for dest, src in system._diagram_connections.items():
         lines.append(f"{indent}  {_port_node(src, False, max_depth, depth + 1)} -> "
                      f"{_port_node(dest, True, max_depth, depth + 1)};")
-    for k, dests in enumerate(system._exported_inputs):
+    for k, dests in enumerate(system._diagram_exported_inputs):
         for dest in dests:
             lines.append(f"{indent}  {_node_id(system)}_u{k} -> {_port_node(dest, True, max_depth, depth + 1)};")
     for k, port in enumerate(system._output_ports):

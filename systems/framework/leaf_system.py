@@ -104,7 +104,7 @@ class LeafSystem(System):
 
     def __init__(self) -> None:
         super().__init__()
-        self._nq = self._nv = self._nz = 0
+        self._xc_nq = self._xc_nv = self._xc_nz = 0
         self._xc_model = np.zeros(0)
         self._discrete_models: list[BasicVector] = []
         self._abstract_models: list[AbstractValue] = []
@@ -116,7 +116,7 @@ class LeafSystem(System):
         self._per_step_events: list[Event] = []
         self._init_events: list[Event] = []
         self._forced_events: list[Event] = []
-        self._resolved = False
+        self._prereqs_resolved = False
 
     # ----- state -----------------------------------------------------------------------------------
     def DeclareContinuousState(self, *args: Any) -> ContinuousStateIndex:
@@ -139,7 +139,7 @@ class LeafSystem(System):
         if min(nq, nv, nz) < 0 or nv > nq or nq + nv + nz != model.shape[0]:
             raise ValueError(f"DeclareContinuousState on {self.GetSystemPathname()}: invalid sizes num_q={nq}, "
                              f"num_v={nv}, num_z={nz} for {model.shape[0]} variables (need num_v <= num_q)")
-        self._nq, self._nv, self._nz = nq, nv, nz
+        self._xc_nq, self._xc_nv, self._xc_nz = nq, nv, nz
         self._xc_model = model
         return ContinuousStateIndex(0)
 
@@ -200,7 +200,7 @@ class LeafSystem(System):
         port = LeafOutputPort(self, index, name, data_type, size, alloc, calc, self._num_slots, set(prerequisites))
         self._num_slots += 1
         self._output_ports.append(port)
-        self._resolved = False
+        self._prereqs_resolved = False
         return port
 
     def DeclareVectorOutputPort(self, name: Any, size: Any, calc: Callable, prerequisites_of_calc: set | None = None):
@@ -224,7 +224,7 @@ class LeafSystem(System):
     def DeclareStateOutputPort(self, name: Any, state_index: Any):
         """An output that copies one part of the state; never direct-feedthrough."""
         if isinstance(state_index, ContinuousStateIndex):
-            port = self.DeclareVectorOutputPort(name, self._nq + self._nv + self._nz, _StateCopy("xc", 0),
+            port = self.DeclareVectorOutputPort(name, self._xc_nq + self._xc_nv + self._xc_nz, _StateCopy("xc", 0),
                                                 {self.xc_ticket()})
         elif isinstance(state_index, DiscreteStateIndex):
             group = int(state_index)
@@ -255,7 +255,7 @@ class LeafSystem(System):
                            prerequisites_of_calc)
         self._num_slots += 1
         self._cache_entries.append(entry)
-        self._resolved = False
+        self._prereqs_resolved = False
         return entry
 
     def get_cache_entry(self, index: int) -> CacheEntry:
@@ -269,7 +269,7 @@ class LeafSystem(System):
             kinds, _all_inputs, _inputs = resolve_kinds(item._prerequisites, self._cache_entries)
             item._all = kinds == ALL_KINDS
             item._kinds = tuple(sorted(kinds))
-        self._resolved = True
+        self._prereqs_resolved = True
 
     def _feedthrough(self, input_index: int, output_index: int) -> bool:
         port = self.get_output_port(output_index)
@@ -385,22 +385,22 @@ class LeafSystem(System):
     def DoMapVelocityToQDot(self, context, generalized_velocity, qdot) -> None:
         """q̇ = N(q) v; the default is the identity (override when num_q != num_v)."""
         v = generalized_velocity.CopyToVector() if isinstance(generalized_velocity, VectorBase) else generalized_velocity
-        if self._nq != self._nv:
+        if self._xc_nq != self._xc_nv:
             raise RuntimeError(f"{self.GetSystemPathname()}: num_q != num_v, override DoMapVelocityToQDot")
         qdot.SetFromVector(v)
 
     def DoMapQDotToVelocity(self, context, qdot, generalized_velocity) -> None:
         qd = qdot.CopyToVector() if isinstance(qdot, VectorBase) else qdot
-        if self._nq != self._nv:
+        if self._xc_nq != self._xc_nv:
             raise RuntimeError(f"{self.GetSystemPathname()}: num_q != num_v, override DoMapQDotToVelocity")
         generalized_velocity.SetFromVector(qd)
 
     # ----- System internals --------------------------------------------------------------------------
     def _allocate_context_tree(self) -> LeafContext:
-        if not self._resolved:
+        if not self._prereqs_resolved:
             self._resolve_prerequisites()
         return LeafContext(
-            self._system_id, self.GetSystemPathname(), len(self._input_ports), self._nq, self._nv, self._nz,
+            self._system_id, self.GetSystemPathname(), len(self._input_ports), self._xc_nq, self._xc_nv, self._xc_nz,
             [m._data for m in self._discrete_models], [m.Clone() for m in self._abstract_models],
             [m.Clone() for m in self._numeric_parameter_models], [m.Clone() for m in self._abstract_parameter_models],
             self._num_slots)
@@ -412,7 +412,7 @@ class LeafSystem(System):
         pairs.append((self, context))
 
     def _count_continuous(self) -> tuple[int, int, int, int]:
-        return self._nq + self._nv + self._nz, self._nq, self._nv, self._nz
+        return self._xc_nq + self._xc_nv + self._xc_nz, self._xc_nq, self._xc_nv, self._xc_nz
 
     def _calc_derivatives_into(self, context, out: np.ndarray) -> None:
         derivatives = getattr(context, "_derivs", None)
@@ -422,11 +422,11 @@ class LeafSystem(System):
         out[:] = derivatives._vector._data
 
     def _map_v_to_qdot(self, context, v: np.ndarray) -> np.ndarray:
-        qdot = BasicVector(self._nq)
+        qdot = BasicVector(self._xc_nq)
         self.DoMapVelocityToQDot(context, BasicVector(v), qdot)
         return qdot._data
 
     def _map_qdot_to_v(self, context, qdot: np.ndarray) -> np.ndarray:
-        v = BasicVector(self._nv)
+        v = BasicVector(self._xc_nv)
         self.DoMapQDotToVelocity(context, BasicVector(qdot), v)
         return v._data

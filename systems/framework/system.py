@@ -79,31 +79,31 @@ class System(SystemEvents):
 
     def __init__(self) -> None:
         self._system_id = next(_ids)
-        self._name = ""
+        self._system_name = ""
         self._input_ports: list[InputPort] = []
         self._output_ports: list[OutputPort] = []
-        self._parent = None           # the Diagram this system belongs to, once built
+        self._parent_diagram = None           # the Diagram this system belongs to, once built
         self._index_in_parent = -1
         self._owner_builder = None    # the DiagramBuilder holding it before Build()
 
     # ----- names ---------------------------------------------------------------------------------
     def get_name(self) -> str:
-        return self._name
+        return self._system_name
 
     def set_name(self, name: str) -> None:
-        if self._parent is not None:
+        if self._parent_diagram is not None:
             raise RuntimeError(f"set_name: {self.GetSystemPathname()} is already part of a built Diagram")
-        self._name = str(name)
+        self._system_name = str(name)
 
     def GetSystemName(self) -> str:
-        return self._name if self._name else "_"
+        return self._system_name if self._system_name else "_"
 
     def GetSystemPathname(self) -> str:
         parts = []
         system = self
         while system is not None:
             parts.append(system.GetSystemName())
-            system = system._parent
+            system = system._parent_diagram
         return "::" + "::".join(reversed(parts))
 
     def GetSystemType(self) -> str:
@@ -211,7 +211,7 @@ class System(SystemEvents):
         return context
 
     def AllocateContext(self):
-        if self._parent is not None:
+        if self._parent_diagram is not None:
             raise RuntimeError(f"CreateDefaultContext: {self.GetSystemPathname()} is a subsystem of a Diagram; "
                                "create the diagram's context and use GetMyContextFromRoot(root_context)")
         context = self._allocate_context_tree()
@@ -254,10 +254,10 @@ class System(SystemEvents):
         path = []
         system = self
         while system is not ancestor:
-            if system._parent is None:
+            if system._parent_diagram is None:
                 return None  # type: ignore[return-value]
             path.append(system._index_in_parent)
-            system = system._parent
+            system = system._parent_diagram
         return list(reversed(path))
 
     def GetMyContextFromRoot(self, root_context):
@@ -266,9 +266,9 @@ class System(SystemEvents):
             return root_context
         system = self
         path = []
-        while system._parent is not None:
+        while system._parent_diagram is not None:
             path.append(system._index_in_parent)
-            system = system._parent
+            system = system._parent_diagram
             if system._system_id == root_context._system_id:
                 context = root_context
                 for index in reversed(path):
@@ -307,15 +307,15 @@ class System(SystemEvents):
         fixed = context._fixed_inputs[index]
         if fixed is not None:
             return (0, fixed._value, None)
-        parent, parent_context = self._parent, context._parent
+        parent, parent_context = self._parent_diagram, context._parent
         if parent is None or parent_context is None:
             return (2, None, None)
-        source = parent._input_sources.get((self._index_in_parent, int(index)))
+        source = parent._diagram_input_sources.get((self._index_in_parent, int(index)))
         if source is None:
             return (2, None, None)
         if source[0] == 1:
             _, child, port_index = source
-            port = parent._systems[child]._output_ports[port_index]
+            port = parent._diagram_systems[child]._output_ports[port_index]
             leaf_port, leaf_context = port._leaf_source(parent_context._children[child])
             return (1, leaf_port, leaf_context)
         return parent._resolve_input(parent_context, source[1])
@@ -430,7 +430,7 @@ class System(SystemEvents):
 
     def Clone(self) -> "System":
         import copy
-        if self._parent is not None or self._owner_builder is not None:
+        if self._parent_diagram is not None or self._owner_builder is not None:
             raise RuntimeError(f"Clone: {self.GetSystemPathname()} belongs to a diagram or builder; clone the whole diagram")
         return copy.deepcopy(self)
 

@@ -205,27 +205,28 @@ class _StateAccessMixin:
             names += [f"{prefix}{base}_{s}" for s in suffixes]
         return names
 
+    @staticmethod
+    def _name_args(model_instance, add_model_instance_prefix) -> tuple:
+        """pydrake's overloads: (add_model_instance_prefix: bool) or (model_instance, add_model_instance_prefix)."""
+        if isinstance(model_instance, (bool, np.bool_)):
+            return None, bool(model_instance)
+        return model_instance, add_model_instance_prefix
+
     def GetPositionNames(self, model_instance=None, add_model_instance_prefix: bool = True,
                          always_add_suffix: bool = True) -> list[str]:
-        return self._names("Position", model_instance, add_model_instance_prefix)
+        return self._names("Position", *self._name_args(model_instance, add_model_instance_prefix))
 
     def GetVelocityNames(self, model_instance=None, add_model_instance_prefix: bool = True,
                          always_add_suffix: bool = True) -> list[str]:
-        return self._names("Velocity", model_instance, add_model_instance_prefix)
+        return self._names("Velocity", *self._name_args(model_instance, add_model_instance_prefix))
 
-    def GetStateNames(self, *args, **kwargs) -> list[str]:
-        """Position names then velocity names; GetStateNames(add_model_instance_prefix=True) or (model_instance, ...)."""
-        mi = None
-        prefix = kwargs.pop("add_model_instance_prefix", True)
-        if args and isinstance(args[0], bool):
-            prefix = args[0]
-        elif args:
-            mi = args[0]
-            if len(args) > 1:
-                prefix = args[1]
+    def GetStateNames(self, model_instance=None, add_model_instance_prefix: bool = True) -> list[str]:
+        """Position names then velocity names; GetStateNames(add_model_instance_prefix) or (model_instance, ...)."""
+        mi, prefix = self._name_args(model_instance, add_model_instance_prefix)
         return self.GetPositionNames(mi, prefix) + self.GetVelocityNames(mi, prefix)
 
     def GetActuatorNames(self, model_instance=None, add_model_instance_prefix: bool = True) -> list[str]:
+        model_instance, add_model_instance_prefix = self._name_args(model_instance, add_model_instance_prefix)
         mi = None if model_instance is None else self._CheckModelInstance(model_instance)
         return [(f"{self.GetModelInstanceName(a.model_instance())}_" if add_model_instance_prefix else "") + a.name()
                 for a in self._actuators if mi is None or a.model_instance() == mi]

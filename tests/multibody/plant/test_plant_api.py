@@ -274,3 +274,17 @@ def test_sampled_discrete_outputs_have_no_direct_feedthrough():
             sim = Simulator(diagram)
             sim.AdvanceTo(0.01)
             assert sim.get_num_unrestricted_updates() == 10
+
+
+def test_name_getters_accept_the_bool_overload():
+    from mallard.multibody.plant import MultibodyPlant
+    from mallard.parsers import Parser
+    from conftest import MODELS
+    plant = MultibodyPlant(0.0)
+    Parser(plant).AddModels(str(MODELS / "drake_examples" / "Acrobot.urdf"))
+    plant.Finalize()
+    assert plant.GetPositionNames(False) == ["shoulder_q", "elbow_q"]
+    assert plant.GetVelocityNames(False) == ["shoulder_w", "elbow_w"]
+    assert plant.GetActuatorNames(False) == ["elbow"]
+    assert plant.GetStateNames(False) == ["shoulder_q", "elbow_q", "shoulder_w", "elbow_w"]
+    assert plant.GetPositionNames() == ["Acrobot_shoulder_q", "Acrobot_elbow_q"]

@@ -3,35 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from mallard.systems.primitives._util import as_matrix, as_vector
+
 
 def gain_vector(value, what: str) -> np.ndarray:
-    """A 1-D float copy of a gain vector (a scalar becomes size 1); ValueError for matrices or non-finite."""
-    arr = np.array(value, dtype=float)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    elif arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.reshape(-1)
-    if arr.ndim != 1:
-        raise ValueError(f"{what} must be a vector, got an array of shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} must be finite, got {arr}")
-    return arr
+    """A finite gain vector (a scalar becomes size 1)."""
+    return as_vector(value, what, finite=True)
 
 
 def matrix(value, what: str) -> np.ndarray:
-    """A 2-D float copy (a 1-D array is one row, a scalar is 1x1, an empty input 0x0); ValueError if non-finite."""
-    arr = np.array(value, dtype=float)
-    if arr.size == 0:
-        return np.zeros((arr.shape[0], arr.shape[1]) if arr.ndim == 2 else (0, 0))
-    if arr.ndim == 0:
-        arr = arr.reshape(1, 1)
-    elif arr.ndim == 1:
-        arr = arr.reshape(1, -1)
-    if arr.ndim != 2:
-        raise ValueError(f"{what} must be a matrix, got an array of shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} must be finite")
-    return arr
+    """A finite matrix (a 1-D array is one row, a scalar 1x1, an empty input 0x0)."""
+    return as_matrix(value, what, finite=True)
 
 
 def same_size_gains(kp, ki, kd, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,8 +16,8 @@ def input_data(system, context, index: int = 0) -> np.ndarray:
     return raw._data
 
 
-def as_vector(value, what: str) -> np.ndarray:
-    """A 1-D float copy of `value` (scalars become size-1 vectors); ValueError for matrices or non-finite."""
+def as_vector(value, what: str, finite: bool = False) -> np.ndarray:
+    """A 1-D float copy of `value` (scalars become size-1 vectors); ValueError for matrices (or non-finite)."""
     arr = np.array(value, dtype=float)
     if arr.ndim == 0:
         arr = arr.reshape(1)
@@ -25,10 +25,12 @@ def as_vector(value, what: str) -> np.ndarray:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
         raise ValueError(f"{what}: expected a vector, got an array of shape {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what}: must be finite, got {arr}")
     return arr
 
 
-def as_matrix(value, what: str) -> np.ndarray:
+def as_matrix(value, what: str, finite: bool = False) -> np.ndarray:
     """A 2-D float copy of `value` (a 1-D array is one row; empty input gives a 0x0 matrix)."""
     arr = np.array(value, dtype=float)
     if arr.size == 0:
@@ -39,6 +41,8 @@ def as_matrix(value, what: str) -> np.ndarray:
         arr = arr.reshape(1, -1)
     if arr.ndim != 2:
         raise ValueError(f"{what}: expected a matrix, got an array of shape {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what}: must be finite")
     return arr
 
 

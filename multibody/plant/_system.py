@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import pipeline as pl
+from ..kernels.fused import actuated_discrete_step
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
@@ -209,10 +210,19 @@ class _SystemMixin:
         bp[b, 0], bp[b, 1:4], bp[b, 4:13] = m, com, I.ravel()
 
     # ---- inputs ------------------------------------------------------------------------------------------
+    def _actuation_sources(self, context) -> tuple:
+        """(whole-plant port has a value, instances whose actuation ports have one), cached per wiring."""
+        key = (id(context._root), context._root._wiring_version)
+        cached = getattr(context, "_mbp_actuation_sources", None)
+        if cached is None or cached[0] != key:
+            whole = self._actuation_port.HasValue(context)
+            connected = [i for i in self._actuated_instances if self._instance_actuation_ports[i].HasValue(context)]
+            cached = context._mbp_actuation_sources = (key, whole, connected)
+        return cached[1], cached[2]
+
     def _EvalActuation(self, context) -> np.ndarray:
         m = self._model
-        whole = self._actuation_port.HasValue(context)
-        connected = [i for i in self._actuated_instances if self._instance_actuation_ports[i].HasValue(context)]
+        whole, connected = self._actuation_sources(context)
         if whole and connected:
             names = [self._instance_names[i] for i in connected]
             raise RuntimeError(f"MultibodyPlant '{self.get_name()}': the 'actuation' input port and per-instance "
@@ -275,6 +285,8 @@ class _SystemMixin:
         F += F_in
         if m.nu:
             np.add.at(tau, m.actuator_dofs, u)
+        if getattr(self, "_mjcf_actuation", None) is not None:  # MJCF actuators (_mjcf_actuation.py)
+            tau += self._mjcf_actuation.CalcGeneralizedForces(self, context, kin.q, kin.v)
         tau_contact = np.zeros(m.nv)
         if self._force_contributors:
             F_c = np.zeros((m.nb, 6))
@@ -370,6 +382,9 @@ class _SystemMixin:
     # ---- discrete dynamics -----------------------------------------------------------------------------
     def _CalcDiscreteStep(self, context):
         """Semi-implicit Euler: (M + hD)(v⁺ − v)/h = τ − C v − D v;  q⁺ = q + h·N(q)·v⁺."""
+        fast = self._CalcActuatedDiscreteStep(context)
+        if fast is not None:
+            return fast
         kin = self._eval_kinematics(context)
         m = self._model
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=False)
@@ -392,14 +407,38 @@ class _SystemMixin:
             a = np.asarray(out, dtype=float)
             v_next = kin.v + h * a
             qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next)
-            from ._contact_kernels import IntegratePositions  # quaternions by their exponential map (MuJoCo)
-            x_next = np.concatenate([IntegratePositions(m.order, m.ji, kin.q, v_next, h, qdot), v_next])
+            from ._contact_kernels import IntegrateDiscretePositions  # MuJoCo's or Drake's q update
+            x_next = np.concatenate([IntegrateDiscretePositions(self, kin.q, v_next, h, qdot), v_next])
         self._check_finite(context, x_next, "state after the discrete step")
         return x_next, a, u, tau_c
+
+    def _CalcActuatedDiscreteStep(self, context):
+        """The step in one compiled call when only gravity and actuation act (no contact, constraints, other
+        force elements or applied forces): the common robot-under-control case. None otherwise."""
+        if (self._force_contributors or self._discrete_solver is not None or len(self._force_elements) != 1
+                or getattr(self, "_mjcf_actuation", None) is not None
+                or self._applied_generalized_force_port.HasValue(context)
+                or self._applied_spatial_force_port.HasValue(context)):
+            return None
+        m = self._model
+        x = self._qv_view(context)
+        u = self._EvalActuation(context)
+        try:
+            x_next, a = actuated_discrete_step(m.order, m.ji, m.jf, self._body_params(context), x[:m.nq], x[m.nq:],
+                                               m.reflected_inertia, m.damping, self._time_step,
+                                               self.gravity_field()._g, self._gravity_mask, m.actuator_dofs, u)
+        except np.linalg.LinAlgError:
+            self._ThrowSingularMassMatrix(context)
+        self._check_finite(context, x_next, "state after the discrete step")
+        return x_next, a, u, self._zeros_v
 
     def _DiscreteStepUpdate(self, context, state) -> None:
         x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
+        if getattr(self, "_mjcf_act_group", None) is not None:  # MJCF activations, from the pre-step context
+            act = self._mjcf_actuation
+            state.get_mutable_discrete_state(self._mjcf_act_group).SetFromVector(act.CalcNextActivations(
+                act.EvalCtrl(self, context), act.GetActivations(self, context)))
         if self._use_sampled_output_ports:
             state.get_mutable_abstract_state(self._sampled_index).set_value(
                 SampledResults(np.concatenate([vdot, u, tau_c])))

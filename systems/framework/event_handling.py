@@ -2,7 +2,7 @@
 
 Handlers of events due together all read the same pre-update context and write into scratch copies;
 the scratch is then copied back in one go, as Drake does. Only the abstract state of the leaves that
-own an unrestricted event is cloned (copy-on-write). Each function returns the most severe status
+own an unrestricted event is copied, and only when a handler asks to write it (copy-on-write). Each function returns the most severe status
 a handler returned, or None when every handler simply succeeded.
 """
 from __future__ import annotations
@@ -11,8 +11,59 @@ import numpy as np
 
 from .dependency import K_XA, K_XC, K_XD
 from .events import EventStatus, more_severe
+from .state import AbstractValues
+from .value import AbstractValue, _clone_object
 
 __all__ = ["handle_publish", "handle_discrete", "handle_unrestricted", "calc_discrete"]
+
+
+class _CopyOnWriteValue(AbstractValue):
+    """The handler's view of one abstract state value: reads see the current value, the first mutable
+    access takes a private copy, and set_value replaces it without copying anything."""
+
+    __slots__ = ("_original", "_value", "_written")
+
+    def __init__(self, original: AbstractValue) -> None:
+        self._original, self._value, self._written = original, None, False
+
+    def get_value(self):
+        return self._value if self._written else self._original.get_value()
+
+    def get_mutable_value(self):
+        if not self._written:
+            self._value, self._written = _clone_object(self._original.get_value()), True
+        return self._value
+
+    def set_value(self, value) -> None:
+        self._value, self._written = value, True
+
+    def SetFrom(self, other: AbstractValue) -> None:
+        self.set_value(_clone_object(other.get_value()))
+
+    def Clone(self):
+        from .value import Value
+        return Value(_clone_object(self.get_value()))
+
+
+class _CopyOnWriteValues(AbstractValues):
+    """Abstract state handed to unrestricted-update handlers; only what they write is copied back."""
+
+    __slots__ = ("_views",)
+
+    def __init__(self, originals: list) -> None:
+        super().__init__(originals)
+        self._views: dict = {}
+
+    def get_mutable_value(self, index: int) -> AbstractValue:
+        view = self._views.get(index)
+        if view is None:
+            view = self._views[index] = _CopyOnWriteValue(self._at(index))
+        return view
+
+    def _apply(self) -> None:
+        for index, view in self._views.items():
+            if view._written:
+                self._values[index].set_value(view._value)
 
 
 def _failed(status) -> bool:
@@ -64,7 +115,7 @@ def handle_unrestricted(context, events):
     for _leaf, leaf_context, _event in events:
         if leaf_context._abstract and all(leaf_context is not t for t in touched):
             touched.append(leaf_context)
-            leaf_context._scratch_state._abstract._values = [v.Clone() for v in leaf_context._abstract]
+            leaf_context._scratch_state._abstract = _CopyOnWriteValues(leaf_context._abstract)
     status = None
     for _leaf, leaf_context, event in events:
         status = more_severe(status, event._handle(leaf_context, leaf_context._scratch_state))
@@ -73,9 +124,8 @@ def handle_unrestricted(context, events):
     np.copyto(root._xc, root._xc_scratch)
     np.copyto(root._xd, root._xd_scratch)
     for leaf_context in touched:
-        for mine, new in zip(leaf_context._abstract, leaf_context._scratch_state._abstract._values):
-            mine.set_value(new.get_value())
-        leaf_context._scratch_state._abstract._values = []
+        leaf_context._scratch_state._abstract._apply()
+        leaf_context._scratch_state._abstract = AbstractValues([])
     versions = root._versions
     versions[K_XC] += 1
     versions[K_XD] += 1

@@ -210,19 +210,22 @@ class _SystemMixin:
         bp[b, 0], bp[b, 1:4], bp[b, 4:13] = m, com, I.ravel()
 
     # ---- inputs ------------------------------------------------------------------------------------------
-    def _actuation_sources(self, context) -> tuple:
-        """(whole-plant port has a value, instances whose actuation ports have one), cached per wiring."""
+    def _input_wiring(self, context) -> tuple:
+        """(whole actuation port has a value, instances whose actuation ports have one, applied generalized
+        force has a value, applied spatial force has a value), cached until fixed inputs change."""
         key = (id(context._root), context._root._wiring_version)
-        cached = getattr(context, "_mbp_actuation_sources", None)
+        cached = getattr(context, "_mbp_input_wiring", None)
         if cached is None or cached[0] != key:
             whole = self._actuation_port.HasValue(context)
             connected = [i for i in self._actuated_instances if self._instance_actuation_ports[i].HasValue(context)]
-            cached = context._mbp_actuation_sources = (key, whole, connected)
-        return cached[1], cached[2]
+            cached = context._mbp_input_wiring = (
+                key, whole, connected, self._applied_generalized_force_port.HasValue(context),
+                self._applied_spatial_force_port.HasValue(context))
+        return cached[1:]
 
     def _EvalActuation(self, context) -> np.ndarray:
         m = self._model
-        whole, connected = self._actuation_sources(context)
+        whole, connected, _tau, _F = self._input_wiring(context)
         if whole and connected:
             names = [self._instance_names[i] for i in connected]
             raise RuntimeError(f"MultibodyPlant '{self.get_name()}': the 'actuation' input port and per-instance "

@@ -28,6 +28,12 @@ class CompiledScene:
         self.frame_ids = state.frame_order()
         self.frame_index = {fid: k for k, fid in enumerate(self.frame_ids)}
         self.frame_parent = np.array([self.frame_index[state.frames[f].parent] for f in self.frame_ids], np.int64)
+        # frames grouped by depth below the world (frame_ids is in breadth-first order)
+        depth = np.zeros(len(self.frame_ids), np.int64)
+        for r in range(1, len(self.frame_ids)):
+            depth[r] = depth[self.frame_parent[r]] + 1
+        self.frame_levels = [np.nonzero(depth == d)[0] for d in range(1, int(depth.max()) + 1)] if len(depth) > 1 \
+            else []
         # frames each source must report poses for
         self.source_frames = {sid: [self.frame_index[f] for f in fl] for sid, fl in state.source_frames.items()}
         self.geometry_ids = list(state.geometries)
@@ -102,11 +108,10 @@ class CompiledScene:
         p_WF = np.empty_like(p_PF)
         R_WF[0] = R_PF[0]
         p_WF[0] = p_PF[0]
-        par = self.frame_parent
-        for r in range(1, nf):
-            P = par[r]
-            R_WF[r] = R_WF[P] @ R_PF[r]
-            p_WF[r] = R_WF[P] @ p_PF[r] + p_WF[P]
+        for rows in self.frame_levels:
+            par = self.frame_parent[rows]
+            R_WF[rows] = np.einsum("nij,njk->nik", R_WF[par], R_PF[rows])
+            p_WF[rows] = np.einsum("nij,nj->ni", R_WF[par], p_PF[rows]) + p_WF[par]
         return R_WF, p_WF
 
     def geometry_poses(self, R_WF, p_WF):

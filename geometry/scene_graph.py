@@ -12,7 +12,7 @@ from mallard.geometry.frame_pose_vector import FramePoseVector
 from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
 from mallard.geometry.geometry_state import GeometryState, world_frame_id
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
-from mallard.geometry.properties import Role, RoleAssign
+from mallard.geometry.properties import Role
 from mallard.geometry.query_object import QueryObject
 from mallard.geometry.scene_graph_inspector import SceneGraphInspector
 from mallard.geometry._poses import as_Rp

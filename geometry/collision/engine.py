@@ -7,7 +7,6 @@ world poses (R_WG (n, 3, 3), p_WG (n, 3)) and return plain arrays. The Python la
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import njit

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from mallard.geometry.collision import box as B
+from mallard.geometry.collision.box_box import box_box
 from mallard.geometry.collision import primitives as P
 from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
 from mallard.geometry.collision.gjk import epa, gjk, support, witness
@@ -155,7 +156,7 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
         if t2 == BOX:
             return B.capsule_box(out, k, margin, p1, R1, s1, p2, R2, s2)
     elif t1 == BOX and t2 == BOX:
-        return B.box_box(out, k, margin, p1, R1, s1, p2, R2, s2)
+        return box_box(out, k, margin, p1, R1, s1, p2, R2, s2)
     return convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2)
 
 
@@ -171,9 +172,9 @@ def signed_distance(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
     if t1 == PLANE or t2 == PLANE:
         flip = t2 == PLANE
         if flip:
-            tp, sp_, pp, Rp, vp, to, so, po, Ro, vo = t2, s2, p2, R2, v2, t1, s1, p1, R1, v1
+            pp, Rp, to, so, po, Ro, vo = p2, R2, t1, s1, p1, R1, v1
         else:
-            tp, sp_, pp, Rp, vp, to, so, po, Ro, vo = t1, s1, p1, R1, v1, t2, s2, p2, R2, v2
+            pp, Rp, to, so, po, Ro, vo = p1, R1, t2, s2, p2, R2, v2
         n = Rp[:, 2].copy()
         q = support(to, so, po, Ro, vo, -n)
         d = dot3(n, q - pp)
@@ -184,6 +185,27 @@ def signed_distance(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
     W = np.zeros((4, 3))
     WA = np.zeros((4, 3))
     WB = np.zeros((4, 3))
+    # spheres and capsules: GJK on their core point / segment, then remove the radii, which
+    # gives witness points as exact as the distance (GJK on round surfaces converges slowly)
+    r1 = s1[0] if (t1 == SPHERE or t1 == CAPSULE) else 0.0
+    r2 = s2[0] if (t2 == SPHERE or t2 == CAPSULE) else 0.0
+    if r1 > 0 or r2 > 0:
+        c1 = s1.copy()
+        c2 = s2.copy()
+        if r1 > 0:
+            c1[0] = 0.0
+        if r2 > 0:
+            c2[0] = 0.0
+        dist, m, status = gjk(t1, c1, p1, R1, v1, t2, c2, p2, R2, v2, W, WA, WB)
+        # A - B = (core A - core B) + ball(r1 + r2): exact whenever the cores are apart, even when
+        # the shapes themselves overlap
+        if status == 0 and dist > 1e-12:
+            pa, pb = witness(W, WA, WB, m)
+            n = pb - pa
+            ln = math.sqrt(dot3(n, n))
+            if ln > 0:
+                n = n / ln
+                return ln - r1 - r2, pa + n * r1, pb - n * r2, n
     dist, m, status = gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB)
     if status == 0 and dist > 0:
         pa, pb = witness(W, WA, WB, m)

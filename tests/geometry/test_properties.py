@@ -1,7 +1,6 @@
 """Geometry properties, roles, CoulombFriction, contact materials and MuJoCo contact parameters."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from mallard.geometry import (AddContactMaterial, AddMujocoContactParameters,

@@ -1,0 +1,197 @@
+"""Signed distances (pairs and points) with analytic answers, and the sweep-and-prune broad phase
+against brute force."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from mallard.geometry.collision import CollisionModel, point_distance, signed_distance
+from mallard.geometry.collision.broadphase import compute_aabbs, sweep_and_prune
+
+PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 0, 2, 3, 4, 5, 6
+E = np.zeros((0, 3))
+P0 = np.zeros((0, 4))
+I3 = np.eye(3)
+
+
+def sd(t1, s1, p1, R1, t2, s2, p2, R2):
+    return signed_distance(t1, np.asarray(s1, float), np.asarray(p1, float), R1, E,
+                           t2, np.asarray(s2, float), np.asarray(p2, float), R2, E)
+
+
+def test_sphere_sphere_separated_touching_overlapping():
+    for gap in (0.3, 0.0, -0.1):
+        d, pa, pb, n = sd(SPHERE, [0.2, 0, 0], [0, 0, 0], I3, SPHERE, [0.3, 0, 0], [0.5 + gap, 0, 0], I3)
+        assert d == pytest.approx(gap, abs=1e-9)
+        np.testing.assert_allclose(pa, [0.2, 0, 0], atol=1e-8)
+        np.testing.assert_allclose(pb, [0.2 + gap, 0, 0], atol=1e-8)
+        np.testing.assert_allclose(n, [1, 0, 0], atol=1e-8)
+
+
+def test_box_box_parallel_faces_and_edge_edge():
+    # parallel faces 0.25 apart
+    d, pa, pb, n = sd(BOX, [0.1, 0.2, 0.3], [0, 0, 0], I3, BOX, [0.1, 0.1, 0.1], [0.45, 0.05, 0.0], I3)
+    assert d == pytest.approx(0.25, abs=1e-12)
+    np.testing.assert_allclose(n, [1, 0, 0], atol=1e-12)
+    assert pa[0] == pytest.approx(0.1) and pb[0] == pytest.approx(0.35)
+    # crossed edges: box rotated 45 deg about x above a box rotated 45 deg about y
+    h = 0.1 * math.sqrt(2)
+    Ra = Rotation.from_rotvec([math.pi / 4, 0, 0]).as_matrix()
+    Rb = Rotation.from_rotvec([0, math.pi / 4, 0]).as_matrix()
+    for gap in (0.05, -0.02):
+        d, pa, pb, n = sd(BOX, [0.1] * 3, [0, 0, 0], Ra, BOX, [0.1] * 3, [0, 0, 2 * h + gap], Rb)
+        assert d == pytest.approx(gap, abs=1e-10)
+        np.testing.assert_allclose(n, [0, 0, 1], atol=1e-9)
+        np.testing.assert_allclose(pa, [0, 0, h], atol=1e-9)
+        np.testing.assert_allclose(pb, [0, 0, h + gap], atol=1e-9)
+
+
+def test_halfspace_against_shapes():
+    R = Rotation.from_rotvec([0.3, -0.2, 0.1]).as_matrix()
+    half = np.array([0.1, 0.2, 0.3])
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
+    z = (corners @ R.T)[:, 2].min()
+    d, pa, pb, n = sd(PLANE, [0, 0, 0], [0, 0, 0], I3, BOX, half, [0, 0, 0.5], R)
+    assert d == pytest.approx(0.5 + z, abs=1e-14)
+    np.testing.assert_allclose(n, [0, 0, 1])
+    d2, pa2, pb2, n2 = sd(BOX, half, [0, 0, 0.5], R, PLANE, [0, 0, 0], [0, 0, 0], I3)
+    assert d2 == d and np.allclose(n2, [0, 0, -1]) and np.allclose(pa2, pb)
+
+
+@pytest.mark.parametrize("t,s", [(SPHERE, [0.3, 0, 0]), (CAPSULE, [0.1, 0.2, 0]), (CYLINDER, [0.1, 0.2, 0]),
+                                 (BOX, [0.1, 0.2, 0.3]), (ELLIPSOID, [0.1, 0.2, 0.3])])
+def test_pair_distance_equals_point_distance_for_small_sphere(t, s):
+    """A sphere of radius r at Q is at signed distance phi(Q) - r from a convex shape."""
+    rng = np.random.default_rng(t)
+    R = Rotation.random(random_state=rng).as_matrix()
+    p = rng.uniform(-0.1, 0.1, 3)
+    for _ in range(20):
+        q = p + rng.normal(size=3) * 0.4
+        phi, n_w, grad = point_distance(t, np.asarray(s, float), p, R, E, P0, q)
+        if phi < 0.02:
+            continue
+        d, pa, pb, n = sd(SPHERE, [0.01, 0, 0], q, I3, t, s, p, R)
+        assert d == pytest.approx(phi - 0.01, abs=1e-8)
+        np.testing.assert_allclose(pb, n_w, atol=1e-6)
+        np.testing.assert_allclose(-n, grad, atol=1e-6)
+
+
+def test_point_distance_inside_and_outside():
+    s = np.array([0.1, 0.2, 0.3])
+    d, pn, g = point_distance(BOX, s, np.zeros(3), I3, E, P0, np.array([0.05, 0.0, 0.0]))
+    assert d == pytest.approx(-0.05) and np.allclose(pn, [0.1, 0, 0]) and np.allclose(g, [1, 0, 0])
+    d, pn, g = point_distance(BOX, s, np.zeros(3), I3, E, P0, np.array([0.2, 0.3, 0.0]))
+    assert d == pytest.approx(math.hypot(0.1, 0.1)) and np.allclose(pn, [0.1, 0.2, 0])
+    d, pn, g = point_distance(CYLINDER, np.array([0.1, 0.2, 0]), np.zeros(3), I3, E, P0, np.array([0.0, 0.0, 0.15]))
+    assert d == pytest.approx(-0.05) and np.allclose(g, [0, 0, 1])
+    d, pn, g = point_distance(CAPSULE, np.array([0.1, 0.2, 0]), np.zeros(3), I3, E, P0, np.array([0.0, 0.0, 0.5]))
+    assert d == pytest.approx(0.2) and np.allclose(pn, [0, 0, 0.3])
+    # ellipsoid: along an axis the nearest point is the axis end; inside too
+    for x, expect in ((0.5, 0.4), (0.05, -0.05)):
+        d, pn, g = point_distance(ELLIPSOID, np.array([0.1, 0.2, 0.3]), np.zeros(3), I3, E, P0, np.array([x, 0, 0]))
+        assert d == pytest.approx(expect, abs=1e-12) and np.allclose(pn, [0.1, 0, 0]) and np.allclose(g, [1, 0, 0])
+    d, pn, g = point_distance(PLANE, np.zeros(3), np.zeros(3), I3, E, P0, np.array([1.0, 2.0, -0.5]))
+    assert d == -0.5 and np.allclose(pn, [1, 2, 0])
+
+
+def test_mesh_hull_distance_and_contacts(models_dir):
+    from mallard.geometry import Convex
+    from mallard.geometry.compiled_scene import _hull_data
+
+    shape = Convex(str(models_dir / "drake_models/iiwa_description/meshes/iiwa14/collision/link_3.obj"))
+    v, planes = _hull_data(shape)
+    hv, tris = shape._hull_arrays()
+    for t in tris[:: max(1, len(tris) // 10)]:
+        a, b, c = hv[t]
+        nrm = np.cross(b - a, c - a)
+        nrm /= np.linalg.norm(nrm)
+        q = (a + b + c) / 3 + 0.1 * nrm  # 0.1 above a facet's centroid: the facet is the nearest feature
+        d, pn, g = point_distance(7, np.zeros(3), np.zeros(3), I3, v, planes, q)
+        assert d == pytest.approx(0.1, abs=1e-9)
+        np.testing.assert_allclose(g, nrm, atol=1e-6)
+    # inside: the nearest facet plane
+    c = v.mean(axis=0)
+    d, pn, g = point_distance(7, np.zeros(3), np.zeros(3), I3, v, planes, c)
+    assert d == pytest.approx(np.max(planes[:, :3] @ c - planes[:, 3]), abs=1e-12) and d < 0
+    # a mesh resting on a plane: support point contact plus up to 2 more vertices
+    from mallard.geometry.collision import collide
+
+    out = np.zeros((16, 10))
+    lowest = v[:, 2].min()
+    n = collide(out, 0, 0.0, PLANE, np.zeros(3), np.zeros(3), I3, E, 7, np.zeros(3),
+                np.array([0, 0, -lowest - 0.001]), I3, v)
+    assert 1 <= n <= 3 and out[0, 0] == pytest.approx(-0.001, abs=1e-12)
+
+
+def test_sweep_and_prune_equals_brute_force():
+    rng = np.random.default_rng(3)
+    n = 400
+    types = np.where(rng.random(n) < 0.5, SPHERE, BOX)
+    types[:3] = PLANE
+    sizes = rng.uniform(0.02, 0.1, (n, 3))
+    R = Rotation.random(n, random_state=rng).as_matrix()
+    p = rng.uniform(0, 1.5, (n, 3))
+    lo, hi = compute_aabbs(types, sizes, R, p, E, np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, 0.01))
+    pairs = {tuple(x) for x in sweep_and_prune(lo, hi)}
+    brute = set()
+    for i in range(n):
+        for j in range(i + 1, n):
+            if np.all(lo[i] <= hi[j]) and np.all(lo[j] <= hi[i]):
+                brute.add((i, j))
+    assert pairs == brute and len(brute) > n
+
+
+def test_collision_model_filters_and_contacts():
+    n = 4
+    types = np.array([SPHERE, SPHERE, SPHERE, BOX])
+    sizes = np.array([[0.1, 0, 0], [0.1, 0, 0], [0.1, 0, 0], [0.1, 0.1, 0.1]])
+    p = np.array([[0, 0, 0], [0.15, 0, 0], [0.3, 0, 0], [0.3, 0.15, 0.0]])
+    R = np.stack([I3] * n)
+    frame = np.array([1, 2, 2, 3])  # geometries 1 and 2 share a frame: filtered
+    m = CollisionModel(types, sizes, frame, E, np.zeros(n), np.zeros(n), P0, np.zeros(n), np.zeros(n),
+                       np.zeros(n), [1, 1, 1, 2], [1, 1, 1, 2], excluded_keys=[0 * n + 1])
+    pairs = {tuple(x) for x in m.candidate_pairs(R, p)}
+    # (0,1) excluded explicitly, (1,2) same frame, (0,3)/(1,3)/(2,3) pass masks only if they share a bit:
+    # contype 1 & conaffinity 2 == 0 and contype 2 & conaffinity 1 == 0, so the box collides with nothing
+    assert pairs == set()
+    m2 = CollisionModel(types, sizes, frame, E, np.zeros(n), np.zeros(n), P0, np.zeros(n), np.zeros(n),
+                        np.zeros(n), [1] * 4, [1] * 4, [])
+    dist, pos, normal, tangent, g1, g2 = m2.contacts(R, p)
+    got = {(int(a), int(b)): float(d) for a, b, d in zip(g1, g2, dist)}
+    assert got[(0, 1)] == pytest.approx(-0.05) and (1, 2) not in got
+    assert got[(2, 3)] == pytest.approx(-0.05) and got[(1, 3)] < 0
+
+
+def test_convex_mesh_behaves_like_the_primitive_it_encloses(tmp_path):
+    """A cube written as an OBJ file and loaded as Convex gives the same signed distances and
+    contact depths as the Box primitive, against spheres, capsules, boxes and ellipsoids."""
+    from mallard.geometry import Convex
+    from mallard.geometry.collision import collide
+    from mallard.geometry.compiled_scene import _hull_data
+
+    half = np.array([0.1, 0.2, 0.15])
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
+    faces = [(1, 3, 4, 2), (5, 6, 8, 7), (1, 2, 6, 5), (3, 7, 8, 4), (1, 5, 7, 3), (2, 4, 8, 6)]
+    obj = tmp_path / "cube.obj"
+    obj.write_text("".join(f"v {x} {y} {z}\n" for x, y, z in corners)
+                   + "".join(f"f {a} {b} {c}\nf {a} {c} {d}\n" for a, b, c, d in faces))
+    v, planes = _hull_data(Convex(str(obj)))
+    rng = np.random.default_rng(5)
+    for t, s in ((SPHERE, [0.1, 0, 0]), (CAPSULE, [0.05, 0.1, 0]), (BOX, [0.1, 0.05, 0.08]), (ELLIPSOID, [0.1, 0.05, 0.08])):
+        for _ in range(6):
+            R = Rotation.random(random_state=rng).as_matrix()
+            Rm = Rotation.random(random_state=rng).as_matrix()
+            q = rng.uniform(-0.35, 0.35, 3)
+            s = np.asarray(s, float)
+            ref = signed_distance(BOX, half, np.zeros(3), Rm, E, t, s, q, R, E)
+            got = signed_distance(7, np.zeros(3), np.zeros(3), Rm, v, t, s, q, R, E)
+            assert got[0] == pytest.approx(ref[0], abs=1e-7)
+            out = np.zeros((16, 10))
+            n = collide(out, 0, 0.0, t, s, q, R, E, 7, np.zeros(3), np.zeros(3), Rm, v) if t < 7 else 0
+            if ref[0] < -1e-6:
+                assert n == 1 and out[0, 0] == pytest.approx(ref[0], abs=1e-7)
+            elif ref[0] > 1e-6:
+                assert n == 0

@@ -56,6 +56,9 @@ def _read(path: str, mtime: float):
     except Exception as exc:  # trimesh raises many types for corrupt files
         raise ValueError(f"could not read mesh file {path}: {type(exc).__name__}: {exc}") from exc
     v = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))), dtype=float)
+    if path.lower().endswith((".gltf", ".glb")) and v.ndim == 2 and v.shape[1] == 3:
+        # glTF is y-up; mallard (like Drake) is z-up: rotate +90° about x, (x, y, z) -> (x, -z, y).
+        v = np.column_stack((v[:, 0], -v[:, 2], v[:, 1]))
     f = np.asarray(getattr(loaded, "faces", np.zeros((0, 3))), dtype=np.int64)
     if v.ndim != 2 or v.shape[0] < 4 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
         raise ValueError(f"could not read mesh file {path}: it holds no usable 3D triangle mesh "

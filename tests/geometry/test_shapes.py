@@ -140,3 +140,15 @@ def test_mesh_file_errors(tmp_path):
         Mesh(str(weird))
     with pytest.raises(ValueError, match="scale"):
         Mesh(str(bad), scale=0.0)
+
+
+def test_gltf_meshes_are_read_z_up_like_drake(models_dir):
+    from mallard.geometry.meshes import load_mesh
+    base = models_dir / "drake_models" / "iiwa_description" / "meshes" / "iiwa14"
+    v_gltf, _ = load_mesh(str(base / "visual" / "link_1.gltf"))
+    v_obj, _ = load_mesh(str(base / "collision" / "link_1.obj"))
+    ext_gltf = v_gltf.max(axis=0) - v_gltf.min(axis=0)
+    ext_obj = v_obj.max(axis=0) - v_obj.min(axis=0)
+    # the visual and collision meshes of one link agree in extent along each axis (z is the long axis)
+    np.testing.assert_allclose(ext_gltf, ext_obj, rtol=0.15)
+    assert np.argmax(ext_gltf) == np.argmax(ext_obj) == 2

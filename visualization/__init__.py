@@ -4,7 +4,7 @@ from mallard.geometry.meshcat import Meshcat, MeshcatParams, StartMeshcat
 from mallard.geometry.meshcat_animation import MeshcatAnimation
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
 from mallard.visualization.default_visualization import AddDefaultVisualization
-from mallard.visualization.model_visualizer import ModelVisualizer
+from mallard.visualization._model_visualizer import ModelVisualizer
 from mallard.visualization.planar_scenegraph_visualizer import (ConnectPlanarSceneGraphVisualizer,
                                                                 PlanarSceneGraphVisualizer)
 

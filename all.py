@@ -19,6 +19,7 @@ _SUBPACKAGES = (
     "mallard.multibody.tree",
     "mallard.multibody.plant",
     "mallard.multibody.contact",
+    "mallard.multibody.plugins",
     "mallard.geometry",
     "mallard.parsers",
     "mallard.visualization",

@@ -10,6 +10,8 @@ from .model_records import (ActuatorRecord, CalcCollisionFilterGroups, CalcLinkP
                             InertialRecord, JointRecord, LinkRecord, MimicRecord, ModelRecord,
                             ShapeRecord)
 from .package_map import PackageMap, UnknownPackageError
+from .resources import (OpenResource, ReadResource, RegisterResourceProvider, Resource, ResourceProvider,
+                        UnregisterResourceProvider)
 from .parser import Parser
 from .parser_geometry import CollisionFilterGroups
 from .sdformat import ReadSdf
@@ -22,4 +24,6 @@ __all__ = [
     "ModelRecord", "LinkRecord", "InertialRecord", "JointRecord", "MimicRecord",
     "ActuatorRecord", "FrameRecord", "GeometryRecord", "ShapeRecord",
     "CollisionFilterGroupRecord", "CalcLinkPosesInWorld", "CalcCollisionFilterGroups",
+    "RegisterResourceProvider", "UnregisterResourceProvider", "OpenResource", "ReadResource", "Resource",
+    "ResourceProvider",
 ]

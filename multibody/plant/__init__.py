@@ -4,9 +4,14 @@ from ._geometry import AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphR
 from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
                              DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
 from .multibody_plant import MultibodyPlant
+from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
+                                SetConstraintMujocoParameters, SetJointMujocoParameters)
+from ..contact.contact_results import ContactResults, PointPairContactInfo
 from ...geometry.properties import CoulombFriction
 
 __all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlantSceneGraphResult",
            "ApplyMultibodyPlantConfig", "ContactModel", "CoulombFriction", "DiscreteContactApproximation",
            "DiscreteContactSolver", "ExternallyAppliedSpatialForce", "HydroelasticContactRepresentation",
            "MultibodyPlant", "MultibodyPlantConfig"]
+__all__ += ["ConstraintSolverOptions", "ContactResults", "GetConstraintMujocoParameters", "GetJointMujocoParameters",
+            "PointPairContactInfo", "SetConstraintMujocoParameters", "SetJointMujocoParameters"]

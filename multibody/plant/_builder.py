@@ -440,6 +440,9 @@ class _TreeBuilderMixin:
         self._finalized = True
         self._DeclareSystemResources()
         self._FinalizeContact()
+        if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
+            from ._mjcf_actuation import FinalizeMjcfActuation
+            FinalizeMjcfActuation(self)
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -13,7 +13,6 @@ from ..contact import ConnectRows, DistanceRow, JointCouplerRow
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
 from ..kernels.kinematics import acceleration_to_point
-from ..tree._convert import pose_to_arrays
 from ._contact_kernels import InverseWeights, PointJacobians
 from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoParameters
 
@@ -21,6 +20,20 @@ from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoPara
 def _quat_from_R(R: np.ndarray) -> np.ndarray:
     from ..math.functions import quaternion_from_rotation_matrix
     return quaternion_from_rotation_matrix(R)
+
+
+def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a (x) b of [w, x, y, z] quaternions (b may be a pure vector: [0, v])."""
+    w1, v1, w2, v2 = a[0], a[1:], b[0], b[1:]
+    return np.concatenate([[w1 * w2 - v1 @ v2], w1 * v2 + w2 * v1 + np.cross(v1, v2)])
+
+
+def _conj(q: np.ndarray) -> np.ndarray:
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def _pure(v: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0.0], v])
 
 
 class ConstraintRowModel:
@@ -92,6 +105,31 @@ class ConstraintRowModel:
                 raise ValueError(f"MultibodyPlant '{plant.get_name()}': constraint {k} has unknown kind '{kind}'")
         self._needs_bias = any(e["kind"] in ("connect", "weld", "distance") for e in self.equalities)
 
+    def _AddWeld(self, asm, e, kin, A0, p_WP, p_WQ, Jv, Jw, bias, tran, ref, imp) -> None:
+        """Weld rows as MuJoCo's weld equality: position p_WP - p_WQ and orientation error
+        vec(conj(q_WQ) (x) q_WP)·torquescale, with the rotational Jacobian 0.5·conj(q_WQ) (x) (w_A - w_B) (x) q_WP
+        and the product-rule J̇v of the three quaternion factors subtracted from aref."""
+        a, b = e["a"], e["b"]
+        ts = e["par"]["torquescale"]
+        q_WA, q_WB = _quat_from_R(kin.R_WB[a]), _quat_from_R(kin.R_WB[b])
+        q_WP = _qmul(q_WA, _quat_from_R(e["R_AP"]))
+        q_WQ = _qmul(q_WB, _quat_from_R(e["R_BQ"]))
+        nq1 = _conj(q_WQ)
+        Jr = np.empty((3, self.nv))
+        for j in range(self.nv):
+            Jr[:, j] = 0.5 * ts * _qmul(_qmul(nq1, _pure(Jw[:, j])), q_WP)[1:]
+        w_A, w_B = kin.V[a, :3], kin.V[b, :3]
+        dw = w_A - w_B
+        qdot_P = _qmul(0.5 * _qmul(q_WA, _pure(w_A)), _quat_from_R(e["R_AP"]))
+        nqdot_Q = _conj(_qmul(0.5 * _qmul(q_WB, _pure(w_B)), _quat_from_R(e["R_BQ"])))
+        djrdv = A0[a, :3] - A0[b, :3]
+        t = (_qmul(_qmul(nqdot_Q, _pure(dw)), q_WP) + _qmul(_qmul(nq1, _pure(djrdv)), q_WP)
+             + _qmul(_qmul(nq1, _pure(dw)), qdot_P))
+        r = np.concatenate([p_WP - p_WQ, ts * _qmul(nq1, q_WP)[1:]])
+        rot = self.body_invweight0[a, 1] + self.body_invweight0[b, 1]
+        asm.AddEquality("weld", np.vstack([Jv, Jr]), r, np.array([tran] * 3 + [rot] * 3), ref, imp,
+                        name=e["name"], Jdot_v=np.concatenate([bias, 0.5 * ts * t[1:]]))
+
     def Add(self, asm, model, kin) -> None:
         """Add the rows active at this state to `asm` (MuJoCo order: equality, friction, limit)."""
         nv = self.nv
@@ -119,20 +157,11 @@ class ConstraintRowModel:
                 u = (p_WP - p_WQ) / max(np.linalg.norm(p_WP - p_WQ), 1e-300)
                 if np.isfinite(e["stiffness"]):  # Drake's compliant distance constraint: direct solref form
                     ref = (-e["stiffness"] * tran, -e["damping"] * tran)
-                asm.AddEquality("distance", J, r, tran, ref, imp, name=e["name"], Jdot_v=np.array([u @ bias]))
+                dv = (JvP - JvQ) @ kin.v  # d/dt of u adds |dv_perp|^2 / |p_WP - p_WQ| to J̇v
+                jdv = u @ bias + (dv @ dv - (u @ dv) ** 2) / max(np.linalg.norm(p_WP - p_WQ), 1e-300)
+                asm.AddEquality("distance", J, r, tran, ref, imp, name=e["name"], Jdot_v=np.array([jdv]))
             else:
-                R_WP = kin.R_WB[a] @ e["R_AP"]
-                R_WQ = kin.R_WB[b] @ e["R_BQ"]
-                qe = _quat_from_R(R_WP @ R_WQ.T)  # rotation from Q to P, in W (w >= 0)
-                ts = e["par"]["torquescale"]
-                vec = qe[1:]
-                skew = np.array([[0, -vec[2], vec[1]], [vec[2], 0, -vec[0]], [-vec[1], vec[0], 0]])
-                Jr = 0.5 * ts * (qe[0] * np.eye(3) + skew) @ (JwP - JwQ)
-                J = np.vstack([JvP - JvQ, Jr])
-                r = np.concatenate([p_WP - p_WQ, ts * vec])
-                rot = iw_b[a, 1] + iw_b[b, 1]
-                asm.AddEquality("weld", J, r, np.array([tran] * 3 + [rot] * 3), ref, imp, name=e["name"],
-                                Jdot_v=np.concatenate([bias, np.zeros(3)]))
+                self._AddWeld(asm, e, kin, A0, p_WP, p_WQ, JvP - JvQ, JwP - JwQ, bias, tran, ref, imp)
         for dof, floss, ref, imp, name in self.friction:
             J = np.zeros((1, nv))
             J[0, dof] = 1.0

@@ -98,12 +98,8 @@ class DiscreteContactSolver:
         table = self.geometry
         table.Sync(inspector)
         i1, i2 = np.asarray(cps.index_1, np.int64), np.asarray(cps.index_2, np.int64)
-        for idx, gid in zip(np.concatenate([i1, i2]).tolist(), list(cps.id_1) + list(cps.id_2)):
-            if idx not in table._rows:
-                table.Row(inspector, idx, gid)
-        rows = table._rows
-        is_mj = np.array([rows[a].mujoco is not None or rows[b].mujoco is not None
-                          for a, b in zip(i1.tolist(), i2.tolist())], dtype=bool)
+        body, is_mujoco = table.IndexArrays(inspector, i1, i2, cps.id_1, cps.id_2)
+        is_mj = is_mujoco[i1] | is_mujoco[i2]
         mj = np.flatnonzero(is_mj)
         # Drake pairs: the deepest penetrating point of each pair (Drake's point-pair contact)
         dk_all = np.flatnonzero(~is_mj & (cps.dist < 0))
@@ -115,19 +111,18 @@ class DiscreteContactSolver:
                 if key not in best or cps.dist[k] < cps.dist[best[key]]:
                     best[key] = k
             dk = sorted(best.values())
-        sel = np.concatenate([mj, np.asarray(dk, np.int64)]).astype(np.int64)
+        sel = mj if not dk else np.concatenate([mj, np.asarray(dk, np.int64)])
         if sel.size == 0:
             return empty, {}
-        bA = np.array([rows[a].body for a in i1[sel].tolist()], np.int64)
-        bB = np.array([rows[b].body for b in i2[sel].tolist()], np.int64)
+        s1, s2 = i1[sel], i2[sel]
+        bA, bB = body[s1], body[s2]
         pos = np.ascontiguousarray(cps.pos_W[sel])
         frame = np.ascontiguousarray(cps.frame_W[sel])
         J = ContactJacobians(m.ji, kin.S, bA, bB, pos, frame)
-        cs = ContactSet(bA, bB, [cps.id_1[k] for k in sel.tolist()], [cps.id_2[k] for k in sel.tolist()], pos,
+        ids1, ids2 = cps.id_1, cps.id_2
+        cs = ContactSet(bA, bB, [ids1[k] for k in sel.tolist()], [ids2[k] for k in sel.tolist()], pos,
                         frame, np.ascontiguousarray(cps.dist[sel]), J, int(mj.size))
-        names = [f"{rows[a].name}|{rows[b].name}" for a, b in zip(i1[sel].tolist(), i2[sel].tolist())]
-        pairs = list(zip(i1[sel].tolist(), i2[sel].tolist()))
-        return cs, {"names": names, "pairs": pairs}
+        return cs, {"i1": s1, "i2": s2}
 
     # ---- the step ----------------------------------------------------------------------------------------
     def Solve(self, context, kin, M_hat, a_free, h) -> StepSolution:
@@ -140,22 +135,33 @@ class DiscreteContactSolver:
         nmj = contacts.n_mujoco
         iw = self.rows.body_invweight0
         if nmj:
-            par = [self.geometry.MujocoPair(i, j) for i, j in info["pairs"][:nmj]]
+            cd, fr, ref, imp, mar = self.geometry.MujocoPairArrays(info["i1"][:nmj], info["i2"][:nmj])
             bA, bB = contacts.body_A[:nmj], contacts.body_B[:nmj]
-            asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], [p[0] for p in par], [p[3] for p in par],
-                            [p[1] for p in par], [p[2] for p in par], [p[4] for p in par],
-                            iw[bA, 0] + iw[bB, 0], iw[bA, 1] + iw[bB, 1], names=info["names"][:nmj])
+            asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], cd, fr, ref, imp, mar,
+                            iw[bA, 0] + iw[bB, 0], iw[bA, 1] + iw[bB, 1])
         problem = asm.Build(kin.v, h, cone=opts.cone, impratio=opts.impratio)
         ndk = contacts.size - nmj
         if ndk:
-            par = [self.geometry.DrakePair(i, j) for i, j in info["pairs"][nmj:]]
+            par = [self.geometry.DrakePair(i, j) for i, j in zip(info["i1"][nmj:].tolist(), info["i2"][nmj:].tolist())]
             J3 = np.ascontiguousarray(contacts.J[nmj:, :3])
             w = DelassusDiagonal(J3, M_hat)
             sap = SapContactProblem(J3, contacts.dist[nmj:], kin.v, [p[0] for p in par], [p[2] for p in par],
-                                    [p[4] for p in par], w, h, beta=plant.get_sap_near_rigid_threshold(),
-                                    names=info["names"][nmj:])
+                                    [p[4] for p in par], w, h, beta=plant.get_sap_near_rigid_threshold())
             problem = _concat_problems(problem, sap)
         key = id(context)
+        damping = h * m.damping
+        mujoco_damping = bool(np.any(damping)) and opts.position_integration_is_mujoco(plant)
+        if mujoco_damping and problem.nefc:
+            # MuJoCo's Euler: constraints solved with M and explicit damping in qacc_smooth; the implicit
+            # damping (M + hD) is applied afterwards to the total force, a = (M + hD)^-1 (tau_smooth + J'f)
+            tau_smooth = M_hat @ a_free
+            M_hat = M_hat - np.diag(damping)
+            a_free = np.linalg.solve(M_hat, tau_smooth)
+        if problem.nefc == 0:  # nothing active: the unconstrained step
+            self.last_report = (True, 0, 0.0)
+            self._warm.pop(key, None)
+            return StepSolution(np.array(a_free, dtype=float), problem, None, contacts, np.zeros((0, 6)),
+                                np.zeros(m.nv))
         res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
                                tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
                                ls_tolerance=opts.ls_tolerance, qacc_warmstart=self._warm.get(key),
@@ -169,12 +175,15 @@ class DiscreteContactSolver:
             if opts.throw_on_failure:
                 res.ThrowIfNotConverged(f"MultibodyPlant '{plant.get_name()}' constraint solver at t = "
                                         f"{context.get_time()}")
+        qacc = res.qacc
+        if mujoco_damping:
+            qacc = np.linalg.solve(M_hat + np.diag(damping), tau_smooth + res.qfrc_constraint)
         f_c = ContactForces(res.efc_force, problem.efc_type, problem.con_efc_address, problem.con_dim,
                             problem.con_friction) if contacts.size else np.zeros((0, 6))
         ncrow = problem.nefc - (problem.con_efc_address[0] if contacts.size else problem.nefc)
         tau_c = (problem.J[problem.nefc - ncrow:].T @ res.efc_force[problem.nefc - ncrow:]) if ncrow \
             else np.zeros(m.nv)
-        return StepSolution(res.qacc, problem, res, contacts, f_c, tau_c)
+        return StepSolution(qacc, problem, res, contacts, f_c, tau_c)
 
     def __call__(self, plant, context, kin, M_hat, a_free, h):
         sol = self.Solve(context, kin, M_hat, a_free, h)
@@ -190,11 +199,14 @@ def ContactInfosFromSolution(plant, sol: StepSolution, kin) -> list[PointPairCon
     out = []
     if cs.size == 0:
         return out
+    from ...geometry import PenetrationAsPointPair
     vrel = cs.J[:, :3, :] @ kin.v  # (ncon, 3) [separation speed, slip components] in the contact frame
     for c in range(cs.size):
         f_W = cs.frame_W[c].T @ sol.f_contact[c, :3]
+        n, depth = cs.frame_W[c, 0], -float(cs.dist[c])  # n from A to B; the pair's points straddle pos_W
+        pair = PenetrationAsPointPair(cs.id_A[c], cs.id_B[c], cs.pos_W[c] + 0.5 * depth * n,
+                                      cs.pos_W[c] - 0.5 * depth * n, -n.copy(), depth)
         out.append(PointPairContactInfo(plant._bodies[int(cs.body_A[c])].index(),
                                         plant._bodies[int(cs.body_B[c])].index(), f_W, cs.pos_W[c],
-                                        float(vrel[c, 0]), float(np.hypot(vrel[c, 1], vrel[c, 2])),
-                                        (cs.id_A[c], cs.id_B[c], float(cs.dist[c]), cs.frame_W[c, 0].copy())))
+                                        float(vrel[c, 0]), float(np.hypot(vrel[c, 1], vrel[c, 2])), pair))
     return out

@@ -72,6 +72,10 @@ class ContactGeometryTable:
         self._rows: dict[int, GeometryContactData] = {}
         self._pairs: dict[tuple, tuple] = {}
         self._defaults = None
+        self._body = np.zeros(0, np.int64)
+        self._is_mujoco = np.zeros(0, bool)
+        self._known = np.zeros(0, bool)
+        self._pair_arrays: dict[int, tuple] = {}
 
     def _default_material(self) -> dict:
         if self._defaults is None:
@@ -82,11 +86,10 @@ class ContactGeometryTable:
             self._defaults = DefaultPointContactParameters(plant.get_penetration_allowance(), mmax)
         return self._defaults
 
-    def ValidateAll(self, inspector) -> None:
-        """Build (and so validate) the contact data of every collision geometry of the plant."""
-        for body in self._plant._bodies:
-            for gid in self._plant.GetCollisionGeometriesForBody(body):
-                GeometryContactData(self._plant, inspector, gid, self._default_material())
+    def ValidateAll(self, inspector) -> list:
+        """Build (and so validate) the contact data of every collision geometry of the plant; returns them."""
+        return [GeometryContactData(self._plant, inspector, gid, self._default_material())
+                for body in self._plant._bodies for gid in self._plant.GetCollisionGeometriesForBody(body)]
 
     def Sync(self, inspector) -> None:
         version = inspector.geometry_version()
@@ -94,6 +97,8 @@ class ContactGeometryTable:
             self._version = version
             self._rows.clear()
             self._pairs.clear()
+            self._pair_arrays.clear()
+            self._known = np.zeros(0, bool)
 
     def Row(self, inspector, index: int, gid) -> GeometryContactData:
         row = self._rows.get(index)
@@ -101,6 +106,39 @@ class ContactGeometryTable:
             row = GeometryContactData(self._plant, inspector, gid, self._default_material())
             self._rows[index] = row
         return row
+
+    def IndexArrays(self, inspector, i1, i2, ids1, ids2):
+        """(body, is_mujoco) arrays indexed by proximity-table row, filled for the rows in i1, i2."""
+        n = int(max(i1.max(), i2.max())) + 1
+        if n > self._known.shape[0]:
+            grow = n - self._known.shape[0]
+            self._body = np.concatenate([self._body, np.zeros(grow, np.int64)])
+            self._is_mujoco = np.concatenate([self._is_mujoco, np.zeros(grow, bool)])
+            self._known = np.concatenate([self._known, np.zeros(grow, bool)])
+        if not (self._known[i1].all() and self._known[i2].all()):
+            for idx, gid in zip(np.concatenate([i1, i2]).tolist(), list(ids1) + list(ids2)):
+                if not self._known[idx]:
+                    row = self.Row(inspector, idx, gid)
+                    self._body[idx], self._is_mujoco[idx], self._known[idx] = row.body, row.mujoco is not None, True
+        return self._body, self._is_mujoco
+
+    def MujocoPairArrays(self, i1, i2):
+        """Per-contact (condim, friction (5), solref (2), solimp (5), includemargin) arrays for row pairs."""
+        keys = i1 * (1 << 20) + i2
+        uniq, inv = np.unique(keys, return_inverse=True)
+        rows = []
+        for key in uniq.tolist():
+            got = self._pair_arrays.get(key)
+            if got is None:
+                got = self.MujocoPair(key >> 20, key & ((1 << 20) - 1))
+                self._pair_arrays[key] = got
+            rows.append(got)
+        cd = np.array([r[0] for r in rows], np.int64)[inv]
+        fr = np.array([r[3] for r in rows]).reshape(-1, 5)[inv]
+        ref = np.array([r[1] for r in rows]).reshape(-1, 2)[inv]
+        imp = np.array([r[2] for r in rows]).reshape(-1, 5)[inv]
+        mar = np.array([r[4] for r in rows])[inv]
+        return cd, fr, ref, imp, mar
 
     def MujocoPair(self, i: int, j: int) -> tuple:
         """(condim, solref, solimp, friction5, includemargin) of the MuJoCo pair of rows i, j."""

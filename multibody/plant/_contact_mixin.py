@@ -47,9 +47,12 @@ class _ContactMixin:
         from ._continuous_contact import ContinuousContactModel
         self._contact_solver = None
         self._continuous_contact = None
+        self._has_mujoco_parameters = bool(getattr(self, "_mujoco_joint_params", None)
+                                           or getattr(self, "_mujoco_constraint_params", None))
         if self.num_collision_geometries() and self._scene_graph is not None:
             from ._contact_geometry import ContactGeometryTable
-            ContactGeometryTable(self).ValidateAll(self._scene_graph.model_inspector())
+            rows = ContactGeometryTable(self).ValidateAll(self._scene_graph.model_inspector())
+            self._has_mujoco_parameters |= any(r.mujoco is not None for r in rows)
         if self._time_step > 0:
             solver = DiscreteContactSolver(self)
             rows = solver.rows

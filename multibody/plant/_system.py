@@ -145,20 +145,23 @@ class _SystemMixin:
     def _qv_view(self, context) -> np.ndarray:
         self._ThrowIfNotFinalized("state access")
         self.ValidateContext(context)
-        return self._qv_vector(context).get_value()
+        x = self._qv_vector(context).get_value()
+        return x[:self._xc_nq + self._xc_nv] if self._xc_nz else x  # MJCF activations follow [q; v]
 
     def _mutable_qv(self, context) -> np.ndarray:
         self._ThrowIfNotFinalized("state access")
         self.ValidateContext(context)
         if self._time_step > 0:
             return context.get_mutable_discrete_state(0).get_mutable_value()
-        return context.get_mutable_continuous_state_vector().get_mutable_value()
+        x = context.get_mutable_continuous_state_vector().get_mutable_value()
+        return x[:self._xc_nq + self._xc_nv] if self._xc_nz else x
 
     def _mutable_qv_in_state(self, context, state) -> np.ndarray:
         self._ThrowIfNotFinalized("state access")
         if self._time_step > 0:
             return state.get_mutable_discrete_state(0).get_mutable_value()
-        return state.get_mutable_continuous_state().get_mutable_vector().get_mutable_value()
+        x = state.get_mutable_continuous_state().get_mutable_vector().get_mutable_value()
+        return x[:self._xc_nq + self._xc_nv] if self._xc_nz else x
 
     def _body_params(self, context) -> np.ndarray:
         return context.get_numeric_parameter(self._param_index).get_value().reshape(-1, _PARAM_COLS)
@@ -344,6 +347,10 @@ class _SystemMixin:
         m = self._model
         qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
         vdot = self._accel_cache.Eval(context)[0]
+        if self._xc_nz:  # MJCF actuator activations (_mjcf_actuation.py)
+            act = self._mjcf_actuation
+            vdot = np.concatenate([vdot, act.CalcActivationRates(act.EvalCtrl(self, context),
+                                                                 act.GetActivations(self, context))])
         derivatives.get_mutable_vector().SetFromVector(np.concatenate([qdot, vdot]))
 
     def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives) -> np.ndarray:
@@ -467,7 +474,7 @@ class _SystemMixin:
         if self._time_step > 0:
             self._discrete_models[0]._data[:] = x0
         else:
-            self._xc_model[:] = x0
+            self._xc_model[:x0.size] = x0
 
     # ---- output calcs -----------------------------------------------------------------------------------
     def _CalcGeometryPoses(self, context, value) -> None:

@@ -37,7 +37,10 @@ class ConstraintSolverOptions:
     cone: 'pyramidal' or 'elliptic' friction cones; impratio: frictional-to-normal impedance ratio
     (elliptic cones); solver: 'newton' (MuJoCo's default), 'cg' or 'pgs'; iterations / tolerance:
     main solver limits; ls_iterations / ls_tolerance: line search limits; throw_on_failure: raise
-    RuntimeError (iterations, residual) when a solve does not converge instead of recording it.
+    RuntimeError (iterations, residual) when a solve does not converge instead of recording it;
+    position_integration: 'mujoco' (quaternions by their exact exponential map, as mj_integratePos),
+    'drake' (q + h N(q) v), or 'auto' = 'mujoco' when any geometry, joint or constraint of the plant
+    carries MuJoCo parameters.
     """
     cone: str = "pyramidal"
     impratio: float = 1.0
@@ -47,11 +50,21 @@ class ConstraintSolverOptions:
     ls_iterations: int = 50
     ls_tolerance: float = 0.01
     throw_on_failure: bool = False
+    position_integration: str = "auto"
+
+    def position_integration_is_mujoco(self, plant) -> bool:
+        """Whether the discrete step integrates positions as MuJoCo does (see position_integration)."""
+        if self.position_integration != "auto":
+            return self.position_integration == "mujoco"
+        return bool(getattr(plant, "_has_mujoco_parameters", False))
 
     def Validate(self) -> "ConstraintSolverOptions":
         """Raise ValueError naming the bad option; returns self."""
         if self.cone not in CONES:
             raise ValueError(f"ConstraintSolverOptions: cone '{self.cone}' is not one of {CONES}")
+        if self.position_integration not in ("auto", "mujoco", "drake"):
+            raise ValueError(f"ConstraintSolverOptions: position_integration '{self.position_integration}' is not "
+                             f"one of ('auto', 'mujoco', 'drake')")
         if self.solver not in SOLVERS:
             raise ValueError(f"ConstraintSolverOptions: solver '{self.solver}' is not one of {SOLVERS}")
         if not (np.isfinite(self.impratio) and self.impratio > 0):

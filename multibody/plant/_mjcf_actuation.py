@@ -1,0 +1,302 @@
+"""MuJoCo actuators of MJCF models in a MultibodyPlant: the `<instance>_ctrl` input port, activation state
+and actuator forces with MuJoCo's semantics (mj_fwdActuation, mj_nextActivation).
+
+Per actuator i with transmission moment row m_i (gear for a hinge/slide joint, gear·coef for a fixed tendon,
+Jᵀ·(R_WS gear) for a site, with J the site's Jacobian; a site's length is 0):
+length L = m_i·q, velocity V = m_i·v, input = ctrl (dyntype none) or act (actearly: next act),
+force f = gain·input + bias with gain fixed (g0) / affine (g0 + g1 L + g2 V) and bias none / affine
+(b0 + b1 L + b2 V); ctrl, act and force are clamped to ctrlrange / actrange / forcerange when limited;
+a tendon's actuatorfrcrange scales its actuators' forces when their sum leaves the range (before
+forcerange); τ = Σ m_iᵀ f_i, then clamped per joint to its actuatorfrcrange. Activations: integrator ȧ = ctrl,
+filter ȧ = (ctrl − a)/τ (Euler), filterexact a⁺ = a + (ctrl − a)(1 − e^(−h/τ)).
+
+Supported: transmissions joint (hinge, slide), fixed tendon and site (without refsite); dyntype none,
+integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine, muscle
+(_mjcf_muscle.py; a muscle needs its lengthrange, which the MJCF compiler does not compute by simulation).
+Other actuators are reported at load with a located warning naming the actuator and produce no force.
+Activations are state: a discrete group (`plant._mjcf_act_group`) updated in the plant's step as mj_step
+does (discrete plant), or continuous state after [q; v] integrated by the simulator (continuous plant;
+actearly then looks ahead by <option timestep>).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._mjcf_muscle import MuscleActivationRate, MuscleBias, MuscleGain
+from ._mjcf_plant import GetMjcfPlantMaps
+from ..math.functions import rotation_matrix_from_quaternion as quat_to_mat
+
+__all__ = ["CheckMjcfActuators", "FinalizeMjcfActuation", "GetMujocoCtrlInputPort", "MjcfActuation"]
+
+_DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4}
+_GAIN = {"fixed": 0, "affine": 1, "muscle": 2}
+_BIAS = {"none": 0, "affine": 1, "muscle": 2}
+_MINVAL = 1e-15
+
+
+def _where(el) -> str:
+    return f"{el.where}: " if getattr(el, "where", None) is not None else "MJCF: "
+
+
+def _Unsupported(model, a) -> str | None:
+    """Why actuator `a` cannot be simulated, or None."""
+    if a.plugin >= 0:
+        return "plugin actuators are not supported by MultibodyPlant"
+    if a.dyntype not in _DYN or a.gaintype not in _GAIN or a.biastype not in _BIAS:
+        return (f"dyntype '{a.dyntype}', gaintype '{a.gaintype}', biastype '{a.biastype}' is not supported by "
+                f"MultibodyPlant (supported: dyntype {sorted(_DYN)}, gaintype {sorted(_GAIN)}, biastype "
+                f"{sorted(_BIAS)})")
+    if "muscle" in (a.gaintype, a.biastype) and not a.lengthrange[0] < a.lengthrange[1]:
+        return ("a muscle needs its actuator lengthrange (give lengthrange, or <compiler><lengthrange "
+                "uselimit='true'/> on a limited joint / tendon)")
+    if "muscle" in (a.gaintype, a.biastype) and a.gainprm[2] < 0 and a.acc0 is None:
+        return "a muscle with force < 0 needs actuator_acc0, which the compiler did not compute"
+    if a.trntype == "joint":
+        if model.joints[a.trnid[0]].type not in ("hinge", "slide"):
+            return "joint transmissions are supported on hinge and slide joints only"
+        return None
+    if a.trntype == "site":
+        if a.trnid[1] >= 0:
+            return "site transmissions with a refsite are not supported by MultibodyPlant"
+        return None
+    if a.trntype == "tendon":
+        if model.tendons[a.trnid[0]].kind != "fixed":
+            return "tendon transmissions are supported on fixed tendons only"
+        return None
+    return (f"transmission '{a.trntype}' is not supported by MultibodyPlant (joint on hinge/slide, fixed tendon, "
+            "site without refsite)")
+
+
+def CheckMjcfActuators(model) -> list[str]:
+    """One located message per actuator this module cannot simulate (its force stays zero)."""
+    out = []
+    for i, a in enumerate(model.actuators):
+        why = _Unsupported(model, a)
+        if why is not None:
+            out.append(f"{_where(a)}actuator '{a.name or i}': {why}; its force is zero")
+    return out
+
+
+class MjcfActuation:
+    """The compiled actuators of every MJCF model of a plant (arrays in plant velocity coordinates)."""
+
+    def __init__(self, plant):
+        maps = GetMjcfPlantMaps(plant)
+        nv, nq = plant.num_velocities(), plant.num_positions()
+        rows, qrows, acts, sites = [], [], [], []
+        self.ports, self.u_slices, self.act_slices = [], [], []
+        jlim, tlim = [], []
+        u0 = a0 = 0
+        for pm in maps:
+            model = pm.model
+            for a in model.actuators:
+                row, qrow = np.zeros(nv), np.zeros(nq)
+                g = float(a.gear[0])
+                a._mallard_supported = _Unsupported(model, a) is None
+                if not a._mallard_supported:
+                    pass
+                elif a.trntype == "site":  # moment arm depends on q: see _SiteMoments
+                    site = model.sites[a.trnid[0]]
+                    sites.append((len(rows), pm.bodies[site.body], quat_to_mat(np.asarray(site.quat, float)),
+                                  np.asarray(site.pos, float), np.asarray(a.gear[:6], float)))
+                elif a.trntype == "joint":
+                    J = pm.joints[a.trnid[0]]
+                    row[J.velocity_start()] += g
+                    qrow[J.position_start()] += g
+                else:
+                    for w in model.tendons[a.trnid[0]].wraps:
+                        J = pm.joints[w.objid]
+                        row[J.velocity_start()] += g * w.prm
+                        qrow[J.position_start()] += g * w.prm
+                rows.append(row)
+                qrows.append(qrow)
+                acts.append(a)
+            for a_i, a in enumerate(model.actuators):
+                ten = model.tendons[a.trnid[0]] if a.trntype == "tendon" else None
+                if ten is not None and ten.actfrclimited:
+                    tlim.append((u0 + a_i, (len(self.ports), a.trnid[0]), float(ten.actfrcrange[0]),
+                                 float(ten.actfrcrange[1])))
+            for jr, J in zip(model.joints, pm.joints):
+                if jr.actfrclimited and jr.type in ("hinge", "slide"):
+                    jlim.append((J.velocity_start(), float(jr.actfrcrange[0]), float(jr.actfrcrange[1])))
+            flags = model.option.flags
+            disabled = set(model.option.actuatorgroupdisable)
+            self.u_slices.append(slice(u0, u0 + model.nu))
+            self.act_slices.append(slice(a0, a0 + model.na))
+            self.ports.append(plant.DeclareVectorInputPort(f"{plant.GetModelInstanceName(pm.instance)}_ctrl",
+                                                           model.nu, required=False))
+            for a in model.actuators:
+                a._mallard_enabled = flags.get("actuation", True) and a.group not in disabled and a._mallard_supported
+                a._mallard_clampctrl = flags.get("clampctrl", True)
+            u0 += model.nu
+            a0 += model.na
+        self.nu, self.na = u0, a0
+        self.moment = np.array(rows).reshape(-1, nv)
+        self.qmoment = np.array(qrows).reshape(-1, nq)
+        f = lambda fn: np.array([fn(a) for a in acts], dtype=float)  # noqa: E731
+        self.enabled = f(lambda a: a._mallard_enabled).astype(bool)
+        self.ctrl_lo = f(lambda a: a.ctrlrange[0] if a.ctrllimited and a._mallard_clampctrl else -np.inf)
+        self.ctrl_hi = f(lambda a: a.ctrlrange[1] if a.ctrllimited and a._mallard_clampctrl else np.inf)
+        self.force_lo = f(lambda a: a.forcerange[0] if a.forcelimited else -np.inf)
+        self.force_hi = f(lambda a: a.forcerange[1] if a.forcelimited else np.inf)
+        self.act_lo = f(lambda a: a.actrange[0] if a.actlimited else -np.inf)
+        self.act_hi = f(lambda a: a.actrange[1] if a.actlimited else np.inf)
+        self.dyn = f(lambda a: _DYN.get(a.dyntype, 0)).astype(int)
+        self.tau = f(lambda a: max(float(a.dynprm[0]), _MINVAL))
+        self.gain = np.array([a.gainprm[:3] for a in acts], dtype=float).reshape(-1, 3)
+        self.gaintype = f(lambda a: _GAIN.get(a.gaintype, 0)).astype(int)
+        self.bias = np.array([a.biasprm[:3] for a in acts], dtype=float).reshape(-1, 3)
+        self.biastype = f(lambda a: _BIAS.get(a.biastype, 0)).astype(int)
+        self.actearly = f(lambda a: a.actearly).astype(bool)
+        self.gainprm = np.array([a.gainprm[:9] for a in acts], dtype=float).reshape(-1, 9)
+        self.biasprm = np.array([a.biasprm[:9] for a in acts], dtype=float).reshape(-1, 9)
+        self.dynprm = np.array([a.dynprm[:3] for a in acts], dtype=float).reshape(-1, 3)
+        self.lengthrange = np.array([a.lengthrange for a in acts], dtype=float).reshape(-1, 2)
+        self.acc0 = f(lambda a: a.acc0 if a.acc0 is not None else 0.0)
+        # activation slot of each stateful actuator (global index into the activation vector), -1 if none
+        adr, k = [], 0
+        for pm in maps:
+            for a in pm.model.actuators:
+                adr.append(k + a.actadr + a.actdim - 1 if a.actdim and a._mallard_supported else -1)
+            k += pm.model.na
+        self.actadr = np.array(adr, dtype=int)
+        self.jlim = jlim
+        self.tlim = tlim  # (actuator index, tendon key, lower, upper) of actuators on force-limited tendons
+        self.sites = sites  # (actuator index, body, R_BS, p_BS, gear) of site transmissions
+        self.h = plant.time_step() if plant.time_step() > 0 else (
+            float(maps[0].model.option.timestep) if maps else 0.0)
+
+    # ---- evaluation -------------------------------------------------------------------------------------
+    def EvalCtrl(self, plant, context) -> np.ndarray:
+        """ctrl of every MJCF actuator (0 where the port is unconnected), clamped to ctrlrange when limited."""
+        u = np.zeros(self.nu)
+        for port, sl in zip(self.ports, self.u_slices):
+            if port.HasValue(context):
+                u[sl] = port.Eval(context)
+        if np.isnan(u).any():
+            raise RuntimeError(f"MultibodyPlant '{plant.get_name()}': NaN in an MJCF ctrl input port")
+        return np.clip(u, self.ctrl_lo, self.ctrl_hi)
+
+    def GetActivations(self, plant, context) -> np.ndarray:
+        """MuJoCo's act for every MJCF model of the plant (discrete group or the continuous z block)."""
+        if not self.na:
+            return np.zeros(0)
+        if plant._mjcf_act_group is None:
+            return context.get_continuous_state_vector().get_value()[plant._xc_nq + plant._xc_nv:]
+        return context.get_discrete_state(plant._mjcf_act_group).get_value()
+
+    def MutableActivations(self, plant, context) -> np.ndarray:
+        """Writable view of the activations in `context`."""
+        if plant._mjcf_act_group is None:
+            return context.get_mutable_continuous_state_vector().get_mutable_value()[plant._xc_nq + plant._xc_nv:]
+        return context.get_mutable_discrete_state(plant._mjcf_act_group).get_mutable_value()
+
+    def CalcActivationRates(self, ctrl: np.ndarray, act: np.ndarray) -> np.ndarray:
+        """ȧ per activation slot (integrator: ctrl; filter / filterexact: (ctrl − a)/τ)."""
+        adot = np.zeros(self.na)
+        for i in np.flatnonzero(self.actadr >= 0):
+            k = self.actadr[i]
+            if self.dyn[i] == 1:
+                adot[k] = ctrl[i]
+            elif self.dyn[i] == 4:
+                adot[k] = MuscleActivationRate(ctrl[i], act[k], self.dynprm[i])
+            else:
+                adot[k] = (ctrl[i] - act[k]) / self.tau[i]
+        return adot
+
+    def CalcNextActivations(self, ctrl: np.ndarray, act: np.ndarray) -> np.ndarray:
+        """a⁺ after one step h (Euler, or exact for filterexact), clamped to actrange when limited."""
+        nxt = act + self.h * self.CalcActivationRates(ctrl, act)
+        for i in np.flatnonzero((self.actadr >= 0) & (self.dyn == 3)):
+            k = self.actadr[i]
+            nxt[k] = act[k] + (ctrl[i] - act[k]) * (1.0 - math.exp(-self.h / self.tau[i]))
+        for i in np.flatnonzero(self.actadr >= 0):
+            k = self.actadr[i]
+            nxt[k] = min(max(nxt[k], self.act_lo[i]), self.act_hi[i])
+        return nxt
+
+    def CalcMomentArms(self, plant, context) -> np.ndarray:
+        """actuator_moment (nu × plant nv): d length / d v; site rows are gear wrenches in the site frame
+        mapped by the site Jacobian (their length is 0 without a refsite, as in MuJoCo)."""
+        if not self.sites:
+            return self.moment
+        from ..tree.indices import JacobianWrtVariable
+        moment = self.moment.copy()
+        world = plant.world_frame()
+        for i, body, R_BS, p_BS, gear in self.sites:
+            J = plant.CalcJacobianSpatialVelocity(context, JacobianWrtVariable.kV, body.body_frame(), p_BS, world,
+                                                  world)
+            R_WS = body.EvalPoseInWorld(context).rotation().matrix() @ R_BS
+            moment[i] = J[3:].T @ (R_WS @ gear[:3]) + J[:3].T @ (R_WS @ gear[3:])
+        return moment
+
+    def CalcActuatorForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """actuator_force: f = gain·input + bias per actuator [N or N·m], clamped to forcerange when limited."""
+        ctrl = self.EvalCtrl(plant, context)
+        act = self.GetActivations(plant, context)
+        inp = ctrl.copy()
+        if self.na:
+            nxt = self.CalcNextActivations(ctrl, act)
+            for i in np.flatnonzero(self.actadr >= 0):
+                inp[i] = nxt[self.actadr[i]] if self.actearly[i] else act[self.actadr[i]]
+        L = self.qmoment @ q
+        moment = self.CalcMomentArms(plant, context)
+        V = moment @ v
+        gain = np.where(self.gaintype == 1, self.gain[:, 0] + self.gain[:, 1] * L + self.gain[:, 2] * V,
+                        self.gain[:, 0])
+        bias = np.where(self.biastype == 1, self.bias[:, 0] + self.bias[:, 1] * L + self.bias[:, 2] * V, 0.0)
+        for i in np.flatnonzero((self.gaintype == 2) | (self.biastype == 2)):
+            if self.gaintype[i] == 2:
+                gain[i] = MuscleGain(L[i], V[i], self.lengthrange[i], self.acc0[i], self.gainprm[i])
+            if self.biastype[i] == 2:
+                bias[i] = MuscleBias(L[i], self.lengthrange[i], self.acc0[i], self.biasprm[i])
+        force = np.where(self.enabled, gain * inp + bias, 0.0)
+        if self.tlim:  # a tendon's summed actuator force outside its actuatorfrcrange scales its actuators
+            total: dict = {}
+            for i, key, _, _ in self.tlim:
+                total[key] = total.get(key, 0.0) + force[i]
+            for i, key, lo, hi in self.tlim:
+                t = total[key]
+                if t and (t < lo or t > hi):
+                    force[i] *= (lo if t < lo else hi) / t
+        force = np.clip(force, self.force_lo, self.force_hi)
+        return np.where(self.enabled, force, 0.0)
+
+    def CalcGeneralizedForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """qfrc_actuator in plant velocity coordinates (moment arms ᵀ forces, joint actuatorfrcrange applied)."""
+        tau = self.CalcMomentArms(plant, context).T @ self.CalcActuatorForces(plant, context, q, v)
+        for k, lo, hi in self.jlim:
+            tau[k] = min(max(tau[k], lo), hi)
+        return tau
+
+
+def FinalizeMjcfActuation(plant) -> None:
+    """Compile the MJCF actuators, declare their ctrl ports, activation state and sensor ports (at Finalize).
+
+    Activations are continuous state after [q; v] (x = [q; v; act]) for a continuous plant, and the discrete
+    state group `plant._mjcf_act_group` for a discrete one.
+    """
+    from ._mjcf_sensors import FinalizeMjcfSensors
+    act = MjcfActuation(plant)
+    plant._mjcf_actuation = act
+    plant._mjcf_act_group = None
+    FinalizeMjcfSensors(plant)
+    if not act.na:
+        return
+    act0 = np.zeros(act.na)
+    if plant.time_step() > 0:
+        plant._mjcf_act_group = plant.DeclareDiscreteState(act0)
+    else:
+        nq, nv = plant.num_positions(), plant.num_velocities()
+        plant.DeclareContinuousState(np.concatenate([plant._xc_model[:nq + nv], act0]), nq, nv, act.na)
+
+
+def GetMujocoCtrlInputPort(plant, model_instance=None):
+    """The `<instance>_ctrl` input port of an MJCF model: MuJoCo's ctrl vector (size nu; 0 when unconnected)."""
+    from ._mjcf_state import GetMjcfPlantMap
+    plant._ThrowIfNotFinalized("GetMujocoCtrlInputPort")
+    pm = GetMjcfPlantMap(plant, model_instance)
+    k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))
+    return plant._mjcf_actuation.ports[k]

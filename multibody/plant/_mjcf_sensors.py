@@ -1,0 +1,218 @@
+"""MJCF sensors as a plant output port `<instance>_sensordata` (MuJoCo's sensordata layout for that model).
+
+Computed from the current context when evaluated: unlike MuJoCo, whose sensordata is whatever the last
+mj_forward / mj_step left (computed before the state update), the port never holds stale values.
+Values are in MuJoCo's conventions (ball angular velocity in the child frame, quaternions [w x y z]);
+cutoff > 0 clamps to ±cutoff; noise is kept in the model and not applied (as MuJoCo).
+
+Supported: jointpos, jointvel, ballquat, ballangvel, actuatorpos, actuatorvel, actuatorfrc, jointactuatorfrc,
+tendonpos, tendonvel (fixed tendons), framepos, framequat, framexaxis, frameyaxis, framezaxis, framelinvel,
+frameangvel (objects site / body (inertial frame) / xbody / geom, optional reference object of those
+types), subtreecom, subtreelinvel, gyro, velocimeter, clock. Other types (force / torque, touch,
+accelerometer, range finders, ...) are reported once at load and read 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._mjcf_plant import GetMjcfPlantMaps
+
+__all__ = ["SUPPORTED_SENSORS", "CheckMjcfSensors", "FinalizeMjcfSensors", "GetMujocoSensorOutputPort"]
+
+_FRAME = ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "framelinvel", "frameangvel")
+SUPPORTED_SENSORS = ("jointpos", "jointvel", "ballquat", "ballangvel", "actuatorpos", "actuatorvel", "actuatorfrc",
+                     "jointactuatorfrc", "tendonpos", "tendonvel", "subtreecom", "subtreelinvel", "gyro",
+                     "velocimeter", "clock") + _FRAME
+_FRAME_OBJECTS = ("site", "body", "xbody", "geom")
+_NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
+
+
+def _supported(model, s) -> bool:
+    if s.type not in SUPPORTED_SENSORS:
+        return False
+    if s.type in _FRAME:
+        return s.objtype in _FRAME_OBJECTS and s.reftype in ("none", None, *_FRAME_OBJECTS)
+    if s.type in ("tendonpos", "tendonvel"):
+        return model.tendons[s.objid].kind == "fixed"
+    if s.type in ("actuatorpos", "actuatorvel", "actuatorfrc"):
+        return getattr(model.actuators[s.objid], "_mallard_supported", True)
+    return True
+
+
+def CheckMjcfSensors(model) -> list[str]:
+    """One located message per sensor the plant does not compute (it reads 0)."""
+    out = []
+    for i, s in enumerate(model.sensors):
+        if not _supported(model, s):
+            where = f"{s.where}: " if s.where is not None else "MJCF: "
+            out.append(f"{where}sensor '{s.name or i}' of type '{s.type}' (object {s.objtype}) is not computed by "
+                       f"MultibodyPlant (supported: {', '.join(SUPPORTED_SENSORS)}); it reads 0")
+    return out
+
+
+def _quat_from_R(R: np.ndarray) -> np.ndarray:
+    from ..math.functions import quaternion_from_rotation_matrix
+    q = np.asarray(quaternion_from_rotation_matrix(R), float)
+    return q if q[0] >= 0 else -q
+
+
+def _quat_R(q) -> np.ndarray:
+    from ..math.functions import rotation_matrix_from_quaternion
+    return np.asarray(rotation_matrix_from_quaternion(np.asarray(q, float) / np.linalg.norm(q)), float)
+
+
+class _Frames:
+    """Poses and velocities of MuJoCo objects (site / body / xbody / geom) at one context, memoized."""
+
+    def __init__(self, pm, context):
+        self.pm, self.context, self.memo = pm, context, {}
+
+    def _local(self, objtype: str, objid: int):
+        m = self.pm.model
+        if objtype == "xbody":
+            return objid, np.eye(3), np.zeros(3)
+        if objtype == "body":
+            b = m.bodies[objid]
+            return objid, _quat_R(b.iquat), np.asarray(b.ipos, float)
+        el = m.sites[objid] if objtype == "site" else m.geoms[objid]
+        return el.body, _quat_R(el.quat), np.asarray(el.pos, float)
+
+    def get(self, objtype: str, objid: int):
+        """(R_WO, p_WO, w_WO, v_WO) of the object frame O, in world."""
+        key = (objtype, objid)
+        if key not in self.memo:
+            b, R_BO, p_BO = self._local(objtype, objid)
+            body = self.pm.bodies[b]
+            X = body.EvalPoseInWorld(self.context)
+            R_WB, p_WB = X.rotation().matrix(), X.translation()
+            V = body.EvalSpatialVelocityInWorld(self.context)
+            w, v_B = np.asarray(V.rotational(), float), np.asarray(V.translational(), float)
+            r = R_WB @ p_BO
+            self.memo[key] = (R_WB @ R_BO, p_WB + r, w, v_B + np.cross(w, r))
+        return self.memo[key]
+
+
+def _frame_sensor(s, frames: _Frames) -> np.ndarray:
+    R, p, w, v = frames.get(s.objtype, s.objid)
+    ref = s.reftype not in ("none", None) and s.refid >= 0
+    if ref:
+        R_r, p_r, w_r, v_r = frames.get(s.reftype, s.refid)
+    else:
+        R_r, p_r, w_r, v_r = np.eye(3), np.zeros(3), np.zeros(3), np.zeros(3)
+    if s.type == "framepos":
+        return R_r.T @ (p - p_r)
+    if s.type == "framequat":
+        return _quat_from_R(R_r.T @ R)
+    if s.type in ("framexaxis", "frameyaxis", "framezaxis"):
+        return R_r.T @ R[:, "xyz".index(s.type[5])]
+    if s.type == "frameangvel":
+        return R_r.T @ (w - w_r)
+    # framelinvel: velocity of O relative to the (rotating) reference frame, expressed in it
+    return R_r.T @ (v - v_r - np.cross(w_r, p - p_r))
+
+
+def _subtree(model, root: int) -> list[int]:
+    out = [root]
+    for b in range(root + 1, model.nbody):
+        if model.bodies[b].parent in out:
+            out.append(b)
+    return out
+
+
+def _subtree_com(plant, pm, context, root: int, velocity: bool) -> np.ndarray:
+    total, acc = 0.0, np.zeros(3)
+    for b in _subtree(pm.model, root):
+        body = pm.bodies[b]
+        m = body.get_mass(context) if b else 0.0
+        if m <= 0:
+            continue
+        X = body.EvalPoseInWorld(context)
+        r = X.rotation().matrix() @ np.asarray(body.CalcCenterOfMassInBodyFrame(context), float)
+        if velocity:
+            V = body.EvalSpatialVelocityInWorld(context)
+            val = np.asarray(V.translational(), float) + np.cross(np.asarray(V.rotational(), float), r)
+        else:
+            val = X.translation() + r
+        total += m
+        acc += m * val
+    return acc / total if total > 0 else np.zeros(3)
+
+
+def _calc(plant, pm, k, context, out) -> None:
+    model = pm.model
+    act = plant._mjcf_actuation
+    q, v = plant.GetPositions(context), plant.GetVelocities(context)
+    sl = act.u_slices[k]
+    data = np.zeros(sum(s.dim for s in model.sensors))
+    frames = _Frames(pm, context)
+    cache: dict = {}
+    adr = 0
+    for s in model.sensors:
+        val = None
+        if not _supported(model, s):
+            pass
+        elif s.type in ("jointpos", "ballquat"):
+            J = pm.joints[s.objid]
+            val = q[J.position_start():J.position_start() + J.num_positions()]
+        elif s.type == "jointvel":
+            val = [v[pm.joints[s.objid].velocity_start()]]
+        elif s.type == "ballangvel":  # MuJoCo: w in the child frame = R_FMᵀ w_F
+            J = pm.joints[s.objid]
+            vs = J.velocity_start()
+            val = _quat_R(q[J.position_start():J.position_start() + 4]).T @ v[vs:vs + 3]
+        elif s.type == "actuatorpos":
+            val = [(act.qmoment @ q)[sl.start + s.objid]]
+        elif s.type == "actuatorvel":
+            val = [act.CalcMomentArms(plant, context)[sl.start + s.objid] @ v]
+        elif s.type == "actuatorfrc":
+            if "f" not in cache:
+                cache["f"] = act.CalcActuatorForces(plant, context, q, v)
+            val = [cache["f"][sl.start + s.objid]]
+        elif s.type == "jointactuatorfrc":
+            if "tau" not in cache:
+                cache["tau"] = act.CalcGeneralizedForces(plant, context, q, v)
+            val = [cache["tau"][pm.joints[s.objid].velocity_start()]]
+        elif s.type in ("tendonpos", "tendonvel"):
+            x = q if s.type == "tendonpos" else v
+            val = [sum(w.prm * x[(pm.joints[w.objid].position_start() if s.type == "tendonpos"
+                                  else pm.joints[w.objid].velocity_start())]
+                       for w in model.tendons[s.objid].wraps)]
+        elif s.type in _FRAME:
+            val = _frame_sensor(s, frames)
+        elif s.type in ("subtreecom", "subtreelinvel"):
+            val = _subtree_com(plant, pm, context, s.objid, s.type == "subtreelinvel")
+        elif s.type in ("gyro", "velocimeter"):
+            R, _, w, vo = frames.get("site", s.objid)
+            val = R.T @ (w if s.type == "gyro" else vo)
+        elif s.type == "clock":
+            val = [context.get_time()]
+        if val is not None:
+            val = np.asarray(val, float)
+            if s.cutoff > 0 and s.type not in _NO_CUTOFF:
+                val = np.clip(val, -s.cutoff, s.cutoff)
+            data[adr:adr + s.dim] = val
+        adr += s.dim
+    out.SetFromVector(data)
+
+
+def FinalizeMjcfSensors(plant) -> None:
+    """Declare `<instance>_sensordata` for every MJCF model with sensors (called by Finalize)."""
+    plant._mjcf_sensor_ports = {}
+    for k, pm in enumerate(GetMjcfPlantMaps(plant)):
+        n = sum(s.dim for s in pm.model.sensors)
+        if not n:
+            continue
+        name = f"{plant.GetModelInstanceName(pm.instance)}_sensordata"
+        plant._mjcf_sensor_ports[int(pm.instance)] = plant.DeclareVectorOutputPort(
+            name, n, lambda c, out, pm=pm, k=k: _calc(plant, pm, k, c, out))
+
+
+def GetMujocoSensorOutputPort(plant, model_instance=None):
+    """The `<instance>_sensordata` output port of an MJCF model (RuntimeError if it has no sensors)."""
+    from ._mjcf_state import GetMjcfPlantMap
+    plant._ThrowIfNotFinalized("GetMujocoSensorOutputPort")
+    pm = GetMjcfPlantMap(plant, model_instance)
+    port = getattr(plant, "_mjcf_sensor_ports", {}).get(int(pm.instance))
+    if port is None:
+        raise RuntimeError(f"MJCF model '{pm.model.name}' declares no sensors, so the plant has no sensordata port")
+    return port

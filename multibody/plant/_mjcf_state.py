@@ -1,0 +1,158 @@
+"""MuJoCo ↔ MultibodyPlant state conversion and keyframes for MJCF models loaded with Parser.
+
+The plant's q equals MuJoCo's qpos joint by joint except for free joints, whose layout differs:
+
+* hinge / slide: q = qpos, v = qvel;
+* ball: q = qpos = [qw qx qy qz] (R_FM); v = w_FM_F (parent frame) = R_FM · qvel (MuJoCo: child frame);
+* free: q = [qw qx qy qz x y z] vs MuJoCo's [x y z qw qx qy qz]; v = [w_WB (world); v_WBo (world)] vs
+  MuJoCo's [v_WBo (world); w_WB expressed in B].
+
+So v_plant = T(q) · qvel with T orthogonal per joint; generalized forces map as τ_mujoco = Tᵀ τ_plant, and
+M_mujoco = Tᵀ M_plant T. Keyframes (`<keyframe><key>`) set q, v and the MJCF actuator activations.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._mjcf_plant import GetMjcfPlantMaps
+
+__all__ = ["GetMjcfPlantMap", "SetMujocoState", "GetMujocoState", "SetMujocoActivations", "GetMujocoActivations",
+           "CalcMujocoVelocityMap", "GetMujocoKeyframeNames", "GetMujocoKeyframe", "SetMujocoKeyframe"]
+
+
+def _quat_R(q: np.ndarray) -> np.ndarray:
+    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def GetMjcfPlantMap(plant, model_instance=None):
+    """The MjcfPlantMap of `model_instance` (or of the only MJCF model of the plant when None)."""
+    maps = GetMjcfPlantMaps(plant)
+    if model_instance is None:
+        if len(maps) != 1:
+            raise ValueError(f"MultibodyPlant '{plant.get_name()}' holds {len(maps)} MJCF models; pass the "
+                             "model_instance")
+        return maps[0]
+    for pm in maps:
+        if int(pm.instance) == int(model_instance):
+            return pm
+    names = [plant.GetModelInstanceName(pm.instance) for pm in maps]
+    raise KeyError(f"model instance {int(model_instance)} of MultibodyPlant '{plant.get_name()}' was not loaded "
+                   f"from MJCF; MJCF instances: {names}")
+
+
+def _check_size(x, n: int, what: str) -> np.ndarray:
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if x.size != n:
+        raise ValueError(f"{what} needs {n} values (the MJCF model's size), got {x.size}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{what} has non-finite values: {x.tolist()}")
+    return x
+
+
+def CalcMujocoVelocityMap(plant, context, model_instance=None) -> np.ndarray:
+    """T (plant nv × MuJoCo nv) with v_plant = T · qvel at the context's positions; zero outside the model."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    q = plant.GetPositions(context)
+    T = np.zeros((plant.num_velocities(), pm.model.nv))
+    for jr, J in zip(pm.model.joints, pm.joints):
+        vs, d = J.velocity_start(), jr.dofadr
+        if jr.type in ("hinge", "slide"):
+            T[vs, d] = 1.0
+        elif jr.type == "ball":
+            qs = J.position_start()
+            T[vs:vs + 3, d:d + 3] = _quat_R(q[qs:qs + 4])
+        else:
+            qs = J.position_start()
+            T[vs:vs + 3, d + 3:d + 6] = _quat_R(q[qs:qs + 4])
+            T[vs + 3:vs + 6, d:d + 3] = np.eye(3)
+    return T
+
+
+def SetMujocoState(plant, context, qpos, qvel=None, model_instance=None) -> None:
+    """Set the positions (and velocities; zero when None) of an MJCF model from MuJoCo's qpos / qvel."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    qpos = _check_size(qpos, pm.model.nq, "qpos")
+    qvel = np.zeros(pm.model.nv) if qvel is None else _check_size(qvel, pm.model.nv, "qvel")
+    q = plant.GetPositions(context).copy()
+    for jr, J in zip(pm.model.joints, pm.joints):
+        qs, a = J.position_start(), jr.qposadr
+        if jr.type == "free":
+            q[qs:qs + 4] = qpos[a + 3:a + 7]
+            q[qs + 4:qs + 7] = qpos[a:a + 3]
+        else:
+            n = J.num_positions()
+            q[qs:qs + n] = qpos[a:a + n]
+    plant.SetPositions(context, q)
+    v = plant.GetVelocities(context).copy()
+    T = CalcMujocoVelocityMap(plant, context, pm.instance)
+    rows = np.flatnonzero(np.any(T != 0, axis=1))
+    v[rows] = (T @ qvel)[rows]
+    plant.SetVelocities(context, v)
+
+
+def GetMujocoState(plant, context, model_instance=None) -> tuple[np.ndarray, np.ndarray]:
+    """(qpos, qvel) of an MJCF model in MuJoCo's layout and velocity convention."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    q = plant.GetPositions(context)
+    qpos = np.zeros(pm.model.nq)
+    for jr, J in zip(pm.model.joints, pm.joints):
+        qs, a = J.position_start(), jr.qposadr
+        if jr.type == "free":
+            qpos[a:a + 3] = q[qs + 4:qs + 7]
+            qpos[a + 3:a + 7] = q[qs:qs + 4]
+        else:
+            n = J.num_positions()
+            qpos[a:a + n] = q[qs:qs + n]
+    T = CalcMujocoVelocityMap(plant, context, pm.instance)
+    return qpos, T.T @ plant.GetVelocities(context)
+
+
+def SetMujocoActivations(plant, context, act, model_instance=None) -> None:
+    """Set the MJCF model's actuator activations (MuJoCo's act, size na) in `context`."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    act = _check_size(act, pm.model.na, "act")
+    k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))
+    plant._mjcf_actuation.MutableActivations(plant, context)[plant._mjcf_actuation.act_slices[k]] = act
+
+
+def GetMujocoActivations(plant, context, model_instance=None) -> np.ndarray:
+    """The MJCF model's actuator activations (MuJoCo's act)."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))
+    return plant._mjcf_actuation.GetActivations(plant, context)[plant._mjcf_actuation.act_slices[k]].copy()
+
+
+def GetMujocoKeyframeNames(plant, model_instance=None) -> list[str]:
+    """Names of the MJCF model's keyframes, in file order (unnamed ones as 'key<i>')."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    return [k.name or f"key{i}" for i, k in enumerate(pm.model.keys)]
+
+
+def GetMujocoKeyframe(plant, name, model_instance=None):
+    """The MjcfKey called `name` (or index `name`): full-size time, qpos, qvel, act, ctrl, mpos, mquat."""
+    pm = GetMjcfPlantMap(plant, model_instance)
+    names = GetMujocoKeyframeNames(plant, pm.instance)
+    if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
+        if not 0 <= int(name) < len(names):
+            raise KeyError(f"keyframe index {int(name)} out of range; the model has {len(names)} keyframes")
+        return pm.model.keys[int(name)]
+    if name not in names:
+        raise KeyError(f"no keyframe named '{name}' in MJCF model '{pm.model.name}'; keyframes: {names}")
+    return pm.model.keys[names.index(name)]
+
+
+def SetMujocoKeyframe(plant, context, name, model_instance=None):
+    """Set the context's time, state (qpos, qvel) and MJCF activations from keyframe `name`; returns the key.
+
+    The keyframe's ctrl is an input, not state: fix it on the plant's MJCF ctrl port (key.ctrl) if wanted.
+    """
+    key = GetMujocoKeyframe(plant, name, model_instance)
+    pm = GetMjcfPlantMap(plant, model_instance)
+    SetMujocoState(plant, context, key.qpos, key.qvel, pm.instance)
+    if pm.model.na:
+        SetMujocoActivations(plant, context, key.act, pm.instance)
+    context.SetTime(float(key.time))
+    return key

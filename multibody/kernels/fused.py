@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dynamics import gravity_forces_at_body_origins
+from .dynamics import calc_inverse_dynamics, gravity_forces_at_body_origins
+from .kinematics import calc_accelerations
 from .pipeline import discrete_step, kinematics_stage
 
 
@@ -24,3 +25,13 @@ def actuated_discrete_step(order, ji, jf, bp, q, v, reflected_inertia, damping, 
     for i in range(actuator_dofs.shape[0]):
         tau[actuator_dofs[i]] += u[i]
     return discrete_step(order, ji, reflected_inertia, S, Iw, p_WB, V, c, F, tau, damping, h, q, v)
+
+
+@njit(cache=True)
+def bias_term(order, ji, S, Iw, V, c):
+    """C(q, v)·v by recursive Newton–Euler with v̇ = 0 and no applied forces (one compiled call)."""
+    nv = S.shape[0]
+    zero_v = np.zeros(nv)
+    A = calc_accelerations(order, ji, S, c, zero_v)
+    tau, _ = calc_inverse_dynamics(order, ji, S, Iw, V, A, np.zeros((Iw.shape[0], 6)), zero_v, zero_v, zero_v)
+    return tau

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..kernels import pipeline as pl
 from ..kernels.dynamics import gravity_forces_at_body_origins
+from ..kernels.fused import bias_term
 from ..tree.multibody_forces import MultibodyForces
 
 
@@ -55,7 +56,9 @@ class _DynamicsMixin:
 
     def CalcBiasTerm(self, context) -> np.ndarray:
         """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
-        return self._rnea(context, self._zeros_v)
+        kin = self._eval_kinematics(context)
+        m = self._model
+        return bias_term(m.order, m.ji, kin.S, kin.Iw, kin.V, kin.c)
 
     def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:
         """τ = M(q)v̇ + C(q,v)v − τ_app − Σ J_WBᵀ·Fapp_Bo_W (recursive Newton–Euler)."""

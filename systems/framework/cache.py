@@ -90,11 +90,13 @@ class CacheEntry(CachedSlot):
 
     def Eval(self, context) -> Any:
         """The cached Python value (recomputed first if a prerequisite changed)."""
-        self._system._check_context(context, f"CacheEntry '{self._description}'.Eval")
+        if getattr(context, "_system_id", None) != self._system._system_id or context._root is None:
+            self._system._check_context(context, f"CacheEntry '{self._description}'.Eval")
         return self._eval(context).get_value()
 
     def EvalAbstract(self, context) -> AbstractValue:
-        self._system._check_context(context, f"CacheEntry '{self._description}'.EvalAbstract")
+        if getattr(context, "_system_id", None) != self._system._system_id or context._root is None:
+            self._system._check_context(context, f"CacheEntry '{self._description}'.EvalAbstract")
         return self._eval(context)
 
     def is_out_of_date(self, context) -> bool:

@@ -87,6 +87,12 @@ class _PortBase:
     def _path(self) -> str:
         return f"{self._system.GetSystemPathname()}/{self._name}"
 
+    def _check(self, context, method: str) -> None:
+        """Validates `context` (cheaply; the message is only built on failure)."""
+        if getattr(context, "_system_id", None) != self._system._system_id or context._root is None:
+            kind = "InputPort" if isinstance(self, InputPort) else "OutputPort"
+            self._system._check_context(context, f"{kind}[{int(self._index)}] ({self._name}).{method}")
+
 
 class InputPort(_PortBase):
     """An input port of a System. `Eval` pulls the connected (or fixed) value."""
@@ -116,7 +122,7 @@ class InputPort(_PortBase):
 
     def Eval(self, context) -> Any:
         """The value: a fresh numpy copy for a vector port, the Python object for an abstract port."""
-        self._system._check_context(context, f"InputPort[{int(self._index)}] ({self._name}).Eval")
+        self._check(context, "Eval")
         raw = self._system._eval_input_raw(context, self._index)
         if raw is None:
             raise RuntimeError(f"{self.GetFullDescription()} is not connected and has no fixed value. "
@@ -130,19 +136,19 @@ class InputPort(_PortBase):
         return self._system.EvalVectorInput(context, self._index)
 
     def EvalAbstract(self, context) -> AbstractValue:
-        self._system._check_context(context, f"InputPort[{int(self._index)}] ({self._name}).EvalAbstract")
+        self._check(context, "EvalAbstract")
         raw = self._system._eval_input_raw(context, self._index)
         if raw is None:
             raise RuntimeError(f"{self.GetFullDescription()} is not connected and has no fixed value.")
         return raw if isinstance(raw, AbstractValue) else Value(raw)
 
     def HasValue(self, context) -> bool:
-        self._system._check_context(context, f"InputPort[{int(self._index)}] ({self._name}).HasValue")
+        self._check(context, "HasValue")
         return self._system._input_source(context, self._index)[0] != 2
 
     def FixValue(self, context, value: Any) -> FixedInputPortValue:
         """Fixes this port's value in `context` (a vector, list, float, BasicVector or any object)."""
-        self._system._check_context(context, f"InputPort[{int(self._index)}] ({self._name}).FixValue")
+        self._check(context, "FixValue")
         if self._data_type == PortDataType.kVectorValued:
             if isinstance(value, AbstractValue):
                 value = value.get_value()
@@ -182,20 +188,20 @@ class OutputPort(_PortBase):
     __slots__ = ()
 
     def Eval(self, context) -> Any:
-        self._system._check_context(context, f"OutputPort[{int(self._index)}] ({self._name}).Eval")
+        self._check(context, "Eval")
         raw = self._eval(context)
         if self._data_type == PortDataType.kVectorValued:
             return raw._data.copy()
         return raw.get_value()
 
     def EvalBasicVector(self, context) -> VectorBase:
-        self._system._check_context(context, f"OutputPort[{int(self._index)}] ({self._name}).EvalBasicVector")
+        self._check(context, "EvalBasicVector")
         if self._data_type != PortDataType.kVectorValued:
             raise RuntimeError(f"EvalBasicVector: output port {self._path()} is abstract-valued")
         return self._eval(context)
 
     def EvalAbstract(self, context) -> AbstractValue:
-        self._system._check_context(context, f"OutputPort[{int(self._index)}] ({self._name}).EvalAbstract")
+        self._check(context, "EvalAbstract")
         raw = self._eval(context)
         return raw if isinstance(raw, AbstractValue) else Value(raw)
 

@@ -144,26 +144,32 @@ class System(SystemEvents):
         return len(self._output_ports)
 
     def get_input_port(self, port_index: int | None = None, warn_deprecated: bool = True) -> InputPort:
+        try:
+            if port_index >= 0:
+                return self._input_ports[port_index]
+        except (IndexError, TypeError):
+            pass
         if port_index is None:
             if len(self._input_ports) != 1:
                 raise RuntimeError(f"get_input_port(): {self.GetSystemPathname()} has {len(self._input_ports)} "
                                    "input ports; pass an index or use GetInputPort(name)")
             return self._input_ports[0]
-        if not 0 <= int(port_index) < len(self._input_ports):
-            raise IndexError(f"get_input_port({port_index}): {self.GetSystemPathname()} has "
-                             f"{len(self._input_ports)} input ports {self._port_names(self._input_ports)}")
-        return self._input_ports[int(port_index)]
+        raise IndexError(f"get_input_port({port_index}): {self.GetSystemPathname()} has "
+                         f"{len(self._input_ports)} input ports {self._port_names(self._input_ports)}")
 
     def get_output_port(self, port_index: int | None = None, warn_deprecated: bool = True) -> OutputPort:
+        try:
+            if port_index >= 0:
+                return self._output_ports[port_index]
+        except (IndexError, TypeError):
+            pass
         if port_index is None:
             if len(self._output_ports) != 1:
                 raise RuntimeError(f"get_output_port(): {self.GetSystemPathname()} has "
                                    f"{len(self._output_ports)} output ports; pass an index or use GetOutputPort(name)")
             return self._output_ports[0]
-        if not 0 <= int(port_index) < len(self._output_ports):
-            raise IndexError(f"get_output_port({port_index}): {self.GetSystemPathname()} has "
-                             f"{len(self._output_ports)} output ports {self._port_names(self._output_ports)}")
-        return self._output_ports[int(port_index)]
+        raise IndexError(f"get_output_port({port_index}): {self.GetSystemPathname()} has "
+                         f"{len(self._output_ports)} output ports {self._port_names(self._output_ports)}")
 
     @staticmethod
     def _port_names(ports) -> list[str]:

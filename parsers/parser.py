@@ -1,4 +1,4 @@
-"""Parser: load URDF / SDFormat model files into a MultibodyPlant (pydrake.multibody.parsing.Parser).
+"""Parser: load URDF / SDFormat / MJCF model files into a MultibodyPlant (pydrake.multibody.parsing.Parser).
 
 The readers (`ReadUrdf`, `ReadSdf`) turn a file into format-neutral `ModelRecord`s; this module turns
 those records into the plant's public builder calls (AddModelInstance, AddRigidBody, AddFrame,
@@ -35,7 +35,7 @@ from .parser_geometry import ApplyCollisionFilterGroups, CollisionFilterGroups, 
 
 __all__ = ["Parser", "KNOWN_FILE_TYPES", "CalcUniversalJointRotation", "CalcPlanarJointRotation"]
 
-#: File extensions Parser.AddModels dispatches on (MJCF `.xml` is recognized but not yet loadable).
+#: File extensions Parser.AddModels dispatches on (`.xml` is MJCF, built by parsers/mjcf/to_plant.py).
 KNOWN_FILE_TYPES = (".urdf", ".sdf", ".xml")
 
 
@@ -109,7 +109,7 @@ def _NestedFirst(records: list) -> list:
 
 
 class Parser:
-    """Loads URDF and SDFormat models into a MultibodyPlant (and its SceneGraph, when present).
+    """Loads URDF, SDFormat and MJCF models into a MultibodyPlant (and its SceneGraph, when present).
 
     Constructors (as pydrake): Parser(plant), Parser(plant, scene_graph), Parser(plant,
     model_name_prefix), Parser(plant, scene_graph, model_name_prefix) and Parser(builder, plant=None,
@@ -253,10 +253,12 @@ class Parser:
         return self._AddModelRecords(records)
 
     def _AddMjcfModels(self, filename: Optional[str] = None, file_contents: Optional[str] = None) -> list:
-        """MJCF dispatch hook: the MJCF compiler is not yet connected to the plant builder."""
-        raise ParseError("MJCF loading into a plant is not available yet (the MJCF compiler in "
-                         "mallard.parsers.mjcf is not connected to MultibodyPlant); use "
-                         "mallard.parsers.mjcf.load_mjcf to compile the model", filename or "<string>")
+        """MJCF (MuJoCo XML): compile with mallard.parsers.mjcf, then build it (parsers/mjcf/to_plant.py)."""
+        from .mjcf.to_plant import AddMjcfToPlant
+        self._check_can_add()
+        if filename is not None and not os.path.isfile(filename):
+            raise ParseError(f"file not found: '{os.path.abspath(filename)}'", filename)
+        return AddMjcfToPlant(self, filename, file_contents)
 
     def _check_can_add(self) -> None:
         if self._plant.is_finalized():

@@ -6,6 +6,11 @@ from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, Conta
 from .multibody_plant import MultibodyPlant
 from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
                                 SetConstraintMujocoParameters, SetJointMujocoParameters)
+from ._mjcf_actuation import GetMujocoCtrlInputPort
+from ._mjcf_sensors import GetMujocoSensorOutputPort
+from ._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
+                          GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
+                          SetMujocoState)
 from ..contact.contact_results import ContactResults, PointPairContactInfo
 from ...geometry.properties import CoulombFriction
 
@@ -15,3 +20,6 @@ __all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlan
            "MultibodyPlant", "MultibodyPlantConfig"]
 __all__ += ["ConstraintSolverOptions", "ContactResults", "GetConstraintMujocoParameters", "GetJointMujocoParameters",
             "PointPairContactInfo", "SetConstraintMujocoParameters", "SetJointMujocoParameters"]
+__all__ += ["CalcMujocoVelocityMap", "GetMjcfPlantMap", "GetMujocoActivations", "GetMujocoCtrlInputPort",
+            "GetMujocoKeyframe", "GetMujocoKeyframeNames", "GetMujocoSensorOutputPort", "GetMujocoState",
+            "SetMujocoActivations", "SetMujocoKeyframe", "SetMujocoState"]

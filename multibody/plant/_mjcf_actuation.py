@@ -1,22 +1,23 @@
 """MuJoCo actuators of MJCF models in a MultibodyPlant: the `<instance>_ctrl` input port, activation state
 and actuator forces with MuJoCo's semantics (mj_fwdActuation, mj_nextActivation).
 
-Per actuator i with transmission moment row m_i (gear for a hinge/slide joint, gear·coef for a fixed tendon,
-Jᵀ·(R_WS gear) for a site, with J the site's Jacobian; a site's length is 0):
-length L = m_i·q, velocity V = m_i·v, input = ctrl (dyntype none) or act (actearly: next act),
-force f = gain·input + bias with gain fixed (g0) / affine (g0 + g1 L + g2 V) and bias none / affine
-(b0 + b1 L + b2 V); ctrl, act and force are clamped to ctrlrange / actrange / forcerange when limited;
-a tendon's actuatorfrcrange scales its actuators' forces when their sum leaves the range (before
-forcerange); τ = Σ m_iᵀ f_i, then clamped per joint to its actuatorfrcrange. Activations: integrator ȧ = ctrl,
-filter ȧ = (ctrl − a)/τ (Euler), filterexact a⁺ = a + (ctrl − a)(1 − e^(−h/τ)).
+Per actuator i with transmission moment row m_i (gear for a hinge/slide joint, the gear axis or wrench for a
+ball / free joint, gear·(d length / d v) for a tendon, Jᵀ·(R_WS gear) for a site, with J the site's
+Jacobian; sites and free joints have length 0): length L, velocity V = m_i·v, input = ctrl (dyntype none)
+or act (actearly: next act), force f = gain·input + bias with gain fixed (g0) / affine (g0 + g1 L + g2 V)
+and bias none / affine (b0 + b1 L + b2 V); ctrl, act and force are clamped to ctrlrange / actrange /
+forcerange when limited; a tendon's actuatorfrcrange scales its actuators' forces when their sum leaves the
+range (before forcerange); τ = Σ m_iᵀ f_i, then clamped per joint to its actuatorfrcrange. Activations:
+integrator ȧ = ctrl, filter ȧ = (ctrl − a)/τ (Euler), filterexact a⁺ = a + (ctrl − a)(1 − e^(−h/τ)).
 
-Supported: transmissions joint (hinge, slide), fixed tendon and site (without refsite); dyntype none,
-integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine, muscle
-(_mjcf_muscle.py; a muscle needs its lengthrange, which the MJCF compiler does not compute by simulation).
-Other actuators are reported at load with a located warning naming the actuator and produce no force.
-Activations are state: a discrete group (`plant._mjcf_act_group`) updated in the plant's step as mj_step
-does (discrete plant), or continuous state after [q; v] integrated by the simulator (continuous plant;
-actearly then looks ahead by <option timestep>).
+Supported: transmissions joint and jointinparent (hinge, slide; ball and free with their 3D / 6D gear),
+tendon (fixed; spatial through sites and pulleys, _mjcf_tendons.py) and site (without refsite); dyntype
+none, integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine,
+muscle (_mjcf_muscle.py; a muscle needs its lengthrange, which the MJCF compiler does not compute by
+simulation). Other actuators are reported at load with a located warning naming the actuator and produce
+no force. Activations are state: a discrete group (`plant._mjcf_act_group`) updated in the plant's step as
+mj_step does (discrete plant), or continuous state after [q; v] integrated by the simulator (continuous
+plant; actearly then looks ahead by <option timestep>).
 """
 from __future__ import annotations
 
@@ -24,11 +25,13 @@ import math
 
 import numpy as np
 
+from ._mjcf_gravcomp import MjcfGravityCompensation
 from ._mjcf_muscle import MuscleActivationRate, MuscleBias, MuscleGain
 from ._mjcf_plant import GetMjcfPlantMaps
+from ._mjcf_tendons import MjcfTendonKinematics, TendonSupported
 from ..math.functions import rotation_matrix_from_quaternion as quat_to_mat
 
-__all__ = ["CheckMjcfActuators", "FinalizeMjcfActuation", "GetMujocoCtrlInputPort", "MjcfActuation"]
+__all__ = ["ActuatorSupported", "CheckMjcfActuators", "FinalizeMjcfActuation", "GetMujocoCtrlInputPort", "MjcfActuation"]
 
 _DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4}
 _GAIN = {"fixed": 0, "affine": 1, "muscle": 2}
@@ -38,6 +41,21 @@ _MINVAL = 1e-15
 
 def _where(el) -> str:
     return f"{el.where}: " if getattr(el, "where", None) is not None else "MJCF: "
+
+
+def _quat_R(q: np.ndarray) -> np.ndarray:
+    return quat_to_mat(np.asarray(q, float) / np.linalg.norm(q))
+
+
+def _rotation_vector(quat: np.ndarray) -> np.ndarray:
+    """axis·angle of a unit quaternion [w x y z], angle wrapped to (−π, π]."""
+    s = float(np.linalg.norm(quat[1:]))
+    if s == 0.0:
+        return np.zeros(3)
+    angle = 2.0 * math.atan2(s, float(quat[0]))
+    if angle > math.pi:
+        angle -= 2.0 * math.pi
+    return quat[1:] / s * angle
 
 
 def _Unsupported(model, a) -> str | None:
@@ -53,20 +71,23 @@ def _Unsupported(model, a) -> str | None:
                 "uselimit='true'/> on a limited joint / tendon)")
     if "muscle" in (a.gaintype, a.biastype) and a.gainprm[2] < 0 and a.acc0 is None:
         return "a muscle with force < 0 needs actuator_acc0, which the compiler did not compute"
-    if a.trntype == "joint":
-        if model.joints[a.trnid[0]].type not in ("hinge", "slide"):
-            return "joint transmissions are supported on hinge and slide joints only"
+    if a.trntype in ("joint", "jointinparent"):
         return None
     if a.trntype == "site":
         if a.trnid[1] >= 0:
             return "site transmissions with a refsite are not supported by MultibodyPlant"
         return None
     if a.trntype == "tendon":
-        if model.tendons[a.trnid[0]].kind != "fixed":
-            return "tendon transmissions are supported on fixed tendons only"
+        if not TendonSupported(model.tendons[a.trnid[0]]):
+            return "tendon transmissions are supported on fixed tendons and spatial tendons without wrapping geoms"
         return None
-    return (f"transmission '{a.trntype}' is not supported by MultibodyPlant (joint on hinge/slide, fixed tendon, "
-            "site without refsite)")
+    return (f"transmission '{a.trntype}' is not supported by MultibodyPlant (joint on hinge/slide, tendon, site "
+            "without refsite)")
+
+
+def ActuatorSupported(model, a) -> bool:
+    """Whether the plant simulates actuator `a` of `model`."""
+    return _Unsupported(model, a) is None
 
 
 def CheckMjcfActuators(model) -> list[str]:
@@ -85,26 +106,39 @@ class MjcfActuation:
     def __init__(self, plant):
         maps = GetMjcfPlantMaps(plant)
         nv, nq = plant.num_velocities(), plant.num_positions()
-        rows, qrows, acts, sites = [], [], [], []
+        rows, qrows, acts, sites, spatial, passive, balls = [], [], [], [], [], [], []
+        supported, enabled, clampctrl = [], [], []  # per actuator, in plant order
         self.ports, self.u_slices, self.act_slices = [], [], []
         jlim, tlim = [], []
         u0 = a0 = 0
         for pm in maps:
             model = pm.model
+            flags = model.option.flags
+            disabled = set(model.option.actuatorgroupdisable)
             for a in model.actuators:
                 row, qrow = np.zeros(nv), np.zeros(nq)
                 g = float(a.gear[0])
-                a._mallard_supported = _Unsupported(model, a) is None
-                if not a._mallard_supported:
+                ok = ActuatorSupported(model, a)
+                supported.append(ok)
+                enabled.append(ok and flags.get("actuation", True) and a.group not in disabled)
+                clampctrl.append(flags.get("clampctrl", True))
+                if not ok:
                     pass
-                elif a.trntype == "site":  # moment arm depends on q: see _SiteMoments
+                elif a.trntype == "site":  # moment arm depends on q: see CalcMomentArms
                     site = model.sites[a.trnid[0]]
                     sites.append((len(rows), pm.bodies[site.body], quat_to_mat(np.asarray(site.quat, float)),
                                   np.asarray(site.pos, float), np.asarray(a.gear[:6], float)))
-                elif a.trntype == "joint":
+                elif a.trntype in ("joint", "jointinparent"):
                     J = pm.joints[a.trnid[0]]
-                    row[J.velocity_start()] += g
-                    qrow[J.position_start()] += g
+                    kind = model.joints[a.trnid[0]].type
+                    if kind in ("ball", "free"):  # 3D / 6D gear: moment and length depend on q
+                        balls.append((len(rows), kind, J, np.asarray(a.gear[:6], float),
+                                      a.trntype == "jointinparent"))
+                    else:
+                        row[J.velocity_start()] += g
+                        qrow[J.position_start()] += g
+                elif model.tendons[a.trnid[0]].kind == "spatial":  # length and moment depend on q
+                    spatial.append((len(rows), MjcfTendonKinematics(pm, a.trnid[0]), g))
                 else:
                     for w in model.tendons[a.trnid[0]].wraps:
                         J = pm.joints[w.objid]
@@ -121,24 +155,25 @@ class MjcfActuation:
             for jr, J in zip(model.joints, pm.joints):
                 if jr.actfrclimited and jr.type in ("hinge", "slide"):
                     jlim.append((J.velocity_start(), float(jr.actfrcrange[0]), float(jr.actfrcrange[1])))
-            flags = model.option.flags
-            disabled = set(model.option.actuatorgroupdisable)
+            for t, ten in enumerate(model.tendons):
+                spring = ten.stiffness and flags.get("spring", True) and flags.get("passive", True)
+                damper = ten.damping and flags.get("damper", True) and flags.get("passive", True)
+                if (spring or damper) and TendonSupported(ten):
+                    passive.append(MjcfTendonKinematics(pm, t, spring=bool(spring), damper=bool(damper)))
             self.u_slices.append(slice(u0, u0 + model.nu))
             self.act_slices.append(slice(a0, a0 + model.na))
             self.ports.append(plant.DeclareVectorInputPort(f"{plant.GetModelInstanceName(pm.instance)}_ctrl",
                                                            model.nu, required=False))
-            for a in model.actuators:
-                a._mallard_enabled = flags.get("actuation", True) and a.group not in disabled and a._mallard_supported
-                a._mallard_clampctrl = flags.get("clampctrl", True)
             u0 += model.nu
             a0 += model.na
         self.nu, self.na = u0, a0
         self.moment = np.array(rows).reshape(-1, nv)
         self.qmoment = np.array(qrows).reshape(-1, nq)
         f = lambda fn: np.array([fn(a) for a in acts], dtype=float)  # noqa: E731
-        self.enabled = f(lambda a: a._mallard_enabled).astype(bool)
-        self.ctrl_lo = f(lambda a: a.ctrlrange[0] if a.ctrllimited and a._mallard_clampctrl else -np.inf)
-        self.ctrl_hi = f(lambda a: a.ctrlrange[1] if a.ctrllimited and a._mallard_clampctrl else np.inf)
+        self.enabled = np.array(enabled, dtype=bool)
+        clamp = np.array([a.ctrllimited for a in acts], dtype=bool) & np.array(clampctrl, dtype=bool)
+        self.ctrl_lo = np.where(clamp, f(lambda a: a.ctrlrange[0]), -np.inf)
+        self.ctrl_hi = np.where(clamp, f(lambda a: a.ctrlrange[1]), np.inf)
         self.force_lo = f(lambda a: a.forcerange[0] if a.forcelimited else -np.inf)
         self.force_hi = f(lambda a: a.forcerange[1] if a.forcelimited else np.inf)
         self.act_lo = f(lambda a: a.actrange[0] if a.actlimited else -np.inf)
@@ -156,15 +191,20 @@ class MjcfActuation:
         self.lengthrange = np.array([a.lengthrange for a in acts], dtype=float).reshape(-1, 2)
         self.acc0 = f(lambda a: a.acc0 if a.acc0 is not None else 0.0)
         # activation slot of each stateful actuator (global index into the activation vector), -1 if none
-        adr, k = [], 0
+        adr, k, i = [], 0, 0
         for pm in maps:
             for a in pm.model.actuators:
-                adr.append(k + a.actadr + a.actdim - 1 if a.actdim and a._mallard_supported else -1)
+                adr.append(k + a.actadr + a.actdim - 1 if a.actdim and supported[i] else -1)
+                i += 1
             k += pm.model.na
         self.actadr = np.array(adr, dtype=int)
         self.jlim = jlim
         self.tlim = tlim  # (actuator index, tendon key, lower, upper) of actuators on force-limited tendons
         self.sites = sites  # (actuator index, body, R_BS, p_BS, gear) of site transmissions
+        self.spatial = spatial  # (actuator index, MjcfTendonKinematics, gear) of spatial-tendon transmissions
+        self.passive = passive  # tendons with a spring or damper
+        self.gravcomp = MjcfGravityCompensation(plant)
+        self.balls = balls  # (actuator index, 'ball' | 'free', Joint, gear, in parent) of ball / free joint gears
         self.h = plant.time_step() if plant.time_step() > 0 else (
             float(maps[0].model.option.timestep) if maps else 0.0)
 
@@ -220,7 +260,7 @@ class MjcfActuation:
     def CalcMomentArms(self, plant, context) -> np.ndarray:
         """actuator_moment (nu × plant nv): d length / d v; site rows are gear wrenches in the site frame
         mapped by the site Jacobian (their length is 0 without a refsite, as in MuJoCo)."""
-        if not self.sites:
+        if not self.sites and not self.spatial and not self.balls:
             return self.moment
         from ..tree.indices import JacobianWrtVariable
         moment = self.moment.copy()
@@ -230,7 +270,34 @@ class MjcfActuation:
                                                   world)
             R_WS = body.EvalPoseInWorld(context).rotation().matrix() @ R_BS
             moment[i] = J[3:].T @ (R_WS @ gear[:3]) + J[:3].T @ (R_WS @ gear[3:])
+        for i, tendon, gear in self.spatial:
+            moment[i] = gear * tendon.CalcMoment(plant, context)
+        if self.balls:
+            q = plant.GetPositions(context)
+            for i, kind, J, gear, inparent in self.balls:
+                qs, vs = J.position_start(), J.velocity_start()
+                R = _quat_R(q[qs:qs + 4])
+                moment[i] = 0.0
+                if kind == "ball":  # MuJoCo: gear axis in the child frame (jointinparent: in the parent's)
+                    moment[i, vs:vs + 3] = gear[:3] if inparent else R @ gear[:3]
+                else:  # plant v = [w_W; v_W]; gear = [force (world); torque (body, or world: jointinparent)]
+                    moment[i, vs:vs + 3] = gear[3:6] if inparent else R @ gear[3:6]
+                    moment[i, vs + 3:vs + 6] = gear[:3]
         return moment
+
+    def CalcLengths(self, plant, context, q: np.ndarray) -> np.ndarray:
+        """actuator_length: gear·(joint position or tendon length); 0 for sites (no refsite)."""
+        L = self.qmoment @ q
+        for i, tendon, gear in self.spatial:
+            L[i] = gear * tendon.CalcLength(plant, context, q)
+        for i, kind, J, gear, inparent in self.balls:
+            L[i] = 0.0
+            if kind == "ball":  # rotation vector of the joint's quaternion · gear axis (child frame)
+                qs = J.position_start()
+                quat = q[qs:qs + 4] / np.linalg.norm(q[qs:qs + 4])
+                axis = gear[:3] if not inparent else _quat_R(quat).T @ gear[:3]
+                L[i] = float(_rotation_vector(quat) @ axis)
+        return L
 
     def CalcActuatorForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """actuator_force: f = gain·input + bias per actuator [N or N·m], clamped to forcerange when limited."""
@@ -241,7 +308,7 @@ class MjcfActuation:
             nxt = self.CalcNextActivations(ctrl, act)
             for i in np.flatnonzero(self.actadr >= 0):
                 inp[i] = nxt[self.actadr[i]] if self.actearly[i] else act[self.actadr[i]]
-        L = self.qmoment @ q
+        L = self.CalcLengths(plant, context, q)
         moment = self.CalcMomentArms(plant, context)
         V = moment @ v
         gain = np.where(self.gaintype == 1, self.gain[:, 0] + self.gain[:, 1] * L + self.gain[:, 2] * V,
@@ -265,8 +332,21 @@ class MjcfActuation:
         return np.where(self.enabled, force, 0.0)
 
     def CalcGeneralizedForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Everything the MJCF models add to the plant's generalized forces: qfrc_actuator plus the passive
+        spring / damper forces of their tendons and body gravity compensation (the plant's force hook, called
+        in every step)."""
+        tau = self.CalcActuatorGeneralizedForces(plant, context, q, v)
+        for tendon in self.passive:
+            tau += tendon.CalcPassiveGeneralizedForces(plant, context, q, v)
+        if self.gravcomp:
+            tau += np.where(self.gravcomp.actuated, 0.0, self.gravcomp.CalcGeneralizedForces(plant, context))
+        return tau
+
+    def CalcActuatorGeneralizedForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """qfrc_actuator in plant velocity coordinates (moment arms ᵀ forces, joint actuatorfrcrange applied)."""
         tau = self.CalcMomentArms(plant, context).T @ self.CalcActuatorForces(plant, context, q, v)
+        if self.gravcomp and self.gravcomp.actuated.any():  # gravcomp routed through actuatorgravcomp joints
+            tau += np.where(self.gravcomp.actuated, self.gravcomp.CalcGeneralizedForces(plant, context), 0.0)
         for k, lo, hi in self.jlim:
             tau[k] = min(max(tau[k], lo), hi)
         return tau

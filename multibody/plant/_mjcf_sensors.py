@@ -6,23 +6,31 @@ Values are in MuJoCo's conventions (ball angular velocity in the child frame, qu
 cutoff > 0 clamps to ±cutoff; noise is kept in the model and not applied (as MuJoCo).
 
 Supported: jointpos, jointvel, ballquat, ballangvel, actuatorpos, actuatorvel, actuatorfrc, jointactuatorfrc,
-tendonpos, tendonvel (fixed tendons), framepos, framequat, framexaxis, frameyaxis, framezaxis, framelinvel,
-frameangvel (objects site / body (inertial frame) / xbody / geom, optional reference object of those
-types), subtreecom, subtreelinvel, gyro, velocimeter, clock. Other types (force / torque, touch,
-accelerometer, range finders, ...) are reported once at load and read 0.
+tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons without wrapping geoms), framepos,
+framequat, framexaxis, frameyaxis, framezaxis, framelinvel, frameangvel (objects site / body (inertial
+frame) / xbody / geom, optional reference object of those types), subtreecom, subtreelinvel, gyro,
+velocimeter, accelerometer, clock. Other types (force / torque, touch, range finders, ...) are reported once
+at load and read 0.
+
+The accelerometer reads R_WSᵀ(a − g) with the acceleration of the current state: a continuous plant's v̇, or
+for a discrete plant the acceleration of the step starting at this state (solved again on each evaluation,
+contact and constraints included). MuJoCo's qacc treats joint damping explicitly while the discrete step
+treats it implicitly, so with joint damping the two differ by O(h·damping/inertia).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ._mjcf_actuation import ActuatorSupported
 from ._mjcf_plant import GetMjcfPlantMaps
+from ._mjcf_tendons import MjcfTendonKinematics, TendonSupported
 
 __all__ = ["SUPPORTED_SENSORS", "CheckMjcfSensors", "FinalizeMjcfSensors", "GetMujocoSensorOutputPort"]
 
 _FRAME = ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "framelinvel", "frameangvel")
 SUPPORTED_SENSORS = ("jointpos", "jointvel", "ballquat", "ballangvel", "actuatorpos", "actuatorvel", "actuatorfrc",
-                     "jointactuatorfrc", "tendonpos", "tendonvel", "subtreecom", "subtreelinvel", "gyro",
-                     "velocimeter", "clock") + _FRAME
+                     "jointactuatorfrc", "tendonpos", "tendonvel", "tendonactuatorfrc", "subtreecom", "subtreelinvel",
+                     "gyro", "velocimeter", "accelerometer", "clock") + _FRAME
 _FRAME_OBJECTS = ("site", "body", "xbody", "geom")
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
 
@@ -32,10 +40,10 @@ def _supported(model, s) -> bool:
         return False
     if s.type in _FRAME:
         return s.objtype in _FRAME_OBJECTS and s.reftype in ("none", None, *_FRAME_OBJECTS)
-    if s.type in ("tendonpos", "tendonvel"):
-        return model.tendons[s.objid].kind == "fixed"
+    if s.type in ("tendonpos", "tendonvel", "tendonactuatorfrc"):
+        return TendonSupported(model.tendons[s.objid])
     if s.type in ("actuatorpos", "actuatorvel", "actuatorfrc"):
-        return getattr(model.actuators[s.objid], "_mallard_supported", True)
+        return ActuatorSupported(model, model.actuators[s.objid])
     return True
 
 
@@ -138,6 +146,25 @@ def _subtree_com(plant, pm, context, root: int, velocity: bool) -> np.ndarray:
     return acc / total if total > 0 else np.zeros(3)
 
 
+def _CalcVdot(plant, context) -> np.ndarray:
+    """v̇ at the context's state and inputs: the continuous dynamics, or the acceleration of the discrete step
+    that starts at this state (contact and constraints included) — recomputed, never the last step's."""
+    if plant.time_step() == 0:
+        return plant.get_generalized_acceleration_output_port().Eval(context)
+    return plant._CalcDiscreteStep(context)[1]
+
+
+def _accelerometer(pm, s: int, frames: "_Frames", A: list, g_W: np.ndarray) -> np.ndarray:
+    """Proper acceleration of site s in the site frame: R_WSᵀ (a_WSo − g), a_WSo = a_Bo + α×r + ω×(ω×r)."""
+    site = pm.model.sites[s]
+    body = pm.bodies[site.body]
+    R_WS, p_WS, w, _ = frames.get("site", s)
+    A_WB = A[int(body.index())]
+    r = p_WS - body.EvalPoseInWorld(frames.context).translation()
+    alpha, a_Bo = np.asarray(A_WB.rotational(), float), np.asarray(A_WB.translational(), float)
+    return R_WS.T @ (a_Bo + np.cross(alpha, r) + np.cross(w, np.cross(w, r)) - g_W)
+
+
 def _calc(plant, pm, k, context, out) -> None:
     model = pm.model
     act = plant._mjcf_actuation
@@ -161,7 +188,7 @@ def _calc(plant, pm, k, context, out) -> None:
             vs = J.velocity_start()
             val = _quat_R(q[J.position_start():J.position_start() + 4]).T @ v[vs:vs + 3]
         elif s.type == "actuatorpos":
-            val = [(act.qmoment @ q)[sl.start + s.objid]]
+            val = [act.CalcLengths(plant, context, q)[sl.start + s.objid]]
         elif s.type == "actuatorvel":
             val = [act.CalcMomentArms(plant, context)[sl.start + s.objid] @ v]
         elif s.type == "actuatorfrc":
@@ -170,17 +197,25 @@ def _calc(plant, pm, k, context, out) -> None:
             val = [cache["f"][sl.start + s.objid]]
         elif s.type == "jointactuatorfrc":
             if "tau" not in cache:
-                cache["tau"] = act.CalcGeneralizedForces(plant, context, q, v)
+                cache["tau"] = act.CalcActuatorGeneralizedForces(plant, context, q, v)
             val = [cache["tau"][pm.joints[s.objid].velocity_start()]]
-        elif s.type in ("tendonpos", "tendonvel"):
-            x = q if s.type == "tendonpos" else v
-            val = [sum(w.prm * x[(pm.joints[w.objid].position_start() if s.type == "tendonpos"
-                                  else pm.joints[w.objid].velocity_start())]
-                       for w in model.tendons[s.objid].wraps)]
+        elif s.type == "tendonpos":
+            val = [MjcfTendonKinematics(pm, s.objid).CalcLength(plant, context, q)]
+        elif s.type == "tendonvel":
+            val = [MjcfTendonKinematics(pm, s.objid).CalcMoment(plant, context) @ v]
+        elif s.type == "tendonactuatorfrc":  # total force of the actuators pulling on this tendon
+            if "f" not in cache:
+                cache["f"] = act.CalcActuatorForces(plant, context, q, v)
+            val = [sum(cache["f"][sl.start + i] for i, a in enumerate(model.actuators)
+                       if a.trntype == "tendon" and a.trnid[0] == s.objid)]
         elif s.type in _FRAME:
             val = _frame_sensor(s, frames)
         elif s.type in ("subtreecom", "subtreelinvel"):
             val = _subtree_com(plant, pm, context, s.objid, s.type == "subtreelinvel")
+        elif s.type == "accelerometer":
+            if "A" not in cache:
+                cache["A"] = plant.CalcSpatialAccelerationsFromVdot(context, _CalcVdot(plant, context))
+            val = _accelerometer(pm, s.objid, frames, cache["A"], plant.gravity_field().gravity_vector())
         elif s.type in ("gyro", "velocimeter"):
             R, _, w, vo = frames.get("site", s.objid)
             val = R.T @ (w if s.type == "gyro" else vo)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..math.functions import rotation_matrix_from_quaternion
 from ._mjcf_plant import GetMjcfPlantMaps
 
 __all__ = ["GetMjcfPlantMap", "SetMujocoState", "GetMujocoState", "SetMujocoActivations", "GetMujocoActivations",
@@ -21,15 +22,16 @@ __all__ = ["GetMjcfPlantMap", "SetMujocoState", "GetMujocoState", "SetMujocoActi
 
 
 def _quat_R(q: np.ndarray) -> np.ndarray:
-    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    """R of the (normalized) quaternion [w x y z]."""
+    return np.asarray(rotation_matrix_from_quaternion(np.asarray(q, float) / np.linalg.norm(q)), float)
 
 
 def GetMjcfPlantMap(plant, model_instance=None):
     """The MjcfPlantMap of `model_instance` (or of the only MJCF model of the plant when None)."""
     maps = GetMjcfPlantMaps(plant)
+    if not maps:
+        raise ValueError(f"MultibodyPlant '{plant.get_name()}' has no MJCF model; load one with "
+                         "Parser(plant).AddModels('model.xml')")
     if model_instance is None:
         if len(maps) != 1:
             raise ValueError(f"MultibodyPlant '{plant.get_name()}' holds {len(maps)} MJCF models; pass the "
@@ -145,7 +147,9 @@ def GetMujocoKeyframe(plant, name, model_instance=None):
 
 
 def SetMujocoKeyframe(plant, context, name, model_instance=None):
-    """Set the context's time, state (qpos, qvel) and MJCF activations from keyframe `name`; returns the key.
+    """Set the state (qpos, qvel) and MJCF activations of `context` from keyframe `name` (or its index), and
+    the time when `context` is a root context (a plant's subcontext in a diagram cannot change the time: set
+    the root's from key.time); returns the MjcfKey.
 
     The keyframe's ctrl is an input, not state: fix it on the plant's MJCF ctrl port (key.ctrl) if wanted.
     """
@@ -154,5 +158,6 @@ def SetMujocoKeyframe(plant, context, name, model_instance=None):
     SetMujocoState(plant, context, key.qpos, key.qvel, pm.instance)
     if pm.model.na:
         SetMujocoActivations(plant, context, key.act, pm.instance)
-    context.SetTime(float(key.time))
+    if context.is_root_context():
+        context.SetTime(float(key.time))
     return key

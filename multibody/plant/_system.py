@@ -358,11 +358,16 @@ class _SystemMixin:
         self._ThrowIfNotFinalized("CalcImplicitTimeDerivativesResidual")
         m = self._model
         xdot = np.asarray(getattr(proposed_derivatives, "CopyToVector", lambda: proposed_derivatives)(), dtype=float)
-        xdot = self._check_size(xdot, m.nq + m.nv, "proposed_derivatives")
+        xdot = self._check_size(xdot, m.nq + m.nv + self._xc_nz, "proposed_derivatives")
         kin = self._eval_kinematics(context)
         _, tau, F, _ = self._AssembleForces(context, kin, include_damping=True)
         r_q = xdot[:m.nq] - pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
-        return np.concatenate([r_q, self._rnea(context, xdot[m.nq:], F, tau)])
+        r = [r_q, self._rnea(context, xdot[m.nq:m.nq + m.nv], F, tau)]
+        if self._xc_nz:  # MJCF actuator activations: ȧ_p − ȧ
+            act = self._mjcf_actuation
+            r.append(xdot[m.nq + m.nv:] - act.CalcActivationRates(act.EvalCtrl(self, context),
+                                                                  act.GetActivations(self, context)))
+        return np.concatenate(r)
 
     def DoMapVelocityToQDot(self, context, generalized_velocity, qdot) -> None:
         m = self._model
@@ -404,6 +409,11 @@ class _SystemMixin:
                                              kin.c, F, tau, m.damping, self._time_step, kin.q, kin.v)
             except np.linalg.LinAlgError:
                 self._ThrowSingularMassMatrix(context)
+            if getattr(self, "_mjcf_maps", None):  # MJCF models: MuJoCo's q update (exact quaternion exponential)
+                from ._contact_kernels import IntegrateDiscretePositions
+                v_next = x_next[m.nq:]
+                x_next[:m.nq] = IntegrateDiscretePositions(self, kin.q, v_next, self._time_step,
+                                                          pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next))
         else:
             h = self._time_step
             M_hat = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)

@@ -8,19 +8,23 @@ Mapping (pydrake's MJCF parser conventions where they exist, MuJoCo's semantics 
 * hinge → RevoluteJoint, slide → PrismaticJoint, ball → BallQuaternionJoint, free → QuaternionFloatingJoint.
   A joint's parent frame is placed so that the plant's q equals MuJoCo's qpos (the `ref` offset is built
   into the frame: the body is at its MJCF pose when q = ref). A body with k > 1 joints gets k − 1 massless
-  intermediate bodies named `<body>_<joint>` (MuJoCo applies a body's joints in order, each about the
-  body frame moved by the previous ones);
+  intermediate bodies named `<body>0`, `<body>1`, ... as Drake's MJCF parser names them (MuJoCo applies a
+  body's joints in order, each about the body frame moved by the previous ones, which these bodies
+  reproduce exactly); unnamed elements get Drake's default names (`body<i>`, `<parent>-<child>`, `geom<i>`);
 * damping, armature, range (limited hinge/slide) → position limits, stiffness/springref →
   RevoluteSpring / PrismaticSpring; limit/friction solver parameters → mujoco_parameters;
 * named sites become FixedOffsetFrames; geoms are registered (when the plant is a SceneGraph source) as
   collision geometry with their MuJoCo contact parameters ("mujoco" ProximityProperties group) and as
   visual geometry with their rgba;
-* option gravity is applied; the plant's time_step cannot change, so a different MJCF timestep is a warning.
+* option gravity is applied; the plant's time_step cannot change, so a different MJCF timestep is a warning;
+  solver options and equality constraints go to the plant's constraint API (to_plant_constraints.py).
 
 State conventions differ for ball and free joints; see `mallard.multibody.plant._mjcf_state`.
 """
 from __future__ import annotations
 
+import os
+import re
 import warnings
 
 import numpy as np
@@ -29,7 +33,7 @@ from .errors import MjcfUnsupportedWarning
 from .model import MjcfModel
 from .rotations import quat_to_mat
 
-__all__ = ["AddMjcfModelToPlant"]
+__all__ = ["AddMjcfModelToPlant", "AddMjcfToPlant", "MjcfPlantMap"]
 
 
 def _X(R: np.ndarray, p: np.ndarray):
@@ -61,6 +65,7 @@ class MjcfPlantMap:
         self.joints: list = []  #: MuJoCo joint id → Joint
         self.sites: list = []  #: MuJoCo site id → Frame
         self.geoms: list = []  #: MuJoCo geom id → (collision GeometryId or None, visual GeometryId or None)
+        self.constraints: list = []  #: MuJoCo equality id → ConstraintIndex (None when not mapped)
 
 
 def _unique(name: str, taken: set) -> str:
@@ -104,11 +109,11 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
         X_PB0 = (quat_to_mat(np.asarray(body.quat, float)), np.asarray(body.pos, float))
         joints = list(range(body.jntadr, body.jntadr + body.jntnum)) if body.jntnum > 0 else []
         links = []  # intermediate massless bodies first
-        for k in joints[:-1]:
-            jn = model.joints[k].name or f"joint{k}"
-            links.append(plant.AddRigidBody(_unique(f"{name}_{jn}", body_names), instance, SpatialInertia.Zero()))
+        for i in range(len(joints) - 1):  # Drake's MJCF parser names them <body>0, <body>1, ...
+            links.append(plant.AddRigidBody(_unique(f"{name}{i}", body_names), instance, SpatialInertia.Zero()))
+        M_BBo_B = _inertia(body, label)
         try:
-            rb = plant.AddRigidBody(name, instance, _inertia(body, label))
+            rb = plant.AddRigidBody(name, instance, M_BBo_B)
         except ValueError as exc:
             raise ValueError(f"{_where(body)}body '{label}': {exc}") from None
         links.append(rb)
@@ -121,7 +126,8 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
             jr = model.joints[k]
             child = links[i]
             X_P = X_PB0 if i == 0 else (np.eye(3), np.zeros(3))
-            pm.joints[k] = _AddJoint(plant, model, jr, k, prev, child, X_P, instance, joint_names, frame_names)
+            pm.joints[k] = _AddJoint(plant, model, jr, k, prev, child, X_P, instance, joint_names, frame_names,
+                                     body_names)
             prev = child
     for s, site in enumerate(model.sites):
         body = pm.bodies[site.body]
@@ -129,22 +135,28 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
             pm.sites.append(None)
             continue
         X_BS = _X(quat_to_mat(np.asarray(site.quat, float)), site.pos)
-        frame = plant.AddFrame(FixedOffsetFrame(_unique(site.name, frame_names), body.body_frame(), X_BS,
+        name = site.name if site.name not in body_names else f"{site.name}_site"
+        frame = plant.AddFrame(FixedOffsetFrame(_unique(name, frame_names | body_names), body.body_frame(), X_BS,
                                                 model_instance=instance))
+        frame_names.add(frame.name())
         pm.sites.append(frame)
     _ApplyOptions(plant, model)
+    _WarnUnsimulated(plant, model)
+    from .to_plant_constraints import AddMjcfEqualities, ApplyMjcfSolverOptions
+    ApplyMjcfSolverOptions(plant, model)
+    AddMjcfEqualities(plant, model, pm)
     if scene_graph_ok:
         from .to_plant_geometry import RegisterMjcfGeometries
         RegisterMjcfGeometries(plant, model, pm)
     return pm
 
 
-def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, frame_names):
+def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, frame_names, body_names):
     """One MJCF joint between `parent` and `child`; `X_P` = child's pose in parent at zero joint motion."""
     from mallard.multibody.plant.mujoco_parameters import SetJointMujocoParameters
     from mallard.multibody.tree import (BallQuaternionJoint, FixedOffsetFrame, PrismaticJoint, PrismaticSpring,
                                         QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring)
-    name = _unique(jr.name or f"joint{k}", joint_names)
+    name = _unique(jr.name or f"{parent.name()}-{child.name()}", joint_names)  # Drake's default joint name
     R0, p0 = X_P
     anchor = np.asarray(jr.pos, float)
     axis = np.asarray(jr.axis, float)
@@ -162,10 +174,12 @@ def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, fr
                 R_PF = R0 @ _axis_rotation(axis, -float(jr.ref))
             elif jr.type == "slide":
                 p_PF = p_PF - float(jr.ref) * (R0 @ axis)
-            F = plant.AddFrame(FixedOffsetFrame(_unique(f"{name}_parent", frame_names), parent.body_frame(),
+            taken = frame_names | body_names
+            F = plant.AddFrame(FixedOffsetFrame(_unique(f"{name}_parent", taken), parent.body_frame(),
                                                 _X(R_PF, p_PF), model_instance=instance))
-            M = plant.AddFrame(FixedOffsetFrame(_unique(f"{name}_child", frame_names), child.body_frame(),
+            M = plant.AddFrame(FixedOffsetFrame(_unique(f"{name}_child", taken), child.body_frame(),
                                                 _X(np.eye(3), anchor), model_instance=instance))
+            frame_names.update((F.name(), M.name()))
             if jr.type == "hinge":
                 joint = plant.AddJoint(RevoluteJoint(name, F, M, axis, damping=float(jr.damping)))
             elif jr.type == "slide":
@@ -201,6 +215,35 @@ def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, fr
     return joint
 
 
+def _WarnUnsimulated(plant, model: MjcfModel) -> None:
+    """One warning per kind of MJCF feature the plant does not simulate (mocap inputs, tendon limits, friction
+    and armature, integrators other than Euler where they matter)."""
+    def warn(el, text):
+        where = f"{el.where}: " if getattr(el, "where", None) is not None else f"MJCF model '{model.name}': "
+        warnings.warn(where + text, MjcfUnsupportedWarning, stacklevel=4)
+
+    mocap = [b for b in model.bodies if b.mocap]
+    if mocap:
+        warn(mocap[0], f"{len(mocap)} mocap body(ies) are welded to the world at their MJCF pose (a mocap pose is "
+             "not an input of MultibodyPlant)")
+    from mallard.multibody.plant._mjcf_tendons import TendonSupported
+    for t, ten in enumerate(model.tendons):
+        missing = [what for what, on in (("armature", ten.armature), ("limits", ten.limited),
+                                          ("frictionloss", ten.frictionloss)) if on]
+        if not TendonSupported(ten) and (ten.stiffness or ten.damping):
+            missing.append("spring / damper (wrapping geoms)")
+        if missing:
+            warn(ten, f"tendon '{ten.name or t}': {', '.join(missing)} not simulated by MultibodyPlant")
+    opt = model.option
+    velocity_dependent = any(
+        (a.gaintype == "affine" and a.gainprm[2]) or (a.biastype == "affine" and a.biasprm[2])
+        or "muscle" in (a.gaintype, a.biastype) for a in model.actuators)
+    if plant.time_step() > 0 and (opt.integrator.lower() == "rk4" or (
+            opt.integrator.lower() in ("implicit", "implicitfast") and velocity_dependent)):
+        warn(None, f"<option integrator='{opt.integrator}'> differs from the discrete plant's step, which is "
+             "MuJoCo's Euler integrator (joint damping implicit); results will differ from MuJoCo's")
+
+
 def _ApplyOptions(plant, model: MjcfModel) -> None:
     """Gravity (zero when the gravity flag is off); a warning when the MJCF timestep differs from the plant's."""
     opt = model.option
@@ -211,3 +254,64 @@ def _ApplyOptions(plant, model: MjcfModel) -> None:
         warnings.warn(f"MJCF model '{model.name}': <option timestep={opt.timestep}> differs from the "
                       f"MultibodyPlant time_step {h}; the plant's time_step is used (construct the plant with "
                       f"time_step={opt.timestep} to match MuJoCo)", MjcfUnsupportedWarning, stacklevel=4)
+
+
+_LOCATED = re.compile(r"^(?P<file>.*?):(?P<line>\d+): <(?P<tag>[^>]+)>:? ?(?P<detail>.*)$", re.S)
+
+
+def _located(exc: Exception, source: str):
+    """A ParseError (file, line, element) from an MJCF compiler / mapping error message."""
+    from mallard.parsers.errors import ParseError
+    text = str(exc)
+    m = _LOCATED.match(text)
+    if m:
+        return ParseError(m.group("detail"), m.group("file"), int(m.group("line")), m.group("tag"))
+    return ParseError(text.removeprefix("MJCF: "), source)
+
+
+def AddMjcfToPlant(parser, filename: str | None, file_contents: str | None) -> list:
+    """Parser's MJCF branch: compile, name the instance (prefix, auto-renaming), build; returns [instance].
+
+    Every compiler or plant error reaches the user as a ParseError naming file, line and element.
+    """
+    from mallard.multibody.plant._mjcf_plant import AttachMjcfModel
+    from .compiler import load_mjcf
+    from .errors import MjcfError
+    source = filename or "<string>"
+    strict = parser._strict
+    try:
+        with warnings.catch_warnings():
+            if strict:
+                warnings.simplefilter("error", MjcfUnsupportedWarning)
+            model = load_mjcf(filename if filename is not None else file_contents, strict=strict)
+    except (MjcfError, MjcfUnsupportedWarning) as exc:
+        raise _located(exc, source) from None
+    plant = parser.plant()
+    base = model.name or (os.path.splitext(os.path.basename(filename))[0] if filename else "mujoco_model")
+    if parser._prefix:
+        base = f"{parser._prefix}::{base}"
+    name = base
+    if parser.GetAutoRenaming():
+        k = 0
+        while plant.HasModelInstanceNamed(name):
+            k += 1
+            name = f"{base}_{k}"
+    elif plant.HasModelInstanceNamed(name):
+        raise RuntimeError(f"{source}: this model already contains a model instance named '{name}'. Model "
+                           "instance names must be unique within a given model; call parser.SetAutoRenaming(True) "
+                           "or construct the Parser with a model_name_prefix to load it again")
+    try:
+        with warnings.catch_warnings():
+            if strict:
+                warnings.simplefilter("error", MjcfUnsupportedWarning)
+            pm = AddMjcfModelToPlant(plant, model, name, parser._CanRegisterGeometry())
+    except (ValueError, MjcfUnsupportedWarning) as exc:
+        raise _located(exc, source) from None
+    from mallard.multibody.plant._mjcf_actuation import CheckMjcfActuators
+    from mallard.multibody.plant._mjcf_sensors import CheckMjcfSensors
+    for msg in CheckMjcfActuators(model) + CheckMjcfSensors(model):
+        if strict:
+            raise _located(ValueError(msg), source)
+        warnings.warn(msg, MjcfUnsupportedWarning, stacklevel=3)
+    AttachMjcfModel(plant, pm)
+    return [pm.instance]

@@ -237,10 +237,13 @@ def test_bad_files_give_clear_errors(tmp_path: Path) -> None:
         (tmp_path / name).write_text("x")
         with pytest.raises(ParseError, match=r"not recognized; known types are \.urdf, \.sdf, \.xml"):
             parser.AddModels(str(tmp_path / name))
-    with pytest.raises(ParseError, match="MJCF loading into a plant is not available yet"):
+    with pytest.raises(ParseError, match=f"file not found: '{tmp_path / 'scene.xml'}'"):
         parser.AddModels(str(tmp_path / "scene.xml"))
-    with pytest.raises(ParseError, match="MJCF loading into a plant is not available yet"):
-        parser.AddModelsFromString("<mujoco/>", "xml")
+    with pytest.raises(ParseError, match=r"<string>:1: <xml> malformed XML"):
+        parser.AddModelsFromString("<mujoco><worldbody>", "xml")
+    with pytest.raises(ParseError, match=r":3: <joint>.*class 'nope'"):
+        parser.AddModelsFromString("<mujoco>\n<worldbody><body>\n<joint class='nope'/><geom size='0.1'/>\n"
+                                   "</body></worldbody></mujoco>", "xml")
     bad = tmp_path / "bad.urdf"
     bad.write_text('<robot name="r">\n<link name="a"><inertial><mass value="1"/>'
                    '<inertia ixx="1" iyy="1" izz="5" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')

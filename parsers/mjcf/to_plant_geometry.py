@@ -1,0 +1,126 @@
+"""Register an MJCF model's geoms with the plant's SceneGraph: collision geometry carrying the geom's
+MuJoCo contact parameters (ProximityProperties "mujoco" group) and visual geometry with its rgba.
+
+MuJoCo sizes map onto Drake shapes: sphere (r), capsule/cylinder (r, half-length → full length),
+box (half sizes → full sizes), ellipsoid (semi-axes), plane → MujocoPlane (a half space z ≤ 0 of the geom
+frame). A geom with contype = conaffinity = 0 is visual only, as in MuJoCo where it never collides.
+With `<flag override="enable">` every geom carries the option's o_margin / o_solref / o_solimp / o_friction
+(as MuJoCo's override replaces every contact's values). Mesh and height-field geoms are not registered
+(one warning per model).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .errors import MjcfUnsupportedWarning
+from .model import MjcfGeom, MjcfModel
+from .rotations import quat_to_mat
+
+
+def _Shape(geom: MjcfGeom):
+    """The Drake shape of a primitive geom, or None for mesh / hfield / sdf geoms."""
+    from mallard.geometry import Box, Capsule, Cylinder, Ellipsoid, Sphere
+    from mallard.geometry.shapes import MujocoPlane
+    s = np.asarray(geom.size, float)
+    if geom.type == "sphere":
+        return Sphere(s[0])
+    if geom.type == "capsule":
+        return Capsule(s[0], 2.0 * s[1])
+    if geom.type == "cylinder":
+        return Cylinder(s[0], 2.0 * s[1])
+    if geom.type == "box":
+        return Box(2.0 * s[0], 2.0 * s[1], 2.0 * s[2])
+    if geom.type == "ellipsoid":
+        return Ellipsoid(s[0], s[1], s[2])
+    if geom.type == "plane":
+        return MujocoPlane(np.abs(s[:3]))
+    return None
+
+
+def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
+    """Register every primitive geom of `model` on the plant bodies of `pm` (MjcfPlantMap)."""
+    from mallard.geometry import CoulombFriction, ProximityProperties
+    from mallard.geometry.properties import AddMujocoContactParameters
+    from mallard.multibody.math import RigidTransform, RotationMatrix
+    skipped = []
+    names: set = set()
+    opt = model.option
+    override = None
+    if opt.flags.get("override", False):
+        override = dict(margin=float(opt.o_margin), solref=np.asarray(opt.o_solref, float),
+                        solimp=np.asarray(opt.o_solimp, float),
+                        friction=np.asarray(opt.o_friction, float)[[0, 2, 3]])  # (slide, spin, roll)
+    for g, geom in enumerate(model.geoms):
+        shape = _Shape(geom)
+        if shape is None:
+            skipped.append(geom.type)
+            pm.geoms.append((None, None))
+            continue
+        body = pm.bodies[geom.body]
+        X_BG = RigidTransform(RotationMatrix(quat_to_mat(np.asarray(geom.quat, float))), np.asarray(geom.pos, float))
+        name = geom.name or f"geom{g}"
+        while name in names:
+            name = "_" + name
+        names.add(name)
+        try:
+            cid = None
+            if geom.contype or geom.conaffinity:
+                params = dict(margin=float(geom.margin), friction=np.asarray(geom.friction, float),
+                              solref=np.asarray(geom.solref, float), solimp=np.asarray(geom.solimp, float))
+                if override:  # <flag override="enable">: every contact uses the option's o_* values
+                    params.update(override)
+                mu = float(params["friction"][0])
+                props = ProximityProperties()
+                props.AddProperty("material", "coulomb_friction", CoulombFriction(mu, mu))
+                AddMujocoContactParameters(
+                    props, condim=int(geom.condim), contype=int(geom.contype), conaffinity=int(geom.conaffinity),
+                    priority=int(geom.priority), solmix=float(geom.solmix), gap=float(geom.gap), **params)
+                cid = plant.RegisterCollisionGeometry(body, X_BG, shape, name, props)
+            vid = plant.RegisterVisualGeometry(body, X_BG, shape, name + "_visual",
+                                               np.clip(np.asarray(geom.rgba, float), 0.0, 1.0))
+        except (ValueError, RuntimeError) as exc:
+            where = f"{geom.where}: " if geom.where is not None else "MJCF: "
+            raise ValueError(f"{where}geom '{name}': {exc}") from None
+        pm.geoms.append((cid, vid))
+    _ApplyMujocoCollisionFilters(plant, model, pm)
+    if model.pairs:
+        warnings.warn(f"MJCF model '{model.name}': {len(model.pairs)} explicit <contact><pair> element(s) are not "
+                      "supported by MultibodyPlant; only dynamic (contype / conaffinity) contacts are generated",
+                      MjcfUnsupportedWarning, stacklevel=4)
+    if skipped:
+        warnings.warn(f"MJCF model '{model.name}': {len(skipped)} geom(s) of type {sorted(set(skipped))} are not "
+                      "registered with SceneGraph (only primitive shapes are); their mass properties are kept",
+                      MjcfUnsupportedWarning, stacklevel=4)
+
+
+def _ApplyMujocoCollisionFilters(plant, model: MjcfModel, pm) -> None:
+    """MuJoCo's body-pair filtering: bodies of one weld group never collide; with the filterparent flag, a
+    weld group does not collide with its parent weld group unless that is the world; <exclude> pairs.
+    (The plant filters bodies it joins directly; a multi-joint MJCF body hangs from its MJCF parent through
+    massless bodies, so the pairs are declared here on the MJCF bodies themselves.)"""
+    from mallard.geometry import CollisionFilterDeclaration, GeometrySet
+    geoms: dict = {}
+    for (cid, _), geom in zip(pm.geoms, model.geoms):
+        if cid is not None:
+            geoms.setdefault(geom.body, []).append(cid)
+    bodies = sorted(geoms)
+    weld = [b.weldid for b in model.bodies]
+    parent_weld = [weld[model.bodies[w].parent] if w else 0 for w in weld]
+    filterparent = model.option.flags.get("filterparent", True)
+    pairs = set()
+    for i, b1 in enumerate(bodies):
+        for b2 in bodies[i + 1:]:
+            w1, w2 = weld[b1], weld[b2]
+            if w1 == w2 or (filterparent and w1 and w2 and (w1 == parent_weld[w2] or w2 == parent_weld[w1])):
+                pairs.add((b1, b2))
+    for ex in model.excludes:
+        if ex.body1 in geoms and ex.body2 in geoms and ex.body1 != ex.body2:
+            pairs.add((min(ex.body1, ex.body2), max(ex.body1, ex.body2)))
+    if not pairs:
+        return
+    decl = CollisionFilterDeclaration()
+    for b1, b2 in sorted(pairs):
+        decl.ExcludeBetween(GeometrySet(geoms[b1]), GeometrySet(geoms[b2]))
+    plant._scene_graph.collision_filter_manager().Apply(decl)

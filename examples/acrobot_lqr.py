@@ -6,7 +6,6 @@ saves a plot.
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -19,18 +18,11 @@ from mallard.systems.drawing import plot_vector_log
 from mallard.systems.framework import DiagramBuilder
 from mallard.systems.primitives import AffineSystem, LogVectorOutput
 
+from gallery import models_dir, parse_args, save_plot
+
 UPRIGHT = np.array([np.pi, 0.0, 0.0, 0.0])  # [shoulder_q, elbow_q, shoulder_w, elbow_w]: both links straight up
 Q = np.diag([10.0, 10.0, 1.0, 1.0])
 R = np.array([[1.0]])
-
-
-def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
-    if not path.is_dir():
-        raise FileNotFoundError(f"{Path(__file__).name}: the shared robot models were not found at {path}; the "
-                                "examples expect the `shared/` folder next to the mallard checkout")
-    return path
 
 
 def add_acrobot(builder: DiagramBuilder) -> MultibodyPlant:
@@ -88,18 +80,11 @@ def run(duration: float = 5.0, out: str | Path = "acrobot_lqr.png",
     axes[0].set_ylabel("rad, rad/s")
     axes[0].set_title("Acrobot.urdf balanced by LinearQuadraticRegulator(plant, context, Q, R)")
     plot_vector_log(torque, names=["elbow τ (N·m)"], ax=axes[1])
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=5.0, help="simulated time in seconds (default 5.0)")
-    parser.add_argument("--out", default="acrobot_lqr.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 5.0, "acrobot_lqr.png")
     s = run(args.duration, args.out)
     K = ", ".join(f"{k:.2f}" for k in s["K"])
     print(f"acrobot balanced by LQR K = [{K}]: after {args.duration:g} s max angle error "

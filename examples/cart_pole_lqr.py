@@ -6,7 +6,6 @@ summary and saves a plot.
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -20,18 +19,11 @@ from mallard.systems.framework import DiagramBuilder
 from mallard.systems.primitives import Adder, Gain, Linearize, LogVectorOutput, MatrixGain, TrajectorySource
 from mallard.systems.trajectories import PiecewisePolynomial
 
+from gallery import models_dir, parse_args, save_plot
+
 UPRIGHT = np.array([0.0, np.pi, 0.0, 0.0])  # [CartSlider_x, PolePin_q, CartSlider_v, PolePin_w]; q = 0 hangs down
 Q = np.diag([100.0, 100.0, 1.0, 1.0])
 R = np.array([[0.01]])
-
-
-def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
-    if not path.is_dir():
-        raise FileNotFoundError(f"{Path(__file__).name}: the shared robot models were not found at {path}; the "
-                                "examples expect the `shared/` folder next to the mallard checkout")
-    return path
 
 
 def add_cart_pole(builder: DiagramBuilder) -> MultibodyPlant:
@@ -103,19 +95,12 @@ def run(duration: float = 6.0, out: str | Path = "cart_pole_lqr.png", step_time:
     for ax in axes[:2]:
         ax.legend(loc="best", fontsize="small")
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=6.0, help="simulated time in seconds (default 6.0)")
-    parser.add_argument("--step-time", type=float, default=1.0, help="time of the reference step in seconds")
-    parser.add_argument("--out", default="cart_pole_lqr.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 6.0, "cart_pole_lqr.png", extra=[(("--step-time",), dict(
+        type=float, default=1.0, help="time of the reference step in seconds"))])
     s = run(args.duration, args.out, step_time=args.step_time)
     print(f"cart-pole after a 1 m reference step at t = {args.step_time:g} s: "
           f"cart error {s['final_cart_error']:+.2e} m, "

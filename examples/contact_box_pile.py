@@ -7,7 +7,6 @@ forces settling to each box's weight.
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,8 @@ from mallard.multibody.tree import SpatialInertia
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder, LeafSystem
 from mallard.systems.primitives import LogVectorOutput
+
+from gallery import parse_args, save_plot
 
 PLANT_TIME_STEP = 2e-3  # s
 LOG_PERIOD = 0.01       # s: the force log's sample period
@@ -144,19 +145,12 @@ def run(duration: float = 2.0, out: str | Path = "contact_box_pile.png") -> dict
     axes[1].set_ylabel("height z (m)")
     axes[1].set_xlabel("time (s)")
     axes[1].grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
     summary["num_positions"] = nq
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=2.0, help="simulated time in seconds (default 2.0)")
-    parser.add_argument("--out", default="contact_box_pile.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 2.0, "contact_box_pile.png")
     s = run(args.duration, args.out)
     print(f"{len(BOXES)} boxes settled in the bin: support {s['final_support']:.2f} N for a weight of "
           f"{s['total_weight']:.2f} N ({100 * s['support_error']:.2f} % off), max speed {s['max_final_speed']:.1e}, "

@@ -7,7 +7,6 @@ prints a summary and saves a plot.
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -19,18 +18,11 @@ from mallard.systems.drawing import plot_vector_log
 from mallard.systems.framework import DiagramBuilder, LeafSystem
 from mallard.systems.primitives import ConstantVectorSource, LogVectorOutput, ZeroOrderHold
 
+from gallery import models_dir, parse_args, save_plot
+
 PLANT_TIME_STEP = 1e-3     # s: the discrete MultibodyPlant's step
 CONTROL_PERIOD = 1 / 200   # s: the controller's sample-and-hold period
 Q_TARGET = np.array([1.2, -0.9])  # rad: [shoulder, elbow]; shoulder 0 hangs straight down
-
-
-def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
-    if not path.is_dir():
-        raise FileNotFoundError(f"{Path(__file__).name}: the shared robot models were not found at {path}; the "
-                                "examples expect the `shared/` folder next to the mallard checkout")
-    return path
 
 
 class GravityCompensatedPD(LeafSystem):
@@ -122,18 +114,11 @@ def run(duration: float = 4.0, out: str | Path = "discrete_pd_leafsystem.png", k
                       fontsize="medium")
     names = [f"{name} u (N·m)" for name in plant.GetActuatorNames(add_model_instance_prefix=False)]
     plot_vector_log(actuation, names=names, ax=axes[1], drawstyle="steps-post")
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=4.0, help="simulated time in seconds (default 4.0)")
-    parser.add_argument("--out", default="discrete_pd_leafsystem.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 4.0, "discrete_pd_leafsystem.png")
     s = run(args.duration, args.out)
     print(f"2-link arm settled (within 0.01 rad) at t = {s['settling_time']:.2f} s; after {args.duration:g} s position "
           f"error {s['final_position_error']:.1e} rad, rate {s['final_rate']:.1e} rad/s ({s['plant_steps']} plant "

@@ -6,9 +6,9 @@ has_reference_acceleration=False, which lags); prints a summary and saves a plot
 """
 from __future__ import annotations
 
-import argparse
-import warnings
 from pathlib import Path
+
+import warnings
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from mallard.systems.framework import DiagramBuilder
 from mallard.systems.primitives import LogVectorOutput, TrajectorySource
 from mallard.systems.trajectories import PiecewisePolynomial
 
+from gallery import models_dir, parse_args, save_plot
+
 IIWA_URL = "package://drake_models/iiwa_description/urdf/iiwa14_no_collision.urdf"
 KP = np.full(7, 100.0)     # 1/s²: each joint's error obeys ë + kd ė + kp e = (v̇_d − v̇_cmd feedforward gap)
 KD = 2.0 * np.sqrt(KP)     # 1/s: critically damped
@@ -30,15 +32,6 @@ WAYPOINTS = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                       [-0.5, 0.9, 0.3, -1.5, 0.2, 0.5, 0.4],
                       [0.3, 0.4, -0.3, -0.9, -0.2, 1.0, -0.4],
                       [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]).T
-
-
-def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
-    if not path.is_dir():
-        raise FileNotFoundError(f"{Path(__file__).name}: the shared robot models were not found at {path}; the "
-                                "examples expect the `shared/` folder next to the mallard checkout")
-    return path
 
 
 def add_iiwa(builder: DiagramBuilder) -> MultibodyPlant:
@@ -125,18 +118,11 @@ def run(duration: float = 4.0, out: str | Path = "iiwa_inverse_dynamics.png") ->
     axes[2].set_xlabel("time (s)")
     for ax in axes:
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=4.0, help="length of the reference trajectory in seconds")
-    parser.add_argument("--out", default="iiwa_inverse_dynamics.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 4.0, "iiwa_inverse_dynamics.png", duration_help="length of the reference trajectory in seconds")
     s = run(args.duration, args.out)
     print(f"iiwa14 tracked a {args.duration:g} s joint trajectory: "
           f"max error {s['max_error_feed_forward']:.1e} rad with "

@@ -8,10 +8,10 @@ summary and saves a plot.
 """
 from __future__ import annotations
 
-import argparse
+from pathlib import Path
+
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import BasicVector, DiagramBuilder, LeafSystem
 from mallard.systems.primitives import LogVectorOutput
+
+from gallery import models_dir, parse_args, save_plot
 
 TIME_STEP = 0.005  # s: humanoid.xml's <option timestep>; the controller runs at the same rate
 ROOT_HEIGHT = 1.5  # m: the welded torso's height, so the feet clear the floor
@@ -33,15 +35,6 @@ TARGETS = {"abdomen_z": 0.2, "abdomen_y": -0.1, "abdomen_x": 0.05,
            "ankle_y_left": -0.2, "ankle_x_left": 0.1,
            "shoulder1_right": 0.8, "shoulder2_right": -0.8, "elbow_right": -1.2,
            "shoulder1_left": -0.5, "shoulder2_left": 0.5, "elbow_left": -0.3}
-
-
-def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
-    if not path.is_dir():
-        raise FileNotFoundError(f"{Path(__file__).name}: the shared robot models were not found at {path}; the "
-                                "examples expect the `shared/` folder next to the mallard checkout")
-    return path
 
 
 def hanging_humanoid_xml() -> str:
@@ -210,18 +203,11 @@ def run(duration: float = 4.0, out: str | Path = "mjcf_ctrl.png", with_mujoco: b
     axes[1].set_xlabel("time (s)")
     axes[1].legend(loc="center right", fontsize="small")
     axes[1].grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=4.0, help="simulated time in seconds (default 4.0)")
-    parser.add_argument("--out", default="mjcf_ctrl.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 4.0, "mjcf_ctrl.png")
     s = run(args.duration, args.out)
     vs = (f", max difference from MuJoCo {s['max_diff_vs_mujoco']:.1e} rad" if "max_diff_vs_mujoco" in s
           else " (install mujoco to compare)")

@@ -5,7 +5,6 @@ MultibodyPlant linearized at the upright) catches and balances it; prints a summ
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -18,16 +17,9 @@ from mallard.systems.drawing import plot_vector_log
 from mallard.systems.framework import DiagramBuilder, LeafSystem
 from mallard.systems.primitives import Linearize, LogVectorOutput
 
+from gallery import models_dir, parse_args, save_plot
+
 TAU_MAX = 2.0  # N·m: well below m g l = 4.9 N·m, so the controller has to pump energy over several swings
-
-
-def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
-    if not path.is_dir():
-        raise FileNotFoundError(f"{Path(__file__).name}: the shared robot models were not found at {path}; the "
-                                "examples expect the `shared/` folder next to the mallard checkout")
-    return path
 
 
 def wrap_to_pi(angle: float) -> float:
@@ -131,18 +123,11 @@ def run(duration: float = 10.0, out: str | Path = "pendulum_swingup_lqr.png", th
             ax.axvline(summary["lqr_engaged_at"], color="tab:red", lw=0.8, ls=":")
         axes[1].annotate("LQR engaged", (summary["lqr_engaged_at"], -TAU_MAX), xytext=(4, 4),
                          textcoords="offset points", color="tab:red", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=10.0, help="simulated time in seconds (default 10.0)")
-    parser.add_argument("--out", default="pendulum_swingup_lqr.png", help="PNG file for the plot")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 10.0, "pendulum_swingup_lqr.png")
     s = run(args.duration, args.out)
     print(f"pendulum swung up with |τ| <= {TAU_MAX:g} N·m, LQR engaged at t = {s['lqr_engaged_at']:.2f} s; after "
           f"{args.duration:g} s: angle error {s['final_angle_error']:+.2e} rad, rate {s['final_rate']:+.2e} rad/s "

@@ -5,7 +5,6 @@ controller, simulated in closed loop; prints a summary and saves a plot of the l
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,8 @@ from mallard.systems.analysis import Simulator
 from mallard.systems.drawing import plot_vector_log
 from mallard.systems.framework import BasicVector, DiagramBuilder, LeafSystem
 from mallard.systems.primitives import LogVectorOutput, ZeroOrderHold
+
+from gallery import parse_args, save_plot
 
 
 class Pendulum(LeafSystem):
@@ -80,18 +81,11 @@ def run(duration: float = 5.0, out: str | Path = "quickstart.png") -> dict:
     axes[0].axhline(np.pi, color="k", lw=0.5, ls="--")
     axes[0].set_title("pendulum held upright by a 200 Hz PD controller")
     plot_vector_log(torque, names=["τ (N·m)"], ax=axes[1], drawstyle="steps-post")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    summary["plot"] = str(out)
-    return summary
+    return save_plot(fig, out, summary, dpi=110)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=5.0)
-    parser.add_argument("--out", default="quickstart.png")
-    args = parser.parse_args()
+    args = parse_args(__doc__, 5.0, "quickstart.png")
     s = run(args.duration, args.out)
     print(f"pendulum upright after {args.duration:g} s: angle error {s['final_angle_error']:+.2e} rad, "
           f"rate {s['final_rate']:+.2e} rad/s ({s['steps']} steps, {s['samples']} logged samples) -> {s['plot']}")

@@ -15,6 +15,7 @@ _SUBPACKAGES = (
     "mallard.systems.controllers",
     "mallard.systems.trajectories",
     "mallard.systems.drawing",
+    "mallard.systems.scalar_conversion",
     "mallard.multibody.math",
     "mallard.multibody.tree",
     "mallard.multibody.plant",

@@ -8,11 +8,14 @@ from .simulator import InitializeParams, PrintSimulatorStatistics, Simulator
 from .simulator_config import (ApplySimulatorConfig, ExtractSimulatorConfig, GetIntegrationSchemes,
                                ResetIntegratorFromFlags, SimulatorConfig)
 from .simulator_status import SimulatorStatus
+from mallard.systems.framework.scalar_template import ScalarTemplate
+
+Simulator_ = ScalarTemplate("Simulator_", Simulator)
 
 __all__ = [
     "ApplySimulatorConfig", "BogackiShampine3Integrator", "ExplicitEulerIntegrator", "ExtractSimulatorConfig",
     "GetIntegrationSchemes", "ImplicitEulerIntegrator", "InitializeParams", "IntegratorBase", "PrintSimulatorStatistics",
     "RadauIntegrator", "ResetIntegratorFromFlags", "RungeKutta2Integrator", "RungeKutta3Integrator",
     "RungeKutta4Integrator", "RungeKutta5Integrator", "SemiExplicitEulerIntegrator", "Simulator", "SimulatorConfig",
-    "SimulatorStatus", "StepResult",
+    "SimulatorStatus", "StepResult", "Simulator_",
 ]

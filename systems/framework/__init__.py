@@ -19,6 +19,15 @@ from .state import (AbstractParameterIndex, AbstractStateIndex, AbstractValues, 
 from .system import System, SystemOutput
 from .value import AbstractValue, Value
 from .vector_system import VectorSystem
+from .scalar_template import ScalarTemplate
+
+LeafSystem_ = ScalarTemplate("LeafSystem_", LeafSystem)
+Diagram_ = ScalarTemplate("Diagram_", Diagram)
+DiagramBuilder_ = ScalarTemplate("DiagramBuilder_", DiagramBuilder)
+BasicVector_ = ScalarTemplate("BasicVector_", BasicVector)
+Context_ = ScalarTemplate("Context_", Context)
+System_ = ScalarTemplate("System_", System)
+VectorSystem_ = ScalarTemplate("VectorSystem_", VectorSystem)
 
 __all__ = [
     "AbstractParameterIndex", "AbstractStateIndex", "AbstractValue", "AbstractValues", "BasicVector", "CacheEntry",
@@ -30,4 +39,5 @@ __all__ = [
     "State", "Subvector", "SubsystemIndex", "Supervector", "System", "SystemOutput", "TriggerType",
     "UnrestrictedUpdateEvent", "UseDefaultName", "Value", "ValueProducer", "VectorBase", "VectorSystem",
     "WitnessFunction", "WitnessFunctionDirection", "WitnessTriggeredEventData", "kUseDefaultName",
+    "BasicVector_", "Context_", "DiagramBuilder_", "Diagram_", "LeafSystem_", "System_", "VectorSystem_",
 ]

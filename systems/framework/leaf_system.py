@@ -102,7 +102,8 @@ class _Allocator:
 class LeafSystem(System):
     """A system written directly in Python: declare state, ports, parameters and events in __init__."""
 
-    def __init__(self) -> None:
+    def __init__(self, converter: Any = None) -> None:
+        """`converter` is accepted for pydrake's `LeafSystem_[T].__init__(self, converter)` and ignored."""
         super().__init__()
         self._xc_nq = self._xc_nv = self._xc_nz = 0
         self._xc_model = np.zeros(0)

@@ -1,6 +1,7 @@
 """mallard.common: pydrake.common-style names (value types, RandomDistribution)."""
 from mallard.systems.primitives.random_source import RandomDistribution
 
+from .containers import namedview
 from .value import AbstractValue, Value
 
-__all__ = ["AbstractValue", "RandomDistribution", "Value"]
+__all__ = ["AbstractValue", "RandomDistribution", "Value", "namedview"]

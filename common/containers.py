@@ -22,11 +22,14 @@ def namedview(name: str, fields: Sequence[str]) -> type:
             raise AttributeError(f"{name} has no field '{attribute}'; its fields are {list(fields)}")
         object.__setattr__(self, attribute, value)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return f"{name}(" + ", ".join(f"{f}={self._value[i]}" for i, f in enumerate(fields)) + ")"
 
+    def __repr__(self) -> str:
+        return f"<{name}(" + ", ".join(f"{f}={self._value[i]!r}" for i, f in enumerate(fields)) + ")>"
+
     namespace = {
-        "__init__": __init__, "__setattr__": __setattr__, "__repr__": __repr__, "_fields": fields,
+        "__init__": __init__, "__setattr__": __setattr__, "__str__": __str__, "__repr__": __repr__, "_fields": fields,
         "__getitem__": lambda self, i: self._value[i], "__len__": lambda self: len(fields),
         "__setitem__": lambda self, i, v: self._value.__setitem__(i, v),
         "__iter__": lambda self: iter(self._value[i] for i in range(len(fields))),

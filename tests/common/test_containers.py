@@ -23,5 +23,5 @@ def test_namedview_writes_through_and_matches_pydrake():
     b = np.array([1.0, 2.0])
     d = D(b)
     d.x = 5.0
-    assert repr(d) == repr(s) == "State(x=5.0, v=2.0)"
+    assert str(d) == str(s) == "State(x=5.0, v=2.0)" and repr(d) == repr(s)
     assert np.array_equal(a, b)

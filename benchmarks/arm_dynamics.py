@@ -3,10 +3,13 @@ discrete plant simulated for 5 s under a joint PD controller written as a Python
 
 The same arm (iiwa-like kinematics: alternating z / y revolute axes with link offsets, solid-cylinder
 links) is built programmatically in both engines.  Prints per-call times and the ratio
-pydrake/mallard (> 1 means mallard is faster).  Run: python benchmarks/arm_dynamics.py
+pydrake/mallard (> 1 means mallard is faster).  The machine may be shared, so the two engines are
+measured in alternating rounds and every number is the median over the rounds.
+Run: python benchmarks/arm_dynamics.py [rounds]
 """
 from __future__ import annotations
 
+import sys
 import time
 import types
 
@@ -89,8 +92,8 @@ def make_pd_controller(E):
     return JointPd()
 
 
-def time_per_call(fn, seconds: float = 1.0) -> float:
-    """Mean wall time of fn() [s], over about `seconds` of calls."""
+def time_per_call(fn, seconds: float = 0.2) -> float:
+    """Mean wall time of fn() [s], over about `seconds` of calls (after one warm-up call)."""
     fn()
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -100,7 +103,8 @@ def time_per_call(fn, seconds: float = 1.0) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def kernel_times(E, rng_seed: int = 0) -> dict:
+def kernel_calls(E, rng_seed: int = 0) -> dict:
+    """{query name: zero-argument callable} on the arm at a random state (the same state in both engines)."""
     plant = build_arm(E, 0.0)
     context = plant.CreateDefaultContext()
     rng = np.random.default_rng(rng_seed)
@@ -108,9 +112,9 @@ def kernel_times(E, rng_seed: int = 0) -> dict:
     plant.SetVelocities(context, rng.uniform(-1, 1, 7))
     forces = E.MultibodyForces(plant)
     vdot = rng.uniform(-1, 1, 7)
-    return {"CalcMassMatrix": time_per_call(lambda: plant.CalcMassMatrix(context)),
-            "CalcBiasTerm": time_per_call(lambda: plant.CalcBiasTerm(context)),
-            "CalcInverseDynamics": time_per_call(lambda: plant.CalcInverseDynamics(context, vdot, forces))}
+    return {"CalcMassMatrix": lambda: plant.CalcMassMatrix(context),
+            "CalcBiasTerm": lambda: plant.CalcBiasTerm(context),
+            "CalcInverseDynamics": lambda: plant.CalcInverseDynamics(context, vdot, forces)}
 
 
 def simulation_rate(E, t_final: float = 5.0) -> tuple[float, np.ndarray]:
@@ -130,17 +134,27 @@ def simulation_rate(E, t_final: float = 5.0) -> tuple[float, np.ndarray]:
     return round((t_final - warmup) / 1e-3) / wall, np.array(plant.GetPositions(plant_context))
 
 
-def main() -> None:
+def main(rounds: int = 5) -> None:
     m, d = mallard_engine(), drake_engine()
-    km, kd = kernel_times(m), kernel_times(d)
-    print(f"{'7-DOF arm':<24}{'mallard':>12}{'pydrake':>12}{'pydrake/mallard':>18}")
-    for name in km:
-        print(f"{name + ' [us]':<24}{km[name] * 1e6:>12.2f}{kd[name] * 1e6:>12.2f}{kd[name] / km[name]:>18.2f}")
-    rate_m, qm = simulation_rate(m)
-    rate_d, qd = simulation_rate(d)
-    print(f"{'1 ms PD sim [steps/s]':<24}{rate_m:>12.0f}{rate_d:>12.0f}{rate_m / rate_d:>18.2f}")
+    cm, cd = kernel_calls(m), kernel_calls(d)
+    times = {name: ([], []) for name in cm}
+    rates: tuple[list, list] = ([], [])
+    for _ in range(rounds):  # alternate the engines so load changes on a shared machine hit both alike
+        for name in cm:
+            times[name][0].append(time_per_call(cm[name]))
+            times[name][1].append(time_per_call(cd[name]))
+        rate_m, qm = simulation_rate(m)
+        rate_d, qd = simulation_rate(d)
+        rates[0].append(rate_m)
+        rates[1].append(rate_d)
+    print(f"{'7-DOF arm (median of ' + str(rounds) + ')':<28}{'mallard':>12}{'pydrake':>12}{'pydrake/mallard':>18}")
+    for name, (tm, td) in times.items():
+        tm, td = np.median(tm), np.median(td)
+        print(f"{name + ' [us]':<28}{tm * 1e6:>12.2f}{td * 1e6:>12.2f}{td / tm:>18.2f}")
+    rate_m, rate_d = np.median(rates[0]), np.median(rates[1])
+    print(f"{'1 ms PD sim [steps/s]':<28}{rate_m:>12.0f}{rate_d:>12.0f}{rate_m / rate_d:>18.2f}")
     print(f"final joint positions agree to {np.abs(qm - qd).max():.2e} rad")
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

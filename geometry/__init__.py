@@ -24,12 +24,13 @@ from mallard.geometry.scene_graph import SceneGraph
 from mallard.geometry.scene_graph_inspector import SceneGraphInspector
 from mallard.geometry.shapes import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh,
                                      MujocoPlane, Shape, Sphere)
+from mallard.geometry.sdf_shape import SignedDistanceField
 from mallard.geometry.meshcat import Meshcat, MeshcatParams, StartMeshcat
 from mallard.geometry.meshcat_animation import MeshcatAnimation
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
 
 __all__ = [
-    "Meshcat", "MeshcatAnimation", "MeshcatParams", "MeshcatVisualizer", "MeshcatVisualizerParams", "StartMeshcat",
+    "SignedDistanceField", "Meshcat", "MeshcatAnimation", "MeshcatParams", "MeshcatVisualizer", "MeshcatVisualizerParams", "StartMeshcat",
     "AddContactMaterial", "AddMujocoContactParameters", "Box", "CalcContactFrictionFromSurfaceProperties",
     "CalcShapeMassProperties", "CalcVolume", "Capsule", "CollisionFilterDeclaration", "CollisionFilterManager",
     "ContactPointSet", "Convex", "CoulombFriction", "Cylinder", "Ellipsoid", "FilterId", "FrameId",

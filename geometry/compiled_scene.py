@@ -3,6 +3,7 @@ frames, and the proximity geometries as a CollisionModel — plus world-pose eva
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from mallard.geometry import shapes as S
 from mallard.geometry.collision.engine import CollisionModel
@@ -19,6 +20,36 @@ def _hull_data(shape):
     n = n[ok] / ln[ok, None]
     h = np.einsum("ij,ij->i", n, a[ok])
     return v, np.column_stack([n, h])
+
+
+@njit(cache=True)
+def _compose_frames(frame_parent, R_PF, p_PF, R_WF, p_WF):
+    """X_WF = X_WP X_PF for frames 1.. in breadth-first order (parents first); frame 0 is the world."""
+    for r in range(1, frame_parent.shape[0]):
+        a = frame_parent[r]
+        for i in range(3):
+            for k in range(3):
+                R_WF[r, i, k] = R_WF[a, i, 0] * R_PF[r, 0, k] + R_WF[a, i, 1] * R_PF[r, 1, k] + \
+                    R_WF[a, i, 2] * R_PF[r, 2, k]
+            p_WF[r, i] = R_WF[a, i, 0] * p_PF[r, 0] + R_WF[a, i, 1] * p_PF[r, 1] + R_WF[a, i, 2] * p_PF[r, 2] + \
+                p_WF[a, i]
+
+
+@njit(cache=True)
+def _geometry_poses(geom_frame, R_FG, p_FG, R_WF, p_WF):
+    """X_WG = X_WF X_FG for every geometry."""
+    ng = geom_frame.shape[0]
+    R_WG = np.empty((ng, 3, 3))
+    p_WG = np.empty((ng, 3))
+    for g in range(ng):
+        f = geom_frame[g]
+        for i in range(3):
+            for k in range(3):
+                R_WG[g, i, k] = R_WF[f, i, 0] * R_FG[g, 0, k] + R_WF[f, i, 1] * R_FG[g, 1, k] + \
+                    R_WF[f, i, 2] * R_FG[g, 2, k]
+            p_WG[g, i] = R_WF[f, i, 0] * p_FG[g, 0] + R_WF[f, i, 1] * p_FG[g, 1] + R_WF[f, i, 2] * p_FG[g, 2] + \
+                p_WF[f, i]
+    return R_WG, p_WG
 
 
 class CompiledScene:
@@ -42,6 +73,7 @@ class CompiledScene:
         self.geom_frame = np.array([self.frame_index[state.geometries[g].frame] for g in self.geometry_ids], np.int64)
         self.R_FG = np.array([state.geometries[g].R_FG for g in self.geometry_ids]).reshape(ng, 3, 3)
         self.p_FG = np.array([state.geometries[g].p_FG for g in self.geometry_ids]).reshape(ng, 3)
+        self._gathers: dict = {}  # source -> (block ids, frame rows, block positions) for frame_poses
 
         prox = [g for g in self.geometry_ids if state.geometries[g].proximity is not None]
         self.proximity_ids = prox
@@ -60,12 +92,15 @@ class CompiledScene:
         padr = np.zeros(n, np.int64)
         pnum = np.zeros(n, np.int64)
         nv = npl = 0
+        sdf = {}
         for k, gid in enumerate(prox):
             rec = state.geometries[gid]
             types[k] = rec.shape._kernel_type()
             sizes[k] = rec.shape._kernel_size()
             mj = GetMujocoContactParameters(rec.proximity)
             margins[k], gaps[k], contype[k], conaff[k] = mj.margin, mj.gap, mj.contype, mj.conaffinity
+            if rec.shape._kernel_type() == 8:  # SignedDistanceField (geometry/sdf_shape.py)
+                sdf[k] = rec.shape
             if isinstance(rec.shape, (S.Mesh, S.Convex)):
                 v, pl = _hull_data(rec.shape)
                 verts.append(v)
@@ -84,6 +119,28 @@ class CompiledScene:
             types, sizes, self.geom_frame[self.proximity_rows] if n else np.zeros(0, np.int64),
             np.concatenate(verts) if verts else np.zeros((0, 3)), vadr, vnum,
             np.concatenate(planes) if planes else np.zeros((0, 4)), padr, pnum, margins, contype, conaff, excluded)
+        self.model.sdf = sdf
+
+    def _missing_pose(self, sid, fid, source_names):
+        return RuntimeError(f"SceneGraph: source '{source_names[sid]}' provided no pose for its frame "
+                            f"{fid!r} (its '{source_names[sid]}_pose' FramePoseVector must hold a pose for "
+                            "every frame the source registered)")
+
+    def _block_gather(self, sid, rows, ids, source_names):
+        """(frame rows, positions in the block) for a source whose poses are one SetFromArrays block."""
+        got = self._gathers.get(sid)
+        if got is not None and got[0] == ids:
+            return got[1], got[2]
+        pos = {fid: k for k, fid in enumerate(ids)}
+        src = []
+        for r in rows:
+            fid = self.frame_ids[r]
+            if fid not in pos:
+                raise self._missing_pose(sid, fid, source_names)
+            src.append(pos[fid])
+        got = (list(ids), np.asarray(rows, np.int64), np.asarray(src, np.int64))
+        self._gathers[sid] = got
+        return got[1], got[2]
 
     def frame_poses(self, pose_vectors: dict, source_names: dict):
         """World poses (R_WF (nf, 3, 3), p_WF (nf, 3)) of all frames from the sources' FramePoseVectors
@@ -97,29 +154,28 @@ class CompiledScene:
             if not rows:
                 continue
             fpv = pose_vectors.get(sid)
+            block = fpv._Block() if fpv is not None else None
+            if block is not None:
+                dst, src = self._block_gather(sid, rows, block[0], source_names)
+                R_PF[dst] = block[1][src]
+                p_PF[dst] = block[2][src]
+                continue
             for r in rows:
                 fid = self.frame_ids[r]
                 if fpv is None or not fpv.has_id(fid):
-                    raise RuntimeError(f"SceneGraph: source '{source_names[sid]}' provided no pose for its frame "
-                                       f"{fid!r} (its '{source_names[sid]}_pose' FramePoseVector must hold a pose for "
-                                       "every frame the source registered)")
+                    raise self._missing_pose(sid, fid, source_names)
                 R_PF[r], p_PF[r] = fpv._Rp(fid)
         R_WF = np.empty_like(R_PF)
         p_WF = np.empty_like(p_PF)
         R_WF[0] = R_PF[0]
         p_WF[0] = p_PF[0]
-        for rows in self.frame_levels:
-            par = self.frame_parent[rows]
-            R_WF[rows] = np.einsum("nij,njk->nik", R_WF[par], R_PF[rows])
-            p_WF[rows] = np.einsum("nij,nj->ni", R_WF[par], p_PF[rows]) + p_WF[par]
+        _compose_frames(self.frame_parent, R_PF, p_PF, R_WF, p_WF)
         return R_WF, p_WF
 
     def geometry_poses(self, R_WF, p_WF):
         """World poses (R_WG (ng, 3, 3), p_WG (ng, 3)) of all geometries."""
-        Rf = R_WF[self.geom_frame]
-        R_WG = np.einsum("nij,njk->nik", Rf, self.R_FG)
-        p_WG = np.einsum("nij,nj->ni", Rf, self.p_FG) + p_WF[self.geom_frame]
-        return R_WG, p_WG
+        return _geometry_poses(self.geom_frame, np.ascontiguousarray(self.R_FG), np.ascontiguousarray(self.p_FG),
+                               R_WF, p_WF)
 
     def row(self, gid) -> int:
         try:

@@ -9,18 +9,32 @@ from mallard.geometry.identifiers import FrameId, GeometryLookupError
 
 class FramePoseVector:
     """A map FrameId -> pose of the frame in its parent frame (the world for frames registered
-    to it). Sources write one per evaluation of their pose output port."""
+    to it). Sources write one per evaluation of their pose output port.
+
+    Poses set in one SetFromArrays call are kept as that call's arrays (the block) until a per-frame
+    access needs the map, so SceneGraph can read a whole source's poses with one gather."""
 
     def __init__(self):
         self._R: dict[FrameId, np.ndarray] = {}
         self._p: dict[FrameId, np.ndarray] = {}
+        self._block = None  # (ids list, R (n, 3, 3), p (n, 3)) when it holds all the poses
+
+    def _map(self) -> dict:
+        """The per-frame map (moves a pending block into it)."""
+        if self._block is not None:
+            ids, R, p = self._block
+            self._block = None
+            for k, fid in enumerate(ids):
+                self._R[fid] = R[k]
+                self._p[fid] = p[k]
+        return self._R
 
     def set_value(self, id: FrameId, value) -> None:
         """Set the pose of frame ``id`` (a RigidTransform or 4x4 matrix)."""
         if not isinstance(id, FrameId):
             raise ValueError(f"FramePoseVector.set_value needs a FrameId; given {type(id).__name__}")
         R, p = as_Rp(value, f"pose of frame {id!r}")
-        self._R[id] = R
+        self._map()[id] = R
         self._p[id] = p
 
     def SetFromArrays(self, ids, R: np.ndarray, p: np.ndarray) -> None:
@@ -31,31 +45,42 @@ class FramePoseVector:
         if R.shape != (len(ids), 3, 3) or p.shape != (len(ids), 3):
             raise ValueError(f"FramePoseVector.SetFromArrays: need R (n, 3, 3) and p (n, 3) for n={len(ids)} ids; "
                              f"given {R.shape} and {p.shape}")
+        ids = list(ids)
+        if not self._R and (self._block is None or self._block[0] == ids):
+            self._block = (ids, R, p)  # replaces the same frames' poses: no per-frame work
+            return
+        self._map()
         for k, fid in enumerate(ids):
             self._R[fid] = R[k]
             self._p[fid] = p[k]
 
+    def _Block(self):
+        """(ids, R, p) when the poses are exactly one SetFromArrays block, else None."""
+        return self._block if not self._R else None
+
     def value(self, id: FrameId):
         """The pose of frame ``id`` as a RigidTransform."""
-        if id not in self._R:
+        if id not in self._map():
             raise GeometryLookupError(f"FramePoseVector has no pose for {id!r}; it has {len(self._R)} frames")
         return make_transform(self._R[id], self._p[id])
 
     def _Rp(self, id: FrameId):
+        self._map()
         return self._R[id], self._p[id]
 
     def has_id(self, id: FrameId) -> bool:
-        return id in self._R
+        return id in self._map()
 
     def ids(self) -> list:
-        return list(self._R)
+        return list(self._map())
 
     def size(self) -> int:
-        return len(self._R)
+        return len(self._map())
 
     def clear(self) -> None:
+        self._block = None
         self._R.clear()
         self._p.clear()
 
     def __repr__(self) -> str:
-        return f"FramePoseVector(size={len(self._R)})"
+        return f"FramePoseVector(size={self.size()})"

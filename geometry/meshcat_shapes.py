@@ -251,7 +251,7 @@ def shape_to_object(shape: Shape, rgba: Rgba, use_file_materials: bool = True) -
         V, F = _heightfield_arrays(shape)
         return _triangles(V, F, rgba)
     if isinstance(shape, Convex):
-        if not os.path.isfile(shape.filename()):
+        if not shape.is_in_memory() and not os.path.isfile(shape.filename()):
             raise FileNotFoundError(f"Meshcat.SetObject: mesh file not found: {shape.filename()}")
         V, F = shape._hull_arrays()
         return _triangles(V, F, rgba)

@@ -381,7 +381,65 @@ class Mesh(_MeshShape):
 
 
 class Convex(_MeshShape):
-    """The convex hull of the vertices of a mesh file (OBJ, STL, glTF/GLB, PLY ...)."""
+    """The convex hull of the vertices of a mesh file (OBJ, STL, glTF/GLB, PLY ...), or of points in memory.
+
+    ``Convex(filename, scale=1.0)`` / ``Convex(filename, scale3=...)`` read a file;
+    ``Convex(points, label, scale=1.0)`` / ``Convex(points, label, scale3=...)`` (pydrake's in-memory form)
+    take the points (3, n) [m] in the shape frame G directly, with ``label`` naming the shape in messages
+    (``filename()`` and ``source()`` return the label for such a shape; it has no file).
+    """
+
+    def __init__(self, *args, **kwargs):
+        if "points" in kwargs or (args and not isinstance(args[0], (str, bytes, os.PathLike))):
+            self._InitFromPoints(*args, **kwargs)
+        else:
+            super().__init__(*args, **kwargs)
+            self._points = None
+
+    def _InitFromPoints(self, points, label: str, scale: float = 1.0, scale3=None) -> None:
+        label = str(label)
+        if "\n" in label:
+            raise ValueError(f"Convex: the label must be a single line; given {label!r}")
+        P = np.asarray(points, dtype=float)
+        if P.ndim != 2 or P.shape[0] != 3 or P.shape[1] < 4:
+            raise ValueError(f"Convex '{label}': points must be a (3, n) array with n >= 4; given shape "
+                             f"{P.shape}")
+        if not np.all(np.isfinite(P)):
+            raise ValueError(f"Convex '{label}': points must be finite")
+        self._points = np.ascontiguousarray(P.T)
+        self._points.setflags(write=False)
+        self._filename = label
+        self._scale = _scale3(scale, scale3, "Convex")
+
+    def is_in_memory(self) -> bool:
+        """Whether the shape was made from points in memory rather than a mesh file."""
+        return self._points is not None
+
+    def extension(self) -> str:
+        return ".obj" if self._points is not None else super().extension()
+
+    def GetConvexHull(self):
+        if self._points is None:
+            return super().GetConvexHull()
+        from mallard.geometry.meshes import TriangleSurfaceMesh
+        return TriangleSurfaceMesh(*self._hull_arrays())
+
+    def _mesh_arrays(self):
+        if self._points is None:
+            return super()._mesh_arrays()
+        from mallard.geometry.meshes import convex_hull
+        return convex_hull(self._points * self._scale, self._filename)
+
+    def _key(self):
+        if self._points is None:
+            return super()._key()
+        return (self._filename, self._points.tobytes(), tuple(self._scale))
+
+    def __repr__(self) -> str:
+        if self._points is None:
+            return super().__repr__()
+        return f"Convex(points=<{self._points.shape[0]} points>, label={self._filename!r}, " \
+               f"scale3={self._scale.tolist()})"
 
 
 def _rotation_with_z(z: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
+SDF = 8
 
 
 @njit(cache=True, error_model="numpy")
@@ -33,7 +34,7 @@ def compute_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate):
             elif t == CYLINDER:
                 a = R[g, i, 2]
                 e = s[0] * math.sqrt(max(0.0, 1.0 - a * a)) + s[1] * abs(a)
-            elif t == BOX:
+            elif t == BOX or t == SDF:  # an SDF: its box about Go (geometry/sdf_shape.py)
                 e = abs(R[g, i, 0]) * s[0] + abs(R[g, i, 1]) * s[1] + abs(R[g, i, 2]) * s[2]
             elif t == ELLIPSOID:
                 e = math.sqrt((R[g, i, 0] * s[0]) ** 2 + (R[g, i, 1] * s[1]) ** 2 + (R[g, i, 2] * s[2]) ** 2)

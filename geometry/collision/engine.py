@@ -68,27 +68,36 @@ def _point_distances(q, idx, types, sizes, R, p, verts, vadr, vnum, planes, padr
         out[k, 4:7] = gw
 
 
+@njit(cache=True)
+def _contact_frames(normal, tangent, frame):
+    """Kernel of mujoco_contact_frame: fills frame (K, 3, 3)."""
+    for c in range(normal.shape[0]):
+        nx, ny, nz = normal[c, 0], normal[c, 1], normal[c, 2]
+        ln = np.sqrt(nx * nx + ny * ny + nz * nz)
+        nx, ny, nz = nx / ln, ny / ln, nz / ln
+        yx, yy, yz = tangent[c, 0], tangent[c, 1], tangent[c, 2]
+        if yx * yx + yy * yy + yz * yz < 0.25:
+            yx, yy, yz = (0.0, 1.0, 0.0) if -0.5 < ny < 0.5 else (0.0, 0.0, 1.0)
+        d = nx * yx + ny * yy + nz * yz
+        yx, yy, yz = yx - nx * d, yy - ny * d, yz - nz * d
+        ly = np.sqrt(yx * yx + yy * yy + yz * yz)
+        if ly < 1e-15:  # hint parallel to the normal: MuJoCo's normalize gives (1, 0, 0)
+            yx, yy, yz, ly = 1.0, 0.0, 0.0, 1.0
+        yx, yy, yz = yx / ly, yy / ly, yz / ly
+        frame[c, 0, 0], frame[c, 0, 1], frame[c, 0, 2] = nx, ny, nz
+        frame[c, 1, 0], frame[c, 1, 1], frame[c, 1, 2] = yx, yy, yz
+        frame[c, 2, 0] = ny * yz - nz * yy
+        frame[c, 2, 1] = nz * yx - nx * yz
+        frame[c, 2, 2] = nx * yy - ny * yx
+
+
 def mujoco_contact_frame(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
     """MuJoCo's contact frames (K, 3, 3): rows are the normal and two tangents; the first tangent is
     the hint when given (capsule axis), else world y (or z when the normal is close to y)."""
-    K = normal.shape[0]
-    frame = np.zeros((K, 3, 3))
-    frame[:, 0] = normal / np.linalg.norm(normal, axis=1, keepdims=True)
-    y = tangent.copy()
-    undefined = np.einsum("ij,ij->i", y, y) < 0.25
-    nx1 = frame[:, 0, 1]
-    use_y = undefined & (nx1 < 0.5) & (nx1 > -0.5)
-    y[undefined] = 0.0
-    y[use_y, 1] = 1.0
-    y[undefined & ~use_y, 2] = 1.0
-    y -= frame[:, 0] * np.einsum("ij,ij->i", frame[:, 0], y)[:, None]
-    ny = np.linalg.norm(y, axis=1)
-    degenerate = ny < 1e-15  # hint parallel to the normal: MuJoCo's normalize gives (1, 0, 0)
-    y[degenerate] = [1.0, 0.0, 0.0]
-    ny[degenerate] = 1.0
-    y /= ny[:, None]
-    frame[:, 1] = y
-    frame[:, 2] = np.cross(frame[:, 0], y)
+    normal = np.ascontiguousarray(normal, dtype=np.float64).reshape(-1, 3)
+    tangent = np.ascontiguousarray(tangent, dtype=np.float64).reshape(-1, 3)
+    frame = np.zeros((normal.shape[0], 3, 3))
+    _contact_frames(normal, tangent, frame)
     return frame
 
 
@@ -111,16 +120,22 @@ class CollisionModel:
         self.contype = np.ascontiguousarray(contype, dtype=np.int64)
         self.conaffinity = np.ascontiguousarray(conaffinity, dtype=np.int64)
         self.excluded_keys = np.unique(np.asarray(excluded_keys, dtype=np.int64))
+        self.sdf: dict = {}  #: row -> SignedDistanceField for type-8 geometries (set by CompiledScene)
 
     def candidate_pairs(self, R, p, inflate: float | np.ndarray = 0.0, use_masks: bool = True) -> np.ndarray:
         """Unfiltered-out pairs (i < j) whose AABBs, grown by ``inflate`` per geometry, overlap."""
         if self.n < 2:
             return np.zeros((0, 2), np.int64)
-        infl = np.broadcast_to(np.asarray(inflate, dtype=float), (self.n,)).copy()
+        if isinstance(inflate, np.ndarray) and inflate.shape == (self.n,) and inflate.dtype == np.float64:
+            infl = inflate
+        else:
+            infl = np.broadcast_to(np.asarray(inflate, dtype=float), (self.n,)).copy()
         lo, hi = compute_aabbs(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, infl)
         pairs = sweep_and_prune(lo, hi)
-        ones = np.full(self.n, 1, np.int64)
-        ct, ca = (self.contype, self.conaffinity) if use_masks else (ones, ones)
+        if use_masks:
+            ct, ca = self.contype, self.conaffinity
+        else:
+            ct = ca = np.full(self.n, 1, np.int64)
         return filter_pairs(pairs, self.types, self.frame, ct, ca, self.excluded_keys, self.n)
 
     def all_pairs(self) -> np.ndarray:
@@ -156,11 +171,44 @@ class CollisionModel:
             o = np.concatenate([c[0] for c in chunks])
             a = np.concatenate([c[1] for c in chunks])
             b = np.concatenate([c[2] for c in chunks])
+        if self.sdf:
+            o, a, b = self._sdf_contacts(R, p, pairs, o, a, b)
         return o[:, 0].copy(), o[:, 1:4].copy(), o[:, 4:7].copy(), o[:, 7:10].copy(), a, b
+
+    def _sdf_contacts(self, R, p, pairs, o, a, b):
+        """Append the contacts of pairs with an SDF geometry (geometry/sdf_shape.py): MuJoCo's mjc_SDF with the
+        SDF second (lower type first; two SDFs by row), options from the SDF shape. Planes, height fields
+        and meshes do not collide with SDFs."""
+        from mallard.geometry.collision.sdf import SdfShape, sdf_collide
+        rows = [o]
+        g1, g2 = [a], [b]
+        for i, j in np.asarray(pairs, np.int64).reshape(-1, 2).tolist():
+            if i not in self.sdf and j not in self.sdf:
+                continue
+            if self.types[i] > self.types[j]:
+                i, j = j, i
+            if self.types[i] in (0, 1, 7):  # plane, height field, mesh against an SDF: no contact routine
+                continue
+            field = self.sdf[j]
+            if i in self.sdf:
+                other = self.sdf[i].sdf()
+            else:
+                other = SdfShape.Primitive(int(self.types[i]), self.sizes[i])
+            pos, nrm, dist = sdf_collide(other, (R[i], p[i]), field.sdf(), (R[j], p[j]), field.initpoints(),
+                                         field.iterations())
+            if len(dist):
+                rows.append(np.column_stack([dist, pos, nrm, np.zeros((len(dist), 3))]))
+                g1.append(np.full(len(dist), i, np.int64))
+                g2.append(np.full(len(dist), j, np.int64))
+        return np.concatenate(rows), np.concatenate(g1), np.concatenate(g2)
 
     def pair_distances(self, R, p, pairs: np.ndarray) -> np.ndarray:
         """(m, 10) rows [d, p_WCa(3), p_WCb(3), n(3) from the first to the second geometry]."""
         out = np.empty((len(pairs), 10))
+        if self.sdf and any(int(i) in self.sdf or int(j) in self.sdf for i, j in np.asarray(pairs).reshape(-1, 2)):
+            raise RuntimeError("signed distances between geometry pairs are not computed for SignedDistanceField "
+                               "(MJCF type='sdf') geometries; use contact queries (ComputeContactPoints, "
+                               "ComputePointPairPenetration) or ComputeSignedDistanceToPoint for them")
         if len(pairs):
             _pair_distances(np.ascontiguousarray(pairs, dtype=np.int64), self.types, self.sizes, R, p, self.verts,
                             self.vadr, self.vnum, out)
@@ -169,6 +217,19 @@ class CollisionModel:
     def point_distances(self, R, p, q, idx: np.ndarray) -> np.ndarray:
         """(m, 7) rows [d, p_WN(3), grad_W(3)] from world point q to geometries idx."""
         out = np.empty((len(idx), 7))
+        sdf_rows = [k for k, g in enumerate(np.asarray(idx).tolist()) if g in self.sdf]
+        if sdf_rows:  # SDF geometries: the field's distance and gradient at the point (geometry/sdf_shape.py)
+            keep = np.setdiff1d(np.arange(len(idx)), sdf_rows)
+            out[keep] = self.point_distances(R, p, q, np.asarray(idx)[keep])
+            for k in sdf_rows:
+                g = int(idx[k])
+                field = self.sdf[g].sdf()
+                x = R[g].T @ (np.asarray(q, float) - p[g])
+                d = field.Distance(x)
+                grad = R[g] @ field.Gradient(x)
+                grad /= max(np.linalg.norm(grad), 1e-15)
+                out[k, 0], out[k, 1:4], out[k, 4:7] = d, np.asarray(q, float) - d * grad, grad
+            return out
         if len(idx):
             _point_distances(np.asarray(q, dtype=float), np.ascontiguousarray(idx, dtype=np.int64), self.types,
                              self.sizes, R, p, self.verts, self.vadr, self.vnum, self.planes, self.padr, self.pnum,

@@ -29,7 +29,7 @@ def has_collider(t1, t2):
     """Whether a pair of types (in either order) has a contact routine."""
     a = min(t1, t2)
     b = max(t1, t2)
-    if a == HFIELD or b == HFIELD:
+    if a == HFIELD or b == HFIELD or b == 8:  # SDF pairs (type 8) run sdf_collide in engine.py
         return False
     if a == PLANE and b == PLANE:
         return False

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
 from .impedance import MakeImpedance, ReferenceAcceleration
 from .linalg import MatVec
@@ -18,6 +19,29 @@ from .parameters import (CONE_ELLIPTIC, CONE_PYRAMIDAL, EQUALITY, FRICTION_DOF, 
                          LIMIT_JOINT, LIMIT_TENDON, ClampSolimp, ValidateFriction, ValidateSolimp,
                          ValidateSolref)
 from .rows import ContactRows
+
+
+@njit(cache=True)
+def _contacts_valid(cd, fr, ref, reff, imp, has_rot):
+    """Per-contact screen of condim, friction, solref, solreffriction and solimp (True = valid); the
+    per-contact validators run only on failures, to word the error."""
+    n = cd.shape[0]
+    ok = np.ones(n, dtype=np.bool_)
+    for c in range(n):
+        d = cd[c]
+        good = (d == 1 or d == 3 or d == 4 or d == 6) and (has_rot or d <= 3)
+        for k in range(fr.shape[1]):
+            good = good and np.isfinite(fr[c, k]) and fr[c, k] >= 0.0
+        r0, r1 = ref[c, 0], ref[c, 1]
+        good = good and np.isfinite(r0) and np.isfinite(r1) and ((r0 > 0 and r1 > 0) or (r0 < 0 and r1 <= 0))
+        f0, f1 = reff[c, 0], reff[c, 1]
+        good = good and ((f0 > 0 and f1 > 0) or (f0 < 0 and f1 <= 0) or (f0 == 0 and f1 == 0))
+        for k in range(5):
+            good = good and np.isfinite(imp[c, k])
+        good = good and 0 <= imp[c, 0] <= 1 and 0 <= imp[c, 1] <= 1 and 0 <= imp[c, 3] <= 1
+        good = good and imp[c, 2] >= 0 and imp[c, 4] >= 1
+        ok[c] = good
+    return ok
 
 _EQUALITY_KINDS = {"connect": 3, "weld": 6, "joint": 1, "distance": 1, "tendon": 1, "coupler": 1}
 
@@ -51,7 +75,7 @@ class ConstraintProblem:
     con_mu: np.ndarray
     con_efc_address: np.ndarray
     cone: int = CONE_PYRAMIDAL
-    names: list = field(default_factory=list)
+    names: Sequence = field(default_factory=list)
 
     @property
     def nefc(self) -> int:
@@ -60,6 +84,31 @@ class ConstraintProblem:
     @property
     def nv(self) -> int:
         return int(self.J.shape[1])
+
+
+class RowNames(Sequence):
+    """Row labels of a ConstraintProblem: the non-contact rows' names followed by one label per contact row
+    (the contact's name, or "contact #c"), expanded only when read (error messages)."""
+
+    def __init__(self, head: list, contact_names, rows_per_contact: np.ndarray):
+        self._head = list(head)
+        self._names = contact_names
+        self._end = np.cumsum(np.asarray(rows_per_contact, dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self._head) + (int(self._end[-1]) if self._end.shape[0] else 0)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        k = int(i) + n if int(i) < 0 else int(i)
+        if not 0 <= k < n:
+            raise IndexError(f"row {i} out of range for {n} constraint rows")
+        if k < len(self._head):
+            return self._head[k]
+        c = int(np.searchsorted(self._end, k - len(self._head), side="right"))
+        return self._names[c] if self._names is not None else f"contact #{c}"
 
 
 def _rows2d(J, nv: int, label: str) -> np.ndarray:
@@ -167,8 +216,6 @@ class ConstraintAssembler:
             raise ValueError(f"contacts: J_contact must have shape (ncon, 3 or 6, nv={self.nv}), got {Jc.shape}")
         ncon = Jc.shape[0]
         has_rot = Jc.shape[1] == 6
-        if Jc.shape[1] == 3:
-            Jc = np.concatenate([Jc, np.zeros((ncon, 3, self.nv))], axis=1)
         cd = np.asarray(condim, dtype=np.int64).reshape(ncon)
         fr = np.asarray(friction, dtype=np.float64).reshape(ncon, -1)
         if fr.shape[1] == 3:
@@ -179,14 +226,9 @@ class ConstraintAssembler:
         imp = np.asarray(solimp, dtype=np.float64).reshape(ncon, 5)
         reff = (np.zeros((ncon, 2)) if solreffriction is None
                 else np.asarray(solreffriction, dtype=np.float64).reshape(ncon, 2))
-        # vectorized screening; the per-contact validators run only to word the error
-        ok = (np.isin(cd, (1, 3, 4, 6)) & (has_rot | (cd <= 3)) & np.all(np.isfinite(fr), axis=1)
-              & np.all(fr >= 0, axis=1) & np.all(np.isfinite(ref), axis=1) & np.all(np.isfinite(imp), axis=1)
-              & (((ref[:, 0] > 0) & (ref[:, 1] > 0)) | ((ref[:, 0] < 0) & (ref[:, 1] <= 0)))
-              & (((reff[:, 0] > 0) & (reff[:, 1] > 0)) | ((reff[:, 0] < 0) & (reff[:, 1] <= 0))
-                 | ((reff[:, 0] == 0) & (reff[:, 1] == 0)))
-              & np.all((imp[:, [0, 1, 3]] >= 0) & (imp[:, [0, 1, 3]] <= 1), axis=1)
-              & (imp[:, 2] >= 0) & (imp[:, 4] >= 1))
+        # compiled screening; the per-contact validators run only to word the error
+        ok = _contacts_valid(cd, np.ascontiguousarray(fr), np.ascontiguousarray(ref), np.ascontiguousarray(reff),
+                             np.ascontiguousarray(imp), has_rot)
         for c in np.flatnonzero(~ok):
             nm = names[c] if names is not None else None
             label = f"contact '{nm}'" if nm else f"contact #{c}"
@@ -265,29 +307,30 @@ class ConstraintAssembler:
             tp_l.append(tp_c)
             id_l.append(id_c)
             jdv_rows.append(np.zeros(Jc.shape[0]))
-            grp_adr.extend(gadr_c.tolist())
-            grp_dim.extend(gdim_c.tolist())
-            grp_pos.extend(con["dist"].tolist())
-            grp_ref.extend(list(con["solref"]))
-            grp_reff.extend(list(con["solreffriction"]))
-            grp_imp.extend(list(con["solimp"]))
-            for c in range(ncon):
-                nm = con["names"][c] if con["names"] is not None else f"contact #{c}"
-                names.extend([nm] * int(gdim_c[c]))
+            contact_groups = (gadr_c, gdim_c, con["dist"], con["solref"], con["solreffriction"], con["solimp"])
+            names = RowNames(names, con["names"], gdim_c)
         cat = (lambda lst, shape, dt=np.float64: np.concatenate(lst) if lst else np.zeros(shape, dtype=dt))
-        J = np.concatenate(J_list, axis=0) if J_list else np.zeros((0, nv))
+        J = (J_list[0] if len(J_list) == 1 and ncon else  # only contact rows: ContactRows' fresh array
+             np.concatenate(J_list, axis=0) if J_list else np.zeros((0, nv)))
         efc_pos, efc_margin = cat(pos_l, 0), cat(mar_l, 0)
         efc_fl, diagA0 = cat(fl_l, 0), cat(dA_l, 0)
         efc_type, efc_id = cat(tp_l, 0, np.int64), cat(id_l, 0, np.int64)
         con_dim = con["condim"] if ncon else np.zeros(0, dtype=np.int64)
         con_fr = con["friction"] if ncon else np.zeros((0, 5))
-        grp_imp_arr = ClampSolimp(np.array(grp_imp)) if grp_imp else np.zeros((0, 5))
+        g_adr = np.array(grp_adr, dtype=np.int64)
+        g_dim = np.array(grp_dim, dtype=np.int64)
+        g_pos = np.array(grp_pos, dtype=np.float64)
+        g_ref = np.array(grp_ref, dtype=np.float64).reshape(-1, 2)
+        g_reff = np.array(grp_reff, dtype=np.float64).reshape(-1, 2)
+        g_imp = np.array(grp_imp, dtype=np.float64).reshape(-1, 5)
+        if ncon:
+            g_adr, g_dim, g_pos, g_ref, g_reff, g_imp = (
+                np.concatenate([a, b]) if a.shape[0] else np.ascontiguousarray(b)
+                for a, b in zip((g_adr, g_dim, g_pos, g_ref, g_reff, g_imp), contact_groups))
+        grp_imp_arr = ClampSolimp(g_imp) if g_imp.shape[0] else np.zeros((0, 5))
         R, D, KBIP, diagA, con_mu = MakeImpedance(
-            efc_type, efc_id, efc_margin, diagA0, np.array(grp_adr, dtype=np.int64),
-            np.array(grp_dim, dtype=np.int64), np.array(grp_pos, dtype=np.float64),
-            np.array(grp_ref, dtype=np.float64).reshape(-1, 2),
-            np.array(grp_reff, dtype=np.float64).reshape(-1, 2), grp_imp_arr, ne, nf, con_dim, con_fr,
-            float(timestep), bool(refsafe), float(impratio))
+            efc_type, efc_id, efc_margin, diagA0, g_adr, g_dim, g_pos, g_ref, g_reff, grp_imp_arr, ne, nf, con_dim,
+            con_fr, float(timestep), bool(refsafe), float(impratio))
         efc_vel = MatVec(np.ascontiguousarray(J), vel)
         aref = ReferenceAcceleration(KBIP, efc_vel, efc_pos, efc_margin) - cat(jdv_rows, 0)
         return ConstraintProblem(J=J, efc_type=efc_type, efc_id=efc_id, efc_pos=efc_pos,

@@ -132,3 +132,72 @@ def CholSolve(L, b):
             acc -= L[k, r] * x[k]
         x[r] = acc / L[r, r]
     return x
+
+
+@njit(cache=True)
+def EnvelopeFirst(A):
+    """first[i] = column of the first nonzero of row i of the lower triangle of A (i if none before it)."""
+    n = A.shape[0]
+    first = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        f = i
+        for j in range(i):
+            if A[i, j] != 0.0:
+                f = j
+                break
+        first[i] = f
+    return first
+
+
+@njit(cache=True)
+def EnvelopeCholeskyInPlace(A, first):
+    """Overwrite the row envelope of A's lower triangle (A[i, first[i]:i + 1]) with L = chol(A); entries
+    outside the envelope are neither read nor written (Cholesky keeps L[i, k] = 0 for k < first[i]), so
+    for a tree-ordered or block-diagonal A almost all of the dense work is skipped.
+    Raises np.linalg.LinAlgError if A is not positive definite."""
+    n = A.shape[0]
+    for i in range(n):
+        fi = first[i]
+        for j in range(fi, i + 1):
+            k0 = max(fi, first[j])
+            t = A[i, j]
+            for k in range(k0, j):
+                t -= A[i, k] * A[j, k]
+            if j < i:
+                A[i, j] = t / A[j, j]
+            else:
+                if not t > 0.0:
+                    raise np.linalg.LinAlgError("matrix is not positive definite")
+                A[i, i] = np.sqrt(t)
+
+
+@njit(cache=True)
+def EnvelopeCholesky(A, first):
+    """Lower-triangular L = chol(A) (zeros above the diagonal and outside the envelope), computed only
+    inside A's row envelope `first` (EnvelopeFirst). Raises np.linalg.LinAlgError if A is not positive
+    definite."""
+    n = A.shape[0]
+    L = np.zeros((n, n))
+    for i in range(n):
+        for j in range(first[i], i + 1):
+            L[i, j] = A[i, j]
+    EnvelopeCholeskyInPlace(L, first)
+    return L
+
+
+@njit(cache=True)
+def EnvelopeSolve(L, first, b):
+    """Solve (L L') x = b for an envelope factor L from EnvelopeCholesky."""
+    n = b.shape[0]
+    x = np.empty(n)
+    for r in range(n):
+        acc = b[r]
+        for k in range(first[r], r):
+            acc -= L[r, k] * x[k]
+        x[r] = acc / L[r, r]
+    for r in range(n - 1, -1, -1):
+        x[r] /= L[r, r]
+        xr = x[r]
+        for k in range(first[r], r):
+            x[k] -= L[r, k] * xr
+    return x

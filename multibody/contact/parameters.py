@@ -56,6 +56,11 @@ def ValidateSolref(solref: Sequence[float], what: str = "constraint", name: str 
     Raises ValueError naming the constraint (`what`, `name` or `index`).
     """
     ref = np.asarray(solref, dtype=np.float64).reshape(-1)
+    if ref.shape == (2,):  # fast accept of the valid cases; errors are worded below
+        r0, r1 = float(ref[0]), float(ref[1])
+        if (r0 > 0.0 and 0.0 < r1 < np.inf and r0 < np.inf) or (-np.inf < r0 < 0.0 and -np.inf < r1 <= 0.0) \
+                or (allow_unset and r0 == 0.0 and r1 == 0.0):
+            return ref
     label = _label(what, name, index)
     if ref.shape != (2,) or not np.all(np.isfinite(ref)):
         raise ValueError(f"{label}: solref must be 2 finite numbers, got {list(ref)}")
@@ -85,6 +90,11 @@ def ValidateSolimp(solimp: Sequence[float], what: str = "constraint", name: str 
     clamped to [0.0001, 0.9999] later, as MuJoCo does (ClampSolimp).
     """
     imp = np.asarray(solimp, dtype=np.float64).reshape(-1)
+    if imp.shape == (5,):  # fast accept of the valid case; errors are worded below
+        dmin, dmax, width, mid, power = imp.tolist()
+        if 0.0 <= dmin <= 1.0 and 0.0 <= dmax <= 1.0 and 0.0 <= width < np.inf and 0.0 <= mid <= 1.0 \
+                and 1.0 <= power < np.inf:
+            return imp
     label = _label(what, name, index)
     if imp.shape != (5,) or not np.all(np.isfinite(imp)):
         raise ValueError(f"{label}: solimp must be 5 finite numbers (dmin, dmax, width, midpoint, "
@@ -179,14 +189,25 @@ def SolrefStiffnessDamping(solref, dmax, timestep, refsafe):
     return k, b
 
 
+@njit(cache=True)
+def _clamp_solimp(s):
+    for g in range(s.shape[0]):
+        s[g, 0] = min(MAXIMP, max(MINIMP, s[g, 0]))
+        s[g, 1] = min(MAXIMP, max(MINIMP, s[g, 1]))
+        s[g, 2] = max(s[g, 2], 0.0)
+        s[g, 3] = min(MAXIMP, max(MINIMP, s[g, 3]))
+        s[g, 4] = max(s[g, 4], 1.0)
+
+
 def ClampSolimp(solimp: np.ndarray) -> np.ndarray:
     """MuJoCo's internal clamps: d's to [1e-4, 0.9999], width >= 0, midpoint in range, power >= 1."""
     s = np.array(solimp, dtype=np.float64, copy=True).reshape(-1, 5)
-    s[:, 0] = np.clip(s[:, 0], MINIMP, MAXIMP)
-    s[:, 1] = np.clip(s[:, 1], MINIMP, MAXIMP)
-    s[:, 2] = np.maximum(s[:, 2], 0.0)
-    s[:, 3] = np.clip(s[:, 3], MINIMP, MAXIMP)
-    s[:, 4] = np.maximum(s[:, 4], 1.0)
+    if np.isnan(s).any():  # keep NaN as NaN (np.clip semantics); validation reports it
+        s[:, [0, 1, 3]] = np.clip(s[:, [0, 1, 3]], MINIMP, MAXIMP)
+        s[:, 2] = np.maximum(s[:, 2], 0.0)
+        s[:, 4] = np.maximum(s[:, 4], 1.0)
+        return s
+    _clamp_solimp(s)
     return s
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linalg import AddRowOuter, CholSolve, Cholesky, MatVec, RowSupport, SparseMatTVec, SparseMatVec
+from .elimination import EliminationOrder, Permuted, PermutedSolve, PermutedSymMatVec, TreeBlocks
+from .linalg import (EnvelopeCholesky, EnvelopeCholeskyInPlace, EnvelopeFirst, MatVec, RowSupport, SparseMatTVec,
+                     SparseMatVec)
 from .parameters import (CONTACT_ELLIPTIC, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
 
@@ -119,10 +121,40 @@ def _cone_hessian(jar, i, dim, mu, fric, D0):
 
 
 @njit(cache=True)
-def _hessian(M, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric):
-    """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows)."""
+def _hessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric):
+    """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows), in the
+    elimination order (Mp = M permuted, pos[dof] = its position), written into H (n, n) only inside its row
+    envelope: sets H[i, first[i]:i + 1] (the rest of H is untouched) and returns first, the envelope of
+    H's lower triangle."""
     nefc = J.shape[0]
-    H = M.copy()
+    n = Mp.shape[0]
+    first = first_m.copy()
+    i = 0
+    while i < nefc:  # envelope: an active row (or cone contact) couples all dofs of its support
+        if efc_type[i] == CONTACT_ELLIPTIC:
+            dim = con_dim[efc_id[i]]
+            if state[i] == STATE_CONE or state[i] == STATE_QUADRATIC:
+                lo = n
+                for a in range(start[i], start[i + dim]):
+                    lo = min(lo, pos[idx[a]])
+                for a in range(start[i], start[i + dim]):
+                    r = pos[idx[a]]
+                    if lo < first[r]:
+                        first[r] = lo
+            i += dim
+            continue
+        if state[i] == STATE_QUADRATIC:
+            lo = n
+            for a in range(start[i], start[i + 1]):
+                lo = min(lo, pos[idx[a]])
+            for a in range(start[i], start[i + 1]):
+                r = pos[idx[a]]
+                if lo < first[r]:
+                    first[r] = lo
+        i += 1
+    for r in range(n):
+        for c in range(first[r], r + 1):
+            H[r, c] = Mp[r, c]
     i = 0
     while i < nefc:
         if efc_type[i] == CONTACT_ELLIPTIC and state[i] == STATE_CONE:
@@ -135,17 +167,25 @@ def _hessian(M, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
                     if w == 0.0:
                         continue
                     for a in range(start[i + k], start[i + k + 1]):
-                        ja = idx[a]
-                        va = w * J[i + k, ja]
+                        ra = pos[idx[a]]
+                        va = w * J[i + k, idx[a]]
                         for b in range(start[i + l], start[i + l + 1]):
-                            jb = idx[b]
-                            H[ja, jb] += va * J[i + l, jb]
+                            rb = pos[idx[b]]
+                            if rb <= ra:
+                                H[ra, rb] += va * J[i + l, idx[b]]
             i += dim
             continue
         if state[i] == STATE_QUADRATIC:
-            AddRowOuter(H, J, idx, start, i, D[i])
+            w = D[i]
+            for a in range(start[i], start[i + 1]):
+                ra = pos[idx[a]]
+                va = w * J[i, idx[a]]
+                for b in range(start[i], start[i + 1]):
+                    rb = pos[idx[b]]
+                    if rb <= ra:
+                        H[ra, rb] += va * J[i, idx[b]]
         i += 1
-    return H
+    return first
 
 
 @njit(cache=True)
@@ -269,13 +309,93 @@ def _line_search(jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu
 
 
 @njit(cache=True)
+def PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+               qacc):
+    """The primal cost 1/2 (a - a0)' M (a - a0) + s(J a - aref) at a = qacc (no outputs kept)."""
+    nv = M.shape[0]
+    nefc = J.shape[0]
+    e = qacc - qacc_smooth
+    jar = MatVec(J, qacc) - aref
+    force = np.empty(nefc)
+    state = np.empty(nefc, dtype=np.int64)
+    s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
+    quad = 0.0
+    for i in range(nv):
+        acc = 0.0
+        for j in range(nv):
+            acc += M[i, j] * e[j]
+        quad += e[i] * acc
+    return 0.5 * quad + s
+
+
+@njit(cache=True)
+def MassMatrixIsValid(M, rtol, atol_rel):
+    """True when M is finite, symmetric (|M - M'| <= atol + rtol |M'| with atol = atol_rel max|M|, as
+    np.allclose) and has a positive diagonal."""
+    n = M.shape[0]
+    mx = 0.0
+    for i in range(n):
+        for j in range(n):
+            x = M[i, j]
+            if not np.isfinite(x):
+                return False
+            if abs(x) > mx:
+                mx = abs(x)
+    atol = atol_rel * mx
+    for i in range(n):
+        if not M[i, i] > 0.0:
+            return False
+        for j in range(i):
+            if abs(M[i, j] - M[j, i]) > atol + rtol * abs(M[j, i]) or \
+                    abs(M[j, i] - M[i, j]) > atol + rtol * abs(M[i, j]):
+                return False
+    return True
+
+
+@njit(cache=True)
+def StartPoint(M, qacc_smooth, qacc_warmstart, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+               con_fric, check_M):
+    """Checks and warm start in one call: (status, start). status 0: ok, start = the warm start if it is
+    finite and its primal cost is below that of qacc_smooth (as MuJoCo), else qacc_smooth; 1: qacc_smooth or
+    aref not finite; 2: M not finite; 3: M not symmetric with a positive diagonal (see MassMatrixIsValid;
+    checked only when check_M). Pass an empty qacc_warmstart for none."""
+    for k in range(qacc_smooth.shape[0]):
+        if not np.isfinite(qacc_smooth[k]):
+            return 1, qacc_smooth
+    for k in range(aref.shape[0]):
+        if not np.isfinite(aref[k]):
+            return 1, qacc_smooth
+    if check_M and not MassMatrixIsValid(M, 1e-10, 1e-12):
+        for i in range(M.shape[0]):
+            for j in range(M.shape[1]):
+                if not np.isfinite(M[i, j]):
+                    return 2, qacc_smooth
+        return 3, qacc_smooth
+    if qacc_warmstart.shape[0] != qacc_smooth.shape[0]:
+        return 0, qacc_smooth
+    for k in range(qacc_warmstart.shape[0]):
+        if not np.isfinite(qacc_warmstart[k]):
+            return 0, qacc_smooth
+    c_w = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                     qacc_warmstart)
+    c_0 = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                     qacc_smooth)
+    return 0, (qacc_warmstart if c_w < c_0 else qacc_smooth)
+
+
+@njit(cache=True)
 def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale):
+                con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale,
+                tree_blocks):
     """Newton (newton=True) or Polak-Ribiere nonlinear CG preconditioned by M on the primal cost.
 
     Stops when scale*improvement < tolerance, scale*|grad| < tolerance or (Newton) the scaled
     Newton decrement 0.5*scale*grad' H^-1 grad < tolerance; scale = 1/(meaninertia * max(1, nv)).
-    Returns qacc, efc_force, efc_state, converged, iterations, residual (= scale*|grad|), cost.
+    qacc_init is the warm start: used if its cost is below that of qacc_smooth (as MuJoCo), else qacc_smooth.
+    tree_blocks: start offsets of M's independent dof ranges (see TreeBlocks), or an empty array to find
+    them from M; they only steer the elimination order of the sparse factorization.
+    Returns qacc, efc_force, efc_state, converged, iterations, residual (= scale*|grad|), cost and
+    qfrc_constraint = J' efc_force.
     """
     nv = M.shape[0]
     nefc = J.shape[0]
@@ -284,17 +404,36 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
     force = np.zeros(nefc)
     state = np.zeros(nefc, dtype=np.int64)
     e = a - qacc_smooth
-    Me = MatVec(M, e)
+    bstart = tree_blocks if tree_blocks.shape[0] >= 2 else TreeBlocks(M)
+    order = EliminationOrder(M, idx, start, bstart)
+    pos = np.empty(nv, dtype=np.int64)
+    for k in range(nv):
+        pos[order[k]] = k
+    Mp = Permuted(M, order)
+    first_m = EnvelopeFirst(Mp)
+    Me = PermutedSymMatVec(Mp, first_m, order, e)
     jar = SparseMatVec(J, idx, start, a) - aref
     s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force,
                          state)
     cost = 0.5 * _dot(e, Me) + s
+    # MuJoCo's warm start rule: keep qacc_init only when its cost is below that of qacc_smooth
+    jar0 = SparseMatVec(J, idx, start, qacc_smooth) - aref
+    force0 = np.zeros(nefc)
+    state0 = np.zeros(nefc, dtype=np.int64)
+    s0 = ConstraintUpdate(jar0, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force0,
+                          state0)
+    if not cost < s0:
+        a = qacc_smooth.copy()
+        e = np.zeros(nv)
+        Me = np.zeros(nv)
+        jar, force, state, cost = jar0, force0, state0, s0
     JTf = np.zeros(nv)
     SparseMatTVec(J, idx, start, force, JTf)
     grad = Me - JTf
     Lm = np.zeros((0, 0))
+    H = np.empty((nv, nv)) if newton else Lm  # Hessian and, in place, its factor
     if not newton:
-        Lm = Cholesky(M)
+        Lm = EnvelopeCholesky(Mp, first_m)
     p = np.zeros(nv)
     Mgrad_old = np.zeros(nv)
     grad_old = np.zeros(nv)
@@ -306,15 +445,16 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
             converged = True
             break
         if newton:
-            H = _hessian(M, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric)
-            L = Cholesky(H)
-            Hg = CholSolve(L, grad)
+            first = _hessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
+                             con_mu, con_fric)
+            EnvelopeCholeskyInPlace(H, first)
+            Hg = PermutedSolve(H, first, order, grad)
             if 0.5 * scale * _dot(grad, Hg) < tolerance:
                 converged = True
                 break
             p = -Hg
         else:
-            Mgrad = CholSolve(Lm, grad)
+            Mgrad = PermutedSolve(Lm, first_m, order, grad)
             beta = 0.0
             if it > 0:
                 beta = _dot(grad, Mgrad - Mgrad_old) / max(1e-15, _dot(grad_old, Mgrad_old))
@@ -326,17 +466,17 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
             grad_old = grad.copy()
         if it >= iterations:
             break
-        Mp = MatVec(M, p)
+        Mdp = PermutedSymMatVec(Mp, first_m, order, p)
         Jp = SparseMatVec(J, idx, start, p)
         alpha, improvement, _ = _line_search(jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
-                                             con_mu, con_fric, 0.5 * _dot(e, Me), _dot(p, Me), _dot(p, Mp),
+                                             con_mu, con_fric, 0.5 * _dot(e, Me), _dot(p, Me), _dot(p, Mdp),
                                              ls_iterations, ls_tolerance)
         if alpha == 0.0:
             converged = gradient < np.sqrt(tolerance) or newton
             break
         a += alpha * p
         e += alpha * p
-        Me += alpha * Mp
+        Me += alpha * Mdp
         jar += alpha * Jp
         s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
                              force, state)
@@ -348,4 +488,4 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
             converged = True
             break
     residual = scale * np.sqrt(_dot(grad, grad))
-    return a, force, state, converged, it, residual, cost
+    return a, force, state, converged, it, residual, cost, JTf

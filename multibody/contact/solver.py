@@ -14,9 +14,12 @@ import numpy as np
 from .assembler import ConstraintProblem
 from .linalg import MatTVec, MatVec
 from .pgs_solver import ForceFromAcceleration, PGSSolve
-from .primal_solver import ConstraintUpdate, PrimalSolve
+from .primal_solver import ConstraintUpdate, PrimalSolve, StartPoint
 
 SOLVERS = ("newton", "cg", "pgs")
+_NO_WARMSTART = np.zeros(0)
+_NO_BLOCKS = np.zeros(0, dtype=np.int64)
+_checked_blocks = [None]  # last validated read-only tree_blocks array
 
 
 @dataclass
@@ -60,12 +63,17 @@ def _primal_cost(problem, M, qacc_smooth, qacc):
 def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "newton",
                      iterations: int = 100, tolerance: float = 1e-8, ls_iterations: int = 50,
                      ls_tolerance: float = 0.01, qacc_warmstart=None,
-                     meaninertia: float | None = None) -> ConstraintSolverResult:
+                     meaninertia: float | None = None, tree_blocks=None,
+                     check_mass_matrix: bool = True) -> ConstraintSolverResult:
     """Minimize 1/2 |a - a0|_M^2 + s(J a - aref) for the accelerations a and the constraint forces.
 
     M (nv, nv) mass matrix (kg, kg m^2), qacc_smooth = a0 = M^-1 (forces without constraints).
     The warm start qacc_warmstart is used if its cost is below that of qacc_smooth (as MuJoCo).
-    meaninertia scales the tolerances (default: mean of diag(M)).
+    meaninertia scales the tolerances (default: mean of diag(M)). tree_blocks (optional, int array):
+    start offsets (first 0, last nv) of the dof ranges of M's independent trees, e.g. one per free body,
+    which the Newton solver's sparse factorization orders by (found from M when not given).
+    check_mass_matrix=False skips the O(nv^2) symmetry / positive-diagonal check of M, for callers whose M
+    is symmetric by construction (the plant's step); a non-positive-definite M still raises ValueError.
     """
     if solver not in SOLVERS:
         raise ValueError(f"SolveConstraints: solver '{solver}' is not one of {SOLVERS}")
@@ -79,34 +87,49 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
     if M.shape != (nv, nv) or a0.shape != (nv,):
         raise ValueError(f"SolveConstraints: expected M ({nv}, {nv}) and qacc_smooth ({nv},), got "
                          f"{M.shape} and {a0.shape}")
-    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(a0)) and np.all(np.isfinite(problem.efc_aref))):
-        raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
-    if nv and (np.any(np.diag(M) <= 0) or not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * np.max(np.abs(M)))):
-        raise ValueError("SolveConstraints: the mass matrix M must be symmetric with a positive diagonal "
-                         "(positive definite); check the inertias and armature of the model")
-    if meaninertia is None:
-        meaninertia = float(np.mean(np.diag(M))) if nv else 1.0
-    scale = 1.0 / (meaninertia * max(1, nv))
-    start = a0.copy()
-    if qacc_warmstart is not None:
-        w = np.asarray(qacc_warmstart, dtype=np.float64).reshape(-1)
-        if w.shape != (nv,):
-            raise ValueError(f"SolveConstraints: qacc_warmstart must have {nv} entries, got {w.shape}")
-        if np.all(np.isfinite(w)) and _primal_cost(problem, M, a0, w)[0] < _primal_cost(problem, M, a0, a0)[0]:
-            start = w.copy()
     J = np.ascontiguousarray(problem.J)
     args = (J, problem.efc_aref, problem.efc_D, problem.efc_R, problem.efc_frictionloss, problem.efc_type,
             problem.efc_id, problem.ne, problem.nf, problem.con_dim)
+    w = _NO_WARMSTART
+    if qacc_warmstart is not None:
+        w = np.ascontiguousarray(qacc_warmstart, dtype=np.float64).reshape(-1)
+        if w.shape != (nv,):
+            raise ValueError(f"SolveConstraints: qacc_warmstart must have {nv} entries, got {w.shape}")
+    # checks (and, for PGS, the warm start choice; Newton/CG choose it inside PrimalSolve)
+    status, start = StartPoint(M, a0, w if solver == "pgs" else _NO_WARMSTART, *args, problem.con_mu,
+                               problem.con_friction, bool(check_mass_matrix))
+    if solver != "pgs" and w.shape[0] and np.isfinite(w).all():
+        start = w
+    if status in (1, 2):
+        raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
+    if status == 3:
+        raise ValueError("SolveConstraints: the mass matrix M must be symmetric with a positive diagonal "
+                         "(positive definite); check the inertias and armature of the model")
+    if tree_blocks is None:
+        blocks = _NO_BLOCKS
+    elif tree_blocks is _checked_blocks[0] and tree_blocks[-1] == nv:  # the plant's fixed array, checked before
+        blocks = tree_blocks
+    else:
+        blocks = np.ascontiguousarray(tree_blocks, dtype=np.int64).reshape(-1)
+        if blocks.shape[0] < 2 or blocks[0] != 0 or blocks[-1] != nv or np.any(np.diff(blocks) <= 0):
+            raise ValueError(f"SolveConstraints: tree_blocks must increase from 0 to nv={nv}, got {blocks.tolist()}")
+        if (isinstance(tree_blocks, np.ndarray) and tree_blocks.dtype == np.int64 and tree_blocks.ndim == 1
+                and tree_blocks.base is None and not tree_blocks.flags.writeable):  # immutable: check it once
+            _checked_blocks[0] = tree_blocks
+    if meaninertia is None:
+        meaninertia = float(np.mean(np.diag(M))) if nv else 1.0
+    scale = 1.0 / (meaninertia * max(1, nv))
     try:
         if solver == "pgs":
             f0 = ForceFromAcceleration(start, *args, problem.con_mu, problem.con_friction)
             qacc, force, converged, it, residual = PGSSolve(M, a0, *args, problem.con_friction, f0,
                                                             int(iterations), float(tolerance), scale)
             cost, _, state = _primal_cost(problem, M, a0, qacc)
+            qfrc = MatTVec(J, force)
         else:
-            qacc, force, state, converged, it, residual, cost = PrimalSolve(
+            qacc, force, state, converged, it, residual, cost, qfrc = PrimalSolve(
                 M, a0, *args, problem.con_mu, problem.con_friction, start, solver == "newton",
-                int(iterations), float(tolerance), int(ls_iterations), float(ls_tolerance), scale)
+                int(iterations), float(tolerance), int(ls_iterations), float(ls_tolerance), scale, blocks)
     except np.linalg.LinAlgError:
         raise ValueError(f"SolveConstraints ({solver}): the mass matrix M (or M + J'DJ) is not positive "
                          f"definite; check the inertias and armature of the model") from None
@@ -114,6 +137,6 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
         raise RuntimeError(f"SolveConstraints ({solver}): the solution contains NaN/inf after {it} "
                            f"iterations (residual {residual}); the constraint problem is ill-posed")
     return ConstraintSolverResult(qacc=qacc, efc_force=force, efc_state=state,
-                                  qfrc_constraint=MatTVec(J, force), converged=bool(converged),
+                                  qfrc_constraint=qfrc, converged=bool(converged),
                                   iterations=int(it), residual=float(residual), cost=float(cost),
                                   solver=solver)

@@ -12,42 +12,6 @@ from .kinematics import force_cross_into
 
 
 @njit(cache=True)
-def calc_mass_matrix(order, ji, S, Iw, reflected_inertia):
-    """Composite-rigid-body algorithm: the nv × nv mass matrix M (reflected inertia on the diagonal)."""
-    nvt = S.shape[0]
-    M = np.zeros((nvt, nvt))
-    Ic = Iw.copy()
-    F = np.empty(6)
-    for k in range(order.shape[0] - 1, -1, -1):
-        b = order[k]
-        P = ji[b, 0]
-        if P > 0:
-            for r in range(6):
-                for s_ in range(6):
-                    Ic[P, r, s_] += Ic[b, r, s_]
-        for j in range(ji[b, 5]):
-            col = ji[b, 4] + j
-            Icb = Ic[b]
-            Sc = S[col]
-            for r in range(6):
-                F[r] = (Icb[r, 0] * Sc[0] + Icb[r, 1] * Sc[1] + Icb[r, 2] * Sc[2] + Icb[r, 3] * Sc[3]
-                        + Icb[r, 4] * Sc[4] + Icb[r, 5] * Sc[5])
-            # Walk to the root: rows of every joint on the path from b to the world.
-            a = b
-            while a > 0:
-                for i in range(ji[a, 5]):
-                    row = ji[a, 4] + i
-                    Sr = S[row]
-                    val = Sr[0] * F[0] + Sr[1] * F[1] + Sr[2] * F[2] + Sr[3] * F[3] + Sr[4] * F[4] + Sr[5] * F[5]
-                    M[row, col] = val
-                    M[col, row] = val
-                a = ji[a, 0]
-    for i in range(nvt):
-        M[i, i] += reflected_inertia[i]
-    return M
-
-
-@njit(cache=True)
 def calc_inverse_dynamics(order, ji, S, Iw, V, A, F_ext, tau_applied, reflected_inertia, vdot):
     """Recursive Newton–Euler: τ = M v̇ + C v − τ_app − Σ Jᵀ F_ext, given body accelerations A.
 
@@ -102,18 +66,21 @@ def body_forces_at_origin(p_WB, F_Bo_W):
 def gravity_forces_at_body_origins(bp, R_WB, g_W, gravity_enabled):
     """Weight of every body as a spatial force at Bo, in W: [p_BoBcm_W × m·g; m·g] (world body gets none)."""
     out = np.zeros((bp.shape[0], 6))
+    gx, gy, gz = g_W[0], g_W[1], g_W[2]
     for b in range(1, bp.shape[0]):
         if not gravity_enabled[b]:
             continue
         R = R_WB[b]
-        c = np.empty(3)
-        for i in range(3):
-            c[i] = R[i, 0] * bp[b, 1] + R[i, 1] * bp[b, 2] + R[i, 2] * bp[b, 3]
-        f = bp[b, 0] * g_W
-        out[b, 0] = c[1] * f[2] - c[2] * f[1]
-        out[b, 1] = c[2] * f[0] - c[0] * f[2]
-        out[b, 2] = c[0] * f[1] - c[1] * f[0]
-        out[b, 3:6] = f
+        cx, cy, cz = bp[b, 1], bp[b, 2], bp[b, 3]
+        c0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz
+        c1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz
+        c2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz
+        m = bp[b, 0]
+        f0, f1, f2 = m * gx, m * gy, m * gz
+        out[b, 0] = c1 * f2 - c2 * f1
+        out[b, 1] = c2 * f0 - c0 * f2
+        out[b, 2] = c0 * f1 - c1 * f0
+        out[b, 3], out[b, 4], out[b, 5] = f0, f1, f2
     return out
 
 
@@ -137,3 +104,163 @@ def solve_spd(M, b):
             s -= L[k, i] * x[k]
         x[i] = s / L[i, i]
     return x
+
+
+@njit(cache=True)
+def mass_matrix_into(order, ji, refl, S, Iw, M):
+    """M(q) (nv × nv) into M by the composite-rigid-body algorithm, reflected inertia on the diagonal.
+
+    order: bodies parents-first (world excluded); ji: per-body joint ints (parent, type, q0, nq, v0, nv);
+    S: joint columns (nv × 6); Iw: world spatial inertias at Wo (nb × 6 × 6).  Composite inertias are
+    accumulated in their 10 independent numbers (m, m·p_WoCm, the symmetric rotational block at Wo).
+    """
+    nv = M.shape[0]
+    nb = Iw.shape[0]
+    for i in range(nv):
+        for j in range(nv):
+            M[i, j] = 0.0
+    Ic = np.empty((nb, 10))  # [Ixx, Iyy, Izz, Ixy, Ixz, Iyz, m·cx, m·cy, m·cz, m]
+    for b in range(nb):
+        I = Iw[b]
+        Ic[b, 0], Ic[b, 1], Ic[b, 2] = I[0, 0], I[1, 1], I[2, 2]
+        Ic[b, 3], Ic[b, 4], Ic[b, 5] = I[0, 1], I[0, 2], I[1, 2]
+        Ic[b, 6], Ic[b, 7], Ic[b, 8], Ic[b, 9] = -I[1, 5], I[0, 5], -I[0, 4], I[3, 3]
+    for k in range(order.shape[0] - 1, -1, -1):
+        b = order[k]
+        P = ji[b, 0]
+        if P > 0:
+            for r in range(10):
+                Ic[P, r] += Ic[b, r]
+        ixx, iyy, izz, ixy, ixz, iyz = Ic[b, 0], Ic[b, 1], Ic[b, 2], Ic[b, 3], Ic[b, 4], Ic[b, 5]
+        hx, hy, hz, m = Ic[b, 6], Ic[b, 7], Ic[b, 8], Ic[b, 9]
+        for j in range(ji[b, 5]):
+            col = ji[b, 4] + j
+            w0, w1, w2, v0, v1, v2 = S[col, 0], S[col, 1], S[col, 2], S[col, 3], S[col, 4], S[col, 5]
+            # F = Ic·S: [Ī·w + h × v; w × h + m·v] with h = m·p_WoCm.
+            f0 = ixx * w0 + ixy * w1 + ixz * w2 + hy * v2 - hz * v1
+            f1 = ixy * w0 + iyy * w1 + iyz * w2 + hz * v0 - hx * v2
+            f2 = ixz * w0 + iyz * w1 + izz * w2 + hx * v1 - hy * v0
+            f3 = w1 * hz - w2 * hy + m * v0
+            f4 = w2 * hx - w0 * hz + m * v1
+            f5 = w0 * hy - w1 * hx + m * v2
+            a = b
+            while a > 0:  # rows of every joint on the path from b to the world
+                for i in range(ji[a, 5]):
+                    row = ji[a, 4] + i
+                    val = (S[row, 0] * f0 + S[row, 1] * f1 + S[row, 2] * f2 + S[row, 3] * f3 + S[row, 4] * f4
+                           + S[row, 5] * f5)
+                    M[row, col] = val
+                    M[col, row] = val
+                a = ji[a, 0]
+    for i in range(nv):
+        M[i, i] += refl[i]
+
+
+@njit(cache=True)
+def inverse_dynamics_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau):
+    """τ = M v̇ + C v − τ_app − Σ J_WBᵀ·F_Bo_W into tau, by recursive Newton–Euler.
+
+    F_Bo_W (nb × 6): applied spatial forces at the body origins, in W; V, c: body velocities and velocity-product
+    terms (nb × 6, at Wo); p_WB (nb × 3): body origins.  Scalars are hoisted out of the 6-vector loops: numba
+    then keeps them in registers (about twice as fast as indexing rows).
+    """
+    nb = Iw.shape[0]
+    A = np.zeros((nb, 6))
+    f = np.zeros((nb, 6))
+    for k in range(order.shape[0]):
+        b = order[k]
+        P = ji[b, 0]
+        vs = ji[b, 4]
+        a0, a1, a2 = A[P, 0] + c[b, 0], A[P, 1] + c[b, 1], A[P, 2] + c[b, 2]
+        a3, a4, a5 = A[P, 3] + c[b, 3], A[P, 4] + c[b, 4], A[P, 5] + c[b, 5]
+        for j in range(ji[b, 5]):
+            i = vs + j
+            vd = vdot[i]
+            a0 += S[i, 0] * vd
+            a1 += S[i, 1] * vd
+            a2 += S[i, 2] * vd
+            a3 += S[i, 3] * vd
+            a4 += S[i, 4] * vd
+            a5 += S[i, 5] * vd
+        A[b, 0], A[b, 1], A[b, 2], A[b, 3], A[b, 4], A[b, 5] = a0, a1, a2, a3, a4, a5
+        w0, w1, w2, v0, v1, v2 = V[b, 0], V[b, 1], V[b, 2], V[b, 3], V[b, 4], V[b, 5]
+        I = Iw[b]
+        h0 = I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2 + I[0, 3] * v0 + I[0, 4] * v1 + I[0, 5] * v2
+        h1 = I[1, 0] * w0 + I[1, 1] * w1 + I[1, 2] * w2 + I[1, 3] * v0 + I[1, 4] * v1 + I[1, 5] * v2
+        h2 = I[2, 0] * w0 + I[2, 1] * w1 + I[2, 2] * w2 + I[2, 3] * v0 + I[2, 4] * v1 + I[2, 5] * v2
+        h3 = I[3, 0] * w0 + I[3, 1] * w1 + I[3, 2] * w2 + I[3, 3] * v0 + I[3, 4] * v1 + I[3, 5] * v2
+        h4 = I[4, 0] * w0 + I[4, 1] * w1 + I[4, 2] * w2 + I[4, 3] * v0 + I[4, 4] * v1 + I[4, 5] * v2
+        h5 = I[5, 0] * w0 + I[5, 1] * w1 + I[5, 2] * w2 + I[5, 3] * v0 + I[5, 4] * v1 + I[5, 5] * v2
+        for r in range(6):
+            f[b, r] = I[r, 0] * a0 + I[r, 1] * a1 + I[r, 2] * a2 + I[r, 3] * a3 + I[r, 4] * a4 + I[r, 5] * a5
+        # f = I·A + V ×* (I·V) − F_ext, with F_ext = [τ + p_WBo × f; f] shifted from Bo to Wo.
+        px, py, pz = p_WB[b, 0], p_WB[b, 1], p_WB[b, 2]
+        fx, fy, fz = F_Bo_W[b, 3], F_Bo_W[b, 4], F_Bo_W[b, 5]
+        f[b, 0] += w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4 - (F_Bo_W[b, 0] + py * fz - pz * fy)
+        f[b, 1] += w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5 - (F_Bo_W[b, 1] + pz * fx - px * fz)
+        f[b, 2] += w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3 - (F_Bo_W[b, 2] + px * fy - py * fx)
+        f[b, 3] += w1 * h5 - w2 * h4 - fx
+        f[b, 4] += w2 * h3 - w0 * h5 - fy
+        f[b, 5] += w0 * h4 - w1 * h3 - fz
+    for k in range(order.shape[0] - 1, -1, -1):
+        b = order[k]
+        vs = ji[b, 4]
+        f0, f1, f2, f3, f4, f5 = f[b, 0], f[b, 1], f[b, 2], f[b, 3], f[b, 4], f[b, 5]
+        for j in range(ji[b, 5]):
+            i = vs + j
+            tau[i] = (S[i, 0] * f0 + S[i, 1] * f1 + S[i, 2] * f2 + S[i, 3] * f3 + S[i, 4] * f4 + S[i, 5] * f5
+                      + refl[i] * vdot[i] - tau_app[i])
+        P = ji[b, 0]
+        if P > 0:
+            f[P, 0] += f0
+            f[P, 1] += f1
+            f[P, 2] += f2
+            f[P, 3] += f3
+            f[P, 4] += f4
+            f[P, 5] += f5
+
+
+@njit(cache=True)
+def bias_term_into(order, ji, S, Iw, V, c, tau):
+    """C(q, v)·v into tau: the recursive Newton–Euler passes of `inverse_dynamics_into` specialized to v̇ = 0 and
+    no applied forces (written out: a call with zero arrays costs more than the 7-DOF math)."""
+    nb = Iw.shape[0]
+    A = np.zeros((nb, 6))
+    f = np.zeros((nb, 6))
+    for k in range(order.shape[0]):
+        b = order[k]
+        P = ji[b, 0]
+        a0, a1, a2 = A[P, 0] + c[b, 0], A[P, 1] + c[b, 1], A[P, 2] + c[b, 2]
+        a3, a4, a5 = A[P, 3] + c[b, 3], A[P, 4] + c[b, 4], A[P, 5] + c[b, 5]
+        A[b, 0], A[b, 1], A[b, 2], A[b, 3], A[b, 4], A[b, 5] = a0, a1, a2, a3, a4, a5
+        w0, w1, w2, v0, v1, v2 = V[b, 0], V[b, 1], V[b, 2], V[b, 3], V[b, 4], V[b, 5]
+        I = Iw[b]
+        h0 = I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2 + I[0, 3] * v0 + I[0, 4] * v1 + I[0, 5] * v2
+        h1 = I[1, 0] * w0 + I[1, 1] * w1 + I[1, 2] * w2 + I[1, 3] * v0 + I[1, 4] * v1 + I[1, 5] * v2
+        h2 = I[2, 0] * w0 + I[2, 1] * w1 + I[2, 2] * w2 + I[2, 3] * v0 + I[2, 4] * v1 + I[2, 5] * v2
+        h3 = I[3, 0] * w0 + I[3, 1] * w1 + I[3, 2] * w2 + I[3, 3] * v0 + I[3, 4] * v1 + I[3, 5] * v2
+        h4 = I[4, 0] * w0 + I[4, 1] * w1 + I[4, 2] * w2 + I[4, 3] * v0 + I[4, 4] * v1 + I[4, 5] * v2
+        h5 = I[5, 0] * w0 + I[5, 1] * w1 + I[5, 2] * w2 + I[5, 3] * v0 + I[5, 4] * v1 + I[5, 5] * v2
+        for r in range(6):
+            f[b, r] = I[r, 0] * a0 + I[r, 1] * a1 + I[r, 2] * a2 + I[r, 3] * a3 + I[r, 4] * a4 + I[r, 5] * a5
+        f[b, 0] += w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
+        f[b, 1] += w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
+        f[b, 2] += w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
+        f[b, 3] += w1 * h5 - w2 * h4
+        f[b, 4] += w2 * h3 - w0 * h5
+        f[b, 5] += w0 * h4 - w1 * h3
+    for k in range(order.shape[0] - 1, -1, -1):
+        b = order[k]
+        vs = ji[b, 4]
+        f0, f1, f2, f3, f4, f5 = f[b, 0], f[b, 1], f[b, 2], f[b, 3], f[b, 4], f[b, 5]
+        for j in range(ji[b, 5]):
+            i = vs + j
+            tau[i] = S[i, 0] * f0 + S[i, 1] * f1 + S[i, 2] * f2 + S[i, 3] * f3 + S[i, 4] * f4 + S[i, 5] * f5
+        P = ji[b, 0]
+        if P > 0:
+            f[P, 0] += f0
+            f[P, 1] += f1
+            f[P, 2] += f2
+            f[P, 3] += f3
+            f[P, 4] += f4
+            f[P, 5] += f5

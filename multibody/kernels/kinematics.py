@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .joint_kernels import joint_hinge, joint_hinge_rate_angular, joint_pose
+from .joint_kernels import REVOLUTE, joint_hinge, joint_hinge_rate_angular, joint_pose
 from .small import cross_add, cross_into, matmul3, matTvec3, matvec3
 
 # Column layout of the packed per-body joint arrays (row b describes the joint whose child is body b).
@@ -102,9 +102,19 @@ def calc_motion_subspace(order, ji, jf, q, nv_total, R_WF, p_WM):
         if n == 0:
             continue
         vs = ji[b, 4]
-        joint_hinge(ji[b, 1], q, ji[b, 2], jf[b], H)
         R = R_WF[b]
         pM = p_WM[b]
+        if ji[b, 1] == REVOLUTE:  # S = [w; p_WMo × w] with w = R_WF·axis: no hinge matrix needed
+            ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
+            w0 = R[0, 0] * ax + R[0, 1] * ay + R[0, 2] * az
+            w1 = R[1, 0] * ax + R[1, 1] * ay + R[1, 2] * az
+            w2 = R[2, 0] * ax + R[2, 1] * ay + R[2, 2] * az
+            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
+            S[vs, 3] = pM[1] * w2 - pM[2] * w1
+            S[vs, 4] = pM[2] * w0 - pM[0] * w2
+            S[vs, 5] = pM[0] * w1 - pM[1] * w0
+            continue
+        joint_hinge(ji[b, 1], q, ji[b, 2], jf[b], H)
         for j in range(n):
             for i in range(3):
                 hw[i] = H[i, j]

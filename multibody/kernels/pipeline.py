@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from .joint_kernels import joint_n_matrix, joint_nplus_matrix
-from .dynamics import body_forces_at_origin, calc_inverse_dynamics, calc_mass_matrix, solve_spd
+from .dynamics import inverse_dynamics_into, mass_matrix_into, solve_spd
 from .kinematics import (calc_accelerations, calc_motion_subspace, calc_position_kinematics,
                          calc_spatial_inertias, calc_velocity_kinematics, cross3)
 
@@ -27,15 +27,17 @@ def kinematics_stage(order, ji, jf, bp, q, v, nv):
 @njit(cache=True)
 def mass_matrix_from_inertias(order, ji, refl, S, Iw):
     """M(q) by the composite-rigid-body algorithm, from precomputed world inertias."""
-    return calc_mass_matrix(order, ji, S, Iw, refl)
+    nv = S.shape[0]
+    M = np.empty((nv, nv))
+    mass_matrix_into(order, ji, refl, S, Iw, M)
+    return M
 
 
 @njit(cache=True)
 def inverse_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app):
     """τ = M v̇ + C v − τ_app − Σ J_WBᵀ F_Bo_W by recursive Newton–Euler, from precomputed inertias."""
-    A = calc_accelerations(order, ji, S, c, vdot)
-    F_ext = body_forces_at_origin(p_WB, F_Bo_W)
-    tau, _ = calc_inverse_dynamics(order, ji, S, Iw, V, A, F_ext, tau_app, refl, vdot)
+    tau = np.empty(S.shape[0])
+    inverse_dynamics_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau)
     return tau
 
 
@@ -43,14 +45,14 @@ def inverse_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_B
 def forward_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, F_Bo_W, tau_app, extra_diag):
     """v̇ solving (M + diag(extra_diag)) v̇ + C v = τ_app + Σ J_WBᵀ F_Bo_W, from precomputed inertias."""
     nv = S.shape[0]
-    M = calc_mass_matrix(order, ji, S, Iw, refl)
-    zero = np.zeros(nv)
-    A = calc_accelerations(order, ji, S, c, zero)
-    F_ext = body_forces_at_origin(p_WB, F_Bo_W)
-    rhs, _ = calc_inverse_dynamics(order, ji, S, Iw, V, A, F_ext, tau_app, refl, zero)
+    M = np.empty((nv, nv))
+    mass_matrix_into(order, ji, refl, S, Iw, M)
+    rhs = np.empty(nv)
+    inverse_dynamics_into(order, ji, refl, S, Iw, p_WB, V, c, np.zeros(nv), F_Bo_W, tau_app, rhs)
     for i in range(nv):
         M[i, i] += extra_diag[i]
-    return solve_spd(M, -rhs)
+        rhs[i] = -rhs[i]
+    return solve_spd(M, rhs)
 
 
 @njit(cache=True)

@@ -7,6 +7,7 @@ from .multibody_plant import MultibodyPlant
 from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
                                 SetConstraintMujocoParameters, SetJointMujocoParameters)
 from ._mjcf_actuation import GetMujocoCtrlInputPort
+from ._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
 from ._mjcf_sensors import GetMujocoSensorOutputPort
 from ._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
                           GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
@@ -23,3 +24,4 @@ __all__ += ["ConstraintSolverOptions", "ContactResults", "GetConstraintMujocoPar
 __all__ += ["CalcMujocoVelocityMap", "GetMjcfPlantMap", "GetMujocoActivations", "GetMujocoCtrlInputPort",
             "GetMujocoKeyframe", "GetMujocoKeyframeNames", "GetMujocoSensorOutputPort", "GetMujocoState",
             "SetMujocoActivations", "SetMujocoKeyframe", "SetMujocoState"]
+__all__ += ["GetMujocoPluginState", "SetMujocoPluginState"]

@@ -71,7 +71,12 @@ class ConstraintRowModel:
                 if np.isfinite(lo) or np.isfinite(hi):
                     self.limits.append((j.position_start(), vs, lo, hi, par["margin"], par["solreflimit"],
                                         par["solimplimit"], j.name()))
+        lim = np.array([(r[0], r[2], r[3], r[4]) for r in self.limits], float).reshape(-1, 4)
+        self._lim_q, self._lim_lo, self._lim_hi, self._lim_margin = lim[:, 0].astype(np.int64), lim[:, 1], lim[:, 2], \
+            lim[:, 3]
         self.friction.sort(key=lambda r: r[0])
+        from ._mjcf_tendons import MjcfTendonRows  # MJCF tendon limit / frictionloss rows (None without)
+        self.tendons = MjcfTendonRows.FromPlant(plant, m.ji, M0, kin0)
         # ---- equality constraints ------------------------------------------------------------------------
         self.equalities = []
         for k, spec in enumerate(plant._constraints):
@@ -166,9 +171,17 @@ class ConstraintRowModel:
             J = np.zeros((1, nv))
             J[0, dof] = 1.0
             asm.AddFrictionLoss(J, floss, iw_d[dof], ref, imp, name=name)
-        for qi, dof, lo, hi, margin, ref, imp, name in self.limits:
-            for dist, sign in ((kin.q[qi] - lo, 1.0), (hi - kin.q[qi], -1.0)):
-                if dist < margin:
-                    J = np.zeros((1, nv))
-                    J[0, dof] = sign
-                    asm.AddLimit(J, dist, margin, iw_d[dof], ref, imp, name=name)
+        if self.tendons is not None:
+            self.tendons.AddFriction(asm, kin, model.ji)
+        if self.limits:  # the active ones found at once; rows added in joint order, lower before upper
+            q = kin.q[self._lim_q]
+            d_lo, d_hi = q - self._lim_lo, self._lim_hi - q
+            for k in np.flatnonzero((d_lo < self._lim_margin) | (d_hi < self._lim_margin)).tolist():
+                qi, dof, lo, hi, margin, ref, imp, name = self.limits[k]
+                for dist, sign in ((d_lo[k], 1.0), (d_hi[k], -1.0)):
+                    if dist < margin:
+                        J = np.zeros((1, nv))
+                        J[0, dof] = sign
+                        asm.AddLimit(J, dist, margin, iw_d[dof], ref, imp, name=name)
+        if self.tendons is not None:
+            self.tendons.AddLimits(asm, kin, model.ji)

@@ -21,17 +21,40 @@ from ._contact_geometry import ContactGeometryTable
 from ._contact_kernels import ContactJacobians
 
 
+class _Ids:
+    """The geometry ids of the selected contacts, listed on first use (only ContactResults reads them)."""
+
+    __slots__ = ("_ids", "_sel", "_list")
+
+    def __init__(self, ids, sel):
+        self._ids, self._sel, self._list = ids, sel, None
+
+    def _get(self) -> list:
+        if self._list is None:
+            self._list = [self._ids[k] for k in self._sel.tolist()]
+        return self._list
+
+    def __getitem__(self, c):
+        return self._get()[c]
+
+    def __len__(self) -> int:
+        return int(self._sel.shape[0])
+
+    def __iter__(self):
+        return iter(self._get())
+
+
 @dataclass
 class ContactSet:
     """The contacts of one step (MuJoCo pairs first, then Drake pairs), all arrays with leading ncon."""
     body_A: np.ndarray
     body_B: np.ndarray
-    id_A: list
+    id_A: list            # GeometryIds (a list or a lazily listed _Ids)
     id_B: list
     pos_W: np.ndarray
     frame_W: np.ndarray   # rows: normal from A to B, tangent 1, tangent 2
     dist: np.ndarray
-    J: np.ndarray         # (ncon, 6, nv) contact-frame Jacobians of V_B - V_A
+    J: np.ndarray         # (ncon, 6, nv) contact-frame Jacobians of V_B - V_A ((ncon, 3, nv) if condim <= 3)
     n_mujoco: int
 
     @property
@@ -68,6 +91,34 @@ def _concat_problems(a: ConstraintProblem, b: ConstraintProblem) -> ConstraintPr
         cone=a.cone, names=list(a.names) + list(b.names))
 
 
+def _TreeBlocks(m):
+    """Start offsets of the dof ranges of the plant's trees (bodies below one child of the world), or None
+    when some tree's dofs are not contiguous; the constraint solver's sparse factorization orders by them."""
+    if m.nv == 0:
+        return None
+    root = np.zeros(m.nb, np.int64)
+    for b in m.order:
+        if b == 0:
+            continue
+        parent = int(m.ji[b, 0])
+        root[b] = b if parent <= 0 else root[parent]
+    tree_of_dof = np.full(m.nv, -1, np.int64)
+    for b in m.order:
+        if b == 0:
+            continue
+        vs, nvb = int(m.ji[b, 4]), int(m.ji[b, 5])
+        tree_of_dof[vs:vs + nvb] = root[b]
+    if np.any(tree_of_dof < 0):
+        return None
+    change = np.flatnonzero(np.diff(tree_of_dof)) + 1
+    starts = np.concatenate([[0], change, [m.nv]])
+    if len(set(tree_of_dof[starts[:-1]].tolist())) != starts.shape[0] - 1:
+        return None  # a tree's dofs are split
+    starts = starts.astype(np.int64)
+    starts.flags.writeable = False  # fixed at Finalize (lets SolveConstraints check it once)
+    return starts
+
+
 class DiscreteContactSolver:
     """callable(plant, context, kin, M_hat, a_free, h) -> (a, tau_contact): the plant's constraint step."""
 
@@ -76,6 +127,8 @@ class DiscreteContactSolver:
         self.rows = ConstraintRowModel(plant)
         self.geometry = ContactGeometryTable(plant)
         self._warm: dict[int, np.ndarray] = {}
+        self.tree_blocks = _TreeBlocks(plant._model)
+        self._has_geometry = plant.num_collision_geometries() > 0  # fixed at Finalize (no registration after)
         self.last_report = None
         self.failures = 0
 
@@ -88,7 +141,7 @@ class DiscreteContactSolver:
         empty = ContactSet(np.zeros(0, np.int64), np.zeros(0, np.int64), [], [], np.zeros((0, 3)),
                            np.zeros((0, 3, 3)), np.zeros(0), np.zeros((0, 6, nv)), 0)
         port = plant.get_geometry_query_input_port()
-        if plant.num_collision_geometries() == 0 or not port.HasValue(context):
+        if not self._has_geometry or not port.HasValue(context):
             return empty, {}
         query = port.Eval(context)
         cps = query.ComputeContactPoints()
@@ -118,11 +171,13 @@ class DiscreteContactSolver:
         bA, bB = body[s1], body[s2]
         pos = np.ascontiguousarray(cps.pos_W[sel])
         frame = np.ascontiguousarray(cps.frame_W[sel])
-        J = ContactJacobians(m.ji, kin.S, bA, bB, pos, frame)
-        ids1, ids2 = cps.id_1, cps.id_2
-        cs = ContactSet(bA, bB, [ids1[k] for k in sel.tolist()], [ids2[k] for k in sel.tolist()], pos,
-                        frame, np.ascontiguousarray(cps.dist[sel]), J, int(mj.size))
-        return cs, {"i1": s1, "i2": s2}
+        nmj = int(mj.size)
+        mj_par = table.MujocoPairArrays(s1[:nmj], s2[:nmj]) if nmj else None
+        rotational = mj_par is not None and bool((mj_par[0] > 3).any())  # condim 4/6 need the rotational rows
+        J = ContactJacobians(m.ji, kin.S, bA, bB, pos, frame, rotational)
+        cs = ContactSet(bA, bB, _Ids(cps.id_1, sel), _Ids(cps.id_2, sel), pos, frame,
+                        np.ascontiguousarray(cps.dist[sel]), J, nmj)
+        return cs, {"i1": s1, "i2": s2, "mujoco": mj_par}
 
     # ---- the step ----------------------------------------------------------------------------------------
     def Solve(self, context, kin, M_hat, a_free, h) -> StepSolution:
@@ -135,7 +190,7 @@ class DiscreteContactSolver:
         nmj = contacts.n_mujoco
         iw = self.rows.body_invweight0
         if nmj:
-            cd, fr, ref, imp, mar = self.geometry.MujocoPairArrays(info["i1"][:nmj], info["i2"][:nmj])
+            cd, fr, ref, imp, mar = info["mujoco"]
             bA, bB = contacts.body_A[:nmj], contacts.body_B[:nmj]
             asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], cd, fr, ref, imp, mar,
                             iw[bA, 0] + iw[bB, 0], iw[bA, 1] + iw[bB, 1])
@@ -165,7 +220,8 @@ class DiscreteContactSolver:
         res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
                                tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
                                ls_tolerance=opts.ls_tolerance, qacc_warmstart=self._warm.get(key),
-                               meaninertia=self.rows.meaninertia)
+                               meaninertia=self.rows.meaninertia, tree_blocks=self.tree_blocks,
+                               check_mass_matrix=False)  # the plant's M_hat is symmetric by construction
         if len(self._warm) > 64:
             self._warm.clear()
         self._warm[key] = res.qacc
@@ -180,9 +236,13 @@ class DiscreteContactSolver:
             qacc = np.linalg.solve(M_hat + np.diag(damping), tau_smooth + res.qfrc_constraint)
         f_c = ContactForces(res.efc_force, problem.efc_type, problem.con_efc_address, problem.con_dim,
                             problem.con_friction) if contacts.size else np.zeros((0, 6))
-        ncrow = problem.nefc - (problem.con_efc_address[0] if contacts.size else problem.nefc)
-        tau_c = (problem.J[problem.nefc - ncrow:].T @ res.efc_force[problem.nefc - ncrow:]) if ncrow \
-            else np.zeros(m.nv)
+        c0 = problem.con_efc_address[0] if contacts.size else problem.nefc  # first contact row
+        if c0 == problem.nefc:
+            tau_c = np.zeros(m.nv)
+        elif c0 == 0:  # only contact rows: J' f is the solver's qfrc_constraint
+            tau_c = res.qfrc_constraint.copy()
+        else:
+            tau_c = problem.J[c0:].T @ res.efc_force[c0:]
         return StepSolution(qacc, problem, res, contacts, f_c, tau_c)
 
     def __call__(self, plant, context, kin, M_hat, a_free, h):

@@ -75,7 +75,9 @@ class ContactGeometryTable:
         self._body = np.zeros(0, np.int64)
         self._is_mujoco = np.zeros(0, bool)
         self._known = np.zeros(0, bool)
-        self._pair_arrays: dict[int, tuple] = {}
+        self._pair_arrays: dict[int, int] = {}  # pair key -> slot in _slot_arrays
+        self._slot_rows: list = []
+        self._slot_arrays = None
 
     def _default_material(self) -> dict:
         if self._defaults is None:
@@ -98,6 +100,8 @@ class ContactGeometryTable:
             self._rows.clear()
             self._pairs.clear()
             self._pair_arrays.clear()
+            self._slot_rows = []
+            self._slot_arrays = None
             self._known = np.zeros(0, bool)
 
     def Row(self, inspector, index: int, gid) -> GeometryContactData:
@@ -125,20 +129,25 @@ class ContactGeometryTable:
     def MujocoPairArrays(self, i1, i2):
         """Per-contact (condim, friction (5), solref (2), solimp (5), includemargin) arrays for row pairs."""
         keys = i1 * (1 << 20) + i2
-        uniq, inv = np.unique(keys, return_inverse=True)
-        rows = []
-        for key in uniq.tolist():
-            got = self._pair_arrays.get(key)
-            if got is None:
-                got = self.MujocoPair(key >> 20, key & ((1 << 20) - 1))
-                self._pair_arrays[key] = got
-            rows.append(got)
-        cd = np.array([r[0] for r in rows], np.int64)[inv]
-        fr = np.array([r[3] for r in rows]).reshape(-1, 5)[inv]
-        ref = np.array([r[1] for r in rows]).reshape(-1, 2)[inv]
-        imp = np.array([r[2] for r in rows]).reshape(-1, 5)[inv]
-        mar = np.array([r[4] for r in rows])[inv]
-        return cd, fr, ref, imp, mar
+        slot_of = self._pair_arrays
+        slots = np.fromiter((slot_of.get(k, -1) for k in keys.tolist()), np.int64, keys.shape[0])
+        if (slots < 0).any():  # pairs seen for the first time: mix their parameters once, append a slot
+            for q in np.flatnonzero(slots < 0).tolist():
+                key = int(keys[q])
+                slot = slot_of.get(key)
+                if slot is None:
+                    cd, ref, imp, fr, mar = self.MujocoPair(key >> 20, key & ((1 << 20) - 1))
+                    slot = len(slot_of)
+                    slot_of[key] = slot
+                    self._slot_rows.append((cd, np.asarray(ref, float).reshape(2), np.asarray(imp, float).reshape(5),
+                                            np.asarray(fr, float).reshape(5), float(mar)))
+                slots[q] = slot
+            rows = self._slot_rows
+            self._slot_arrays = (np.array([r[0] for r in rows], np.int64), np.array([r[3] for r in rows]),
+                                 np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
+                                 np.array([r[4] for r in rows]))
+        cd, fr, ref, imp, mar = self._slot_arrays
+        return cd[slots], fr[slots], ref[slots], imp[slots], mar[slots]
 
     def MujocoPair(self, i: int, j: int) -> tuple:
         """(condim, solref, solimp, friction5, includemargin) of the MuJoCo pair of rows i, j."""

@@ -30,12 +30,14 @@ def _add_point_jacobian(ji, S, body, p, sign, Jw, Jv):
 
 
 @njit(cache=True)
-def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W):
+def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W, rotational=True):
     """J_contact (ncon, 6, nv): rows [normal, t1, t2, spin, roll1, roll2] of V_B - V_A at each contact
-    point, in the contact frame (frame_W[c] rows = normal from A to B, tangents)."""
+    point, in the contact frame (frame_W[c] rows = normal from A to B, tangents); (ncon, 3, nv), the
+    translational rows only, when `rotational` is False (every contact has condim <= 3)."""
     ncon = pos_W.shape[0]
     nv = S.shape[0]
-    out = np.zeros((ncon, 6, nv))
+    nr = 6 if rotational else 3
+    out = np.zeros((ncon, nr, nv))
     Jw = np.zeros((3, nv))
     Jv = np.zeros((3, nv))
     for c in range(ncon):
@@ -47,7 +49,8 @@ def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W):
         for r in range(3):
             for q in range(nv):
                 out[c, r, q] = F[r, 0] * Jv[0, q] + F[r, 1] * Jv[1, q] + F[r, 2] * Jv[2, q]
-                out[c, 3 + r, q] = F[r, 0] * Jw[0, q] + F[r, 1] * Jw[1, q] + F[r, 2] * Jw[2, q]
+                if rotational:
+                    out[c, 3 + r, q] = F[r, 0] * Jw[0, q] + F[r, 1] * Jw[1, q] + F[r, 2] * Jw[2, q]
     return out
 
 

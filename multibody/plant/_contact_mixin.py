@@ -56,7 +56,8 @@ class _ContactMixin:
         if self._time_step > 0:
             solver = DiscreteContactSolver(self)
             rows = solver.rows
-            if self.num_collision_geometries() or rows.limits or rows.friction or rows.equalities:
+            if (self.num_collision_geometries() or rows.limits or rows.friction or rows.equalities
+                    or rows.tendons is not None):
                 self._contact_solver = solver
                 self._SetDiscreteConstraintSolver(solver)
         elif self.num_collision_geometries():

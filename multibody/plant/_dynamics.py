@@ -5,34 +5,47 @@ import numpy as np
 
 from ..kernels import pipeline as pl
 from ..kernels.dynamics import gravity_forces_at_body_origins
-from ..kernels.fused import bias_term
 from ..tree.multibody_forces import MultibodyForces
+
+
+_F64 = np.dtype(np.float64)
+_STRIDE_1D = (8,)
 
 
 class _DynamicsMixin:
     """CRBA / RNEA based dynamics over the cached Kinematics of a context."""
 
     def _check_size(self, x, n: int, what: str) -> np.ndarray:
-        if type(x) is np.ndarray and x.shape == (n,) and x.dtype == np.float64:
+        """x as a C-contiguous float64 vector of n entries (x itself when it already is one)."""
+        if type(x) is np.ndarray and x.dtype is _F64 and x.strides == _STRIDE_1D and x.shape[0] == n:
             return x
-        a = np.asarray(x, dtype=float).reshape(-1)
+        a = np.ascontiguousarray(np.asarray(x, dtype=float).reshape(-1))
         if a.size != n:
             raise ValueError(f"MultibodyPlant '{self.get_name()}': {what} must have {n} entries, got {a.size}")
         return a
 
     def _check_forces(self, forces, what: str) -> MultibodyForces:
-        m = self._model
-        if (not isinstance(forces, MultibodyForces) or forces._F.shape[0] != m.nb
-                or forces._tau.shape[0] != m.nv):
+        """forces, when it is a MultibodyForces sized for this plant (its arrays are C-contiguous float64).
+
+        The last object that passed is remembered (a MultibodyForces never resizes), so a loop reusing one
+        MultibodyForces pays for the check once."""
+        f = self._fast
+        if forces is f.checked_forces:
+            return forces
+        if (not isinstance(forces, MultibodyForces) or forces._F.shape != f.F_shape
+                or forces._tau.shape != f.v_shape):
             raise ValueError(f"{what}: expected a MultibodyForces sized for this plant (MultibodyForces(plant))")
+        f.checked_forces = forces
         return forces
 
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
         """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
         kin = self._eval_kinematics(context)
-        m = self._model
-        return pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
+        f = self._fast
+        M = np.empty(f.M_shape)
+        f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
+        return M
 
     def CalcMassMatrixViaInverseDynamics(self, context) -> np.ndarray:
         """M(q) column by column: inverse dynamics with v = 0 and v̇ = eᵢ."""
@@ -57,16 +70,21 @@ class _DynamicsMixin:
     def CalcBiasTerm(self, context) -> np.ndarray:
         """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
         kin = self._eval_kinematics(context)
-        m = self._model
-        return bias_term(m.order, m.ji, kin.S, kin.Iw, kin.V, kin.c)
+        f = self._fast
+        Cv = np.empty(f.nv)
+        f.bias_term(f.order, f.ji, kin.S, kin.Iw, kin.V, kin.c, Cv)
+        return Cv
 
     def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:
         """τ = M(q)v̇ + C(q,v)v − τ_app − Σ J_WBᵀ·Fapp_Bo_W (recursive Newton–Euler)."""
-        if not self._finalized:
-            self._ThrowIfNotFinalized("CalcInverseDynamics")
-        vdot = self._check_size(known_vdot, self._model.nv, "known_vdot")
-        f = self._check_forces(external_forces, "CalcInverseDynamics")
-        return self._rnea(context, vdot, f._F, f._tau)
+        kin = self._eval_kinematics(context)
+        f = self._fast
+        vdot = self._check_size(known_vdot, f.nv, "known_vdot")
+        forces = self._check_forces(external_forces, "CalcInverseDynamics")
+        tau = np.empty(f.nv)
+        f.inverse_dynamics(f.order, f.ji, f.refl, kin.S, kin.Iw, kin.p_WB, kin.V, kin.c, vdot, forces._F, forces._tau,
+                           tau)
+        return tau
 
     def CalcGravityGeneralizedForces(self, context) -> np.ndarray:
         """τ_g(q), with M v̇ + C v = τ_g + τ_app (v·τ_g is the power gravity delivers)."""

@@ -13,11 +13,13 @@ integrator ȧ = ctrl, filter ȧ = (ctrl − a)/τ (Euler), filterexact a⁺ = a 
 Supported: transmissions joint and jointinparent (hinge, slide; ball and free with their 3D / 6D gear),
 tendon (fixed; spatial through sites and pulleys, _mjcf_tendons.py) and site (without refsite); dyntype
 none, integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine,
-muscle (_mjcf_muscle.py; a muscle needs its lengthrange, which the MJCF compiler does not compute by
-simulation). Other actuators are reported at load with a located warning naming the actuator and produce
-no force. Activations are state: a discrete group (`plant._mjcf_act_group`) updated in the plant's step as
-mj_step does (discrete plant), or continuous state after [q; v] integrated by the simulator (continuous
-plant; actearly then looks ahead by <option timestep>).
+muscle (_mjcf_muscle.py; the MJCF compiler computes a muscle's lengthrange by simulation when the file
+does not give it, parsers/mjcf/lengthrange.py); engine-plugin actuators (their force replaces
+gain·input + bias, _mjcf_plugins.py). Other
+actuators are reported at load with a located warning naming the actuator and produce no force.
+Activations are state: a discrete group (`plant._mjcf_act_group`) updated in the plant's step as mj_step
+does (discrete plant), or continuous state after [q; v] integrated by the simulator (continuous plant;
+actearly then looks ahead by <option timestep>).
 """
 from __future__ import annotations
 
@@ -60,8 +62,6 @@ def _rotation_vector(quat: np.ndarray) -> np.ndarray:
 
 def _Unsupported(model, a) -> str | None:
     """Why actuator `a` cannot be simulated, or None."""
-    if a.plugin >= 0:
-        return "plugin actuators are not supported by MultibodyPlant"
     if a.dyntype not in _DYN or a.gaintype not in _GAIN or a.biastype not in _BIAS:
         return (f"dyntype '{a.dyntype}', gaintype '{a.gaintype}', biastype '{a.biastype}' is not supported by "
                 f"MultibodyPlant (supported: dyntype {sorted(_DYN)}, gaintype {sorted(_GAIN)}, biastype "
@@ -194,7 +194,8 @@ class MjcfActuation:
         adr, k, i = [], 0, 0
         for pm in maps:
             for a in pm.model.actuators:
-                adr.append(k + a.actadr + a.actdim - 1 if a.actdim and supported[i] else -1)
+                dyn_slot = a.actdim > getattr(a, "plugin_actdim", 0)  # a plugin's own slots come first
+                adr.append(k + a.actadr + a.actdim - 1 if dyn_slot and supported[i] else -1)
                 i += 1
             k += pm.model.na
         self.actadr = np.array(adr, dtype=int)
@@ -205,6 +206,7 @@ class MjcfActuation:
         self.passive = passive  # tendons with a spring or damper
         self.gravcomp = MjcfGravityCompensation(plant)
         self.balls = balls  # (actuator index, 'ball' | 'free', Joint, gear, in parent) of ball / free joint gears
+        self.plugins = None  # MjcfPlugins, set by FinalizeMjcfActuation
         self.h = plant.time_step() if plant.time_step() > 0 else (
             float(maps[0].model.option.timestep) if maps else 0.0)
 
@@ -320,6 +322,9 @@ class MjcfActuation:
             if self.biastype[i] == 2:
                 bias[i] = MuscleBias(L[i], self.lengthrange[i], self.acc0[i], self.biasprm[i])
         force = np.where(self.enabled, gain * inp + bias, 0.0)
+        if self.plugins:  # plugin actuators: the plugin's force replaces gain·input + bias (_mjcf_plugins.py)
+            self.plugins.ActuatorForces(plant, context, ctrl, act, L, V, force)
+            force = np.where(self.enabled, force, 0.0)
         if self.tlim:  # a tendon's summed actuator force outside its actuatorfrcrange scales its actuators
             total: dict = {}
             for i, key, _, _ in self.tlim:
@@ -340,6 +345,8 @@ class MjcfActuation:
             tau += tendon.CalcPassiveGeneralizedForces(plant, context, q, v)
         if self.gravcomp:
             tau += np.where(self.gravcomp.actuated, 0.0, self.gravcomp.CalcGeneralizedForces(plant, context))
+        if self.plugins and any(mp.has_passive for mp in self.plugins.models):
+            tau += self.plugins.PassiveForces(plant, context)
         return tau
 
     def CalcActuatorGeneralizedForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -358,19 +365,20 @@ def FinalizeMjcfActuation(plant) -> None:
     Activations are continuous state after [q; v] (x = [q; v; act]) for a continuous plant, and the discrete
     state group `plant._mjcf_act_group` for a discrete one.
     """
+    from ._mjcf_plugins import FinalizeMjcfPlugins
     from ._mjcf_sensors import FinalizeMjcfSensors
     act = MjcfActuation(plant)
     plant._mjcf_actuation = act
     plant._mjcf_act_group = None
     FinalizeMjcfSensors(plant)
-    if not act.na:
-        return
-    act0 = np.zeros(act.na)
-    if plant.time_step() > 0:
-        plant._mjcf_act_group = plant.DeclareDiscreteState(act0)
-    else:
-        nq, nv = plant.num_positions(), plant.num_velocities()
-        plant.DeclareContinuousState(np.concatenate([plant._xc_model[:nq + nv], act0]), nq, nv, act.na)
+    if act.na:
+        act0 = np.zeros(act.na)
+        if plant.time_step() > 0:
+            plant._mjcf_act_group = plant.DeclareDiscreteState(act0)
+        else:
+            nq, nv = plant.num_positions(), plant.num_velocities()
+            plant.DeclareContinuousState(np.concatenate([plant._xc_model[:nq + nv], act0]), nq, nv, act.na)
+    act.plugins = FinalizeMjcfPlugins(plant, act)  # plugin state group and post-step advance (engine plugins)
 
 
 def GetMujocoCtrlInputPort(plant, model_instance=None):

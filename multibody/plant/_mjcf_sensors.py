@@ -9,8 +9,8 @@ Supported: jointpos, jointvel, ballquat, ballangvel, actuatorpos, actuatorvel, a
 tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons without wrapping geoms), framepos,
 framequat, framexaxis, frameyaxis, framezaxis, framelinvel, frameangvel (objects site / body (inertial
 frame) / xbody / geom, optional reference object of those types), subtreecom, subtreelinvel, gyro,
-velocimeter, accelerometer, clock. Other types (force / torque, touch, range finders, ...) are reported once
-at load and read 0.
+velocimeter, accelerometer, clock, and engine-plugin sensors (type "plugin", _mjcf_plugins.py). Other types
+(force / torque, touch, range finders, ...) are reported once at load and read 0.
 
 The accelerometer reads R_WSᵀ(a − g) with the acceleration of the current state: a continuous plant's v̇, or
 for a discrete plant the acceleration of the step starting at this state (solved again on each evaluation,
@@ -36,6 +36,8 @@ _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")
 
 
 def _supported(model, s) -> bool:
+    if s.type == "plugin":  # engine-plugin sensors (_mjcf_plugins.py)
+        return s.plugin >= 0
     if s.type not in SUPPORTED_SENSORS:
         return False
     if s.type in _FRAME:
@@ -221,12 +223,19 @@ def _calc(plant, pm, k, context, out) -> None:
             val = R.T @ (w if s.type == "gyro" else vo)
         elif s.type == "clock":
             val = [context.get_time()]
+        elif s.type == "plugin":
+            cache["plugin"] = True
         if val is not None:
             val = np.asarray(val, float)
             if s.cutoff > 0 and s.type not in _NO_CUTOFF:
                 val = np.clip(val, -s.cutoff, s.cutoff)
             data[adr:adr + s.dim] = val
         adr += s.dim
+    if cache.get("plugin"):  # plugin sensors write their own slots of sensordata (all stages)
+        ctrl = act.EvalCtrl(plant, context)
+        length = act.CalcLengths(plant, context, q)
+        velocity = act.CalcMomentArms(plant, context) @ v
+        act.plugins.Sensors(plant, k, context, ctrl, act.GetActivations(plant, context), length, velocity, data)
     out.SetFromVector(data)
 
 

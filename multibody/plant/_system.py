@@ -4,12 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import pipeline as pl
-from ..kernels.fused import actuated_discrete_step
+from ..kernels.entry_points import STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_OK, FastModel
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
 
 _PARAM_COLS = 13
+_F64 = np.dtype(np.float64)
+_STRIDE_1D = (8,)
 
 
 def _new_frame_pose_vector():
@@ -61,6 +63,8 @@ class _SystemMixin:
             self._xc_model[:] = x0
             self._state_index = None
         self._param_index = self.DeclareNumericParameter(m.body_params.ravel().copy())
+        self._fast = FastModel(m, self._gravity_mask)
+        self._only_actuation_forces = None  # decided at the first step (see _actuated_step_applies)
         self._zeros_b6 = np.zeros((m.nb, 6))
         self._zeros_b6.flags.writeable = False
         self._zeros_v = np.zeros(nv)
@@ -91,7 +95,7 @@ class _SystemMixin:
         # ---- outputs ----------------------------------------------------------------------------------
         state_ticket = {self.all_state_ticket()}
         self._state_port = self.DeclareVectorOutputPort(
-            "state", nq + nv, lambda c, out: out.SetFromVector(self._qv_view(c)), prerequisites_of_calc=state_ticket)
+            "state", nq + nv, self._CalcStateOutput, prerequisites_of_calc=state_ticket)
         self._instance_state_ports = []
         self._instance_accel_ports = []
         self._instance_contact_ports = []
@@ -171,7 +175,11 @@ class _SystemMixin:
 
     def _eval_kinematics(self, context) -> Kinematics:
         """The cached kinematics of `context` (the hot path of every plant query: one check, one lookup)."""
-        if getattr(context, "_system_id", None) != self._system_id or not self._finalized:
+        try:
+            ours = context._system_id == self._system_id and self._finalized
+        except AttributeError:  # not a Context
+            ours = False
+        if not ours:
             self._ThrowIfNotFinalized("kinematics")
             self._check_context(context, f"MultibodyPlant '{self.get_name()}'")
         return self._kin_cache._eval(context)._value
@@ -180,6 +188,11 @@ class _SystemMixin:
         x = self._qv_view(context)
         nq = self._model.nq
         value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context)))
+
+    def _CalcStateOutput(self, context, output) -> None:
+        """The 'state' output [q; v]: one copy from the context's state array (the framework validated context)."""
+        x = self._qv_vector(context)._data
+        output.get_mutable_value()[:] = x[:self._xc_nq + self._xc_nv] if self._xc_nz else x
 
     def _eval_body_accelerations(self, context) -> np.ndarray:
         return self._body_accel_cache.Eval(context)
@@ -280,6 +293,7 @@ class _SystemMixin:
         if not callable(contributor):
             raise ValueError("force contributor must be callable(plant, context, kin, F_Bo_W, tau)")
         self._force_contributors.append(contributor)
+        self._only_actuation_forces = None
 
     def _AssembleForces(self, context, kin, include_damping: bool):
         """Total (τ, F_Bo_W) except inertial terms: actuation, inputs, force elements, contributors."""
@@ -317,6 +331,7 @@ class _SystemMixin:
         if solver is not None and not callable(solver):
             raise ValueError("the discrete constraint solver must be callable(plant, context, kin, M_hat, a_free, h)")
         self._discrete_solver = solver
+        self._only_actuation_forces = None
 
     # ---- continuous dynamics ---------------------------------------------------------------------------
     def _CalcAccelerationCache(self, context, value) -> None:
@@ -432,27 +447,66 @@ class _SystemMixin:
         self._check_finite(context, x_next, "state after the discrete step")
         return x_next, a, u, tau_c
 
-    def _CalcActuatedDiscreteStep(self, context):
-        """The step in one compiled call when only gravity and actuation act (no contact, constraints, other
-        force elements or applied forces): the common robot-under-control case. None otherwise."""
-        if (self._force_contributors or self._discrete_solver is not None or len(self._force_elements) != 1
+    def _actuated_step_applies(self, context) -> bool:
+        """True when only gravity and actuation act (no contact, constraints, other force elements, MJCF actuators
+        or applied-force inputs): the common robot-under-control case, stepped in one compiled call."""
+        static = self._only_actuation_forces
+        if static is None:  # the model part, fixed after Finalize except through the two registration hooks
+            static = self._only_actuation_forces = not (
+                self._force_contributors or self._discrete_solver is not None or len(self._force_elements) != 1
                 or getattr(self, "_mjcf_actuation", None) is not None
-                or self._applied_generalized_force_port.HasValue(context)
-                or self._applied_spatial_force_port.HasValue(context)):
-            return None
-        m = self._model
-        x = self._qv_view(context)
-        u = self._EvalActuation(context)
+                or getattr(self, "_mjcf_act_group", None) is not None)
+        if not static:
+            return False
+        _whole, _connected, has_tau, has_F = self._input_wiring(context)
+        return not (has_tau or has_F)
+
+    def _ActuatedStepInto(self, context, x_next: np.ndarray) -> np.ndarray:
+        """Write the actuated step's [q⁺; v⁺] into x_next and return the sampled [v̇; u; τ_contact = 0]."""
+        f = self._fast
+        whole, connected, _tau, _F = self._input_wiring(context)
+        if whole and not connected:  # the usual wiring: read the actuation input without copying it
+            u = self._eval_input_raw(context, self._actuation_port._index)._data
+            if u.dtype is not _F64 or u.strides != _STRIDE_1D:
+                u = np.ascontiguousarray(u, dtype=np.float64)
+        else:
+            u = self._EvalActuation(context)
+        g_W = self.gravity_field()._g
+        if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the kernel reads
+            f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
+        sampled = np.empty(f.sampled_size)
         try:
-            x_next, a = actuated_discrete_step(m.order, m.ji, m.jf, self._body_params(context), x[:m.nq], x[m.nq:],
-                                               m.reflected_inertia, m.damping, self._time_step,
-                                               self.gravity_field()._g, self._gravity_mask, m.actuator_dofs, u)
+            status = f.actuated_step(f.order, f.ji, f.jf,
+                                     context.get_numeric_parameter(self._param_index)._data.reshape(f.bp_shape),
+                                     self._qv_vector(context)._data, f.refl, f.damping, self._time_step, f.g_W,
+                                     f.gravity_mask, f.actuator_dofs, u, x_next, sampled)
         except np.linalg.LinAlgError:
             self._ThrowSingularMassMatrix(context)
-        self._check_finite(context, x_next, "state after the discrete step")
-        return x_next, a, u, self._zeros_v
+        if status != STEP_OK:
+            if status == STEP_NAN_ACTUATION:
+                raise RuntimeError(f"MultibodyPlant '{self.get_name()}': NaN in the actuation input")
+            if status == STEP_BAD_SIZES:
+                raise ValueError(f"MultibodyPlant '{self.get_name()}': the discrete step got a state of size "
+                                 f"{x_next.shape[0]} or an actuation of size {u.shape[0]}; expected "
+                                 f"{f.nq + f.nv} and {f.nu}")
+            self._check_finite(context, x_next, "state after the discrete step")
+        return sampled
+
+    def _CalcActuatedDiscreteStep(self, context):
+        """(x⁺, v̇, u, τ_contact) of the one-call actuated step (see `_actuated_step_applies`); None otherwise."""
+        if not self._actuated_step_applies(context):
+            return None
+        m = self._model
+        x_next = np.empty(m.nq + m.nv)
+        s = self._ActuatedStepInto(context, x_next)
+        return x_next, s[:m.nv], s[m.nv:m.nv + m.nu], s[m.nv + m.nu:]
 
     def _DiscreteStepUpdate(self, context, state) -> None:
+        if self._use_sampled_output_ports and self._actuated_step_applies(context):
+            # Fast path: the kernel writes x⁺ straight into the update's state and returns the sampled results.
+            s = self._ActuatedStepInto(context, state.get_mutable_discrete_state(0)._data)
+            state.get_mutable_abstract_state(self._sampled_index).set_value(SampledResults(s))
+            return
         x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if getattr(self, "_mjcf_act_group", None) is not None:  # MJCF activations, from the pre-step context

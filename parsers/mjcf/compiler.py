@@ -3,7 +3,9 @@
 Order (spec/mjcf.md Appendix B): compiler/option/size sections, default classes, assets, the
 kinematic tree, then tendons, actuators, equalities, contacts, sensors and keyframes; finally the
 mass post-processing (settotalmass) and the qpos0-dependent constants MuJoCo's mj_setConst fills in
-(dof_M0, invweight0, springdamper, tendon lengths, eq_data, dampratio, acc0).
+(dof_M0, invweight0, springdamper, tendon lengths, eq_data, dampratio, acc0), and last the actuator
+length ranges MuJoCo computes by simulation (compiler/lengthrange, lengthrange.py). compiler fusestatic
+merges static bodies into their parents right after the tree is compiled (fuse.py).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from .constraints import compile_contacts, compile_equalities, compile_tendons
 from .context import CompileContext
 from .defaults import DefaultClasses
 from .errors import error_at
+from .fuse import fuse_static
 from .model import JOINT_NQ, JOINT_NV, MjcfModel
 from .reader import Element, read_mjcf
 from .reference_inertia import dof_m0, mass_matrix0, tree_pattern
@@ -39,9 +42,6 @@ def _check_unsupported(ctx: CompileContext, root: Element, option, option_secs) 
         where = option_secs[-1].where if option_secs else None
         ctx.warn(where, "fluid forces (option density/viscosity/wind) are not supported (tier 3); kept only",
                  "fluid")
-    if ctx.compiler["fusestatic"]:
-        sec = next(s for s in root.find_all("compiler") if "fusestatic" in s.attrs)
-        ctx.warn(sec.where, "compiler fusestatic is not applied (pure optimization); static bodies kept", "fuse")
 
 
 def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfModel:
@@ -59,6 +59,10 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     bodies, joints, geoms, sites, cams, lights = compile_bodies(ctx, builds)
     if compiler["discardvisual"]:
         geoms = _discard_visual(root, ctx, bodies, geoms)
+    if compiler["fusestatic"]:  # static bodies merged into their parents (fuse.py)
+        bodies, joints, geoms, sites, cams, lights = fuse_static(
+            ctx, [(root, "")] + [(a.root, a.prefix) for a in ctx.attached], bodies, joints, geoms, sites, cams,
+            lights)
     names = Names()
     names.add("body", bodies)
     names.add("joint", joints)
@@ -92,10 +96,9 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     qspring = np.concatenate([j.qpos_spring for j in joints]) if joints else np.zeros(0)
     m0, dof_inv, body_inv, simple = _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities,
                                                    actuators, qpos0, qspring)
-    _lengthranges(ctx, actuators, joints, tendons)
     na = sum(a.actdim for a in actuators)
     keys = compile_keys(root, size, qpos0, nv, na, len(actuators), bodies, joints)
-    return MjcfModel(
+    model = MjcfModel(
         name=root.get("model", "MuJoCo Model"), option=option, compiler=compiler, bodies=bodies, joints=joints,
         geoms=geoms, sites=sites, cameras=cams, lights=lights, meshes=ctx.mesh_list, tendons=tendons,
         actuators=actuators, equalities=equalities, pairs=pairs, excludes=excludes, sensors=sensors, keys=keys,
@@ -103,6 +106,11 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
         body_invweight0=body_inv, body_simple=simple, size=size, statistic=statistic,
         visual=visual, custom=custom, materials=ctx.materials, textures=ctx.textures, hfields=ctx.hfields,
         unsupported=ctx.unsupported, plugins=plugins)
+    pending = _lengthranges(ctx, actuators, joints, tendons, model)
+    if pending:  # MuJoCo's simulation-based estimate (after mj_setConst, as mj_compile runs it)
+        from .lengthrange import compute_lengthranges
+        compute_lengthranges(model, pending, ctx.compiler["lengthrange"])
+    return model
 
 
 def _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities, actuators, qpos0, qspring):
@@ -190,12 +198,14 @@ def _gather(subs, compile_one) -> list:
     return out
 
 
-def _lengthranges(ctx: CompileContext, actuators, joints, tendons) -> None:
-    """compiler/lengthrange: keep existing ranges, copy joint/tendon limits (uselimit); the simulation-based
-    estimate MuJoCo runs otherwise is not implemented and is reported."""
+def _lengthranges(ctx: CompileContext, actuators, joints, tendons, model=None) -> list[int]:
+    """compiler/lengthrange: keep existing ranges, copy joint/tendon limits (uselimit); returns the actuators
+    whose range MuJoCo computes by simulation (lengthrange.py), warning for transmissions it cannot measure."""
+    from .lengthrange import LengthRangeSupported
     lr = ctx.compiler["lengthrange"]
     mode = lr["mode"]
-    for a in actuators:
+    pending = []
+    for i, a in enumerate(actuators):
         is_muscle = "muscle" in (a.gaintype, a.biastype)
         is_user = "user" in (a.gaintype, a.biastype)
         if mode == "none" or (mode == "muscle" and not is_muscle) or (mode == "muscleuser" and not (is_muscle or is_user)):
@@ -210,12 +220,16 @@ def _lengthranges(ctx: CompileContext, actuators, joints, tendons) -> None:
             if a.trntype == "tendon" and tendons[tid].limited:
                 a.lengthrange = tendons[tid].range.copy()
                 continue
-        ctx.warn(a.where, "actuator lengthrange must be computed by simulation (compiler/lengthrange), which is "
-                          "not implemented; give lengthrange explicitly or use lengthrange uselimit='true'",
-                 "lengthrange")
+        if model is not None and LengthRangeSupported(model, a):
+            pending.append(i)
+        else:
+            ctx.warn(a.where, f"actuator lengthrange by simulation (compiler/lengthrange) is not available for a "
+                              f"'{a.trntype}' transmission of this kind; give lengthrange explicitly or use "
+                              "lengthrange uselimit='true'", "lengthrange")
         if is_muscle and a.gainprm[2] < 0 and a.acc0 is None:
             ctx.warn(a.where, "muscle force < 0 means F0 = scale/actuator_acc0, but acc0 is not computed for this "
                               "transmission; give force explicitly", "muscle_acc0")
+    return pending
 
 
 def load_mjcf(source: str | os.PathLike, *, strict: bool = False, base_dir: str | os.PathLike | None = None

@@ -216,8 +216,9 @@ def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, fr
 
 
 def _WarnUnsimulated(plant, model: MjcfModel) -> None:
-    """One warning per kind of MJCF feature the plant does not simulate (mocap inputs, tendon limits, friction
-    and armature, integrators other than Euler where they matter)."""
+    """One warning per kind of MJCF feature the plant does not simulate (mocap inputs, tendon armature, tendon
+    limits / friction on continuous plants or wrapping-geom tendons, integrators other than Euler where they
+    matter)."""
     def warn(el, text):
         where = f"{el.where}: " if getattr(el, "where", None) is not None else f"MJCF model '{model.name}': "
         warnings.warn(where + text, MjcfUnsupportedWarning, stacklevel=4)
@@ -228,8 +229,9 @@ def _WarnUnsimulated(plant, model: MjcfModel) -> None:
              "not an input of MultibodyPlant)")
     from mallard.multibody.plant._mjcf_tendons import TendonSupported
     for t, ten in enumerate(model.tendons):
-        missing = [what for what, on in (("armature", ten.armature), ("limits", ten.limited),
-                                          ("frictionloss", ten.frictionloss)) if on]
+        rows = TendonSupported(ten) and plant.time_step() > 0  # limit / friction rows of the discrete step
+        missing = [what for what, on in (("armature", ten.armature), ("limits", ten.limited and not rows),
+                                          ("frictionloss", ten.frictionloss and not rows)) if on]
         if not TendonSupported(ten) and (ten.stiffness or ten.damping):
             missing.append("spring / damper (wrapping geoms)")
         if missing:

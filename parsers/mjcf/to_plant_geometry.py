@@ -5,8 +5,11 @@ MuJoCo sizes map onto Drake shapes: sphere (r), capsule/cylinder (r, half-length
 box (half sizes → full sizes), ellipsoid (semi-axes), plane → MujocoPlane (a half space z ≤ 0 of the geom
 frame). A geom with contype = conaffinity = 0 is visual only, as in MuJoCo where it never collides.
 With `<flag override="enable">` every geom carries the option's o_margin / o_solref / o_solimp / o_friction
-(as MuJoCo's override replaces every contact's values). Mesh and height-field geoms are not registered
-(one warning per model).
+(as MuJoCo's override replaces every contact's values). A mesh geom collides as the convex hull of its
+compiled vertices (an in-memory `Convex`, as MuJoCo collides meshes); it has no visual geometry, since the
+compiled vertices are not a mesh file a visualizer can draw. A type="sdf" geom is a SignedDistanceField of
+its engine plugin (collision and visual: the plugin mesh). Height-field geoms are not registered (one
+warning per model).
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from .rotations import quat_to_mat
 
 
 def _Shape(geom: MjcfGeom):
-    """The Drake shape of a primitive geom, or None for mesh / hfield / sdf geoms."""
+    """The Drake shape of a primitive geom, or None for mesh / hfield / sdf geoms (meshes: _MeshHull)."""
     from mallard.geometry import Box, Capsule, Cylinder, Ellipsoid, Sphere
     from mallard.geometry.shapes import MujocoPlane
     s = np.asarray(geom.size, float)
@@ -39,6 +42,19 @@ def _Shape(geom: MjcfGeom):
     return None
 
 
+def _MeshHull(model: MjcfModel, geom: MjcfGeom, g: int):
+    """An in-memory Convex of a mesh geom's compiled vertices (mesh inertial frame = the geom frame), rounded
+    to single precision as MuJoCo stores them (mesh_vert is float32) so that contacts are MuJoCo's."""
+    from mallard.geometry import Convex
+    mesh = model.meshes[geom.mesh]
+    vertices = np.asarray(mesh.vertices, float).astype(np.float32).astype(float)
+    try:
+        return Convex(vertices.T, mesh.name or geom.name or f"geom{g}")
+    except ValueError as exc:
+        where = f"{geom.where}: " if geom.where is not None else "MJCF: "
+        raise ValueError(f"{where}geom '{geom.name or g}': mesh '{mesh.name}': {exc}") from None
+
+
 def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
     """Register every primitive geom of `model` on the plant bodies of `pm` (MjcfPlantMap)."""
     from mallard.geometry import CoulombFriction, ProximityProperties
@@ -54,6 +70,11 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                         friction=np.asarray(opt.o_friction, float)[[0, 2, 3]])  # (slide, spin, roll)
     for g, geom in enumerate(model.geoms):
         shape = _Shape(geom)
+        if geom.type == "sdf" and geom.plugin >= 0:  # engine-plugin SDF (multibody/plant/_mjcf_plugins.py)
+            from mallard.multibody.plant._mjcf_plugins import MjcfSdfShape
+            shape = MjcfSdfShape(model, geom)
+        if geom.type == "mesh" and geom.mesh >= 0:  # MuJoCo collides meshes as their convex hulls
+            shape = _MeshHull(model, geom, g)
         if shape is None:
             skipped.append(geom.type)
             pm.geoms.append((None, None))
@@ -78,8 +99,10 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                     props, condim=int(geom.condim), contype=int(geom.contype), conaffinity=int(geom.conaffinity),
                     priority=int(geom.priority), solmix=float(geom.solmix), gap=float(geom.gap), **params)
                 cid = plant.RegisterCollisionGeometry(body, X_BG, shape, name, props)
-            vid = plant.RegisterVisualGeometry(body, X_BG, shape, name + "_visual",
-                                               np.clip(np.asarray(geom.rgba, float), 0.0, 1.0))
+            vid = None
+            if geom.type != "mesh":  # an in-memory hull has no mesh file to draw (see the module docstring)
+                vid = plant.RegisterVisualGeometry(body, X_BG, shape, name + "_visual",
+                                                   np.clip(np.asarray(geom.rgba, float), 0.0, 1.0))
         except (ValueError, RuntimeError) as exc:
             where = f"{geom.where}: " if geom.where is not None else "MJCF: "
             raise ValueError(f"{where}geom '{name}': {exc}") from None
@@ -91,7 +114,8 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                       MjcfUnsupportedWarning, stacklevel=4)
     if skipped:
         warnings.warn(f"MJCF model '{model.name}': {len(skipped)} geom(s) of type {sorted(set(skipped))} are not "
-                      "registered with SceneGraph (only primitive shapes are); their mass properties are kept",
+                      "registered with SceneGraph (only primitive shapes and meshes are); their mass properties are "
+                      "kept",
                       MjcfUnsupportedWarning, stacklevel=4)
 
 

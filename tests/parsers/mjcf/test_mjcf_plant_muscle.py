@@ -1,8 +1,9 @@
 """MuJoCo muscles (FLV gain, passive bias, activation dynamics) on the plant against the MuJoCo oracle."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-import pytest
 
 from oracles import require_mujoco
 
@@ -68,7 +69,14 @@ def test_muscle_forces_and_activation_dynamics_match_mujoco():
                                    rtol=1e-12, atol=1e-12)
 
 
-def test_muscle_without_lengthrange_warns():
+def test_muscle_without_lengthrange_gets_mujocos_computed_range():
+    """compiler/lengthrange by simulation (parsers/mjcf/lengthrange.py) fills the range the muscle needs."""
+    mujoco = require_mujoco()
     xml = XML.replace(' lengthrange="-0.9 1.2"', "")
-    with pytest.warns(MjcfUnsupportedWarning, match="lengthrange"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MjcfUnsupportedWarning)
         Parser(MultibodyPlant(0.002)).AddModelsFromString(xml, "xml")
+    ref = mujoco.MjModel.from_xml_string(xml)
+    from mallard.parsers.mjcf import load_mjcf
+    np.testing.assert_allclose(load_mjcf(xml).actuators[0].lengthrange, ref.actuator_lengthrange[0], rtol=0,
+                               atol=1e-6)

@@ -142,11 +142,16 @@ def test_mjcf_model_matches_mujoco(path):
         q, v = plant.GetPositions(context), plant.GetVelocities(context)
         force = actuation.CalcActuatorForces(plant, context, q, v)
         ok = actuation.enabled
-        np.testing.assert_allclose(force[ok], md.actuator_force[ok], rtol=1e-9, atol=1e-9)
+        # a muscle's force depends on its lengthrange; computed by simulation (compiler/lengthrange) it
+        # agrees with MuJoCo's to ~1e-8 (test_mjcf_lengthrange.py), so muscle forces are compared at 1e-6
+        muscle = np.array([a.gaintype == "muscle" for a in pm.model.actuators], bool)
+        rtol = np.where(muscle, 1e-6, 1e-9)[ok]
+        np.testing.assert_array_less(np.abs(force[ok] - md.actuator_force[ok]),
+                                     1e-9 + rtol * np.abs(md.actuator_force[ok]) + 1e-300)
         if ok.all():
             tau = T.T @ actuation.CalcActuatorGeneralizedForces(plant, context, q, v)
             np.testing.assert_allclose(tau, md.qfrc_actuator, rtol=0,
-                                       atol=1e-9 * max(1.0, np.abs(md.qfrc_actuator).max()))
+                                       atol=(1e-6 if muscle.any() else 1e-9) * max(1.0, np.abs(md.qfrc_actuator).max()))
 
 
 EQUALITY_FILES = ["connect/force_free.xml", "connect/torque_free.xml", "weld/force_free.xml",

@@ -1,0 +1,73 @@
+"""SignedDistanceField: a shape given by an engine plugin's signed distance (MuJoCo's geom type="sdf").
+
+The shape holds the collision description (`mallard.geometry.collision.sdf.SdfShape`: a compiled
+kernel or the plugin's distance/gradient callbacks, with its bounding box in the shape frame G),
+MuJoCo's SDF collision options (`sdf_initpoints`, `sdf_iterations`) and a triangle surface mesh
+(the plugin mesh, marching-cubes extracted) that visualizers draw. Collisions against it run
+`sdf_collide` with the SDF as the second shape (MuJoCo's pair order), see collision/engine.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mallard.geometry.collision.sdf import SdfShape, sdf_surface_mesh
+from mallard.geometry.meshes import TriangleSurfaceMesh
+from mallard.geometry.shapes import Shape
+
+__all__ = ["SDF", "SignedDistanceField"]
+
+SDF = 8  #: collision-kernel type code (MuJoCo's mjGEOM_SDF, after mesh)
+
+
+class SignedDistanceField(Shape, TriangleSurfaceMesh):
+    """An implicit shape in frame G: `sdf` (SdfShape) for collision, a triangle mesh for drawing.
+
+    `initpoints` / `iterations` are the gradient-descent settings of its collisions (MJCF option
+    sdf_initpoints / sdf_iterations); `vertices` (n, 3) / `triangles` (m, 3) its surface in G [m]
+    (extracted from the distance over the bounding box when not given).
+    """
+
+    def __init__(self, sdf: SdfShape, initpoints: int = 40, iterations: int = 10, vertices=None, triangles=None,
+                 name: str = ""):
+        if not isinstance(sdf, SdfShape):
+            raise ValueError(f"SignedDistanceField needs an SdfShape, got {type(sdf).__name__}")
+        aabb = np.asarray(sdf.aabb, float)
+        if aabb.shape != (6,) or not np.all(np.isfinite(aabb)) or np.any(aabb[3:] <= 0):
+            raise ValueError(f"SignedDistanceField '{name}': bounding box must be (center xyz, half-size xyz) with "
+                             f"finite positive half-sizes, got {aabb.tolist()}")
+        if int(initpoints) < 1 or int(iterations) < 0:
+            raise ValueError(f"SignedDistanceField '{name}': initpoints ({initpoints}) must be >= 1 and iterations "
+                             f"({iterations}) >= 0")
+        if vertices is None or triangles is None:
+            vertices, triangles = sdf_surface_mesh(sdf, resolution=40)
+        TriangleSurfaceMesh.__init__(self, vertices, triangles)
+        self._sdf = sdf
+        self._initpoints = int(initpoints)
+        self._iterations = int(iterations)
+        self._name = name
+
+    def sdf(self) -> SdfShape:
+        """The collision description (distance, gradient, bounding box in G)."""
+        return self._sdf
+
+    def initpoints(self) -> int:
+        """Number of Halton starting points of the contact search (MJCF sdf_initpoints)."""
+        return self._initpoints
+
+    def iterations(self) -> int:
+        """Gradient-descent iterations per starting point (MJCF sdf_iterations)."""
+        return self._iterations
+
+    def _kernel_type(self) -> int:
+        return SDF
+
+    def _kernel_size(self) -> np.ndarray:
+        """Half-sizes of a box about Go that contains the SDF's bounding box (for the broad phase)."""
+        aabb = np.asarray(self._sdf.aabb, float)
+        return np.abs(aabb[:3]) + aabb[3:]
+
+    def _key(self):
+        return (id(self._sdf), self._initpoints, self._iterations)
+
+    def __repr__(self) -> str:
+        return f"SignedDistanceField('{self._name}', aabb={np.asarray(self._sdf.aabb).tolist()})"

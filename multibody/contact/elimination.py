@@ -1,0 +1,148 @@
+"""Sparse elimination for the Newton solver's Hessian H = M + J'DJ: the dof order and the envelope
+(profile) kernels that work in it.
+
+M is tree-sparse (nonzero only between a dof and its ancestors) and the constraint rows couple few
+trees, so H factored in a good order has a narrow row envelope. The order keeps each tree's dofs
+child-first (no fill inside a tree, as MuJoCo's LTDL) and orders the trees by reverse Cuthill-McKee
+over the rows' coupling; linalg.EnvelopeCholesky then skips everything outside the envelope.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .linalg import EnvelopeSolve
+
+
+@njit(cache=True)
+def TreeBlocks(M):
+    """Start offsets (nb + 1) of the maximal dof ranges of M that no M entry crosses (its trees, when each
+    tree's dofs are contiguous)."""
+    n = M.shape[0]
+    bstart = np.empty(n + 1, dtype=np.int64)
+    nb = 0
+    hi = -1  # last dof coupled to any dof so far
+    for i in range(n):
+        if i > hi:
+            bstart[nb] = i
+            nb += 1
+        for j in range(n - 1, max(i, hi), -1):
+            if M[i, j] != 0.0:
+                hi = j
+                break
+        if i > hi:
+            hi = i
+    bstart[nb] = n
+    return bstart[:nb + 1].copy()
+
+
+@njit(cache=True)
+def EliminationOrder(M, idx, start, bstart):
+    """Dof elimination order for the envelope Cholesky of H = M + J'DJ: order[k] = dof eliminated k-th.
+
+    Each tree of M (a dof range bstart[t]:bstart[t + 1] no M entry crosses, see TreeBlocks) keeps its dofs
+    in reverse order (children before parents: no fill inside a tree); the trees are ordered by reverse
+    Cuthill-McKee over the coupling of the constraint rows' supports, which keeps the envelope of H narrow."""
+    n = M.shape[0]
+    nb = bstart.shape[0] - 1
+    block = np.empty(n, dtype=np.int64)
+    for t in range(nb):
+        for k in range(bstart[t], bstart[t + 1]):
+            block[k] = t
+    # block adjacency through the rows (dense bit matrix; nb is the number of trees)
+    adj = np.zeros((nb, nb), dtype=np.bool_)
+    m = start.shape[0] - 1
+    for r in range(m):
+        for a in range(start[r], start[r + 1]):
+            ba = block[idx[a]]
+            for c in range(a + 1, start[r + 1]):
+                bc = block[idx[c]]
+                if ba != bc:
+                    adj[ba, bc] = True
+                    adj[bc, ba] = True
+    deg = np.zeros(nb, dtype=np.int64)
+    for u in range(nb):
+        for w in range(nb):
+            if adj[u, w]:
+                deg[u] += 1
+    # Cuthill-McKee per connected component, started at a minimum-degree tree; then reversed
+    seen = np.zeros(nb, dtype=np.bool_)
+    cm = np.empty(nb, dtype=np.int64)
+    head = 0
+    tail = 0
+    while tail < nb:
+        root = -1
+        for u in range(nb):
+            if not seen[u] and (root < 0 or deg[u] < deg[root]):
+                root = u
+        seen[root] = True
+        cm[tail] = root
+        tail += 1
+        while head < tail:
+            u = cm[head]
+            head += 1
+            first_new = tail
+            for w in range(nb):
+                if adj[u, w] and not seen[w]:
+                    seen[w] = True
+                    cm[tail] = w
+                    tail += 1
+            # neighbours by increasing degree (insertion sort: few per tree)
+            for x in range(first_new + 1, tail):
+                v = cm[x]
+                y = x - 1
+                while y >= first_new and deg[cm[y]] > deg[v]:
+                    cm[y + 1] = cm[y]
+                    y -= 1
+                cm[y + 1] = v
+    order = np.empty(n, dtype=np.int64)
+    k = 0
+    for t in range(nb - 1, -1, -1):
+        bb = cm[t]
+        for d in range(bstart[bb + 1] - 1, bstart[bb] - 1, -1):
+            order[k] = d
+            k += 1
+    return order
+
+
+@njit(cache=True)
+def Permuted(M, order):
+    """Mp[i, j] = M[order[i], order[j]]."""
+    n = M.shape[0]
+    out = np.empty((n, n))
+    for i in range(n):
+        oi = order[i]
+        for j in range(n):
+            out[i, j] = M[oi, order[j]]
+    return out
+
+
+@njit(cache=True)
+def PermutedSymMatVec(Mp, first, order, x):
+    """M x for M given by the lower row envelope of its permutation Mp (see Permuted, EnvelopeFirst)."""
+    n = x.shape[0]
+    y = np.zeros(n)
+    for i in range(n):
+        oi = order[i]
+        xi = x[oi]
+        acc = Mp[i, i] * xi
+        for j in range(first[i], i):
+            m = Mp[i, j]
+            acc += m * x[order[j]]
+            y[order[j]] += m * xi
+        y[oi] += acc
+    return y
+
+
+@njit(cache=True)
+def PermutedSolve(L, first, order, g):
+    """x = H^-1 g from the envelope factor L of the permuted H."""
+    n = g.shape[0]
+    gp = np.empty(n)
+    for k in range(n):
+        gp[k] = g[order[k]]
+    xp = EnvelopeSolve(L, first, gp)
+    x = np.empty(n)
+    for k in range(n):
+        x[order[k]] = xp[k]
+    return x

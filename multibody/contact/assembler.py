@@ -281,7 +281,8 @@ class ConstraintAssembler:
                 grp_reff.append(np.zeros(2))
                 grp_imp.append(g["solimp"])
                 names.extend([g["name"]] * n)
-                jdv_rows.append(g["jdotv"] if g["jdotv"] is not None else np.zeros(n))
+                if g["jdotv"] is not None:
+                    jdv_rows.append((row, g["jdotv"]))
                 row += n
                 counts[cat] += n
         ne, nf, nl = counts["eq"], counts["fr"], counts["lim"]
@@ -290,8 +291,12 @@ class ConstraintAssembler:
         mar_l = [p["margin"] for p in parts]
         fl_l = [p["floss"] for p in parts]
         dA_l = [p["diagA"] for p in parts]
-        tp_l = [np.full(p["J"].shape[0], p["tp"], dtype=np.int64) for p in parts]
-        id_l = [np.full(p["J"].shape[0], k, dtype=np.int64) for k, p in enumerate(parts)]
+        if parts:
+            sizes = [p["J"].shape[0] for p in parts]
+            tp_l = [np.repeat(np.array([p["tp"] for p in parts], dtype=np.int64), sizes)]
+            id_l = [np.repeat(np.arange(len(parts), dtype=np.int64), sizes)]
+        else:
+            tp_l, id_l = [], []
         con = self._contacts
         ncon = 0 if con is None else con["J"].shape[0]
         con_addr = np.zeros(0, dtype=np.int64)
@@ -306,7 +311,6 @@ class ConstraintAssembler:
             dA_l.append(dA_c)
             tp_l.append(tp_c)
             id_l.append(id_c)
-            jdv_rows.append(np.zeros(Jc.shape[0]))
             contact_groups = (gadr_c, gdim_c, con["dist"], con["solref"], con["solreffriction"], con["solimp"])
             names = RowNames(names, con["names"], gdim_c)
         cat = (lambda lst, shape, dt=np.float64: np.concatenate(lst) if lst else np.zeros(shape, dtype=dt))
@@ -332,7 +336,9 @@ class ConstraintAssembler:
             efc_type, efc_id, efc_margin, diagA0, g_adr, g_dim, g_pos, g_ref, g_reff, grp_imp_arr, ne, nf, con_dim,
             con_fr, float(timestep), bool(refsafe), float(impratio))
         efc_vel = MatVec(np.ascontiguousarray(J), vel)
-        aref = ReferenceAcceleration(KBIP, efc_vel, efc_pos, efc_margin) - cat(jdv_rows, 0)
+        aref = ReferenceAcceleration(KBIP, efc_vel, efc_pos, efc_margin)
+        for r0, jdv in jdv_rows:  # J̇v of connect / weld / distance rows (MuJoCo subtracts it from aref)
+            aref[r0:r0 + jdv.shape[0]] -= jdv
         return ConstraintProblem(J=J, efc_type=efc_type, efc_id=efc_id, efc_pos=efc_pos,
                                  efc_margin=efc_margin, efc_frictionloss=efc_fl, efc_diagA=diagA, efc_R=R,
                                  efc_D=D, efc_KBIP=KBIP, efc_vel=efc_vel, efc_aref=aref, ne=ne, nf=nf,

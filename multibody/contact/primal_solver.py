@@ -5,7 +5,9 @@ Minimizes over accelerations a (nv,)
 where s is the convex, piecewise-quadratic constraint cost of each row kind (equality: quadratic;
 dry friction: Huber; limits and pyramidal/frictionless contacts: one-sided; elliptic contacts:
 three zones of the regularized second-order cone). The constraint force is f = -ds/d(jar).
-All kernels are compiled; inputs are the arrays of a `ConstraintProblem`.
+All kernels are compiled; inputs are the arrays of a `ConstraintProblem`. Newton's Hessian is built
+and factored sparsely, inside its row envelope in a tree-aware order (elimination.py), and M
+products use the same envelope, so free bodies and sparse contact rows cost little.
 """
 from __future__ import annotations
 

@@ -96,7 +96,6 @@ class _StateAccessMixin:
 
     def _split_state_args(self, args, what):
         # (context, value) | (context, model_instance, value) | (context, state, model_instance, value)
-        state, mi = None, None
         if len(args) == 1:
             return None, None, args[0]
         if len(args) == 2:

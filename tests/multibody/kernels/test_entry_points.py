@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import mb_twin_models as tw
-from mallard.multibody.kernels import pipeline as pl
 from mallard.multibody.kernels.dynamics import (bias_term_into, body_forces_at_origin, calc_inverse_dynamics,
                                                 inverse_dynamics_into, mass_matrix_into)
 from mallard.multibody.kernels.entry_points import compiled_entry, plant_entries

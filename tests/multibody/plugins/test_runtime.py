@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from mallard.geometry.collision.sdf import SDF_BOWL, USER, SdfShape
+from mallard.geometry.collision.sdf import SDF_BOWL, USER
 from mallard.multibody.plugins import (Capability, ConfigAttribute, Plugin, PluginRuntime, RegisterPlugin,
                                        UnregisterPlugin)
 from mallard.parsers.mjcf import load_mjcf

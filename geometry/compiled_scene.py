@@ -36,6 +36,28 @@ def _compose_frames(frame_parent, R_PF, p_PF, R_WF, p_WF):
 
 
 @njit(cache=True)
+def _world_from_block(frame_parent, dst, src, R_blk, p_blk):
+    """(R_WF, p_WF) of all frames when one pose block gives every frame's pose in its parent: frame dst[k]
+    takes block entry src[k], frame 0 is the world."""
+    nf = frame_parent.shape[0]
+    R_PF = np.empty((nf, 3, 3))
+    p_PF = np.empty((nf, 3))
+    for k in range(dst.shape[0]):
+        d, s = dst[k], src[k]
+        for i in range(3):
+            p_PF[d, i] = p_blk[s, i]
+            for j in range(3):
+                R_PF[d, i, j] = R_blk[s, i, j]
+    R_WF = np.empty((nf, 3, 3))
+    p_WF = np.zeros((nf, 3))
+    for i in range(3):
+        for j in range(3):
+            R_WF[0, i, j] = 1.0 if i == j else 0.0
+    _compose_frames(frame_parent, R_PF, p_PF, R_WF, p_WF)
+    return R_WF, p_WF
+
+
+@njit(cache=True)
 def _geometry_poses(geom_frame, R_FG, p_FG, R_WF, p_WF):
     """X_WG = X_WF X_FG for every geometry."""
     ng = geom_frame.shape[0]
@@ -74,10 +96,18 @@ class CompiledScene:
         self.R_FG = np.array([state.geometries[g].R_FG for g in self.geometry_ids]).reshape(ng, 3, 3)
         self.p_FG = np.array([state.geometries[g].p_FG for g in self.geometry_ids]).reshape(ng, 3)
         self._gathers: dict = {}  # source -> (block ids, frame rows, block positions) for frame_poses
+        # (source, its frame rows) when that one source registered every non-world frame (e.g. only a plant)
+        with_frames = [(sid, rows) for sid, rows in self.source_frames.items() if rows]
+        self._single_source = None
+        if len(with_frames) == 1 and sorted(with_frames[0][1]) == list(range(1, len(self.frame_ids))) \
+                and self.frame_parent.shape[0] == len(self.frame_ids):
+            self._single_source = with_frames[0]
 
         prox = [g for g in self.geometry_ids if state.geometries[g].proximity is not None]
         self.proximity_ids = prox
         self.proximity_rows = np.array([self.geometry_index[g] for g in prox], np.int64)
+        # every geometry is a proximity geometry, in order: queries read the pose arrays without a gather
+        self.proximity_is_all = bool(np.array_equal(self.proximity_rows, np.arange(len(self.geometry_ids))))
         self.proximity_index = {g: k for k, g in enumerate(prox)}
         n = len(prox)
         types = np.zeros(n, np.int64)
@@ -146,6 +176,14 @@ class CompiledScene:
         """World poses (R_WF (nf, 3, 3), p_WF (nf, 3)) of all frames from the sources' FramePoseVectors
         (poses relative to each frame's parent). ``pose_vectors`` maps SourceId -> FramePoseVector."""
         nf = len(self.frame_ids)
+        single = self._single_source
+        if single is not None and len(pose_vectors) == 1:  # one source owns every frame: one compiled call
+            fpv = pose_vectors.get(single[0])
+            block = fpv._Block() if fpv is not None else None
+            if block is not None and block[1].dtype == np.float64 and block[2].dtype == np.float64:
+                dst, src = self._block_gather(single[0], single[1], block[0], source_names)
+                return _world_from_block(self.frame_parent, dst, src, np.ascontiguousarray(block[1]),
+                                         np.ascontiguousarray(block[2]))
         R_PF = np.empty((nf, 3, 3))
         p_PF = np.empty((nf, 3))
         R_PF[0] = np.eye(3)

@@ -67,8 +67,11 @@ class QueryObject:
 
     def _prox_poses(self):
         P = self._poses()
-        rows = P.compiled.proximity_rows
-        return P, P.compiled, np.ascontiguousarray(P.R_WG[rows]), np.ascontiguousarray(P.p_WG[rows])
+        c = P.compiled
+        if c.proximity_is_all:  # the cached arrays themselves (the queries only read them)
+            return P, c, P.R_WG, P.p_WG
+        rows = c.proximity_rows
+        return P, c, np.ascontiguousarray(P.R_WG[rows]), np.ascontiguousarray(P.p_WG[rows])
 
     # ----- penetration -------------------------------------------------------------------------------
     def ComputePointPairPenetration(self) -> list[PenetrationAsPointPair]:
@@ -117,9 +120,9 @@ class QueryObject:
         dist, pos, normal, tangent, g1, g2 = m.contacts(R, p, use_margins=True)
         ids = c.proximity_ids
         frame = mujoco_contact_frame(normal, tangent) if len(dist) else np.zeros((0, 3, 3))
-        return ContactPointSet(id_1=[ids[i] for i in g1], id_2=[ids[j] for j in g2], index_1=g1, index_2=g2,
-                               dist=dist, pos_W=pos, frame_W=frame, margin=m.margins[g1] + m.margins[g2],
-                               gap=c.gaps[g1] + c.gaps[g2])
+        return ContactPointSet(id_1=[ids[i] for i in g1.tolist()], id_2=[ids[j] for j in g2.tolist()],
+                               index_1=g1, index_2=g2, dist=dist, pos_W=pos, frame_W=frame,
+                               margin=m.margins[g1] + m.margins[g2], gap=c.gaps[g1] + c.gaps[g2])
 
     # ----- signed distance ---------------------------------------------------------------------------
     def _signed_pairs(self, c, R, p, pairs, rows, order_by_id=True) -> list[SignedDistancePair]:

@@ -22,6 +22,7 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
     cap = out.shape[0]
     k = 0
     q = start
+    no_verts = np.empty((0, 3))  # shared by the primitives (no hull vertices): no per-pair allocation
     while q < pairs.shape[0]:
         if k + MAXCON > cap:
             break
@@ -31,8 +32,9 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
             i, j = j, i
         if has_collider(types[i], types[j]):
             margin = margins[i] + margins[j]
-            n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], verts[vadr[i]:vadr[i] + vnum[i]].copy(),
-                        types[j], sizes[j], p[j], R[j], verts[vadr[j]:vadr[j] + vnum[j]].copy())
+            vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
+            vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
+            n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj)
             for c in range(n):
                 og1[k + c] = i
                 og2[k + c] = j
@@ -155,14 +157,15 @@ class CollisionModel:
         out = np.empty((cap, 10))
         g1 = np.empty(cap, np.int64)
         g2 = np.empty(cap, np.int64)
-        total = 0
         start = 0
         chunks = []
         while True:
             k, start = _narrowphase(pairs, start, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
                                     margins, out, g1, g2)
+            if start >= len(pairs) and not chunks:  # one pass (the usual case): this call's buffers, no copy
+                chunks.append((out[:k], g1[:k], g2[:k]))
+                break
             chunks.append((out[:k].copy(), g1[:k].copy(), g2[:k].copy()))
-            total += k
             if start >= len(pairs):
                 break
         if len(chunks) == 1:

@@ -308,7 +308,16 @@ def _collide(dist_fn, grad_fn, k1, prm1, R1, p1, aabb1, k2, prm2, R2, p2, aabb2,
     return cnt, pos, nrm, dist
 
 
-_collide_compiled = njit(cache=True)(_collide)
+_collide_with_functions = njit(_collide)
+
+
+@njit(cache=False)
+def _collide_compiled(kind1, prm1, R1, p1, aabb1, kind2, prm2, R2, p2, aabb2, initpoints, iterations, max_contacts):
+    """`_collide` for the compiled shapes. Not cached on disk: numba cannot cache code that passes functions as
+    values, and with cache=True it wrote a new, never-reused cache entry in every process until saving the
+    index failed (≈50 processes). It compiles once per process instead (a few seconds, on the first SDF contact)."""
+    return _collide_with_functions(shape_distance, shape_gradient, kind1, prm1, R1, p1, aabb1, kind2, prm2, R2, p2,
+                                   aabb2, initpoints, iterations, max_contacts)
 
 
 @dataclass
@@ -380,7 +389,7 @@ def sdf_collide(shape1: SdfShape, X_W1, shape2: SdfShape, X_W2, initpoints: int 
     args = (R1, p1, shape1.aabb.astype(float), shape2.kind, shape2.params, R2, p2, shape2.aabb.astype(float),
             int(initpoints), int(iterations), int(max_contacts))
     if shape1.kind != USER and shape2.kind != USER:
-        n, pos, nrm, dist = _collide_compiled(shape_distance, shape_gradient, shape1.kind, shape1.params, *args)
+        n, pos, nrm, dist = _collide_compiled(shape1.kind, shape1.params, *args)
     else:  # user callables: the same algorithm in Python; USER shapes are looked up by their slot
         shapes = (shape1, shape2)
 

@@ -7,18 +7,17 @@ parameterized exactly as MuJoCo's efc_* arrays (rows ordered equality, friction,
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 from numba import njit
 
-from .impedance import MakeImpedance, ReferenceAcceleration
-from .linalg import MatVec
+from .assembly import AssembleRows
 from .parameters import (CONE_ELLIPTIC, CONE_PYRAMIDAL, EQUALITY, FRICTION_DOF, FRICTION_TENDON,
-                         LIMIT_JOINT, LIMIT_TENDON, ClampSolimp, ValidateFriction, ValidateSolimp,
+                         LIMIT_JOINT, LIMIT_TENDON, ValidateFriction, ValidateSolimp,
                          ValidateSolref)
-from .rows import ContactRows
 
 
 @njit(cache=True)
@@ -43,6 +42,8 @@ def _contacts_valid(cd, fr, ref, reff, imp, has_rot):
         ok[c] = good
     return ok
 
+_EMPTY_F, _EMPTY_F2, _EMPTY_F5 = np.zeros(0), np.zeros((0, 2)), np.zeros((0, 5))
+_EMPTY_I = np.zeros(0, dtype=np.int64)
 _EQUALITY_KINDS = {"connect": 3, "weld": 6, "joint": 1, "distance": 1, "tendon": 1, "coupler": 1}
 
 
@@ -91,9 +92,16 @@ class RowNames(Sequence):
     (the contact's name, or "contact #c"), expanded only when read (error messages)."""
 
     def __init__(self, head: list, contact_names, rows_per_contact: np.ndarray):
-        self._head = list(head)
+        self._head = head
         self._names = contact_names
-        self._end = np.cumsum(np.asarray(rows_per_contact, dtype=np.int64))
+        self._rows = rows_per_contact
+        self._end_cache = None
+
+    @property
+    def _end(self) -> np.ndarray:
+        if self._end_cache is None:  # computed when a row label is first read
+            self._end_cache = np.cumsum(np.asarray(self._rows, dtype=np.int64))
+        return self._end_cache
 
     def __len__(self) -> int:
         return len(self._head) + (int(self._end[-1]) if self._end.shape[0] else 0)
@@ -203,6 +211,15 @@ class ConstraintAssembler:
                   LIMIT_TENDON if tendon else LIMIT_JOINT, np.array([float(diagA)]), ref, imp, 1,
                   float(dist), name)
 
+    def AddValidatedLimit(self, dof: int, sign: float, dist: float, margin: float, diagA: float, solref: np.ndarray,
+                          solimp: np.ndarray, name: str | None = None) -> None:
+        """A joint limit row J = sign * e_dof (+1 lower, -1 upper) whose solref / solimp already passed
+        ValidateSolref / ValidateSolimp (a caller adding the same limits every step checks them once)."""
+        J = np.zeros((1, self.nv))
+        J[0, dof] = sign
+        self._add("lim", J, np.array([dist]), np.array([margin]), np.zeros(1), LIMIT_JOINT, np.array([diagA]),
+                  solref, solimp, 1, dist, name)
+
     def SetContacts(self, J_contact, dist, condim, friction, solref, solimp, includemargin, tran, rot,
                     solreffriction=None, names: Sequence[str] | None = None) -> None:
         """All contacts of the step as arrays (ncon leading dimension); see rows.ContactRows.
@@ -229,7 +246,7 @@ class ConstraintAssembler:
         # compiled screening; the per-contact validators run only to word the error
         ok = _contacts_valid(cd, np.ascontiguousarray(fr), np.ascontiguousarray(ref), np.ascontiguousarray(reff),
                              np.ascontiguousarray(imp), has_rot)
-        for c in np.flatnonzero(~ok):
+        for c in (np.flatnonzero(~ok) if not ok.all() else ()):
             nm = names[c] if names is not None else None
             label = f"contact '{nm}'" if nm else f"contact #{c}"
             if cd[c] not in (1, 3, 4, 6):
@@ -240,11 +257,12 @@ class ConstraintAssembler:
             ValidateSolref(ref[c], "contact", nm, c)
             ValidateSolref(reff[c], "contact (solreffriction)", nm, c, allow_unset=True)
             ValidateSolimp(imp[c], "contact", nm, c)
-        self._contacts = dict(J=Jc, dist=np.asarray(dist, dtype=np.float64).reshape(ncon), condim=cd,
-                              friction=fr, solref=ref, solimp=imp, solreffriction=reff,
-                              includemargin=np.asarray(includemargin, dtype=np.float64).reshape(ncon),
-                              tran=np.asarray(tran, dtype=np.float64).reshape(ncon),
-                              rot=np.asarray(rot, dtype=np.float64).reshape(ncon),
+        c64 = np.ascontiguousarray
+        self._contacts = dict(J=c64(Jc), dist=c64(dist, dtype=np.float64).reshape(ncon), condim=c64(cd),
+                              friction=c64(fr), solref=c64(ref), solimp=c64(imp), solreffriction=c64(reff),
+                              includemargin=c64(includemargin, dtype=np.float64).reshape(ncon),
+                              tran=c64(tran, dtype=np.float64).reshape(ncon),
+                              rot=c64(rot, dtype=np.float64).reshape(ncon),
                               names=list(names) if names is not None else None)
 
     def Build(self, v, timestep: float, cone: int | str = CONE_PYRAMIDAL, impratio: float = 1.0,
@@ -257,88 +275,60 @@ class ConstraintAssembler:
             if cone not in ("pyramidal", "elliptic"):
                 raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got '{cone}'")
             cone = CONE_ELLIPTIC if cone == "elliptic" else CONE_PYRAMIDAL
-        if not (np.isfinite(timestep) and timestep > 0):
+        if not (math.isfinite(float(timestep)) and timestep > 0):
             raise ValueError(f"Build: timestep must be > 0, got {timestep}")
-        if not (np.isfinite(impratio) and impratio > 0):
+        if not (math.isfinite(float(impratio)) and impratio > 0):
             raise ValueError(f"Build: impratio must be > 0, got {impratio}")
         vel = np.asarray(v, dtype=np.float64).reshape(-1)
         if vel.shape[0] != self.nv:
             raise ValueError(f"Build: v has {vel.shape[0]} entries, expected nv={self.nv}")
         nv = self.nv
-        parts, names, jdv_rows = [], [], []
-        grp_adr, grp_dim, grp_pos, grp_ref, grp_reff, grp_imp = [], [], [], [], [], []
-        row = 0
-        counts = {}
-        for cat in ("eq", "fr", "lim"):
-            counts[cat] = 0
-            for g in self._groups[cat]:
-                n = g["J"].shape[0]
-                parts.append(g)
-                grp_adr.append(row)
-                grp_dim.append(g["dim"])
-                grp_pos.append(g["imp_pos"])
-                grp_ref.append(g["solref"])
-                grp_reff.append(np.zeros(2))
-                grp_imp.append(g["solimp"])
-                names.extend([g["name"]] * n)
-                if g["jdotv"] is not None:
-                    jdv_rows.append((row, g["jdotv"]))
-                row += n
-                counts[cat] += n
-        ne, nf, nl = counts["eq"], counts["fr"], counts["lim"]
-        J_list = [p["J"] for p in parts]
-        pos_l = [p["pos"] for p in parts]
-        mar_l = [p["margin"] for p in parts]
-        fl_l = [p["floss"] for p in parts]
-        dA_l = [p["diagA"] for p in parts]
+        eq, fr, lim = self._groups["eq"], self._groups["fr"], self._groups["lim"]
+        parts = eq + fr + lim
+        names, jdv_rows = [], []
+        ne = nf = nl = 0
         if parts:
             sizes = [p["J"].shape[0] for p in parts]
-            tp_l = [np.repeat(np.array([p["tp"] for p in parts], dtype=np.int64), sizes)]
-            id_l = [np.repeat(np.arange(len(parts), dtype=np.int64), sizes)]
+            n_eq, n_fr = len(eq), len(eq) + len(fr)
+            ne, nf, nl = sum(sizes[:n_eq]), sum(sizes[n_eq:n_fr]), sum(sizes[n_fr:])
+            row = 0
+            for p, n in zip(parts, sizes):
+                names.extend([p["name"]] * n)
+                if p["jdotv"] is not None:
+                    jdv_rows.append((row, p["jdotv"]))
+                row += n
+            tps = np.array([p["tp"] for p in parts], dtype=np.int64)
+            if row == len(parts):  # one row per constraint (limits, dry friction): the row values in one array
+                rv = np.ascontiguousarray(np.array([(p["pos"][0], p["margin"][0], p["floss"][0], p["diagA"][0],
+                                                     p["imp_pos"]) for p in parts], dtype=np.float64).T)
+                per_row = (rv[0], rv[1], rv[2], rv[3], tps, np.ones(row, np.int64), rv[4])
+            else:
+                per_row = (np.concatenate([p["pos"] for p in parts]), np.concatenate([p["margin"] for p in parts]),
+                           np.concatenate([p["floss"] for p in parts]), np.concatenate([p["diagA"] for p in parts]),
+                           np.repeat(tps, sizes), np.array([p["dim"] for p in parts], dtype=np.int64),
+                           np.array([p["imp_pos"] for p in parts], dtype=np.float64))
+            head = (np.concatenate([p["J"] for p in parts], axis=0), *per_row,
+                    np.array([p["solref"] for p in parts], dtype=np.float64).reshape(-1, 2),
+                    np.array([p["solimp"] for p in parts], dtype=np.float64).reshape(-1, 5))
         else:
-            tp_l, id_l = [], []
+            head = (np.zeros((0, nv)), _EMPTY_F, _EMPTY_F, _EMPTY_F, _EMPTY_F, _EMPTY_I, _EMPTY_I, _EMPTY_F,
+                    _EMPTY_F2, _EMPTY_F5)
         con = self._contacts
         ncon = 0 if con is None else con["J"].shape[0]
-        con_addr = np.zeros(0, dtype=np.int64)
         if ncon:
-            (Jc, pos_c, mar_c, dA_c, tp_c, id_c, gadr_c, gdim_c, con_addr) = ContactRows(
-                con["J"], con["dist"], con["condim"], con["friction"], con["includemargin"],
-                con["tran"], con["rot"], cone == CONE_PYRAMIDAL, row, 0)
-            J_list.append(Jc)
-            pos_l.append(pos_c)
-            mar_l.append(mar_c)
-            fl_l.append(np.zeros(Jc.shape[0]))
-            dA_l.append(dA_c)
-            tp_l.append(tp_c)
-            id_l.append(id_c)
-            contact_groups = (gadr_c, gdim_c, con["dist"], con["solref"], con["solreffriction"], con["solimp"])
-            names = RowNames(names, con["names"], gdim_c)
-        cat = (lambda lst, shape, dt=np.float64: np.concatenate(lst) if lst else np.zeros(shape, dtype=dt))
-        J = (J_list[0] if len(J_list) == 1 and ncon else  # only contact rows: ContactRows' fresh array
-             np.concatenate(J_list, axis=0) if J_list else np.zeros((0, nv)))
-        efc_pos, efc_margin = cat(pos_l, 0), cat(mar_l, 0)
-        efc_fl, diagA0 = cat(fl_l, 0), cat(dA_l, 0)
-        efc_type, efc_id = cat(tp_l, 0, np.int64), cat(id_l, 0, np.int64)
-        con_dim = con["condim"] if ncon else np.zeros(0, dtype=np.int64)
-        con_fr = con["friction"] if ncon else np.zeros((0, 5))
-        g_adr = np.array(grp_adr, dtype=np.int64)
-        g_dim = np.array(grp_dim, dtype=np.int64)
-        g_pos = np.array(grp_pos, dtype=np.float64)
-        g_ref = np.array(grp_ref, dtype=np.float64).reshape(-1, 2)
-        g_reff = np.array(grp_reff, dtype=np.float64).reshape(-1, 2)
-        g_imp = np.array(grp_imp, dtype=np.float64).reshape(-1, 5)
-        if ncon:
-            g_adr, g_dim, g_pos, g_ref, g_reff, g_imp = (
-                np.concatenate([a, b]) if a.shape[0] else np.ascontiguousarray(b)
-                for a, b in zip((g_adr, g_dim, g_pos, g_ref, g_reff, g_imp), contact_groups))
-        grp_imp_arr = ClampSolimp(g_imp) if g_imp.shape[0] else np.zeros((0, 5))
-        R, D, KBIP, diagA, con_mu = MakeImpedance(
-            efc_type, efc_id, efc_margin, diagA0, g_adr, g_dim, g_pos, g_ref, g_reff, grp_imp_arr, ne, nf, con_dim,
-            con_fr, float(timestep), bool(refsafe), float(impratio))
-        efc_vel = MatVec(np.ascontiguousarray(J), vel)
-        aref = ReferenceAcceleration(KBIP, efc_vel, efc_pos, efc_margin)
+            contacts = (con["J"], con["dist"], con["condim"], con["friction"], con["includemargin"], con["tran"],
+                        con["rot"], con["solref"], con["solreffriction"], con["solimp"])
+        else:
+            contacts = (np.zeros((0, 3, nv)), _EMPTY_F, _EMPTY_I, _EMPTY_F5, _EMPTY_F, _EMPTY_F, _EMPTY_F, _EMPTY_F2,
+                        _EMPTY_F2, _EMPTY_F5)
+        (J, efc_pos, efc_margin, efc_fl, efc_type, efc_id, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
+         rows_c) = AssembleRows(*head, *contacts, cone == CONE_PYRAMIDAL, ne, nf, float(timestep), bool(refsafe),
+                                float(impratio), vel)
         for r0, jdv in jdv_rows:  # J̇v of connect / weld / distance rows (MuJoCo subtracts it from aref)
             aref[r0:r0 + jdv.shape[0]] -= jdv
+        if ncon:
+            names = RowNames(names, con["names"], rows_c)
+        con_dim, con_fr = contacts[2], contacts[3]
         return ConstraintProblem(J=J, efc_type=efc_type, efc_id=efc_id, efc_pos=efc_pos,
                                  efc_margin=efc_margin, efc_frictionloss=efc_fl, efc_diagA=diagA, efc_R=R,
                                  efc_D=D, efc_KBIP=KBIP, efc_vel=efc_vel, efc_aref=aref, ne=ne, nf=nf,

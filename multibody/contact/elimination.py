@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linalg import EnvelopeSolve
+from .linalg import EnvelopeCholeskyInPlace, EnvelopeSolve
 
 
 @njit(cache=True)
@@ -45,6 +45,11 @@ def EliminationOrder(M, idx, start, bstart):
     Cuthill-McKee over the coupling of the constraint rows' supports, which keeps the envelope of H narrow."""
     n = M.shape[0]
     nb = bstart.shape[0] - 1
+    if nb <= 1:  # one tree: its dofs children first, nothing to order
+        rev = np.empty(n, dtype=np.int64)
+        for k in range(n):
+            rev[k] = n - 1 - k
+        return rev
     block = np.empty(n, dtype=np.int64)
     for t in range(nb):
         for k in range(bstart[t], bstart[t + 1]):
@@ -145,4 +150,37 @@ def PermutedSolve(L, first, order, g):
     x = np.empty(n)
     for k in range(n):
         x[order[k]] = xp[k]
+    return x
+
+
+@njit(cache=True)
+def ReverseTreeSolve(M, bstart, b):
+    """x = M^-1 b for a symmetric positive definite, tree-sparse M (a mass matrix, M + h D) by an envelope
+    Cholesky in reverse dof order (children before parents: no fill inside a tree when dofs are numbered
+    parents first). bstart (TreeBlocks) bounds each row's scan to its tree; any order is exact, the envelope
+    only grows. Raises np.linalg.LinAlgError if M is not positive definite."""
+    n = M.shape[0]
+    first = np.empty(n, dtype=np.int64)
+    L = np.empty((n, n))
+    for t in range(bstart.shape[0] - 1):
+        s, e = bstart[t], bstart[t + 1]
+        for a in range(s, e):
+            far = a  # the highest dof coupled to a (its row's first column in the reversed order)
+            for c in range(e - 1, a, -1):
+                if M[a, c] != 0.0:
+                    far = c
+                    break
+            i = n - 1 - a
+            f = n - 1 - far
+            first[i] = f
+            for j in range(f, i + 1):
+                L[i, j] = M[a, n - 1 - j]
+    EnvelopeCholeskyInPlace(L, first)
+    bp = np.empty(n)
+    for k in range(n):
+        bp[k] = b[n - 1 - k]
+    xp = EnvelopeSolve(L, first, bp)
+    x = np.empty(n)
+    for k in range(n):
+        x[n - 1 - k] = xp[k]
     return x

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..contact import ConnectRows, DistanceRow, JointCouplerRow
+from ..contact.parameters import ValidateSolimp, ValidateSolref
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
 from ..kernels.kinematics import acceleration_to_point
@@ -74,6 +75,7 @@ class ConstraintRowModel:
         lim = np.array([(r[0], r[2], r[3], r[4]) for r in self.limits], float).reshape(-1, 4)
         self._lim_q, self._lim_lo, self._lim_hi, self._lim_margin = lim[:, 0].astype(np.int64), lim[:, 1], lim[:, 2], \
             lim[:, 3]
+        self._lim_checked: dict[int, tuple] = {}  # limit index -> validated (solref, solimp)
         self.friction.sort(key=lambda r: r[0])
         from ._mjcf_tendons import MjcfTendonRows  # MJCF tendon limit / frictionloss rows (None without)
         self.tendons = MjcfTendonRows.FromPlant(plant, m.ji, M0, kin0)
@@ -178,10 +180,13 @@ class ConstraintRowModel:
             d_lo, d_hi = q - self._lim_lo, self._lim_hi - q
             for k in np.flatnonzero((d_lo < self._lim_margin) | (d_hi < self._lim_margin)).tolist():
                 qi, dof, lo, hi, margin, ref, imp, name = self.limits[k]
-                for dist, sign in ((d_lo[k], 1.0), (d_hi[k], -1.0)):
+                checked = self._lim_checked.get(k)
+                if checked is None:  # validated the first time the limit is active (ValueError naming it)
+                    checked = self._lim_checked[k] = (ValidateSolref(ref, "limit", name),
+                                                      ValidateSolimp(imp, "limit", name))
+                for dist, sign in ((float(d_lo[k]), 1.0), (float(d_hi[k]), -1.0)):
                     if dist < margin:
-                        J = np.zeros((1, nv))
-                        J[0, dof] = sign
-                        asm.AddLimit(J, dist, margin, iw_d[dof], ref, imp, name=name)
+                        asm.AddValidatedLimit(dof, sign, dist, float(margin), float(iw_d[dof]), checked[0], checked[1],
+                                              name)
         if self.tendons is not None:
             self.tendons.AddLimits(asm, kin, model.ji)

@@ -137,25 +137,23 @@ class DiscreteContactSolver:
         """Contacts at this state with their (mixed) parameters."""
         plant = self._plant
         m = plant._model
-        nv = m.nv
-        empty = ContactSet(np.zeros(0, np.int64), np.zeros(0, np.int64), [], [], np.zeros((0, 3)),
-                           np.zeros((0, 3, 3)), np.zeros(0), np.zeros((0, 6, nv)), 0)
         port = plant.get_geometry_query_input_port()
         if not self._has_geometry or not port.HasValue(context):
-            return empty, {}
+            return self._Empty(m.nv), {}
         query = port.Eval(context)
         cps = query.ComputeContactPoints()
         if cps.size() == 0:
-            return empty, {}
+            return self._Empty(m.nv), {}
         inspector = query.inspector()
         table = self.geometry
         table.Sync(inspector)
         i1, i2 = np.asarray(cps.index_1, np.int64), np.asarray(cps.index_2, np.int64)
         body, is_mujoco = table.IndexArrays(inspector, i1, i2, cps.id_1, cps.id_2)
         is_mj = is_mujoco[i1] | is_mujoco[i2]
-        mj = np.flatnonzero(is_mj)
+        all_mj = bool(is_mj.all())
+        mj = np.arange(is_mj.shape[0]) if all_mj else np.flatnonzero(is_mj)
         # Drake pairs: the deepest penetrating point of each pair (Drake's point-pair contact)
-        dk_all = np.flatnonzero(~is_mj & (cps.dist < 0))
+        dk_all = mj[:0] if all_mj else np.flatnonzero(~is_mj & (cps.dist < 0))
         dk = []
         if dk_all.size:
             best = {}
@@ -166,18 +164,28 @@ class DiscreteContactSolver:
             dk = sorted(best.values())
         sel = mj if not dk else np.concatenate([mj, np.asarray(dk, np.int64)])
         if sel.size == 0:
-            return empty, {}
-        s1, s2 = i1[sel], i2[sel]
+            return self._Empty(m.nv), {}
+        if all_mj:  # every contact kept, in order: no gathers
+            s1, s2 = i1, i2
+            pos, frame = np.ascontiguousarray(cps.pos_W), np.ascontiguousarray(cps.frame_W)
+            dist = np.ascontiguousarray(cps.dist, dtype=np.float64)
+        else:
+            s1, s2 = i1[sel], i2[sel]
+            pos = np.ascontiguousarray(cps.pos_W[sel])
+            frame = np.ascontiguousarray(cps.frame_W[sel])
+            dist = np.ascontiguousarray(cps.dist[sel])
         bA, bB = body[s1], body[s2]
-        pos = np.ascontiguousarray(cps.pos_W[sel])
-        frame = np.ascontiguousarray(cps.frame_W[sel])
         nmj = int(mj.size)
         mj_par = table.MujocoPairArrays(s1[:nmj], s2[:nmj]) if nmj else None
         rotational = mj_par is not None and bool((mj_par[0] > 3).any())  # condim 4/6 need the rotational rows
         J = ContactJacobians(m.ji, kin.S, bA, bB, pos, frame, rotational)
-        cs = ContactSet(bA, bB, _Ids(cps.id_1, sel), _Ids(cps.id_2, sel), pos, frame,
-                        np.ascontiguousarray(cps.dist[sel]), J, nmj)
+        cs = ContactSet(bA, bB, _Ids(cps.id_1, sel), _Ids(cps.id_2, sel), pos, frame, dist, J, nmj)
         return cs, {"i1": s1, "i2": s2, "mujoco": mj_par}
+
+    @staticmethod
+    def _Empty(nv: int) -> ContactSet:
+        return ContactSet(np.zeros(0, np.int64), np.zeros(0, np.int64), [], [], np.zeros((0, 3)),
+                          np.zeros((0, 3, 3)), np.zeros(0), np.zeros((0, 6, nv)), 0)
 
     # ---- the step ----------------------------------------------------------------------------------------
     def Solve(self, context, kin, M_hat, a_free, h) -> StepSolution:

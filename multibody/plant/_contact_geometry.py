@@ -78,6 +78,7 @@ class ContactGeometryTable:
         self._pair_arrays: dict[int, int] = {}  # pair key -> slot in _slot_arrays
         self._slot_rows: list = []
         self._slot_arrays = None
+        self._slot_table = np.full((0, 0), -1, np.int64)  # dense pair -> slot (scenes of <= 512 rows)
 
     def _default_material(self) -> dict:
         if self._defaults is None:
@@ -102,6 +103,7 @@ class ContactGeometryTable:
             self._pair_arrays.clear()
             self._slot_rows = []
             self._slot_arrays = None
+            self._slot_table = np.full((0, 0), -1, np.int64)
             self._known = np.zeros(0, bool)
 
     def Row(self, inspector, index: int, gid) -> GeometryContactData:
@@ -113,13 +115,16 @@ class ContactGeometryTable:
 
     def IndexArrays(self, inspector, i1, i2, ids1, ids2):
         """(body, is_mujoco) arrays indexed by proximity-table row, filled for the rows in i1, i2."""
-        n = int(max(i1.max(), i2.max())) + 1
-        if n > self._known.shape[0]:
+        try:
+            known = self._known[i1].all() and self._known[i2].all()
+        except IndexError:  # rows beyond the arrays: grow them
+            known = False
+            n = int(max(i1.max(), i2.max())) + 1
             grow = n - self._known.shape[0]
             self._body = np.concatenate([self._body, np.zeros(grow, np.int64)])
             self._is_mujoco = np.concatenate([self._is_mujoco, np.zeros(grow, bool)])
             self._known = np.concatenate([self._known, np.zeros(grow, bool)])
-        if not (self._known[i1].all() and self._known[i2].all()):
+        if not known:
             for idx, gid in zip(np.concatenate([i1, i2]).tolist(), list(ids1) + list(ids2)):
                 if not self._known[idx]:
                     row = self.Row(inspector, idx, gid)
@@ -128,10 +133,23 @@ class ContactGeometryTable:
 
     def MujocoPairArrays(self, i1, i2):
         """Per-contact (condim, friction (5), solref (2), solimp (5), includemargin) arrays for row pairs."""
-        keys = i1 * (1 << 20) + i2
         slot_of = self._pair_arrays
-        slots = np.fromiter((slot_of.get(k, -1) for k in keys.tolist()), np.int64, keys.shape[0])
-        if (slots < 0).any():  # pairs seen for the first time: mix their parameters once, append a slot
+        table = self._slot_table
+        try:  # small scenes: a dense (row, row) -> slot table, no per-contact dict lookups
+            slots = table[i1, i2]
+            n = table.shape[0]
+        except IndexError:  # a row beyond the table: grow it (up to 512 rows), else look pairs up by key
+            n = int(max(i1.max(), i2.max())) + 1
+            if n <= 512:
+                grown = np.full((n, n), -1, np.int64)
+                grown[:table.shape[0], :table.shape[0]] = table
+                self._slot_table = table = grown
+                slots = table[i1, i2]
+            else:
+                slots = np.fromiter((slot_of.get(k, -1) for k in (i1 * (1 << 20) + i2).tolist()), np.int64,
+                                    i1.shape[0])
+        if slots.min() < 0:  # pairs seen for the first time: mix their parameters once, append a slot
+            keys = i1 * (1 << 20) + i2
             for q in np.flatnonzero(slots < 0).tolist():
                 key = int(keys[q])
                 slot = slot_of.get(key)
@@ -142,6 +160,8 @@ class ContactGeometryTable:
                     self._slot_rows.append((cd, np.asarray(ref, float).reshape(2), np.asarray(imp, float).reshape(5),
                                             np.asarray(fr, float).reshape(5), float(mar)))
                 slots[q] = slot
+                if n <= table.shape[0]:
+                    table[key >> 20, key & ((1 << 20) - 1)] = slot
             rows = self._slot_rows
             self._slot_arrays = (np.array([r[0] for r in rows], np.int64), np.array([r[3] for r in rows]),
                                  np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),

@@ -2,9 +2,9 @@
 common actuated case, the constraint solver otherwise (a mixin of MultibodyPlant)."""
 from __future__ import annotations
 
-from __future__ import annotations
 import numpy as np
 
+from ..contact.elimination import ReverseTreeSolve
 from ..kernels import pipeline as pl
 from ..kernels.entry_points import STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_OK
 from ._system import _F64, _STRIDE_1D, SampledResults
@@ -20,6 +20,8 @@ class _DiscreteStepMixin:
             return fast
         kin = self._eval_kinematics(context)
         m = self._model
+        if getattr(self, "_step_arrays_model", None) is not m:
+            self._InitDiscreteStepArrays()
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=False)
         if self._discrete_solver is None:
             try:
@@ -35,9 +37,17 @@ class _DiscreteStepMixin:
         else:
             h = self._time_step
             M_hat = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
-            M_hat[np.diag_indices(m.nv)] += h * m.damping
-            a_free = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
-                                                       kin.V, kin.c, F, tau - m.damping * kin.v, h * m.damping)
+            if self._has_damping:
+                M_hat[self._diag_rows, self._diag_rows] += h * m.damping
+                tau = tau - m.damping * kin.v
+            # a_free = (M + hD)^-1 (τ − D v − C v): the bias by RNEA at v̇ = 0, the solve by a tree-ordered
+            # envelope Cholesky of M̂ (sparse per tree, no second mass matrix)
+            minus_rhs = pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
+                                                          kin.V, kin.c, self._zero_vdot, F, tau)
+            try:
+                a_free = ReverseTreeSolve(M_hat, self._mass_blocks, -minus_rhs)
+            except np.linalg.LinAlgError:
+                self._ThrowSingularMassMatrix(context)
             out = self._discrete_solver(self, context, kin, M_hat, a_free, h)
             if isinstance(out, tuple):  # (a, generalized contact forces of the constraint solve)
                 out, tau_extra = out
@@ -49,6 +59,19 @@ class _DiscreteStepMixin:
             x_next = np.concatenate([IntegrateDiscretePositions(self, kin.q, v_next, h, qdot), v_next])
         self._check_finite(context, x_next, "state after the discrete step")
         return x_next, a, u, tau_c
+
+    def _InitDiscreteStepArrays(self) -> None:
+        """Fixed for a compiled model: the mass matrix's tree blocks (dof ranges no M entry crosses, the solver's
+        tree_blocks when it found them, else one block), the diagonal index and a zero v̇."""
+        m = self._model
+        blocks = getattr(self._discrete_solver, "tree_blocks", None)
+        if blocks is None or blocks.shape[0] < 2 or blocks[-1] != m.nv:
+            blocks = np.array([0, m.nv], np.int64)
+        self._diag_rows = np.arange(m.nv)
+        self._has_damping = bool(np.any(m.damping))
+        self._zero_vdot = np.zeros(m.nv)
+        self._mass_blocks = np.ascontiguousarray(blocks, dtype=np.int64)
+        self._step_arrays_model = m
 
     def _actuated_step_applies(self, context) -> bool:
         """True when only gravity and actuation act (no contact, constraints, other force elements, MJCF actuators

@@ -431,8 +431,20 @@ class _SystemMixin:
             return
         self._ThrowIfNotFinalized("geometry_pose output")
         kin = self._eval_kinematics(context)
-        bodies = [b for b in self._geometry_frame_ids if b != 0]
-        poses.SetFromArrays([self._geometry_frame_ids[b] for b in bodies], kin.R_WB[bodies], kin.p_WB[bodies])
+        ids, bodies = self._GeometryPoseRows()
+        poses.SetFromArrays(ids, kin.R_WB[bodies], kin.p_WB[bodies])
+
+    def _GeometryPoseRows(self) -> tuple:
+        """(frame ids, body index array) of the bodies registered with SceneGraph (the world excepted): one
+        fixed list, rebuilt only if a body frame was registered since, so SceneGraph's pose gather can match
+        it by identity each step."""
+        reg = self._geometry_frame_ids
+        got = getattr(self, "_geometry_pose_rows", None)
+        if got is None or got[2] != len(reg):
+            bodies = [b for b in reg if b != 0]
+            got = ([reg[b] for b in bodies], np.asarray(bodies, dtype=np.int64), len(reg))
+            self._geometry_pose_rows = got
+        return got[0], got[1]
 
     def _CalcBodyPosesOutput(self, context, value) -> None:
         kin = self._eval_kinematics(context)

@@ -1,0 +1,89 @@
+"""One compiled pass from collected constraint rows to the solver's row arrays.
+
+`AssembleRows` lays out the non-contact rows (equality, dry friction, limits: the "head", already in
+MuJoCo's order) followed by the contact rows (rows.ContactRows), clamps solimp as MuJoCo does, and
+computes the impedance (R, D, KBIP), adjusted A_diag, J v and aref (impedance.py) in the same call, so a
+step's assembly costs one dispatch instead of one per stage.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .impedance import MakeImpedance, ReferenceAcceleration
+from .linalg import MatVec
+from .parameters import MAXIMP, MINIMP
+from .rows import ContactRows
+
+
+@njit(cache=True)
+def AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, gref_h, gimp_h,
+                 Jc, dist, condim, friction, includemargin, tran, rot, solref, solreffriction, solimp,
+                 pyramidal, ne, nf, timestep, refsafe, impratio, vel):
+    """Row arrays of a constraint problem.
+
+    Head rows (nh of them): J (nh, nv), pos, margin, frictionloss, diagA0, type per row; per head group
+    (one equality, friction or limit constraint): rows, impedance position, solref (2), solimp (5, validated,
+    clamped here). Contacts: as rows.ContactRows plus solref, solreffriction, solimp per contact.
+    ne, nf: equality and friction row counts. vel (nv,) the velocities for efc_vel = J v.
+    Returns J, pos, margin, frictionloss, type, id, R, D, KBIP, diagA, con_mu, efc_vel, aref,
+    con_efc_address and the rows of each contact.
+    """
+    nh, nv = Jh.shape[0], Jh.shape[1]
+    ngh = gdim_h.shape[0]
+    ncon = Jc.shape[0]
+    Jr, pos_c, mar_c, dA_c, tp_c, id_c, gadr_c, gdim_c, con_addr = ContactRows(
+        Jc, dist, condim, friction, includemargin, tran, rot, pyramidal, nh, 0)
+    nefc = nh + Jr.shape[0]
+    J = np.empty((nefc, nv))
+    pos = np.empty(nefc)
+    margin = np.empty(nefc)
+    fl = np.zeros(nefc)
+    dA0 = np.empty(nefc)
+    tp = np.empty(nefc, dtype=np.int64)
+    ident = np.empty(nefc, dtype=np.int64)
+    ng = ngh + ncon
+    g_adr = np.empty(ng, dtype=np.int64)
+    g_dim = np.empty(ng, dtype=np.int64)
+    g_pos = np.empty(ng)
+    g_ref = np.empty((ng, 2))
+    g_reff = np.zeros((ng, 2))
+    g_imp = np.empty((ng, 5))
+    r = 0
+    for g in range(ngh):
+        g_adr[g] = r
+        g_dim[g] = gdim_h[g]
+        g_pos[g] = gpos_h[g]
+        g_ref[g, 0], g_ref[g, 1] = gref_h[g, 0], gref_h[g, 1]
+        for k in range(5):
+            g_imp[g, k] = gimp_h[g, k]
+        for _ in range(gdim_h[g]):
+            ident[r] = g
+            r += 1
+    for i in range(nh):
+        for q in range(nv):
+            J[i, q] = Jh[i, q]
+        pos[i], margin[i], fl[i], dA0[i], tp[i] = pos_h[i], mar_h[i], fl_h[i], dA_h[i], tp_h[i]
+    for i in range(Jr.shape[0]):
+        r = nh + i
+        for q in range(nv):
+            J[r, q] = Jr[i, q]
+        pos[r], margin[r], dA0[r], tp[r], ident[r] = pos_c[i], mar_c[i], dA_c[i], tp_c[i], id_c[i]
+    for c in range(ncon):
+        g = ngh + c
+        g_adr[g], g_dim[g], g_pos[g] = gadr_c[c], gdim_c[c], dist[c]
+        g_ref[g, 0], g_ref[g, 1] = solref[c, 0], solref[c, 1]
+        g_reff[g, 0], g_reff[g, 1] = solreffriction[c, 0], solreffriction[c, 1]
+        for k in range(5):
+            g_imp[g, k] = solimp[c, k]
+    for g in range(ng):  # MuJoCo's clamps (the values were validated finite)
+        g_imp[g, 0] = min(MAXIMP, max(MINIMP, g_imp[g, 0]))
+        g_imp[g, 1] = min(MAXIMP, max(MINIMP, g_imp[g, 1]))
+        g_imp[g, 2] = max(g_imp[g, 2], 0.0)
+        g_imp[g, 3] = min(MAXIMP, max(MINIMP, g_imp[g, 3]))
+        g_imp[g, 4] = max(g_imp[g, 4], 1.0)
+    R, D, KBIP, diagA, con_mu = MakeImpedance(tp, ident, margin, dA0, g_adr, g_dim, g_pos, g_ref, g_reff, g_imp,
+                                              ne, nf, condim, friction, timestep, refsafe, impratio)
+    efc_vel = MatVec(J, vel)
+    aref = ReferenceAcceleration(KBIP, efc_vel, pos, margin)
+    return J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr, gdim_c

@@ -116,25 +116,6 @@ def Cholesky(A):
 
 
 @njit(cache=True)
-def CholSolve(L, b):
-    """Solve (L L') x = b for lower-triangular L."""
-    n = b.shape[0]
-    y = np.empty(n)
-    for r in range(n):
-        acc = b[r]
-        for k in range(r):
-            acc -= L[r, k] * y[k]
-        y[r] = acc / L[r, r]
-    x = np.empty(n)
-    for r in range(n - 1, -1, -1):
-        acc = y[r]
-        for k in range(r + 1, n):
-            acc -= L[k, r] * x[k]
-        x[r] = acc / L[r, r]
-    return x
-
-
-@njit(cache=True)
 def EnvelopeFirst(A):
     """first[i] = column of the first nonzero of row i of the lower triangle of A (i if none before it)."""
     n = A.shape[0]

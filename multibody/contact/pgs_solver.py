@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linalg import CholSolve, Cholesky, MatTVec, MatVec
+from ..kernels.dynamics import cholesky_solve
+from .linalg import Cholesky, MatTVec, MatVec
 from .parameters import CONTACT_ELLIPTIC
 from .primal_solver import ConstraintUpdate
 
@@ -129,7 +130,7 @@ def PGSSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con
         cost = new_cost
         if residual < tolerance:
             converged = True
-    qacc = qacc_smooth + CholSolve(L, MatTVec(J, f))
+    qacc = qacc_smooth + cholesky_solve(L, MatTVec(J, f))
     return qacc, f, converged, it, residual
 
 

@@ -87,10 +87,15 @@ def gravity_forces_at_body_origins(bp, R_WB, g_W, gravity_enabled):
 @njit(cache=True)
 def solve_spd(M, b):
     """Solve M x = b for a symmetric positive-definite M by Cholesky; raises on a non-SPD M."""
-    n = M.shape[0]
-    if n == 0:
+    if M.shape[0] == 0:
         return np.zeros(0)
-    L = np.linalg.cholesky(M)
+    return cholesky_solve(np.linalg.cholesky(M), b)
+
+
+@njit(cache=True)
+def cholesky_solve(L, b):
+    """Solve (L Lᵀ) x = b for a lower-triangular Cholesky factor L (forward, then back substitution)."""
+    n = b.shape[0]
     y = np.empty(n)
     for i in range(n):
         s = b[i]

@@ -5,6 +5,8 @@ element it concerns, so a user can jump straight to it.
 """
 from __future__ import annotations
 
+import os
+
 import re
 import warnings
 from typing import Optional
@@ -141,3 +143,28 @@ def _declare_prefix(text: bytes, prefix: str, uri: str) -> Optional[bytes]:
         return None
     end = match.end()
     return text[:end] + f' xmlns:{prefix}="{uri}"'.encode() + text[end:]
+
+
+def read_model_source(filename, file_contents, strict: bool, rejected_message: str | None = None,
+                      rejected_suffix: str | None = None):
+    """(XML root, Diagnostic, folder for relative paths) of a model given as a file or as a string.
+
+    A file whose name ends with `rejected_suffix` is reported with `rejected_message` (e.g. xacro for URDF).
+    """
+    if filename is not None:
+        filename = os.fspath(filename)
+        diag = Diagnostic(filename, strict)
+        if rejected_suffix is not None and filename.endswith(rejected_suffix):
+            diag.error(None, rejected_message)
+        try:
+            with open(filename, "rb") as f:
+                text = f.read()
+        except OSError as exc:
+            diag.error(None, f"cannot read file: {exc.strerror}")
+        root_dir = os.path.dirname(os.path.abspath(filename))
+    else:
+        diag = Diagnostic("<string>", strict)
+        text = file_contents
+        root_dir = os.getcwd()
+    return parse_xml(text, diag), diag, root_dir
+

@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from .errors import Diagnostic, parse_xml
+from .errors import Diagnostic, parse_xml, read_model_source
 from .model_records import (WORLD, CollisionFilterGroupRecord, FrameRecord, InertialRecord,
                             JointRecord, LinkRecord, ModelRecord)
 from .package_map import PackageMap
@@ -423,18 +423,5 @@ def ReadSdf(filename: Optional[str] = None, *, file_contents: Optional[str] = No
     if (filename is None) == (file_contents is None):
         raise ValueError("ReadSdf: pass exactly one of filename or file_contents")
     package_map = package_map if package_map is not None else PackageMap()
-    if filename is not None:
-        filename = os.fspath(filename)
-        diag = Diagnostic(filename, strict)
-        try:
-            with open(filename, "rb") as f:
-                text = f.read()
-        except OSError as exc:
-            diag.error(None, f"cannot read file: {exc.strerror}")
-        root_dir = os.path.dirname(os.path.abspath(filename))
-    else:
-        diag = Diagnostic("<string>", strict)
-        text = file_contents
-        root_dir = os.getcwd()
-    root = parse_xml(text, diag)
+    root, diag, root_dir = read_model_source(filename, file_contents, strict)
     return _SdfReader(package_map, strict).run(root, diag, root_dir)

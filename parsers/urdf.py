@@ -9,12 +9,11 @@ planar; `drake:joint` ball, universal, screw), limits (position, velocity, effor
 """
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import numpy as np
 
-from .errors import Diagnostic, parse_xml
+from .errors import Diagnostic, read_model_source
 from .model_records import (WORLD, ActuatorRecord, CollisionFilterGroupRecord, FrameRecord,
                             InertialRecord, JointRecord, LinkRecord, MimicRecord, ModelRecord)
 from .package_map import PackageMap
@@ -365,21 +364,6 @@ def ReadUrdf(filename: Optional[str] = None, *, file_contents: Optional[str] = N
     if (filename is None) == (file_contents is None):
         raise ValueError("ReadUrdf: pass exactly one of filename or file_contents")
     package_map = package_map if package_map is not None else PackageMap()
-    if filename is not None:
-        filename = os.fspath(filename)
-        diag = Diagnostic(filename, strict)
-        if filename.endswith(".xacro"):
-            diag.error(None, XACRO_MESSAGE)
-        try:
-            with open(filename, "rb") as f:
-                text = f.read()
-        except OSError as exc:
-            diag.error(None, f"cannot read file: {exc.strerror}")
-        root_dir = os.path.dirname(os.path.abspath(filename))
-    else:
-        diag = Diagnostic("<string>", strict)
-        text = file_contents
-        root_dir = os.getcwd()
-    root = parse_xml(text, diag)
+    root, diag, root_dir = read_model_source(filename, file_contents, strict, XACRO_MESSAGE, ".xacro")
     reader = _UrdfReader(diag, package_map, root_dir)
     return [reader.read(root, model_name)]

@@ -146,13 +146,13 @@ def build(lib, name, scene, mujoco_params: bool):
                 shape = lib.Sphere(b["size"][0])
             body = plant.AddRigidBody(f"b{k}", M)
             plant.RegisterCollisionGeometry(body, I, shape, f"g{k}", props())
-            plant.SetDefaultFreeBodyPose(body, lib.RigidTransform(b["pos"]))
+            plant.SetDefaultFloatingBaseBodyPose(body, lib.RigidTransform(b["pos"]))
     else:
         plant.RegisterCollisionGeometry(plant.world_body(), I, lib.HalfSpace(), "floor", props(1, 2))
         t = scene["torso_half"]
         torso = plant.AddRigidBody("torso", lib.SpatialInertia.SolidCapsuleWithDensity(1000.0, 0.08, 2 * t, [0, 0, 1]))
         figure_ids.append(plant.RegisterCollisionGeometry(torso, I, lib.Capsule(0.08, 2 * t), "torso", props(2, 1)))
-        plant.SetDefaultFreeBodyPose(torso, lib.RigidTransform(lib.RotationMatrix(lib.Quaternion(scene["torso_quat"])),
+        plant.SetDefaultFloatingBaseBodyPose(torso, lib.RigidTransform(lib.RotationMatrix(lib.Quaternion(scene["torso_quat"])),
                                                                scene["torso_pos"]))
         bodies = {"torso": torso}
         for link in scene["links"]:

@@ -150,6 +150,10 @@ class CompiledScene:
             np.concatenate(verts) if verts else np.zeros((0, 3)), vadr, vnum,
             np.concatenate(planes) if planes else np.zeros((0, 4)), padr, pnum, margins, contype, conaff, excluded)
         self.model.sdf = sdf
+        hfields = {k: state.geometries[g].shape for k, g in enumerate(prox)
+                   if isinstance(state.geometries[g].shape, S.HeightField)}
+        if hfields:
+            self.model.set_height_fields(hfields)
 
     def _missing_pose(self, sid, fid, source_names):
         return RuntimeError(f"SceneGraph: source '{source_names[sid]}' provided no pose for its frame "

@@ -256,6 +256,9 @@ def shape_to_object(shape: Shape, rgba: Rgba, use_file_materials: bool = True) -
         V, F = shape._hull_arrays()
         return _triangles(V, F, rgba)
     if isinstance(shape, Mesh):
+        if shape.is_in_memory():  # e.g. an MJCF mesh asset: its compiled vertices and faces
+            V, F = shape._mesh_arrays()
+            return _triangles(V, F, rgba)
         return _mesh_file_object(shape, rgba, use_file_materials)
     if isinstance(shape, TriangleSurfaceMesh):
         return _triangles(shape.vertices(), shape.triangles(), rgba)

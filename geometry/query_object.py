@@ -6,6 +6,7 @@ from and always sees that context's current poses. All queries use the proximity
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -15,6 +16,37 @@ from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupErro
 from mallard.geometry.query_results import (ContactPointSet, PenetrationAsPointPair, SignedDistancePair,
                                             SignedDistanceToPoint, SortedPair)
 from mallard.geometry.scene_graph_inspector import SceneGraphInspector
+
+
+class _IdList(Sequence):
+    """GeometryIds of contact rows (ids[index[k]]), listed on first use: the contact solver reads the row
+    indices, so most steps never build the list."""
+
+    __slots__ = ("_ids", "_index", "_list")
+
+    def __init__(self, ids: list, index: np.ndarray):
+        self._ids, self._index, self._list = ids, index, None
+
+    def _get(self) -> list:
+        if self._list is None:
+            ids = self._ids
+            self._list = [ids[i] for i in self._index.tolist()]
+        return self._list
+
+    def __getitem__(self, k):
+        return self._get()[k]
+
+    def __len__(self) -> int:
+        return int(self._index.shape[0])
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __eq__(self, other) -> bool:
+        return self._get() == (other._get() if isinstance(other, _IdList) else other)
+
+    def __repr__(self) -> str:
+        return repr(self._get())
 
 
 class QueryObject:
@@ -117,8 +149,13 @@ class QueryObject:
         contact frame. This is the entry point for the contact solver."""
         P, c, R, p = self._prox_poses()
         m = c.model
-        dist, pos, normal, tangent, g1, g2 = m.contacts(R, p, use_margins=True)
         ids = c.proximity_ids
+        got = m.contact_points(R, p, c.gaps)
+        if got is not None:  # one compiled call (no SDF geometries)
+            dist, pos, frame, g1, g2, margin, gap = got
+            return ContactPointSet(id_1=_IdList(ids, g1), id_2=_IdList(ids, g2), index_1=g1, index_2=g2, dist=dist,
+                                   pos_W=pos, frame_W=frame, margin=margin, gap=gap)
+        dist, pos, normal, tangent, g1, g2 = m.contacts(R, p, use_margins=True)
         frame = mujoco_contact_frame(normal, tangent) if len(dist) else np.zeros((0, 3, 3))
         return ContactPointSet(id_1=[ids[i] for i in g1.tolist()], id_2=[ids[j] for j in g2.tolist()],
                                index_1=g1, index_2=g2, dist=dist, pos_W=pos, frame_W=frame,

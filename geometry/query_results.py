@@ -68,8 +68,9 @@ class ContactPointSet:
     For contact k: geometry ids ``id_1[k]``/``id_2[k]`` (geom1 has MuJoCo's lower type code),
     ``dist[k]`` (m, < 0 penetrating), ``pos_W[k]`` (midway between the surfaces), ``frame_W[k]``
     (3x3, rows = unit normal from geom1 to geom2, then two tangents: MuJoCo's contact frame),
-    ``margin[k]`` (sum of the geometries' mujoco margins; the contact is active when dist < margin -
-    gap), ``gap[k]``, and ``index_1[k]``/``index_2[k]`` (rows in the query's geometry tables).
+    ``margin[k]`` (sum of the geometries' mujoco margins; MuJoCo 4 makes the contact active, i.e. gives it
+    constraint rows, when dist < margin), ``gap[k]``, and ``index_1[k]``/``index_2[k]`` (rows in the query's
+    geometry tables).
     """
 
     id_1: list = field(default_factory=list)
@@ -84,6 +85,15 @@ class ContactPointSet:
 
     def size(self) -> int:
         return int(self.dist.shape[0])
+
+    def Subset(self, index: np.ndarray) -> "ContactPointSet":
+        """The contacts `index` (an integer array into this set), in that order."""
+        index = np.asarray(index, np.int64)
+        ks = index.tolist()
+        return ContactPointSet(id_1=[self.id_1[k] for k in ks], id_2=[self.id_2[k] for k in ks],
+                               index_1=self.index_1[index], index_2=self.index_2[index], dist=self.dist[index],
+                               pos_W=self.pos_W[index], frame_W=self.frame_W[index], margin=self.margin[index],
+                               gap=self.gap[index])
 
     def normal_W(self) -> np.ndarray:
         """Unit normals (K, 3) from geom1 to geom2."""

@@ -3,14 +3,16 @@
 The shape holds the collision description (`mallard.geometry.collision.sdf.SdfShape`: a compiled
 kernel or the plugin's distance/gradient callbacks, with its bounding box in the shape frame G),
 MuJoCo's SDF collision options (`sdf_initpoints`, `sdf_iterations`) and a triangle surface mesh
-(the plugin mesh, marching-cubes extracted) that visualizers draw. Collisions against it run
-`sdf_collide` with the SDF as the second shape (MuJoCo's pair order), see collision/engine.py.
+(the plugin mesh, marching-cubes extracted) that visualizers draw; planes collide with the convex
+hull of that mesh, as in MuJoCo. Collisions against it run with the SDF as the second shape
+(MuJoCo's pair order), see collision/sdf_pairs.py.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from mallard.geometry.collision.sdf import SdfShape, sdf_surface_mesh
+from mallard.geometry.collision.sdf_collide import SdfShape
+from mallard.geometry.collision.sdf_mesh import sdf_surface_mesh
 from mallard.geometry.meshes import TriangleSurfaceMesh
 from mallard.geometry.shapes import Shape
 
@@ -45,6 +47,7 @@ class SignedDistanceField(Shape, TriangleSurfaceMesh):
         self._initpoints = int(initpoints)
         self._iterations = int(iterations)
         self._name = name
+        self._hull = None
 
     def sdf(self) -> SdfShape:
         """The collision description (distance, gradient, bounding box in G)."""
@@ -57,6 +60,14 @@ class SignedDistanceField(Shape, TriangleSurfaceMesh):
     def iterations(self) -> int:
         """Gradient-descent iterations per starting point (MJCF sdf_iterations)."""
         return self._iterations
+
+    def _hull_vertices(self) -> np.ndarray:
+        """Vertices (n, 3) in G of the convex hull of the surface mesh (planes collide with it, as in MuJoCo)."""
+        if self._hull is None:
+            from mallard.geometry.meshes import convex_hull
+
+            self._hull = np.ascontiguousarray(convex_hull(self.vertices(), f"SDF '{self._name}'")[0])
+        return self._hull
 
     def _kernel_type(self) -> int:
         return SDF

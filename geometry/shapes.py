@@ -209,15 +209,19 @@ class HalfSpace(Shape):
     @staticmethod
     def MakePose(Hz_dir_F, p_FB):
         """The pose X_FC of a half space whose outward normal is ``Hz_dir_F`` and whose boundary
-        passes through ``p_FB`` (both in frame F)."""
+        passes through ``p_FB`` (both in frame F), exactly as Drake picks it: Cz is the unit
+        normal, the rotation is `CalcHalfSpaceRotation`'s and Co is the boundary point nearest Fo."""
         from mallard.multibody.math import RigidTransform, RotationMatrix
 
         n = np.asarray(Hz_dir_F, dtype=float).reshape(3)
         norm = float(np.linalg.norm(n))
         if not math.isfinite(norm) or norm < 1e-10:
             raise ValueError(f"HalfSpace.MakePose needs a non-zero normal; given {n.tolist()}")
-        R = _rotation_with_z(n / norm)
-        return RigidTransform(RotationMatrix(R), np.asarray(p_FB, dtype=float).reshape(3))
+        R_FC = CalcHalfSpaceRotation(n)
+        Hz_F = R_FC[:, 2]
+        p = np.asarray(p_FB, dtype=float).reshape(3)
+        # As Drake: the origin is the point of the boundary plane nearest Fo.
+        return RigidTransform(RotationMatrix(R_FC), float(p @ Hz_F) * Hz_F)
 
     def _kernel_type(self) -> int:
         return PLANE
@@ -253,11 +257,15 @@ class MujocoPlane(HalfSpace):
 
 
 class HeightField(Shape):
-    """MuJoCo's ``hfield``: an elevation grid over [-x, x] x [-y, y] of frame G.
+    """MuJoCo's ``hfield`` (a mallard extension: pydrake has no height field): an elevation grid over
+    [-x, x] x [-y, y] of frame G.
 
-    ``heights`` (nrow x ncol, values scaled to [0, 1] as MuJoCo stores them; row 0 at y = -y_size)
-    and ``size`` = (x half-size, y half-size, z top, z bottom) in meters: the surface height is
-    heights * z_top and the solid extends down to -z_bottom.
+    ``heights`` (nrow x ncol, row 0 at y = -y_size, column 0 at x = -x_size; normalized to [0, 1] as
+    MuJoCo's compiler does) and ``size`` = (x half-size, y half-size, z top, z bottom) in meters, MuJoCo's
+    (radius_x, radius_y, elevation_z, base_z): the surface height is heights * z_top and the solid extends
+    down to -z_bottom. Each grid cell is split along its (c, r)-(c+1, r+1) diagonal into two triangles;
+    contacts are MuJoCo's (one per touching triangular prism, geometry/collision/hfield.py), and point
+    queries (surface height and normal at (x, y)) are ``hfield_elevation`` there.
     """
 
     def __init__(self, heights, size: Sequence[float]):
@@ -313,8 +321,84 @@ def _scale3(scale, scale3, cls: str) -> np.ndarray:
     return s
 
 
+class MemoryFile:
+    """A file's contents held in memory (pydrake.common.MemoryFile): ``contents`` (text or bytes), its
+    ``extension`` with the dot (e.g. '.obj') and a ``filename_hint`` used in messages."""
+
+    def __init__(self, contents, extension: str, filename_hint: str):
+        ext = str(extension).lower()
+        if not ext.startswith(".") or len(ext) < 2:
+            raise ValueError(f"MemoryFile: the extension must start with a dot (e.g. '.obj'); given {extension!r}")
+        self._contents = contents.encode() if isinstance(contents, str) else bytes(contents)
+        self._ext = ext
+        self._hint = str(filename_hint)
+
+    def contents(self) -> bytes:
+        return self._contents
+
+    def extension(self) -> str:
+        return self._ext
+
+    def filename_hint(self) -> str:
+        return self._hint
+
+    def __repr__(self) -> str:
+        return f"MemoryFile(filename_hint={self._hint!r}, extension={self._ext!r}, {len(self._contents)} bytes)"
+
+
+class InMemoryMesh:
+    """A mesh file held in memory (pydrake.geometry.InMemoryMesh): its ``mesh_file`` (a MemoryFile)."""
+
+    def __init__(self, mesh_file: MemoryFile):
+        if not isinstance(mesh_file, MemoryFile):
+            raise ValueError(f"InMemoryMesh needs a MemoryFile; given {type(mesh_file).__name__}")
+        self._file = mesh_file
+
+    def mesh_file(self) -> MemoryFile:
+        return self._file
+
+
+def _parse_memory_mesh(f: MemoryFile) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices (n, 3), triangles (m, 3)) of an in-memory mesh: OBJ 'v' / 'f' records (polygons as fans),
+    other formats through trimesh."""
+    if f.extension() == ".obj":
+        V, F = [], []
+        for line in f.contents().decode(errors="replace").splitlines():
+            tok = line.split()
+            if not tok:
+                continue
+            if tok[0] == "v":
+                V.append([float(x) for x in tok[1:4]])
+            elif tok[0] == "f":
+                idx = [int(t.split("/")[0]) for t in tok[1:]]
+                idx = [i - 1 if i > 0 else len(V) + i for i in idx]
+                F += [[idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1)]
+        v, t = np.asarray(V, float).reshape(-1, 3), np.asarray(F, np.int64).reshape(-1, 3)
+    else:
+        import io
+        import trimesh
+
+        try:
+            m = trimesh.load(io.BytesIO(f.contents()), file_type=f.extension()[1:], force="mesh", process=False)
+        except Exception as exc:  # trimesh raises many types for corrupt data
+            raise ValueError(f"Mesh: cannot read in-memory mesh '{f.filename_hint()}': {exc}") from None
+        v, t = np.asarray(m.vertices, float), np.asarray(m.faces, np.int64)
+    if len(v) == 0 or len(t) == 0 or t.min() < 0 or t.max() >= len(v) or not np.all(np.isfinite(v)):
+        raise ValueError(f"Mesh: in-memory mesh '{f.filename_hint()}' has no valid triangles")
+    return v, t
+
+
 class _MeshShape(Shape):
+    _memory = None  # (vertices, triangles) of an in-memory mesh (Mesh(InMemoryMesh)), else None
+
     def __init__(self, filename, scale: float = 1.0, scale3=None):
+        if isinstance(filename, InMemoryMesh):
+            f = filename.mesh_file()
+            self._memory = _parse_memory_mesh(f)
+            self._filename = f.filename_hint()
+            self._scale = _scale3(scale, scale3, type(self).__name__)
+            self._ext = f.extension()
+            return
         from mallard.geometry.meshes import check_mesh_file
 
         self._filename = check_mesh_file(os.fspath(filename), type(self).__name__)
@@ -330,7 +414,13 @@ class _MeshShape(Shape):
 
     def extension(self) -> str:
         """The lower-case file extension, with the dot (e.g. '.obj')."""
+        if self._memory is not None:
+            return self._ext
         return os.path.splitext(self._filename)[1].lower()
+
+    def is_in_memory(self) -> bool:
+        """Whether the mesh data are held in memory rather than read from a file."""
+        return self._memory is not None
 
     def scale(self) -> float:
         """The uniform scale; raises if the scale is not uniform (use scale3())."""
@@ -344,9 +434,9 @@ class _MeshShape(Shape):
 
     def GetConvexHull(self):
         """The convex hull of the (scaled) mesh as a TriangleSurfaceMesh."""
-        from mallard.geometry.meshes import convex_hull, load_mesh, TriangleSurfaceMesh
+        from mallard.geometry.meshes import convex_hull, TriangleSurfaceMesh
 
-        v, _ = load_mesh(self._filename, tuple(self._scale))
+        v, _ = self._mesh_arrays()
         hv, hf = convex_hull(v, self._filename)
         return TriangleSurfaceMesh(hv, hf)
 
@@ -354,6 +444,8 @@ class _MeshShape(Shape):
         """(vertices (n, 3), triangles (m, 3)) of the scaled mesh in frame G."""
         from mallard.geometry.meshes import load_mesh
 
+        if self._memory is not None:
+            return self._memory[0] * self._scale, self._memory[1].copy()
         return load_mesh(self._filename, tuple(self._scale))
 
     def _hull_arrays(self):
@@ -367,6 +459,8 @@ class _MeshShape(Shape):
         return MESH
 
     def _key(self):
+        if self._memory is not None:
+            return (self._filename, self._memory[0].tobytes(), self._memory[1].tobytes(), tuple(self._scale))
         return (self._filename, tuple(self._scale))
 
     def __repr__(self) -> str:
@@ -374,7 +468,8 @@ class _MeshShape(Shape):
 
 
 class Mesh(_MeshShape):
-    """A triangle mesh read from a file (OBJ, STL, glTF/GLB, PLY ... whatever trimesh reads).
+    """A triangle mesh read from a file (OBJ, STL, glTF/GLB, PLY ... whatever trimesh reads), or held in
+    memory: ``Mesh(InMemoryMesh(MemoryFile(obj_text, ".obj", "name")), scale=1.0)`` (pydrake's form).
 
     As in Drake, proximity queries use its convex hull; ``scale`` (uniform) or ``scale3`` scale it.
     """
@@ -390,7 +485,7 @@ class Convex(_MeshShape):
     """
 
     def __init__(self, *args, **kwargs):
-        if "points" in kwargs or (args and not isinstance(args[0], (str, bytes, os.PathLike))):
+        if "points" in kwargs or (args and not isinstance(args[0], (str, bytes, os.PathLike, InMemoryMesh))):
             self._InitFromPoints(*args, **kwargs)
         else:
             super().__init__(*args, **kwargs)
@@ -412,8 +507,8 @@ class Convex(_MeshShape):
         self._scale = _scale3(scale, scale3, "Convex")
 
     def is_in_memory(self) -> bool:
-        """Whether the shape was made from points in memory rather than a mesh file."""
-        return self._points is not None
+        """Whether the shape was made from points or a mesh in memory rather than a mesh file."""
+        return self._points is not None or self._memory is not None
 
     def extension(self) -> str:
         return ".obj" if self._points is not None else super().extension()
@@ -442,10 +537,18 @@ class Convex(_MeshShape):
                f"scale3={self._scale.tolist()})"
 
 
-def _rotation_with_z(z: np.ndarray) -> np.ndarray:
-    """A rotation matrix whose third column is the unit vector ``z``."""
-    a = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = a - z * float(a @ z)
+def CalcHalfSpaceRotation(Hz_dir_F) -> np.ndarray:
+    """R_FC (3x3) of a half space whose outward normal is ``Hz_dir_F`` (in F), as Drake's
+    HalfSpace::MakePose and SDFormat plane reader choose it: Cz is the unit normal, Cx = Cz × e
+    (normalized) where e is the coordinate axis most perpendicular to Cz (the first on ties),
+    and Cy = Cz × Cx. Shared by `HalfSpace.MakePose` and the SDFormat reader."""
+    z = np.asarray(Hz_dir_F, dtype=float).reshape(3)
+    norm = float(np.linalg.norm(z))
+    if not math.isfinite(norm) or norm < 1e-10:
+        raise ValueError(f"a half space needs a finite non-zero normal; given {z.tolist()}")
+    z = z / norm
+    e = np.zeros(3)
+    e[int(np.argmin(np.abs(z)))] = 1.0
+    x = np.cross(z, e)
     x /= np.linalg.norm(x)
-    y = np.cross(z, x)
-    return np.column_stack([x, y, z])
+    return np.column_stack([x, np.cross(z, x), z])

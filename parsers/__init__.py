@@ -5,8 +5,8 @@ which the plant front end turns into MultibodyPlant builder calls.
 """
 from .errors import ParseError, ParseWarning
 from .model_reader import ReadModels, ReadModelsFromString, ReadModelsFromUrl
-from .model_records import (ActuatorRecord, CalcCollisionFilterGroups, CalcLinkPosesInWorld,
-                            CollisionFilterGroupRecord, FrameRecord, GeometryRecord,
+from .model_records import (ActuatorRecord, BallConstraintRecord, BushingRecord, CalcCollisionFilterGroups,
+                            CalcLinkPosesInWorld, CollisionFilterGroupRecord, FrameRecord, GeometryRecord,
                             InertialRecord, JointRecord, LinkRecord, MimicRecord, ModelRecord,
                             ShapeRecord)
 from .package_map import PackageMap, UnknownPackageError
@@ -22,7 +22,7 @@ __all__ = [
     "ParseError", "ParseWarning", "PackageMap", "UnknownPackageError",
     "ReadModels", "ReadModelsFromString", "ReadModelsFromUrl", "ReadUrdf", "ReadSdf",
     "ModelRecord", "LinkRecord", "InertialRecord", "JointRecord", "MimicRecord",
-    "ActuatorRecord", "FrameRecord", "GeometryRecord", "ShapeRecord",
+    "ActuatorRecord", "FrameRecord", "GeometryRecord", "ShapeRecord", "BushingRecord", "BallConstraintRecord",
     "CollisionFilterGroupRecord", "CalcLinkPosesInWorld", "CalcCollisionFilterGroups",
     "RegisterResourceProvider", "UnregisterResourceProvider", "OpenResource", "ReadResource", "Resource",
     "ResourceProvider",

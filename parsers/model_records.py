@@ -18,7 +18,8 @@ import numpy as np
 
 __all__ = [
     "InertialRecord", "ShapeRecord", "GeometryRecord", "LinkRecord", "MimicRecord",
-    "JointRecord", "ActuatorRecord", "FrameRecord", "CollisionFilterGroupRecord", "ModelRecord",
+    "JointRecord", "ActuatorRecord", "FrameRecord", "BushingRecord", "BallConstraintRecord",
+    "CollisionFilterGroupRecord", "ModelRecord",
     "JOINT_TYPES", "WORLD", "CalcLinkPosesInWorld", "CalcCollisionFilterGroups",
 ]
 
@@ -166,13 +167,45 @@ class ActuatorRecord:
 
 @dataclass
 class FrameRecord:
-    """A named frame F fixed to link `body` (in model `body_model`) at pose X_BF. pydrake puts
-    the frame in its body's model instance (the world instance when `body` is the world)."""
+    """A named frame F fixed to link `body` (in model `body_model`) at pose X_BF. The frame goes
+    in model `model`'s instance; when `model` is empty, in its body's instance (the world
+    instance when `body` is the world). pydrake puts an SDFormat frame in the instance of the
+    frame it is attached to, so a model frame `__model__` (and a frame attached to it) stays in
+    its own model even when the canonical link is a nested model's."""
 
     name: str
     body: str
     body_model: str = ""
     X_BF: np.ndarray = field(default_factory=_eye4)
+    line: Optional[int] = None
+    model: str = ""
+
+
+@dataclass
+class BushingRecord:
+    """Drake's `drake:linear_bushing_rpy`: a LinearBushingRollPitchYaw between frames A and C,
+    named in the model's scope ("frame" or "nested::frame", looked up in the plant as Drake
+    does). Torque stiffness [N·m/rad] and damping [N·m·s/rad], force stiffness [N/m] and
+    damping [N·s/m]: 3 non-negative values each."""
+
+    frameA: str
+    frameC: str
+    torque_stiffness: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    torque_damping: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    force_stiffness: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    force_damping: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    line: Optional[int] = None
+
+
+@dataclass
+class BallConstraintRecord:
+    """Drake's `drake:ball_constraint`: point P of body A (p_AP, in A [m]) and point Q of body B
+    (p_BQ, in B [m]) coincide. Bodies are named in the model's scope ("link" or "nested::link")."""
+
+    body_A: str
+    body_B: str
+    p_AP: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    p_BQ: np.ndarray = field(default_factory=lambda: np.zeros(3))
     line: Optional[int] = None
 
 
@@ -196,7 +229,8 @@ class ModelRecord:
     models are welded to the world (the readers add the weld joints). Joints whose parent is
     `WORLD` attach the model to the world; links with no inboard joint are free. Geometries the
     file attaches to the world link itself are in `world_geometries`; `materials` maps URDF
-    material names to (rgba, texture).
+    material names to (rgba, texture). `bushings` and `ball_constraints` are Drake's
+    `drake:linear_bushing_rpy` and `drake:ball_constraint` elements.
     """
 
     name: str
@@ -211,6 +245,8 @@ class ModelRecord:
     static: bool = False
     materials: dict = field(default_factory=dict)
     world_geometries: list = field(default_factory=list)
+    bushings: list = field(default_factory=list)
+    ball_constraints: list = field(default_factory=list)
 
     def link(self, name: str) -> LinkRecord:
         """The link named `name`; raises KeyError listing the link names."""

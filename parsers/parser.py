@@ -10,8 +10,11 @@ same calls a user could write by hand, following pydrake's parsing rules:
 * a link with no inboard joint is a free body whose default pose is X_WM·X_MB;
 * universal joints use a joint frame with x = axis, y = axis2; planar joints a joint frame whose z
   is the plane normal (the smallest rotation taking J's z axis onto the normal, as Drake does);
-* a non-zero `spring_stiffness` on a revolute joint becomes a RevoluteSpring; a URDF `<mimic>`
-  becomes a coupler constraint (discrete plants only; a continuous plant warns, as Drake does).
+* a non-zero `spring_stiffness` on a revolute (prismatic) joint becomes a RevoluteSpring
+  (PrismaticSpring); a URDF `<mimic>` / SDFormat `<drake:mimic>` becomes a coupler constraint on
+  any plant, as in pydrake (a plant that refuses it, i.e. today's continuous plant, warns);
+* Drake's `drake:linear_bushing_rpy` becomes a LinearBushingRollPitchYaw and `drake:ball_constraint`
+  a ball constraint (see `sdformat_drake`).
 
 Geometry (visual and collision, with Drake's friction / contact-material properties) is registered
 when the plant is a SceneGraph source (AddMultibodyPlantSceneGraph, or a Parser given a
@@ -32,6 +35,7 @@ from .model_reader import ReadModels, ReadModelsFromString
 from .model_records import WORLD, CalcCollisionFilterGroups, ModelRecord
 from .package_map import PackageMap
 from .parser_geometry import ApplyCollisionFilterGroups, CollisionFilterGroups, RegisterGeometryRecord
+from .sdformat_drake import AddBallConstraintRecord, AddBushingRecord
 
 __all__ = ["Parser", "KNOWN_FILE_TYPES", "CalcUniversalJointRotation", "CalcPlanarJointRotation"]
 
@@ -314,7 +318,7 @@ class Parser:
             for j in r.joints:
                 j.parent_model, j.child_model = rename(j.parent_model), rename(j.child_model)
             for f in r.frames:
-                f.body_model = rename(f.body_model)
+                f.body_model, f.model = rename(f.body_model), rename(f.model)
             out.append(r)
         return out
 
@@ -359,6 +363,11 @@ class Parser:
             for link in rec.links:
                 if (rec.name, link.name) not in inboard:
                     plant.SetDefaultFreeBodyPose(bodies[(rec.name, link.name)], _transform(rec.X_WM @ link.X_MB))
+        for rec in records:  # (after every frame: they may name a nested model's)
+            for br in rec.bushings:
+                AddBushingRecord(plant, rec, br)
+            for cr in rec.ball_constraints:
+                AddBallConstraintRecord(plant, rec, cr)
         if self._RegisterGeometries(records, bodies):
             ApplyCollisionFilterGroups(self._plant, groups, exclusions,
                                        {f"{model}::{link}": body for (model, link), body in bodies.items()})
@@ -381,8 +390,8 @@ class Parser:
 
     def _AddJoint(self, rec: ModelRecord, jr, bodies: dict):
         from mallard.multibody.tree import (BallRpyJoint, FixedOffsetFrame, PlanarJoint, PrismaticJoint,
-                                            QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring, ScrewJoint,
-                                            UniversalJoint, WeldJoint)
+                                            PrismaticSpring, QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring,
+                                            ScrewJoint, UniversalJoint, WeldJoint)
         plant = self._plant
         parent = self._Body(rec, jr.parent_model, jr.parent, bodies, jr.line, "joint")
         child = self._Body(rec, jr.child_model, jr.child, bodies, jr.line, "joint")
@@ -438,11 +447,16 @@ class Parser:
         except (ValueError, RuntimeError, TypeError) as exc:
             raise ParseError(f"joint '{jr.name}': {exc}", rec.filename, jr.line, "joint") from None
         if jr.spring_stiffness != 0.0:
-            if jr.type in ("revolute", "continuous"):
-                plant.AddForceElement(RevoluteSpring(joint, jr.spring_reference, jr.spring_stiffness))
-            else:
+            spring = {"revolute": RevoluteSpring, "continuous": RevoluteSpring,
+                      "prismatic": PrismaticSpring}.get(jr.type)
+            if spring is None:
                 self._warn(rec, jr.line, "joint", f"joint '{jr.name}': spring_stiffness is only supported on "
-                           f"revolute joints (this one is {jr.type}); the spring is ignored")
+                           f"revolute and prismatic joints (this one is {jr.type}); the spring is ignored")
+            else:
+                try:
+                    plant.AddForceElement(spring(joint, jr.spring_reference, jr.spring_stiffness))
+                except ValueError as exc:
+                    raise ParseError(f"joint '{jr.name}': {exc}", rec.filename, jr.line, "joint") from None
         return joint
 
     def _AddModelFrame(self, rec: ModelRecord, body) -> None:
@@ -455,9 +469,13 @@ class Parser:
     def _AddFrame(self, rec: ModelRecord, fr, bodies: dict):
         from mallard.multibody.tree import FixedOffsetFrame
         body = self._Body(rec, fr.body_model, fr.body, bodies, fr.line, "frame")
+        # As pydrake: a model frame goes in its own model's instance (even when the canonical link
+        # is a nested model's), another frame in the instance its record names, else its body's.
+        model = rec.name if fr.name == "__model__" else fr.model
+        instance = self._plant.GetModelInstanceByName(model) if model else body.model_instance()
         try:
             self._plant.AddFrame(FixedOffsetFrame(fr.name, body.body_frame(), _transform(fr.X_BF),
-                                                  model_instance=body.model_instance()))
+                                                  model_instance=instance))
         except ValueError as exc:
             raise ParseError(f"frame '{fr.name}': {exc}", rec.filename, fr.line, "frame") from None
 
@@ -488,16 +506,13 @@ class Parser:
             raise ParseError(f"joint '{jr.name}': <mimic> names joint '{mimic.joint}', which does not exist; "
                              f"joints: {sorted(n for m, n in joints if m == rec.name)}", rec.filename, jr.line,
                              "mimic")
-        if self._plant.time_step() == 0:
-            self._warn(rec, jr.line, "mimic", f"joint '{jr.name}': <mimic> is only supported by a discrete "
-                       "MultibodyPlant (time_step > 0); the mimic element is ignored")
-            return
         joint0 = joints[(rec.name, jr.name)]
         joint1 = joints[(rec.name, mimic.joint)]
         if joint0.num_velocities() != 1 or joint1.num_velocities() != 1:
             self._warn(rec, jr.line, "mimic", f"joint '{jr.name}': <mimic> couples single-dof joints only; "
                        "the mimic element is ignored")
             return
+        # as pydrake, on any plant (a continuous one keeps it and refuses to compute its dynamics)
         self._plant.AddCouplerConstraint(joint0, joint1, mimic.multiplier, mimic.offset)
 
     # ---- geometry ------------------------------------------------------------------------------------

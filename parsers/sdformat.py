@@ -1,46 +1,41 @@
 """SDFormat (1.x) reader: a model or world file → `ModelRecord`s, following Drake's semantics.
 
-Handles nested models (scoped instance names `outer::inner`), `//include` (SDFormat or URDF, by
-`model://`, `package://`, `file://` or relative URI, with name/pose/static overrides),
-`//frame`, `//pose[@relative_to]` and `//axis/xyz[@expressed_in]` through the frame graph,
-links and inertials, joints (revolute, continuous, prismatic, ball, universal, fixed, screw;
-revolute2/gearbox are errors), limits, dynamics, actuators (a joint with a non-zero effort limit
-gets an actuator of the same name), geometries, surface friction, `drake:` extensions and static
-models (each link welded to the world).
+Handles world and model files, nested models (scoped instance names `outer::inner`),
+`//model/@placement_frame` and `@canonical_link`, `//include` (see `sdformat_includes`),
+`//frame`, `//pose[@relative_to]` and `//axis/xyz[@expressed_in]` through the frame graph
+(`sdformat_frames`), links (`sdformat_links`), joints and `drake:joint` (`sdformat_joints`),
+world-scope fixed joints, geometries (`sdformat_geometry`), Drake's collision filter groups,
+`drake:linear_bushing_rpy` and `drake:ball_constraint` (`sdformat_drake`) and static models
+(each link welded to the world).
 """
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import numpy as np
 
-from .errors import Diagnostic, parse_xml, read_model_source
-from .model_records import (WORLD, CollisionFilterGroupRecord, FrameRecord, InertialRecord,
-                            JointRecord, LinkRecord, ModelRecord)
+from .errors import Diagnostic, read_model_source
+from .model_records import (WORLD, CollisionFilterGroupRecord, FrameRecord, JointRecord,
+                            ModelRecord)
 from .package_map import PackageMap
-from .sdformat_frames import MODEL_FRAME, WORLD_FRAME, FrameGraph, join_scope
-from .sdformat_geometry import read_geometry
+from .sdformat_drake import BALL_CONSTRAINT, BUSHING, read_ball_constraint, read_bushing
+from .sdformat_frames import MODEL_FRAME, WORLD_FRAME, FrameGraph, MergedScope, join_scope
+from .sdformat_includes import SdfIncludeReader
 from .sdformat_joints import SdfJointReader
+from .sdformat_links import IGNORED_ELEMENTS, SdfLinkReader
 from .xml_values import (child, children, get_attr, invert_transform, make_transform,
-                         parse_bool, parse_float, parse_vector, resolve_path, rpy_to_rotation,
-                         tag, text_of, quaternion_to_rotation)
+                         parse_bool, parse_float, parse_vector, rpy_to_rotation, tag, text_of,
+                         quaternion_to_rotation)
 
 __all__ = ["ReadSdf"]
 
-# Elements with no effect on a MultibodyPlant (simulator GUI, sensors, plugins, environment).
-_IGNORED = {"self_collide", "enable_wind", "allow_auto_disable", "plugin", "gripper",
-            "velocity_decay", "must_be_base_link", "sensor", "projector", "audio_sink",
-            "audio_source", "battery", "light", "particle_emitter", "physics", "scene", "gui",
-            "spherical_coordinates", "atmosphere", "wind", "magnetic_field", "gravity", "state",
-            "road", "population", "audio", "rtf", "camera", "drake:controller_gains",
-            "kinematic"}
+_IGNORED = IGNORED_ELEMENTS
 _MODEL_CHILDREN = {"static", "pose", "link", "joint", "model", "include", "frame",
-                   "drake:collision_filter_group", "placement_frame"} | _IGNORED
-_LINK_CHILDREN = {"pose", "inertial", "collision", "visual"} | _IGNORED
+                   "drake:collision_filter_group", "drake:joint", BUSHING,
+                   BALL_CONSTRAINT} | _IGNORED
 
 
-class _SdfReader(SdfJointReader):
+class _SdfReader(SdfJointReader, SdfIncludeReader, SdfLinkReader):
     """Reads one top-level file and everything it includes into records and a frame graph."""
 
     def __init__(self, package_map: PackageMap, strict: bool) -> None:
@@ -51,6 +46,9 @@ class _SdfReader(SdfJointReader):
         self.pending: list = []   # callables run once every frame is declared
         self.include_depth = 0
         self.world_frames: list[FrameRecord] = []
+        self.urdf_merged_links: set = set()  # (never a model's canonical link, as in pydrake)
+        # World-scope (fixed) joints, moved to their child link's model once resolved.
+        self.world_joints = ModelRecord(name="", format="sdf")
 
     # ---- values ---------------------------------------------------------------------------
     def pose_of(self, node, diag: Diagnostic) -> tuple:
@@ -105,211 +103,110 @@ class _SdfReader(SdfJointReader):
     # ---- models ---------------------------------------------------------------------------
     def read_model(self, node, parent_scope: str, diag: Diagnostic, root_dir: str,
                    name: Optional[str] = None, pose: Optional[tuple] = None,
-                   static: Optional[bool] = None, parent_static: bool = False) -> ModelRecord:
+                   static: Optional[bool] = None, placement: Optional[str] = None,
+                   site: Optional[tuple] = None,
+                   placement_site: Optional[tuple] = None) -> ModelRecord:
+        """Read `<model>` `node` as a new model instance in `parent_scope`. `name`, `pose` and
+        `static` override the file's (an `//include`); `placement` overrides
+        `//model/@placement_frame`; errors in those name the include's (element, Diagnostic)
+        `site` and `placement_site`. As pydrake, `static` is not inherited by nested models."""
         name = name or self.required_name(node, diag)
         scope = join_scope(parent_scope, name)
-        self.warn_unknown(node, _MODEL_CHILDREN, diag)
         model = ModelRecord(name=scope, filename=diag.filename, format="sdf")
         if any(m.name == scope for m in self.models):
             diag.error(node, f"model instance name '{scope}' is used twice")
         self.models.append(model)
         if static is None:
             static_node = child(node, "static")
-            static = parent_static or (static_node is not None and parse_bool(
-                text_of(static_node), diag, static_node, "<static>"))
-        model.static = static or parent_static
-        if child(node, "placement_frame") is not None or get_attr(node, "placement_frame"):
-            diag.error(node, "placement_frame is not supported")
+            static = static_node is not None and parse_bool(text_of(static_node), diag,
+                                                            static_node, "<static>")
+        model.static = static
         pose_ref, X = pose if pose is not None else self.pose_of(node, diag)
-        link_nodes = list(children(node, "link"))
-        nested_nodes = [c for c in children(node) if tag(c) in ("model", "include")]
-        canonical = get_attr(node, "canonical_link")
         model_frame = join_scope(scope, MODEL_FRAME)
-        first_canonical = None
-        if canonical:
-            first_canonical = canonical
-        elif link_nodes:
-            first_canonical = get_attr(link_nodes[0], "name")
-        self.graph.add(model_frame, parent_scope, pose_ref, X, None, node, diag, "model")
-        link_names = []
-        for ln in link_nodes:
-            link = self.read_link(ln, scope, diag, root_dir, model)
-            link_names.append(link.name)
-        for fn in children(node, "frame"):
-            fname = self.required_name(fn, diag)
-            attached = get_attr(fn, "attached_to") or MODEL_FRAME
-            rel, X_RF = self.pose_of(fn, diag)
-            self.graph.add(join_scope(scope, fname), scope, rel if rel else attached, X_RF,
-                           attached, fn, diag, "frame")
-            model.frames.append(FrameRecord(fname, "", "", np.eye(4), fn.sourceline))
-            self.pending.append(lambda m=model, f=model.frames[-1], s=scope:
-                                self.finish_frame(m, f, s))
-        for nn in nested_nodes:
-            if tag(nn) == "model":
-                sub = self.read_model(nn, scope, diag, root_dir, parent_static=model.static)
-            else:
-                sub = self.read_include(nn, scope, diag, root_dir, model.static)
-            if first_canonical is None:
-                first_canonical = sub.name[len(scope) + 2:]
-        # The model frame is attached to its canonical link (or nested model's canonical link).
-        self.graph.frames[model_frame].attach_ref = first_canonical
-        self.graph.frames[model_frame].attach_scope = scope
-        if first_canonical is None:
+        # A model's pose is relative to its parent's model frame (the world at world scope).
+        self.graph.add(model_frame, parent_scope, pose_ref or MODEL_FRAME, X, None,
+                       *(site or (node, diag)), "model")
+        self.set_placement(model_frame, node, placement, scope, placement_site)
+        canonical = self.read_contents(node, scope, diag, root_dir, model)
+        if canonical is None:
             diag.error(node, f"model '{scope}' has no links: a model needs at least one link")
-        for jn in children(node, "joint"):
-            self.read_joint(jn, scope, diag, model)
-        for gn in children(node, "drake:collision_filter_group"):
-            model.collision_filter_groups.append(self.read_filter_group(gn, diag, scope))
-        self.pending.append(lambda: self.finish_model(model, link_names))
-        return model
-
-    def read_include(self, node, parent_scope: str, diag: Diagnostic, root_dir: str,
-                     parent_static: bool) -> ModelRecord:
-        self.warn_unknown(node, {"uri", "name", "pose", "static", "plugin", "placement_frame",
-                                 "merge"}, diag)
-        if self.include_depth > 32:
-            diag.error(node, "includes nested more than 32 deep (an include cycle?)")
-        uri_node = child(node, "uri")
-        if uri_node is None or not text_of(uri_node):
-            diag.error(node, "<include> needs a <uri>")
-        if get_attr(node, "merge") in ("true", "1"):
-            diag.error(node, "<include merge=\"true\"> is not supported")
-        path = resolve_path(diag, uri_node, text_of(uri_node), self.package_map, root_dir)
-        if os.path.isdir(path):
-            path = self.model_file_in_folder(path, diag, uri_node)
-        name_node = child(node, "name")
-        name = text_of(name_node) if name_node is not None else None
-        if name_node is not None and (not name or "::" in name or name == WORLD_FRAME):
-            diag.error(name_node, f"invalid include name {name!r}: it must be non-empty, not "
-                                  f"'world', and contain no '::'")
-        static_node = child(node, "static")
-        static = None if static_node is None else parse_bool(text_of(static_node), diag,
-                                                             static_node, "<static>")
-        pose = self.pose_of(node, diag) if child(node, "pose") is not None else None
-        self.include_depth += 1
-        try:
-            if path.endswith(".urdf"):
-                return self.include_urdf(path, parent_scope, name, pose, node, diag)
-            sub_diag = Diagnostic(path, self.strict)
-            with open(path, "rb") as f:
-                root = parse_xml(f.read(), sub_diag)
-            model_nodes = self.check_sdf_root(root, sub_diag)
-            if len(model_nodes) != 1 or tag(model_nodes[0]) != "model":
-                diag.error(node, f"included file '{path}' must contain exactly one <model>")
-            return self.read_model(model_nodes[0], parent_scope, sub_diag, os.path.dirname(path),
-                                   name=name, pose=pose,
-                                   static=(static or parent_static) if static is not None
-                                   or parent_static else None)
-        finally:
-            self.include_depth -= 1
-
-    def model_file_in_folder(self, folder: str, diag: Diagnostic, node) -> str:
-        config = os.path.join(folder, "model.config")
-        if os.path.isfile(config):
-            cdiag = Diagnostic(config, self.strict)
-            with open(config, "rb") as f:
-                root = parse_xml(f.read(), cdiag)
-            sdfs = [text_of(s) for s in children(root, "sdf") if text_of(s)]
-            if sdfs:
-                return os.path.join(folder, sdfs[-1])
-        candidate = os.path.join(folder, "model.sdf")
-        if os.path.isfile(candidate):
-            return candidate
-        diag.error(node, f"folder '{folder}' has neither a model.config naming an <sdf> file nor "
-                         f"a model.sdf")
-
-    def include_urdf(self, path: str, parent_scope: str, name: Optional[str], pose, node,
-                     diag: Diagnostic) -> ModelRecord:
-        from .model_records import CalcLinkPosesInWorld
-        from .urdf import ReadUrdf
-        model = ReadUrdf(path, package_map=self.package_map, strict=self.strict)[0]
-        local = name or model.name
-        scope = join_scope(parent_scope, local)
-        model.name = scope
-        for j in model.joints:
-            j.child_model = scope
-            j.parent_model = scope if j.parent != WORLD else ""
-        for f in model.frames:
-            f.body_model = scope if f.body != WORLD else ""
-        self.models.append(model)
-        pose_ref, X = pose if pose is not None else (None, np.eye(4))
-        model_frame = join_scope(scope, MODEL_FRAME)
-        self.graph.add(model_frame, parent_scope, pose_ref, X, None, node, diag, "model")
-        # Link poses at q = 0 relative to the model frame, from the URDF joint tree.
-        X_ML = CalcLinkPosesInWorld([model])
-        for lk in model.links:
-            self.graph.add(join_scope(scope, lk.name), scope, MODEL_FRAME,
-                           X_ML[(scope, lk.name)], None, node, diag, "link")
-        if not model.links:
-            diag.error(node, f"included URDF '{path}' has no links")
-        self.graph.frames[model_frame].attach_ref = model.links[0].name
+        # The model frame is attached to its canonical link (or nested model's canonical link).
+        self.graph.frames[model_frame].attach_ref = canonical
         self.graph.frames[model_frame].attach_scope = scope
-
-        def finish():
-            model.X_WM = self.graph.X_W(model_frame)
-            for j in model.joints:
-                if j.parent == WORLD:
-                    j.X_PJ = model.X_WM @ j.X_PJ
-        self.pending.append(finish)
+        self.pending.append(lambda: self.finish_model(model))
         return model
 
-    # ---- links ----------------------------------------------------------------------------
-    def read_link(self, node, scope: str, diag: Diagnostic, root_dir: str,
-                  model: ModelRecord) -> LinkRecord:
-        name = self.required_name(node, diag)
-        self.warn_unknown(node, _LINK_CHILDREN, diag)
-        rel, X = self.pose_of(node, diag)
-        self.graph.add(join_scope(scope, name), scope, rel if rel else MODEL_FRAME, X, None,
-                       node, diag, "link")
-        link = LinkRecord(name=name, line=node.sourceline)
-        for flag, default in (("kinematic", False), ("gravity", True)):
-            e = child(node, flag)
-            if e is not None and parse_bool(text_of(e), diag, e, f"<{flag}>") != default:
-                diag.warning(e, f"link '{name}': <{flag}>{text_of(e)}</{flag}> is not supported "
-                                f"by MultibodyPlant and is ignored")
-        link.inertial = self.read_inertial(child(node, "inertial"), diag)
-        for role in ("visual", "collision"):
-            names = set()
-            for g in children(node, role):
-                rec, rel_g = read_geometry(g, role, diag, self.package_map, root_dir,
-                                           self.parse_pose)
-                if rec is None:
+    def set_placement(self, frame: str, node, placement: Optional[str], scope: str,
+                      site: Optional[tuple] = None) -> None:
+        """Make the pose of `frame` place `//@placement_frame` (or the include's `placement`,
+        named at `site`)."""
+        f = self.graph.frames[frame]
+        f.placement = placement or get_attr(node, "placement_frame") or None
+        f.placement_scope = scope
+        if placement:
+            f.placement_site = site
+
+    def read_contents(self, node, scope: str, diag: Diagnostic, root_dir: str,
+                      model: ModelRecord) -> Optional[str]:
+        """Read the links, frames, joints, nested and included models of `<model>` `node` into
+        `model` within `scope`, in document order; returns the canonical link's name as seen
+        from `scope` (`//@canonical_link`, else the first link, else the first nested model)."""
+        self.warn_unknown(node, _MODEL_CHILDREN, diag)
+        first_link, first_nested = len(model.links), len(self.models)
+        drake_joints = []  # (as pydrake: added after the model's SDFormat joints)
+        for c in children(node):
+            t = tag(c)
+            if t == "link":
+                self.read_link(c, scope, diag, root_dir, model)
+            elif t == "frame":
+                self.read_frame(c, scope, diag, model)
+            elif t == "model":
+                self.read_model(c, scope, diag, root_dir)
+            elif t == "include" and parse_bool(get_attr(c, "merge") or "false", diag, c,
+                                               "attribute 'merge'"):
+                self.merge_include(c, scope, diag, root_dir, model)
+            elif t == "include":
+                self.read_include(c, scope, diag, root_dir)
+            elif t == "joint":
+                self.read_joint(c, scope, diag, model)
+            elif t == "drake:joint":
+                drake_joints.append(c)
+            elif t == BUSHING:
+                model.bushings.append(read_bushing(c, diag))
+            elif t == BALL_CONSTRAINT:
+                model.ball_constraints.append(read_ball_constraint(c, diag))
+            elif t == "drake:collision_filter_group":
+                if isinstance(scope, MergedScope):
+                    diag.warning(c, "collision filter groups of a merged include are ignored "
+                                    "(as Drake does)")
                     continue
-                if rec.name in names:
-                    diag.error(g, f"link '{name}' has two {role}s named '{rec.name}'")
-                names.add(rec.name)
-                (link.visuals if role == "visual" else link.collisions).append(rec)
-                if rel_g is not None:
-                    self.pending.append(lambda r=rec, ref=rel_g, n=g, ln=name:
-                                        self.reexpress_geometry(r, ref, n, diag, scope, ln))
-        model.links.append(link)
-        return link
+                model.collision_filter_groups.append(self.read_filter_group(c, diag, scope))
+        for c in drake_joints:
+            self.read_drake_joint(c, scope, diag, model)
+        canonical = get_attr(node, "canonical_link")
+        if canonical:
+            return canonical
+        for lk in model.links[first_link:]:
+            if join_scope(scope, lk.name) not in self.urdf_merged_links:
+                return lk.name
+        base = scope + "::" if scope else ""
+        for sub in self.models[first_nested:]:
+            local = sub.name[len(base):]
+            if sub.name.startswith(base) and "::" not in local:
+                return local
+        return None
 
-    def reexpress_geometry(self, rec, ref: str, node, diag, scope: str, link: str) -> None:
-        frame = self.graph.resolve_name(ref, scope, diag, node, "relative_to")
-        rec.X_BG = self.graph.X_AB(join_scope(scope, link), frame) @ rec.X_BG
-
-    def read_inertial(self, node, diag: Diagnostic) -> InertialRecord:
-        if node is None:  # SDFormat's defaults: unit mass, unit inertia
-            return InertialRecord(1.0, np.zeros(3), np.eye(3))
-        self.warn_unknown(node, {"pose", "mass", "inertia", "density", "auto",
-                                 "fluid_added_mass"}, diag)
-        p = child(node, "pose")
-        X = np.eye(4)
-        if p is not None:
-            rel, X = self.parse_pose(p, diag)
-            if rel is not None:
-                diag.error(p, "//inertial/pose with relative_to is not supported")
-        mass = self.value(node, "mass", diag, 1.0)
-        if mass < 0:
-            diag.error(child(node, "mass"), f"negative mass {mass}")
-        inertia = child(node, "inertia")
-        v = {k: self.value(inertia, k, diag, 1.0 if k in ("ixx", "iyy", "izz") else 0.0)
-             for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
-        I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]],
-                      [v["ixz"], v["iyz"], v["izz"]]])
-        R = X[:3, :3]
-        return InertialRecord(mass, X[:3, 3].copy(), R @ I @ R.T)
+    def read_frame(self, node, scope: str, diag: Diagnostic, model: ModelRecord) -> None:
+        """`//model/frame`: attached to `attached_to` (default the model frame) and posed
+        relative to `relative_to` (default the frame it is attached to)."""
+        fname = self.required_name(node, diag)
+        attached = get_attr(node, "attached_to") or MODEL_FRAME
+        rel, X_RF = self.pose_of(node, diag)
+        self.graph.add(join_scope(scope, fname), scope, rel if rel else attached, X_RF,
+                       attached, node, diag, "frame")
+        model.frames.append(FrameRecord(fname, "", "", np.eye(4), node.sourceline))
+        self.pending.append(lambda m=model, f=model.frames[-1], s=scope:
+                            self.finish_frame(m, f, s))
 
     def finish_frame(self, model: Optional[ModelRecord], rec: FrameRecord, scope: str) -> None:
         full = join_scope(scope, rec.name)
@@ -318,20 +215,84 @@ class _SdfReader(SdfJointReader):
             rec.body, rec.body_model = WORLD, ""
         else:
             rec.body_model, _, rec.body = body.rpartition("::")
-        rec.X_BF = self.graph.X_AB(body, full)
+        rec.X_BF = self.frame_X_BF(full)
+        rec.model = self.frame_model(full)
 
-    def finish_model(self, model: ModelRecord, link_names: list) -> None:
+    def attached_frame(self, full: str) -> str:
+        """The scoped name of the frame that frame `full`'s `attached_to` names."""
+        f = self.graph.frames[full]
+        scope = f.scope if f.attach_scope is None else f.attach_scope
+        return self.graph.resolve_name(f.attach_ref, scope, f.diag, f.node, "attached_to")
+
+    def found_by_name(self, a: str) -> bool:
+        """Whether pydrake finds //frame `a` by name when another frame is attached to it: it
+        looks in the instance the reference's scope names, but the frame may sit in the instance
+        of a nested model's frame it is itself attached to."""
+        return self.frame_model(a) == a.rpartition("::")[0]
+
+    def frame_model(self, full: str) -> str:
+        """The scoped model whose instance pydrake puts frame `full` in, that of the plant frame
+        it is fixed to: a link's model, a model frame's own model, another //frame's instance,
+        or, for a joint or a frame pydrake does not find by name, the attached body's model;
+        "" for the world. (The attached_to chain has no cycle: body_of checked it.)"""
+        g = self.graph
+        f = g.frames[full]
+        if f.kind == "world":
+            return ""
+        if f.kind == "model":
+            return full[: -len("::" + MODEL_FRAME)]
+        if f.kind == "link":
+            return full.rpartition("::")[0]
+        if f.kind == "frame" and f.attach_ref is not None:
+            a = self.attached_frame(full)
+            if g.frames[a].kind != "frame" or self.found_by_name(a):
+                return self.frame_model(a)
+        body = g.body_of(full)
+        return "" if body == WORLD_FRAME else body.rpartition("::")[0]
+
+    def frame_X_BF(self, full: str) -> np.ndarray:
+        """The pose of //frame `full` in its body, as pydrake computes it: its pose in the frame A
+        it is attached to composed with A's own such pose, where a joint A, or a //frame A that
+        pydrake does not find by name (`found_by_name`), counts as coinciding with its body
+        (pydrake then fixes the frame to the body with the pose it has relative to A)."""
+        g = self.graph
+        a = self.attached_frame(full)
+        kind = g.frames[a].kind
+        if kind == "joint" or (kind == "frame" and not self.found_by_name(a)):
+            return g.X_AB(a, full)
+        if kind == "frame":
+            return self.frame_X_BF(a) @ g.X_AB(a, full)
+        return g.X_AB(g.body_of(full), full)
+
+    def finish_model(self, model: ModelRecord) -> None:
         scope = model.name
-        model.X_WM = self.graph.X_W(join_scope(scope, MODEL_FRAME))
+        model_frame = join_scope(scope, MODEL_FRAME)
+        model.X_WM = self.graph.X_W(model_frame)
         X_MW = invert_transform(model.X_WM)
         for lk in model.links:
             lk.X_MB = X_MW @ self.graph.X_W(join_scope(scope, lk.name))
-        if model.static:
+        body = self.graph.body_of(model_frame)
+        if body != WORLD_FRAME:
+            # The model frame rides on the canonical link, which `//@canonical_link` may pick in
+            # a nested model (as may a model with nested models only); as pydrake, the frame
+            # still goes in this model's instance (see Parser._AddFrame).
+            body_model, _, link = body.rpartition("::")
+            model.frames.append(FrameRecord(MODEL_FRAME, link, body_model,
+                                            self.graph.X_AB(body, model_frame), model=scope))
+
+    def weld_static_models(self) -> None:
+        """As pydrake: each link of a static model that is no joint's child is welded to the
+        world where it is."""
+        children_of_joints = {(j.child_model, j.child) for m in self.models for j in m.joints}
+        for model in self.models:
+            if not model.static:
+                continue
             for lk in model.links:
-                model.joints.append(JointRecord(
-                    name=f"sdformat_model_static_world_welds_to_{lk.name}", type="fixed",
-                    parent=WORLD, child=lk.name, parent_model="", child_model=scope,
-                    X_PJ=model.X_WM @ lk.X_MB, line=lk.line))
+                if (model.name, lk.name) not in children_of_joints:
+                    model.joints.append(JointRecord(
+                        name=f"sdformat_model_static_world_welds_to_{lk.name}", type="fixed",
+                        parent=WORLD, child=lk.name, parent_model="", child_model=model.name,
+                        X_PJ=model.X_WM @ lk.X_MB, line=lk.line))
 
     def read_filter_group(self, node, diag: Diagnostic, scope: str) -> CollisionFilterGroupRecord:
         name = get_attr(node, "name")
@@ -374,6 +335,11 @@ class _SdfReader(SdfJointReader):
                 diag.warning(c, f"unknown element <{tag(c)}> in <sdf> is ignored")
         if not items:
             diag.error(root, "the file has no <model> or <world>")
+        if len(items) > 1:
+            worlds = sum(tag(c) == "world" for c in items)
+            diag.error(items[1], f"a file must have exactly one <model> or exactly one <world>, "
+                                 f"but this one has {len(items) - worlds} models and {worlds} "
+                                 f"worlds")
         return items
 
     def read_world(self, node, diag: Diagnostic, root_dir: str) -> None:
@@ -383,8 +349,10 @@ class _SdfReader(SdfJointReader):
             t = tag(c)
             if t == "model":
                 self.read_model(c, "", diag, root_dir)
+            elif t == "include" and get_attr(c, "merge") in ("true", "1"):
+                self.merge_include(c, "", diag, root_dir, None)
             elif t == "include":
-                self.read_include(c, "", diag, root_dir, False)
+                self.read_include(c, "", diag, root_dir)
             elif t == "frame":
                 fname = self.required_name(c, diag)
                 attached = get_attr(c, "attached_to") or WORLD_FRAME
@@ -392,8 +360,10 @@ class _SdfReader(SdfJointReader):
                 self.graph.add(fname, "", rel if rel else attached, X, attached, c, diag, "frame")
                 self.world_frames.append(FrameRecord(fname, "", "", np.eye(4), c.sourceline))
             elif t == "joint":
-                diag.error(c, "joints at world scope are not supported; put the joint in a model "
-                              "and name 'world' as its parent")
+                if get_attr(c, "type") != "fixed":
+                    diag.error(c, f"only fixed joints are permitted in world joints; joint "
+                                  f"'{get_attr(c, 'name')}' is '{get_attr(c, 'type')}'")
+                self.read_joint(c, "", diag, self.world_joints)
 
     def run(self, root, diag: Diagnostic, root_dir: str) -> list:
         for item in self.check_sdf_root(root, diag):
@@ -405,6 +375,10 @@ class _SdfReader(SdfJointReader):
             step()
         for rec in self.world_frames:
             self.finish_frame(None, rec, "")
+        by_name = {m.name: m for m in self.models}
+        for j in self.world_joints.joints:  # (pydrake puts a joint in its child's instance)
+            by_name[j.child_model].joints.append(j)
+        self.weld_static_models()
         if self.world_frames and self.models:
             # World-scope frames belong to the world model instance (body_model may be "" or a
             # model, as `attached_to` says); they ride along with the first model's records.

@@ -6,17 +6,28 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from mallard.geometry.shapes import CalcHalfSpaceRotation
+
 from .errors import Diagnostic
 from .model_records import GeometryRecord, ShapeRecord
 from .xml_values import (child, children, get_attr, parse_float, parse_vector, resolve_path,
                          tag, text_of)
 
-__all__ = ["read_geometry"]
+__all__ = ["read_geometry", "CalcHalfSpaceFrame"]
 
-_SHAPES = ("box", "sphere", "cylinder", "capsule", "ellipsoid", "plane", "mesh", "empty")
+_SHAPES = ("box", "sphere", "cylinder", "capsule", "ellipsoid", "plane", "mesh", "empty",
+           "drake:capsule", "drake:ellipsoid")
 _GEOMETRY_IGNORED = {"laser_retro", "max_contacts", "plugin", "cast_shadows", "transparency",
                      "visibility_flags", "meta", "drake:accepting_renderer"}
-_PROXIMITY_FLAGS = {"rigid_hydroelastic", "compliant_hydroelastic", "soft_hydroelastic"}
+_PROXIMITY_FLAGS = {"rigid_hydroelastic", "compliant_hydroelastic"}
+
+
+def CalcHalfSpaceFrame(normal: np.ndarray) -> np.ndarray:
+    """X_GC (4x4, rotation only): the frame C of a half space whose outward normal is `normal`
+    (in G), chosen as Drake's HalfSpace::MakePose chooses it (`CalcHalfSpaceRotation`)."""
+    X = np.eye(4)
+    X[:3, :3] = CalcHalfSpaceRotation(normal)
+    return X
 
 
 def _positive(node, name: str, diag: Diagnostic) -> float:
@@ -45,6 +56,10 @@ def _shape(gnode, diag: Diagnostic, package_map, root_dir: str) -> Optional[Shap
         return ShapeRecord("box", size=size)
     if t == "sphere":
         return ShapeRecord("sphere", radius=_positive(s, "radius", diag))
+    if t == "drake:capsule":  # Drake's spelling from before SDFormat 1.9
+        t = "capsule"
+    if t == "drake:ellipsoid":  # (with <a>, <b>, <c> semi-axes)
+        return ShapeRecord("ellipsoid", radii=np.array([_positive(s, k, diag) for k in "abc"]))
     if t in ("cylinder", "capsule"):
         return ShapeRecord(t, radius=_positive(s, "radius", diag),
                            length=_positive(s, "length", diag))
@@ -104,19 +119,36 @@ def _proximity(node, diag: Diagnostic) -> dict:
                 diag.warning(p, f"unknown proximity property <{t}> is ignored")
                 continue
             key = t[6:]
+            if key == "soft_hydroelastic":
+                diag.error(p, "<drake:soft_hydroelastic> is not supported; use "
+                              "<drake:compliant_hydroelastic>")
             out[key] = None if key in _PROXIMITY_FLAGS else parse_float(text_of(p), diag, p,
                                                                            f"<{t}>")
     ode = None
     surface = child(node, "surface")
     if surface is not None and child(surface, "friction") is not None:
         ode = child(child(surface, "friction"), "ode")
-    if ode is not None:
+    # As Drake: drake:mu_static / mu_dynamic (each defaulting to the other) win over the ODE
+    # friction, whose mu (static) and mu2 (dynamic) each default to 1.
+    if "mu_static" in out or "mu_dynamic" in out:
+        out.setdefault("mu_static", out.get("mu_dynamic"))
+        out.setdefault("mu_dynamic", out["mu_static"])
+        keys, where = ("mu_static", "mu_dynamic"), props
+    elif ode is not None:
         for key in ("mu", "mu2"):
             e = child(ode, key)
-            if e is not None:
-                out[key] = parse_float(text_of(e), diag, e, f"<{key}>")
-                if out[key] < 0:
-                    diag.error(e, f"<{key}> friction must be non-negative")
+            out[key] = 1.0 if e is None else parse_float(text_of(e), diag, e, f"<{key}>")
+        keys, where = ("mu", "mu2"), ode
+    else:
+        return out
+    static, dynamic = (out[k] for k in keys)
+    if static < 0 or dynamic < 0:
+        diag.error(where, f"friction coefficients must be non-negative, got {static} (static) "
+                          f"and {dynamic} (dynamic)")
+    if dynamic > static:
+        diag.error(where, f"the dynamic friction ({dynamic}) is greater than the static friction "
+                          f"({static}); dynamic friction must be less than or equal to static "
+                          f"friction")
     return out
 
 
@@ -141,6 +173,9 @@ def read_geometry(node, role: str, diag: Diagnostic, package_map, root_dir: str,
     shape = _shape(gnode, diag, package_map, root_dir)
     if shape is None:
         return None, None
+    if shape.type == "plane":  # (as Drake, even for the default normal +z)
+        X = X @ CalcHalfSpaceFrame(shape.normal)
+        shape.normal = np.array([0.0, 0.0, 1.0])
     rec = GeometryRecord(name=name, role=role, shape=shape, X_BG=X, line=node.sourceline)
     if role == "visual":
         rec.rgba = _color(node, diag)

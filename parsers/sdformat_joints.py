@@ -1,9 +1,11 @@
 """SDFormat joints → JointRecord / ActuatorRecord (a mixin of the SDFormat reader).
 
-Joint poses default to the child frame; `//axis/xyz[@expressed_in]` (or 1.6's
+Joint poses default to the child frame; `<parent>`/`<child>` may name any frame (the joint
+attaches to the link that frame is attached to); `//axis/xyz[@expressed_in]` (or 1.6's
 `use_parent_model_frame`) is re-expressed in the joint frame J through the frame graph. As in
 Drake, a single-dof joint with a non-zero effort limit (negative meaning unlimited) gets an
-actuator of the same name, with `drake:gear_ratio` and `drake:rotor_inertia`.
+actuator of the same name, with `drake:gear_ratio` and `drake:rotor_inertia`; static models
+take fixed joints only; `<drake:joint type="planar">` is Drake's planar joint.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 from .errors import Diagnostic
 from .model_records import WORLD, ActuatorRecord, JointRecord, MimicRecord, ModelRecord
 from .sdformat_frames import MODEL_FRAME, WORLD_FRAME, join_scope
-from .xml_values import child, get_attr, parse_bool, parse_float, parse_vector, text_of
+from .xml_values import child, get_attr, parse_bool, parse_float, parse_vector, tag, text_of
 
 __all__ = ["SdfJointReader"]
 
@@ -36,6 +38,9 @@ class SdfJointReader:
         if jtype not in _JOINT_DOFS:
             diag.error(node, f"joint '{name}' has unknown type '{jtype}'; expected one of "
                              f"{sorted(_JOINT_DOFS)}")
+        if model.static and jtype != "fixed":
+            diag.error(node, f"joint '{name}': only fixed joints are permitted in static models "
+                             f"(this one is {jtype})")
         self.warn_unknown(node, _JOINT_CHILDREN, diag)
         ends = {}
         for end in ("parent", "child"):
@@ -46,7 +51,7 @@ class SdfJointReader:
         rel, X = self.pose_of(node, diag)
         frame = join_scope(scope, name)
         self.graph.add(frame, scope, rel if rel else ends["child"][0], X, ends["child"][0], node,
-                       diag, "joint")
+                       diag, "joint", "relative_to" if rel else f"joint '{name}' child")
         rec = JointRecord(name=name, type=jtype, parent="", child="", line=node.sourceline)
         ndof = _JOINT_DOFS[jtype]
         inf = np.inf
@@ -87,6 +92,59 @@ class SdfJointReader:
         self.pending.append(lambda: self.finish_joint(rec, ends, axis_nodes[0], frame, scope,
                                                       diag, node))
 
+    def read_drake_joint(self, node, scope: str, diag: Diagnostic, model: ModelRecord) -> None:
+        """`<drake:joint type="planar">` (the only type Drake's SDFormat parser takes): frame F is
+        `drake:parent`, frame M is `drake:child`, the plane is F's xy plane, and the three
+        `drake:damping` values damp (x, y, θ)."""
+        name = self.required_name(node, diag)
+        jtype = get_attr(node, "type")
+        if jtype != "planar":
+            diag.error(node, f"<drake:joint> '{name}' has unrecognized value for 'type' "
+                             f"attribute: {jtype}; only 'planar' is supported in SDFormat")
+        ends = {}
+        for c in node:
+            if not isinstance(c.tag, str):
+                continue
+            t = tag(c)
+            if t in ("drake:parent", "drake:child"):
+                ends[t[6:]] = (text_of(c), c)
+            elif t != "drake:damping":
+                diag.error(c, f"<drake:joint> '{name}': unsupported element <{t}> (it takes "
+                              f"<drake:parent>, <drake:child> and <drake:damping>)")
+        for end in ("parent", "child"):
+            if not ends.get(end, ("", None))[0]:
+                diag.error(node, f"<drake:joint> '{name}' needs a <drake:{end}> frame name")
+        damping = child(node, "drake:damping")
+        if damping is None:
+            diag.error(node, f"<drake:joint> '{name}': unable to find the <drake:damping> child "
+                             f"tag")
+        rec = JointRecord(name=name, type="planar", parent="", child="", line=node.sourceline,
+                          axis=np.array([0.0, 0.0, 1.0]),
+                          damping=parse_vector(text_of(damping), diag, damping,
+                                               "<drake:damping>", 3))
+        if np.any(rec.damping < 0):
+            diag.error(damping, f"<drake:joint> '{name}': damping must be non-negative")
+        model.joints.append(rec)
+        self.pending.append(lambda: self.finish_drake_joint(rec, ends, scope, diag))
+
+    def finish_drake_joint(self, rec: JointRecord, ends: dict, scope: str,
+                           diag: Diagnostic) -> None:
+        g = self.graph
+        for end, X_name in (("parent", "X_PJ"), ("child", "X_CJ")):
+            ref, e = ends[end]
+            full = g.resolve_name(ref, scope, diag, e, f"joint '{rec.name}' {end}",
+                                  allow_world=True)
+            body = g.body_of(full)
+            if body == WORLD_FRAME:
+                if end == "child":
+                    diag.error(e, f"joint '{rec.name}': the world cannot be a child")
+                rec.parent, rec.parent_model = WORLD, ""
+            else:
+                model, _, link = body.rpartition("::")
+                setattr(rec, end, link)
+                setattr(rec, end + "_model", model)
+            setattr(rec, X_name, g.X_AB(body, full))
+
     def read_axis_limits(self, ax, rec: JointRecord, diag: Diagnostic, jtype: str) -> None:
         limit = child(ax, "limit")
         if limit is not None:
@@ -123,7 +181,8 @@ class SdfJointReader:
         bodies = {}
         for end in ("parent", "child"):
             ref, e = ends[end]
-            full = g.resolve_name(ref, scope, diag, e, f"joint '{rec.name}' {end}")
+            full = g.resolve_name(ref, scope, diag, e, f"joint '{rec.name}' {end}",
+                                  allow_world=True)
             body = g.body_of(full)
             bodies[end] = body
             if body == WORLD_FRAME:

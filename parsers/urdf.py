@@ -5,7 +5,8 @@ materials (top-level and inline), joints (revolute, continuous, prismatic, fixed
 planar; `drake:joint` ball, universal, screw), limits (position, velocity, effort,
 `drake:acceleration`), dynamics (damping, friction), mimic, SimpleTransmission actuators with
 `drake:rotor_inertia` / `drake:gear_ratio`, `<frame>`, `drake:proximity_properties`,
-`drake:collision_filter_group`. Xacro files must be expanded by xacro first.
+`drake:collision_filter_group`, `drake:linear_bushing_rpy`, `drake:ball_constraint`. Xacro
+files must be expanded by xacro first.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .errors import Diagnostic, read_model_source
 from .model_records import (WORLD, ActuatorRecord, CollisionFilterGroupRecord, FrameRecord,
                             InertialRecord, JointRecord, LinkRecord, MimicRecord, ModelRecord)
 from .package_map import PackageMap
+from .sdformat_drake import BALL_CONSTRAINT, BUSHING, read_ball_constraint, read_bushing
 from .urdf_geometry import UrdfGeometryReader
 from .xml_values import (child, children, get_attr, make_transform, parse_float, parse_vector,
                          rpy_to_rotation, tag, text_of)
@@ -27,7 +29,7 @@ XACRO_MESSAGE = ("xacro is not supported: run xacro first (e.g. `xacro model.urd
                  "model.urdf`) and load the generated .urdf")
 
 _ROBOT_CHILDREN = {"link", "joint", "drake:joint", "transmission", "material", "frame",
-                   "drake:collision_filter_group", "gazebo"}
+                   "drake:collision_filter_group", "gazebo", BUSHING, BALL_CONSTRAINT}
 _LINK_CHILDREN = {"inertial", "visual", "collision", "self_collision_checking"}
 _JOINT_CHILDREN = {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic",
                    "drake:screw_thread_pitch"}
@@ -131,6 +133,10 @@ class _UrdfReader(UrdfGeometryReader):
                                             self.origin(f), f.sourceline))
         for g in children(root, "drake:collision_filter_group"):
             model.collision_filter_groups.append(self.filter_group(g, links))
+        for e in children(root, BUSHING):
+            model.bushings.append(read_bushing(e, self.diag, urdf=True))
+        for e in children(root, BALL_CONSTRAINT):
+            model.ball_constraints.append(read_ball_constraint(e, self.diag, urdf=True))
         for jn in joint_nodes:
             mimic = child(jn, "mimic")
             if mimic is not None:

@@ -119,7 +119,7 @@ def sweep_and_prune(lo, hi):
 
 @njit(cache=True, error_model="numpy")
 def filter_pairs(pairs, types, frame, contype, conaffinity, excluded_keys, n):
-    """Keep pairs on different frames, with a contact routine for their types (not plane-plane or
+    """Keep pairs on different frames, with a contact routine for their types (no pair of planes and
     height fields), passing MuJoCo's contype/conaffinity test, and not in the sorted array of
     excluded keys (i * n + j, i < j)."""
     keep = np.zeros(pairs.shape[0], np.bool_)
@@ -128,7 +128,7 @@ def filter_pairs(pairs, types, frame, contype, conaffinity, excluded_keys, n):
         j = pairs[q, 1]
         if frame[i] == frame[j]:
             continue
-        if types[i] == HFIELD or types[j] == HFIELD or (types[i] == PLANE and types[j] == PLANE):
+        if types[i] <= HFIELD and types[j] <= HFIELD:  # plane / height field against plane / height field
             continue
         if (contype[i] & conaffinity[j]) == 0 and (contype[j] & conaffinity[i]) == 0:
             continue

@@ -12,7 +12,9 @@ import numpy as np
 from numba import njit
 
 from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, sweep_and_prune
-from mallard.geometry.collision.narrowphase import MAXCON, collide, has_collider, point_distance, signed_distance
+from mallard.geometry.collision.hfield import pack_height_field
+from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, collide, has_collider,
+                                                    point_distance, signed_distance)
 
 
 @njit(cache=True, error_model="numpy")
@@ -24,10 +26,10 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
     q = start
     no_verts = np.empty((0, 3))  # shared by the primitives (no hull vertices): no per-pair allocation
     while q < pairs.shape[0]:
-        if k + MAXCON > cap:
-            break
         i = pairs[q, 0]
         j = pairs[q, 1]
+        if k + (MAXCON_HFIELD if types[i] == HFIELD or types[j] == HFIELD else MAXCON) > cap:
+            break
         if types[i] > types[j]:
             i, j = j, i
         if has_collider(types[i], types[j]):
@@ -103,6 +105,48 @@ def mujoco_contact_frame(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
     return frame
 
 
+@njit(cache=True, error_model="numpy")
+def _contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity, excluded_keys,
+                    gaps, cap0):
+    """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
+    filtering, the narrow phase (buffers grown until every pair fits) and the contact frames.
+    Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
+    n = types.shape[0]
+    if n < 2:
+        pairs = np.zeros((0, 2), np.int64)
+    else:
+        lo, hi = compute_aabbs(types, sizes, R, p, verts, vadr, vnum, margins)
+        pairs = filter_pairs(sweep_and_prune(lo, hi), types, frame_of, contype, conaffinity, excluded_keys, n)
+    cap = max(64, 4 * pairs.shape[0] + cap0, cap0)
+    while True:
+        out = np.empty((cap, 10))
+        og1 = np.empty(cap, np.int64)
+        og2 = np.empty(cap, np.int64)
+        k, q = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2)
+        if q >= pairs.shape[0]:
+            break
+        cap *= 2  # rare: more contacts than the first guess; run again with room for all
+    dist = np.empty(k)
+    pos = np.empty((k, 3))
+    normal = np.empty((k, 3))
+    tangent = np.empty((k, 3))
+    g1 = og1[:k].copy()
+    g2 = og2[:k].copy()
+    margin = np.empty(k)
+    gap = np.empty(k)
+    for c in range(k):
+        dist[c] = out[c, 0]
+        for i in range(3):
+            pos[c, i] = out[c, 1 + i]
+            normal[c, i] = out[c, 4 + i]
+            tangent[c, i] = out[c, 7 + i]
+        margin[c] = margins[g1[c]] + margins[g2[c]]
+        gap[c] = gaps[g1[c]] + gaps[g2[c]]
+    frame = np.zeros((k, 3, 3))
+    _contact_frames(normal, tangent, frame)
+    return dist, pos, frame, g1, g2, margin, gap
+
+
 class CollisionModel:
     """Static arrays describing n proximity geometries for the compiled collision kernels."""
 
@@ -123,6 +167,30 @@ class CollisionModel:
         self.conaffinity = np.ascontiguousarray(conaffinity, dtype=np.int64)
         self.excluded_keys = np.unique(np.asarray(excluded_keys, dtype=np.int64))
         self.sdf: dict = {}  #: row -> SignedDistanceField for type-8 geometries (set by CompiledScene)
+        self.hfield: dict = {}  #: row -> HeightField (set_height_fields)
+        self._n_hfield = int(np.count_nonzero(self.types == HFIELD))
+
+    def set_height_fields(self, fields: dict) -> None:
+        """Attach the grids of the height-field rows (``fields``: row -> HeightField): each grid is packed
+        into the vertex array (collision/hfield.py) where the height-field kernel reads it."""
+        extra = [self.verts]
+        nv = len(self.verts)
+        for row, shape in sorted(fields.items()):
+            row = int(row)
+            if not 0 <= row < self.n or self.types[row] != HFIELD:
+                raise ValueError(f"CollisionModel.set_height_fields: row {row} is not a height-field geometry")
+            packed = pack_height_field(shape.heights(), shape.size())
+            extra.append(packed)
+            self.vadr[row], self.vnum[row] = nv, len(packed)
+            nv += len(packed)
+            self.hfield[row] = shape
+        self.verts = np.ascontiguousarray(np.concatenate(extra))
+
+    def _check_height_fields(self) -> None:
+        if len(self.hfield) != self._n_hfield:
+            missing = [int(r) for r in np.nonzero(self.types == HFIELD)[0] if int(r) not in self.hfield]
+            raise RuntimeError(f"CollisionModel: height-field geometries {missing} have no grid attached; the scene "
+                               "compiler must call set_height_fields({row: HeightField}) for them")
 
     def candidate_pairs(self, R, p, inflate: float | np.ndarray = 0.0, use_masks: bool = True) -> np.ndarray:
         """Unfiltered-out pairs (i < j) whose AABBs, grown by ``inflate`` per geometry, overlap."""
@@ -147,13 +215,26 @@ class CollisionModel:
         return filter_pairs(pairs, self.types, self.frame, self.contype, self.conaffinity, self.excluded_keys,
                             self.n)
 
+    def contact_points(self, R, p, gaps: np.ndarray):
+        """The margin-inclusive MuJoCo contacts with their frames in one compiled call: (dist, pos, frame
+        (K, 3, 3), geom1, geom2, margin, gap); None when SDF geometries need the general path (contacts)."""
+        if self.sdf:
+            return None
+        if self._n_hfield:
+            self._check_height_fields()
+        return _contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
+                               self.frame, self.contype, self.conaffinity, self.excluded_keys, gaps,
+                               max(MAXCON, MAXCON_HFIELD))
+
     def contacts(self, R, p, pairs: np.ndarray | None = None, use_margins: bool = True):
         """MuJoCo-style contacts: (dist (K,), pos (K, 3), normal (K, 3), tangent hint (K, 3),
         geom1 (K,), geom2 (K,)); geom1 has the lower type code, normals point from geom1 to geom2."""
         margins = self.margins if use_margins else np.zeros(self.n)
+        if self._n_hfield:
+            self._check_height_fields()
         if pairs is None:
             pairs = self.candidate_pairs(R, p, margins)
-        cap = max(64, 4 * len(pairs) + MAXCON)
+        cap = max(64, 4 * len(pairs) + MAXCON, MAXCON_HFIELD)
         out = np.empty((cap, 10))
         g1 = np.empty(cap, np.int64)
         g2 = np.empty(cap, np.int64)
@@ -179,26 +260,17 @@ class CollisionModel:
         return o[:, 0].copy(), o[:, 1:4].copy(), o[:, 4:7].copy(), o[:, 7:10].copy(), a, b
 
     def _sdf_contacts(self, R, p, pairs, o, a, b):
-        """Append the contacts of pairs with an SDF geometry (geometry/sdf_shape.py): MuJoCo's mjc_SDF with the
-        SDF second (lower type first; two SDFs by row), options from the SDF shape. Planes, height fields
-        and meshes do not collide with SDFs."""
-        from mallard.geometry.collision.sdf import SdfShape, sdf_collide
+        """Append the contacts of pairs with an SDF geometry (geometry/sdf_shape.py), the SDF second (lower type
+        first; two SDFs by row): MuJoCo's routines for each partner type, see collision/sdf_pairs.py."""
+        from mallard.geometry.collision.sdf_pairs import sdf_pair_contacts
         rows = [o]
         g1, g2 = [a], [b]
         for i, j in np.asarray(pairs, np.int64).reshape(-1, 2).tolist():
             if i not in self.sdf and j not in self.sdf:
                 continue
-            if self.types[i] > self.types[j]:
+            if self.types[i] > self.types[j] or (self.types[i] == self.types[j] and i > j):
                 i, j = j, i
-            if self.types[i] in (0, 1, 7):  # plane, height field, mesh against an SDF: no contact routine
-                continue
-            field = self.sdf[j]
-            if i in self.sdf:
-                other = self.sdf[i].sdf()
-            else:
-                other = SdfShape.Primitive(int(self.types[i]), self.sizes[i])
-            pos, nrm, dist = sdf_collide(other, (R[i], p[i]), field.sdf(), (R[j], p[j]), field.initpoints(),
-                                         field.iterations())
+            pos, nrm, dist = sdf_pair_contacts(self, R, p, i, j)
             if len(dist):
                 rows.append(np.column_stack([dist, pos, nrm, np.zeros((len(dist), 3))]))
                 g1.append(np.full(len(dist), i, np.int64))
@@ -208,6 +280,10 @@ class CollisionModel:
     def pair_distances(self, R, p, pairs: np.ndarray) -> np.ndarray:
         """(m, 10) rows [d, p_WCa(3), p_WCb(3), n(3) from the first to the second geometry]."""
         out = np.empty((len(pairs), 10))
+        if self._n_hfield and len(pairs) and np.any(self.types[np.asarray(pairs, np.int64).reshape(-1)] == HFIELD):
+            raise RuntimeError("signed distances between geometry pairs are not computed for HeightField (MJCF "
+                               "type='hfield') geometries; use contact queries (ComputeContactPoints, "
+                               "ComputePointPairPenetration) for them")
         if self.sdf and any(int(i) in self.sdf or int(j) in self.sdf for i, j in np.asarray(pairs).reshape(-1, 2)):
             raise RuntimeError("signed distances between geometry pairs are not computed for SignedDistanceField "
                                "(MJCF type='sdf') geometries; use contact queries (ComputeContactPoints, "

@@ -17,10 +17,12 @@ from mallard.geometry.collision.box_box import box_box
 from mallard.geometry.collision import primitives as P
 from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
 from mallard.geometry.collision.gjk import epa, gjk, support, witness
+from mallard.geometry.collision.hfield import MAXCONPAIR, hfield_collide
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
-MAXCON = 12  # most contacts one pair can produce (box-box clipping capacity)
-_MAXPLANEMESH = 3
+MAXCON = 12  # most contacts one pair can produce (box-box clipping capacity), height fields aside
+MAXCON_HFIELD = MAXCONPAIR  # most contacts of a height-field pair (MuJoCo's mjMAXCONPAIR)
+_MAXPLANEMESH = 4  # MuJoCo 4's cap on plane-mesh contacts
 _TOLPLANEMESH = 0.3
 
 
@@ -29,8 +31,10 @@ def has_collider(t1, t2):
     """Whether a pair of types (in either order) has a contact routine."""
     a = min(t1, t2)
     b = max(t1, t2)
-    if a == HFIELD or b == HFIELD or b == 8:  # SDF pairs (type 8) run sdf_collide in engine.py
+    if b == 8:  # SDF pairs (type 8) run sdf_collide in engine.py
         return False
+    if a == HFIELD or b == HFIELD:  # height fields collide with the convex primitives and meshes
+        return a == HFIELD and b > HFIELD
     if a == PLANE and b == PLANE:
         return False
     return True
@@ -59,8 +63,9 @@ def rbound(t, s, verts):
 
 @njit(cache=True, error_model="numpy")
 def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2):
-    """Plane against an ellipsoid or convex mesh: the support point along -normal, plus up to two
-    more mesh vertices within the margin (MuJoCo's plane-convex routine)."""
+    """Plane against an ellipsoid or convex mesh: the support point along -normal, plus up to three
+    more mesh vertices within the margin and not within 0.3 rbound of the first (MuJoCo's
+    mjc_PlaneConvex, which takes them among the support vertex's hull neighbors)."""
     normal = R1[:, 2].copy()
     sp = support(t2, s2, p2, R2, v2, -normal)
     dist = dot3(normal, sp - p1)
@@ -139,8 +144,10 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
         if t2 == ELLIPSOID or t2 == MESH:
             return plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2)
         return 0
-    if t1 == HFIELD or t2 == HFIELD:
-        return 0
+    if t1 == HFIELD:  # the height field's packed grid rides in v1 (collision/hfield.py)
+        if t2 <= HFIELD:
+            return 0
+        return hfield_collide(out, k, margin, p1, R1, v1, t2, s2, p2, R2, v2, rbound(t2, s2, v2))
     if t1 == SPHERE:
         if t2 == SPHERE:
             return P.sphere_sphere(out, k, margin, p1, R1, s1[0], p2, R2, s2[0])

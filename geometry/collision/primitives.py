@@ -18,27 +18,37 @@ _PARALLEL = 1e-8  # sin^2 of the angle below which two capsule axes count as par
 
 
 @njit(cache=True, error_model="numpy")
+def _plane_sphere_at(out, k, margin, p1, R1, cx, cy, cz, r):
+    """Plane (geom1) against a sphere of radius r centred at (cx, cy, cz): at most one contact, written
+    without temporaries (the plane normal is R1's z column)."""
+    nx, ny, nz = R1[0, 2], R1[1, 2], R1[2, 2]
+    cdist = (cx - p1[0]) * nx + (cy - p1[1]) * ny + (cz - p1[2]) * nz
+    if cdist > margin + r:
+        return 0
+    dist = cdist - r
+    t = -dist / 2.0 - r
+    out[k, 0] = dist
+    out[k, 1], out[k, 2], out[k, 3] = cx + nx * t, cy + ny * t, cz + nz * t
+    out[k, 4], out[k, 5], out[k, 6] = nx, ny, nz
+    out[k, 7], out[k, 8], out[k, 9] = 0.0, 0.0, 0.0
+    return 1
+
+
+@njit(cache=True, error_model="numpy")
 def plane_sphere(out, k, margin, p1, R1, s1, p2, R2, s2):
     """Plane (geom1) against a sphere of radius s2[0]: one contact."""
-    n = R1[:, 2].copy()
-    cdist = (p2[0] - p1[0]) * n[0] + (p2[1] - p1[1]) * n[1] + (p2[2] - p1[2]) * n[2]
-    if cdist > margin + s2[0]:
-        return 0
-    dist = cdist - s2[0]
-    pos = p2 + n * (-dist / 2.0 - s2[0])
-    put(out, k, dist, pos, n)
-    return 1
+    return _plane_sphere_at(out, k, margin, p1, R1, p2[0], p2[1], p2[2], s2[0])
 
 
 @njit(cache=True, error_model="numpy")
 def plane_capsule(out, k, margin, p1, R1, s1, p2, R2, s2):
     """Plane against a capsule: one sphere test per segment end (up to 2 contacts); tangent = axis."""
-    axis = R2[:, 2].copy()
-    seg = s2[1] * axis
-    n1 = plane_sphere(out, k, margin, p1, R1, s1, p2 + seg, R2, s2)
-    n2 = plane_sphere(out, k + n1, margin, p1, R1, s1, p2 - seg, R2, s2)
+    ax, ay, az = R2[0, 2], R2[1, 2], R2[2, 2]
+    h = s2[1]
+    n1 = _plane_sphere_at(out, k, margin, p1, R1, p2[0] + h * ax, p2[1] + h * ay, p2[2] + h * az, s2[0])
+    n2 = _plane_sphere_at(out, k + n1, margin, p1, R1, p2[0] - h * ax, p2[1] - h * ay, p2[2] - h * az, s2[0])
     for j in range(n1 + n2):
-        out[k + j, 7:10] = axis
+        out[k + j, 7], out[k + j, 8], out[k + j, 9] = ax, ay, az
     return n1 + n2
 
 

@@ -220,6 +220,42 @@ class ConstraintAssembler:
         self._add("lim", J, np.array([dist]), np.array([margin]), np.zeros(1), LIMIT_JOINT, np.array([diagA]),
                   solref, solimp, 1, dist, name)
 
+    def AddValidatedLimits(self, dofs: np.ndarray, signs: np.ndarray, dists: np.ndarray, margins: np.ndarray,
+                           diagA: np.ndarray, solref: np.ndarray, solimp: np.ndarray, names: list) -> None:
+        """Several joint limit rows at once (arrays of the k rows, in row order): as k AddValidatedLimit calls,
+        kept as one block that Build lays out without per-row work. solref (k, 2), solimp (k, 5) validated."""
+        k = int(dofs.shape[0])
+        if k:
+            self._groups["lim"].append(dict(block=True, dofs=dofs, signs=signs, dists=dists, margins=margins,
+                                            diagA=diagA, solref=solref, solimp=solimp, names=names))
+
+    def _expand_blocks(self, group: list) -> list:
+        """The parts of a group with every AddValidatedLimits block replaced by its rows."""
+        out = []
+        for p in group:
+            if not p.get("block"):
+                out.append(p)
+                continue
+            for r in range(p["dofs"].shape[0]):
+                J = np.zeros((1, self.nv))
+                J[0, int(p["dofs"][r])] = float(p["signs"][r])
+                d = float(p["dists"][r])
+                out.append(dict(J=J, pos=np.array([d]), margin=np.array([float(p["margins"][r])]), floss=np.zeros(1),
+                                tp=LIMIT_JOINT, diagA=np.array([float(p["diagA"][r])]), solref=p["solref"][r],
+                                solimp=p["solimp"][r], dim=1, imp_pos=d, name=p["names"][r], jdotv=None))
+        return out
+
+    def _limit_block_head(self, b: dict) -> tuple:
+        """Build's head arrays when the only non-contact rows are one AddValidatedLimits block."""
+        k = b["dofs"].shape[0]
+        J = np.zeros((k, self.nv))
+        J[np.arange(k), b["dofs"]] = b["signs"]
+        dist = np.ascontiguousarray(b["dists"], dtype=np.float64)
+        return (J, dist, np.ascontiguousarray(b["margins"], dtype=np.float64), np.zeros(k),
+                np.ascontiguousarray(b["diagA"], dtype=np.float64), np.full(k, LIMIT_JOINT, np.int64),
+                np.ones(k, np.int64), dist, np.ascontiguousarray(b["solref"], dtype=np.float64).reshape(k, 2),
+                np.ascontiguousarray(b["solimp"], dtype=np.float64).reshape(k, 5))
+
     def SetContacts(self, J_contact, dist, condim, friction, solref, solimp, includemargin, tran, rot,
                     solreffriction=None, names: Sequence[str] | None = None) -> None:
         """All contacts of the step as arrays (ncon leading dimension); see rows.ContactRows.
@@ -265,6 +301,17 @@ class ConstraintAssembler:
                               rot=c64(rot, dtype=np.float64).reshape(ncon),
                               names=list(names) if names is not None else None)
 
+    def SetValidatedContacts(self, J_contact: np.ndarray, dist: np.ndarray, condim: np.ndarray, friction: np.ndarray,
+                             solref: np.ndarray, solimp: np.ndarray, includemargin: np.ndarray, tran: np.ndarray,
+                             rot: np.ndarray) -> None:
+        """As SetContacts (no solreffriction, no names) for arrays that already passed its checks: C-contiguous
+        float64 (condim int64), friction (ncon, 5), J_contact (ncon, 3 or 6, nv) with 6 rows whenever a condim
+        exceeds 3. A caller stepping the same contact pairs validates each pair once through SetContacts."""
+        ncon = J_contact.shape[0]
+        self._contacts = dict(J=J_contact, dist=dist, condim=condim, friction=friction, solref=solref, solimp=solimp,
+                              solreffriction=np.zeros((ncon, 2)), includemargin=includemargin, tran=tran, rot=rot,
+                              names=None)
+
     def Build(self, v, timestep: float, cone: int | str = CONE_PYRAMIDAL, impratio: float = 1.0,
               refsafe: bool = True) -> ConstraintProblem:
         """The constraint problem at velocity `v` (nv,) for a step of `timestep` seconds.
@@ -284,9 +331,16 @@ class ConstraintAssembler:
             raise ValueError(f"Build: v has {vel.shape[0]} entries, expected nv={self.nv}")
         nv = self.nv
         eq, fr, lim = self._groups["eq"], self._groups["fr"], self._groups["lim"]
-        parts = eq + fr + lim
         names, jdv_rows = [], []
         ne = nf = nl = 0
+        if not eq and not fr and len(lim) == 1 and lim[0].get("block"):  # only joint limits: no per-row work
+            head = self._limit_block_head(lim[0])
+            nl = head[0].shape[0]
+            names = list(lim[0]["names"])
+            parts = None
+        else:
+            lim = self._expand_blocks(lim)
+            parts = eq + fr + lim
         if parts:
             sizes = [p["J"].shape[0] for p in parts]
             n_eq, n_fr = len(eq), len(eq) + len(fr)
@@ -310,7 +364,7 @@ class ConstraintAssembler:
             head = (np.concatenate([p["J"] for p in parts], axis=0), *per_row,
                     np.array([p["solref"] for p in parts], dtype=np.float64).reshape(-1, 2),
                     np.array([p["solimp"] for p in parts], dtype=np.float64).reshape(-1, 5))
-        else:
+        elif parts is not None:
             head = (np.zeros((0, nv)), _EMPTY_F, _EMPTY_F, _EMPTY_F, _EMPTY_F, _EMPTY_I, _EMPTY_I, _EMPTY_F,
                     _EMPTY_F2, _EMPTY_F5)
         con = self._contacts

@@ -12,7 +12,7 @@ from numba import njit
 
 from .impedance import MakeImpedance, ReferenceAcceleration
 from .linalg import MatVec
-from .parameters import MAXIMP, MINIMP
+from .parameters import LIMIT_JOINT, MAXIMP, MINIMP
 from .rows import ContactRows
 
 
@@ -87,3 +87,75 @@ def AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, gref_h, gim
     efc_vel = MatVec(J, vel)
     aref = ReferenceAcceleration(KBIP, efc_vel, pos, margin)
     return J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr, gdim_c
+
+
+@njit(cache=True)
+def AssembleLimitContactRows(q, lim_q, lim_lo, lim_hi, lim_margin, lim_dof, lim_ref, lim_imp, lim_bad, iw_d,
+                             Jc, dist, condim, friction, includemargin, body_A, body_B, iw_b, solref, solimp,
+                             pyramidal, timestep, refsafe, impratio, vel):
+    """AssembleRows for the common step whose only non-contact rows are joint limits, with the active limits
+    found here (distance below the margin; joint order, lower before upper) and the contacts' inverse weights
+    summed from the bodies' (iw_b (nb, 2): translational, rotational), all in one call.
+
+    Limits: q index, lower, upper, margin, dof, validated solref (nl, 2) / solimp (nl, 5), lim_bad (a limit
+    whose solref/solimp failed validation), iw_d dof inverse weights. Contacts: as AssembleRows (no
+    solreffriction) with body_A / body_B instead of tran / rot.
+    Returns J (nefc, nv); F (8, nefc) rows pos, margin, frictionloss, R, D, diagA, efc_vel, aref; I (2, nefc)
+    rows type, id; KBIP (nefc, 4); con_mu; C (2, ncon) rows con_efc_address, rows per contact; the active limit
+    of each limit row; the first active limit that failed validation (-1: none).
+    """
+    nlim = lim_q.shape[0]
+    nv = vel.shape[0]
+    count = 0
+    for k in range(nlim):
+        x = q[lim_q[k]]
+        count += (x - lim_lo[k] < lim_margin[k]) + (lim_hi[k] - x < lim_margin[k])
+    Jh = np.zeros((count, nv))
+    pos_h = np.empty(count)
+    mar_h = np.empty(count)
+    fl_h = np.zeros(count)
+    dA_h = np.empty(count)
+    tp_h = np.full(count, LIMIT_JOINT, np.int64)
+    gdim_h = np.ones(count, np.int64)
+    gref_h = np.empty((count, 2))
+    gimp_h = np.empty((count, 5))
+    kk = np.empty(count, np.int64)
+    bad = -1
+    r = 0
+    for k in range(nlim):
+        x = q[lim_q[k]]
+        for side in range(2):
+            d = x - lim_lo[k] if side == 0 else lim_hi[k] - x
+            if d < lim_margin[k]:
+                if lim_bad[k] and bad < 0:
+                    bad = k
+                kk[r] = k
+                Jh[r, lim_dof[k]] = 1.0 - 2.0 * side
+                pos_h[r] = d
+                mar_h[r] = lim_margin[k]
+                dA_h[r] = iw_d[lim_dof[k]]
+                gref_h[r, 0], gref_h[r, 1] = lim_ref[k, 0], lim_ref[k, 1]
+                for j in range(5):
+                    gimp_h[r, j] = lim_imp[k, j]
+                r += 1
+    ncon = Jc.shape[0]
+    tran = np.empty(ncon)
+    rot = np.empty(ncon)
+    for c in range(ncon):
+        tran[c] = iw_b[body_A[c], 0] + iw_b[body_B[c], 0]
+        rot[c] = iw_b[body_A[c], 1] + iw_b[body_B[c], 1]
+    (J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
+     rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, pos_h, gref_h, gimp_h, Jc, dist, condim,
+                            friction, includemargin, tran, rot, solref, np.zeros((ncon, 2)), solimp, pyramidal, 0, 0,
+                            timestep, refsafe, impratio, vel)
+    nefc = J.shape[0]
+    F = np.empty((8, nefc))
+    I = np.empty((2, nefc), np.int64)
+    for i in range(nefc):
+        F[0, i], F[1, i], F[2, i], F[3, i] = pos[i], margin[i], fl[i], R[i]
+        F[4, i], F[5, i], F[6, i], F[7, i] = D[i], diagA[i], efc_vel[i], aref[i]
+        I[0, i], I[1, i] = tp[i], ident[i]
+    C = np.empty((2, ncon), np.int64)
+    for c in range(ncon):
+        C[0, c], C[1, c] = con_addr[c], rows_c[c]
+    return J, F, I, KBIP, con_mu, C, kk, bad

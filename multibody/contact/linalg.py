@@ -39,22 +39,17 @@ def MatTVec(A, x):
 def RowSupport(J):
     """Column indices of the nonzeros of each row: (index array, row start offsets)."""
     m, n = J.shape
-    count = 0
-    for i in range(m):
-        for j in range(n):
-            if J[i, j] != 0.0:
-                count += 1
-    idx = np.empty(count, dtype=np.int64)
+    buf = np.empty(m * n, dtype=np.int64)
     start = np.empty(m + 1, dtype=np.int64)
     k = 0
-    for i in range(m):
+    for i in range(m):  # one pass into a buffer of the dense size, trimmed after
         start[i] = k
         for j in range(n):
             if J[i, j] != 0.0:
-                idx[k] = j
+                buf[k] = j
                 k += 1
     start[m] = k
-    return idx, start
+    return buf[:k].copy(), start
 
 
 @njit(cache=True)

@@ -6,8 +6,9 @@ where s is the convex, piecewise-quadratic constraint cost of each row kind (equ
 dry friction: Huber; limits and pyramidal/frictionless contacts: one-sided; elliptic contacts:
 three zones of the regularized second-order cone). The constraint force is f = -ds/d(jar).
 All kernels are compiled; inputs are the arrays of a `ConstraintProblem`. Newton's Hessian is built
-and factored sparsely, inside its row envelope in a tree-aware order (elimination.py), and M
-products use the same envelope, so free bodies and sparse contact rows cost little.
+and factored sparsely, inside its row envelope in a tree-aware order, and updated by rank-one steps
+between iterations (newton_hessian.py); M products use the same envelope, so free bodies and sparse
+contact rows cost little.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from numba import njit
 from .elimination import EliminationOrder, Permuted, PermutedSolve, PermutedSymMatVec, TreeBlocks
 from .linalg import (EnvelopeCholesky, EnvelopeCholeskyInPlace, EnvelopeFirst, MatVec, RowSupport, SparseMatTVec,
                      SparseMatVec)
+from .newton_hessian import NewtonHessian, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
 
@@ -90,104 +92,6 @@ def ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu
                 state[i + j] = st
             i += dim
     return s
-
-
-@njit(cache=True)
-def _cone_hessian(jar, i, dim, mu, fric, D0):
-    """Hessian of the middle-zone elliptic cost w.r.t. the contact's jar entries (dim x dim)."""
-    U = np.empty(dim)
-    scl = np.empty(dim)
-    U[0] = jar[i] * mu
-    scl[0] = mu
-    T2 = 0.0
-    for j in range(1, dim):
-        U[j] = jar[i + j] * fric[j - 1]
-        scl[j] = fric[j - 1]
-        T2 += U[j] * U[j]
-    T = np.sqrt(T2)
-    N = U[0]
-    Dm = D0 / (mu * mu * (1.0 + mu * mu))
-    H = np.zeros((dim, dim))
-    H[0, 0] = 1.0
-    for j in range(1, dim):
-        H[0, j] = -mu / T * U[j]
-        H[j, 0] = H[0, j]
-    for k in range(1, dim):
-        for j in range(1, dim):
-            H[k, j] = mu * N / (T * T * T) * U[j] * U[k]
-        H[k, k] += mu * mu - mu * N / T
-    for k in range(dim):
-        for j in range(dim):
-            H[k, j] *= Dm * scl[k] * scl[j]
-    return H
-
-
-@njit(cache=True)
-def _hessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric):
-    """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows), in the
-    elimination order (Mp = M permuted, pos[dof] = its position), written into H (n, n) only inside its row
-    envelope: sets H[i, first[i]:i + 1] (the rest of H is untouched) and returns first, the envelope of
-    H's lower triangle."""
-    nefc = J.shape[0]
-    n = Mp.shape[0]
-    first = first_m.copy()
-    i = 0
-    while i < nefc:  # envelope: an active row (or cone contact) couples all dofs of its support
-        if efc_type[i] == CONTACT_ELLIPTIC:
-            dim = con_dim[efc_id[i]]
-            if state[i] == STATE_CONE or state[i] == STATE_QUADRATIC:
-                lo = n
-                for a in range(start[i], start[i + dim]):
-                    lo = min(lo, pos[idx[a]])
-                for a in range(start[i], start[i + dim]):
-                    r = pos[idx[a]]
-                    if lo < first[r]:
-                        first[r] = lo
-            i += dim
-            continue
-        if state[i] == STATE_QUADRATIC:
-            lo = n
-            for a in range(start[i], start[i + 1]):
-                lo = min(lo, pos[idx[a]])
-            for a in range(start[i], start[i + 1]):
-                r = pos[idx[a]]
-                if lo < first[r]:
-                    first[r] = lo
-        i += 1
-    for r in range(n):
-        for c in range(first[r], r + 1):
-            H[r, c] = Mp[r, c]
-    i = 0
-    while i < nefc:
-        if efc_type[i] == CONTACT_ELLIPTIC and state[i] == STATE_CONE:
-            c = efc_id[i]
-            dim = con_dim[c]
-            Hc = _cone_hessian(jar, i, dim, con_mu[c], con_fric[c], D[i])
-            for k in range(dim):
-                for l in range(dim):
-                    w = Hc[k, l]
-                    if w == 0.0:
-                        continue
-                    for a in range(start[i + k], start[i + k + 1]):
-                        ra = pos[idx[a]]
-                        va = w * J[i + k, idx[a]]
-                        for b in range(start[i + l], start[i + l + 1]):
-                            rb = pos[idx[b]]
-                            if rb <= ra:
-                                H[ra, rb] += va * J[i + l, idx[b]]
-            i += dim
-            continue
-        if state[i] == STATE_QUADRATIC:
-            w = D[i]
-            for a in range(start[i], start[i + 1]):
-                ra = pos[idx[a]]
-                va = w * J[i, idx[a]]
-                for b in range(start[i], start[i + 1]):
-                    rb = pos[idx[b]]
-                    if rb <= ra:
-                        H[ra, rb] += va * J[i, idx[b]]
-        i += 1
-    return first
 
 
 @njit(cache=True)
@@ -434,6 +338,10 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
     grad = Me - JTf
     Lm = np.zeros((0, 0))
     H = np.empty((nv, nv)) if newton else Lm  # Hessian and, in place, its factor
+    first = first_m
+    state_f = np.empty(nefc, dtype=np.int64)  # the row states H was factored at
+    xbuf = np.empty(nv)
+    factored = False
     if not newton:
         Lm = EnvelopeCholesky(Mp, first_m)
     p = np.zeros(nv)
@@ -443,15 +351,20 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
     it = 0
     while True:
         gradient = scale * np.sqrt(_dot(grad, grad))
-        if gradient < tolerance:
+        if gradient < tolerance and it > 0:  # MuJoCo always takes one line-search step (from the warm start)
             converged = True
             break
         if newton:
-            first = _hessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
-                             con_mu, con_fric)
-            EnvelopeCholeskyInPlace(H, first)
+            # the factor of H = M + J' diag(D_active) J: rank-one updates / downdates for the rows whose state
+            # changed since it was factored (MuJoCo's incremental Hessian), else built and factored anew
+            if not factored or not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf):
+                first = NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
+                                 con_mu, con_fric)
+                EnvelopeCholeskyInPlace(H, first)
+            state_f[:] = state
+            factored = True
             Hg = PermutedSolve(H, first, order, grad)
-            if 0.5 * scale * _dot(grad, Hg) < tolerance:
+            if 0.5 * scale * _dot(grad, Hg) < tolerance and it > 0:
                 converged = True
                 break
             p = -Hg
@@ -491,3 +404,30 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
             break
     residual = scale * np.sqrt(_dot(grad, grad))
     return a, force, state, converged, it, residual, cost, JTf
+
+
+@njit(cache=True)
+def _all_finite(x):
+    for k in range(x.shape[0]):
+        if not np.isfinite(x[k]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def CheckedPrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                       qacc_warmstart, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale, tree_blocks):
+    """PrimalSolve with StartPoint's input checks (M not checked) and the output check in the same call:
+    returns (status, PrimalSolve's outputs...). status 0 ok; 1 qacc_smooth or aref not finite (nothing solved);
+    4 the solution is not finite. An empty or non-finite qacc_warmstart starts from qacc_smooth."""
+    if not (_all_finite(qacc_smooth) and _all_finite(aref)):
+        z = np.zeros(0)
+        return 1, qacc_smooth.copy(), z, np.zeros(0, np.int64), False, 0, 0.0, 0.0, z
+    start = qacc_warmstart
+    if start.shape[0] != qacc_smooth.shape[0] or not _all_finite(start):
+        start = qacc_smooth
+    qacc, force, state, converged, it, residual, cost, qfrc = PrimalSolve(
+        M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, start, newton,
+        iterations, tolerance, ls_iterations, ls_tolerance, scale, tree_blocks)
+    status = 0 if _all_finite(qacc) else 4
+    return status, qacc, force, state, converged, it, residual, cost, qfrc

@@ -14,7 +14,7 @@ import numpy as np
 from .assembler import ConstraintProblem
 from .linalg import MatTVec, MatVec
 from .pgs_solver import ForceFromAcceleration, PGSSolve
-from .primal_solver import ConstraintUpdate, PrimalSolve, StartPoint
+from .primal_solver import CheckedPrimalSolve, ConstraintUpdate, PrimalSolve, StartPoint
 
 SOLVERS = ("newton", "cg", "pgs")
 _NO_WARMSTART = np.zeros(0)
@@ -95,11 +95,13 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
         w = np.ascontiguousarray(qacc_warmstart, dtype=np.float64).reshape(-1)
         if w.shape != (nv,):
             raise ValueError(f"SolveConstraints: qacc_warmstart must have {nv} entries, got {w.shape}")
-    # checks (and, for PGS, the warm start choice; Newton/CG choose it inside PrimalSolve)
-    status, start = StartPoint(M, a0, w if solver == "pgs" else _NO_WARMSTART, *args, problem.con_mu,
-                               problem.con_friction, bool(check_mass_matrix))
-    if solver != "pgs" and w.shape[0] and np.isfinite(w).all():
-        start = w
+    lean = solver != "pgs" and not check_mass_matrix  # the checks run inside the solve call (CheckedPrimalSolve)
+    status, start = 0, a0
+    if not lean:  # checks (and, for PGS, the warm start choice; Newton/CG choose it inside PrimalSolve)
+        status, start = StartPoint(M, a0, w if solver == "pgs" else _NO_WARMSTART, *args, problem.con_mu,
+                                   problem.con_friction, bool(check_mass_matrix))
+        if solver != "pgs" and w.shape[0] and np.isfinite(w).all():
+            start = w
     if status in (1, 2):
         raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
     if status == 3:
@@ -126,6 +128,12 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
                                                             int(iterations), float(tolerance), scale)
             cost, _, state = _primal_cost(problem, M, a0, qacc)
             qfrc = MatTVec(J, force)
+        elif lean:
+            status, qacc, force, state, converged, it, residual, cost, qfrc = CheckedPrimalSolve(
+                M, a0, *args, problem.con_mu, problem.con_friction, w, solver == "newton",
+                int(iterations), float(tolerance), int(ls_iterations), float(ls_tolerance), scale, blocks)
+            if status == 1:
+                raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
         else:
             qacc, force, state, converged, it, residual, cost, qfrc = PrimalSolve(
                 M, a0, *args, problem.con_mu, problem.con_friction, start, solver == "newton",
@@ -133,7 +141,7 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
     except np.linalg.LinAlgError:
         raise ValueError(f"SolveConstraints ({solver}): the mass matrix M (or M + J'DJ) is not positive "
                          f"definite; check the inertias and armature of the model") from None
-    if not np.all(np.isfinite(qacc)):
+    if status == 4 or (not lean and not np.isfinite(qacc).all()):
         raise RuntimeError(f"SolveConstraints ({solver}): the solution contains NaN/inf after {it} "
                            f"iterations (residual {residual}); the constraint problem is ill-posed")
     return ConstraintSolverResult(qacc=qacc, efc_force=force, efc_state=state,

@@ -13,7 +13,7 @@ from ..tree.joint import Joint
 from ..tree.joint_actuator import JointActuator
 from ..tree.joints import QuaternionFloatingJoint, WeldJoint
 from ..tree.rigid_body import RigidBody
-from ..tree.topology import check_topology, compile_model
+from ..tree.topology import check_topology, compile_model, floating_base_order
 
 
 class _TreeBuilderMixin:
@@ -416,19 +416,18 @@ class _TreeBuilderMixin:
         """Check the topology, add floating joints for free bodies, compile the arrays and declare state/ports."""
         self._ThrowIfFinalized("Finalize")
         check_topology(self._bodies, self._joints)
-        has_parent = {int(j.child_body().index()) for j in self._joints}
-        for body in self._bodies[1:]:
-            if int(body.index()) not in has_parent:
-                name = body.name()
-                while self._find(self._joints, name, body.model_instance(), "joint"):
-                    name = "_" + name
-                j = QuaternionFloatingJoint(name, self.world_frame(), body.body_frame())
-                j._model_instance = body.model_instance()
-                j._attach(self, JointIndex(len(self._joints)))
-                self._joints.append(j)
-                body._floating_joint = j
-                if int(body.index()) in self._default_free_body_poses:
-                    j._default_positions = self._free_pose_to_q(*self._default_free_body_poses[int(body.index())])
+        for b in floating_base_order(len(self._bodies), self._joints):  # Drake's base-body order
+            body = self._bodies[b]
+            name = body.name()
+            while self._find(self._joints, name, body.model_instance(), "joint"):
+                name = "_" + name
+            j = QuaternionFloatingJoint(name, self.world_frame(), body.body_frame())
+            j._model_instance = body.model_instance()
+            j._attach(self, JointIndex(len(self._joints)))
+            self._joints.append(j)
+            body._floating_joint = j
+            if int(body.index()) in self._default_free_body_poses:
+                j._default_positions = self._free_pose_to_q(*self._default_free_body_poses[int(body.index())])
         self._model = compile_model(self._bodies, self._joints, self._actuators)
         if self._time_step == 0 and np.any(np.isfinite(self._model.q_lower) | np.isfinite(self._model.q_upper)):
             limited = [j.name() for j in self._joints
@@ -442,7 +441,9 @@ class _TreeBuilderMixin:
         self._FinalizeContact()
         if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
             from ._mjcf_actuation import FinalizeMjcfActuation
+            from ._mjcf_tendon_armature import FinalizeMjcfTendonArmature
             FinalizeMjcfActuation(self)
+            FinalizeMjcfTendonArmature(self)
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Non-contact constraint rows of the discrete plant: joint limits, dry friction and the plant's
-coupler / distance / ball / weld constraints, added to a ConstraintAssembler each step.
+coupler / distance / ball / weld constraints (and MJCF joint and tendon equalities: a fixed joint / tendon
+or a quartic coupling), added to a ConstraintAssembler each step.
 
 `ConstraintRowModel` is built once at Finalize: it resolves the plant's joints and constraint specs
 into arrays and computes MuJoCo's setConst quantities (body_invweight0, dof_invweight0, meaninertia)
@@ -8,6 +9,7 @@ at the default configuration, which scale the rows' regularizers as in MuJoCo.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..contact import ConnectRows, DistanceRow, JointCouplerRow
 from ..contact.parameters import ValidateSolimp, ValidateSolref
@@ -73,9 +75,20 @@ class ConstraintRowModel:
                     self.limits.append((j.position_start(), vs, lo, hi, par["margin"], par["solreflimit"],
                                         par["solimplimit"], j.name()))
         lim = np.array([(r[0], r[2], r[3], r[4]) for r in self.limits], float).reshape(-1, 4)
-        self._lim_q, self._lim_lo, self._lim_hi, self._lim_margin = lim[:, 0].astype(np.int64), lim[:, 1], lim[:, 2], \
-            lim[:, 3]
-        self._lim_checked: dict[int, tuple] = {}  # limit index -> validated (solref, solimp)
+        self._lim_q = lim[:, 0].astype(np.int64)
+        self._lim_lo, self._lim_hi, self._lim_margin = (np.ascontiguousarray(lim[:, c]) for c in (1, 2, 3))
+        nlim = len(self.limits)
+        self._lim_dof = np.array([r[1] for r in self.limits], np.int64)
+        self._lim_ref = np.zeros((nlim, 2))   # validated solref / solimp per limit; an invalid one is flagged
+        self._lim_imp = np.zeros((nlim, 5))   # in _lim_bad and raises (ValueError naming the joint) when active
+        self._lim_bad = np.zeros(nlim, bool)
+        for k, (_qi, _dof, _lo, _hi, _margin, ref, imp, name) in enumerate(self.limits):
+            try:
+                self._lim_ref[k] = ValidateSolref(ref, "limit", name)
+                self._lim_imp[k] = ValidateSolimp(imp, "limit", name)
+            except Exception:  # raised again, by the same validators, if the limit becomes active
+                self._lim_bad[k] = True
+        self._lim_names = [r[7] for r in self.limits]
         self.friction.sort(key=lambda r: r[0])
         from ._mjcf_tendons import MjcfTendonRows  # MJCF tendon limit / frictionloss rows (None without)
         self.tendons = MjcfTendonRows.FromPlant(plant, m.ji, M0, kin0)
@@ -90,6 +103,14 @@ class ConstraintRowModel:
                 self.equalities.append(dict(kind="coupler", name=name, q0=j0.position_start(),
                                             q1=j1.position_start(), v0=j0.velocity_start(), v1=j1.velocity_start(),
                                             poly=(spec["offset"], spec["gear_ratio"]), par=par))
+            elif kind == "MjcfJoint":  # MuJoCo joint equality: one joint fixed, or a quartic coupling
+                j0, j1 = spec["joint0"], spec["joint1"]
+                self.equalities.append(dict(kind="coupler", name=name, q0=j0.position_start(),
+                                            q1=None if j1 is None else j1.position_start(), v0=j0.velocity_start(),
+                                            v1=None if j1 is None else j1.velocity_start(), poly=spec["polycoef"],
+                                            refs=(spec["q0_ref"], spec["q1_ref"]), par=par))
+            elif kind == "MjcfTendon":  # MuJoCo tendon equality: rows from one compiled call (see _tendon_eq)
+                self.equalities.append(dict(kind="tendon", name=name, spec=spec, par=par))
             elif kind in ("Ball", "Distance"):
                 a, b = int(spec["body_A"].index()), int(spec["body_B"].index())
                 p_BQ = spec.get("p_BQ")
@@ -110,6 +131,7 @@ class ConstraintRowModel:
                                             p_BQ=np.asarray(p_BQ, float), par=par))
             else:
                 raise ValueError(f"MultibodyPlant '{plant.get_name()}': constraint {k} has unknown kind '{kind}'")
+        self._tendon_eq = _TendonEqualities.FromRows(self.equalities, m.ji, M0, kin0)
         self._needs_bias = any(e["kind"] in ("connect", "weld", "distance") for e in self.equalities)
 
     def _AddWeld(self, asm, e, kin, A0, p_WP, p_WQ, Jv, Jw, bias, tran, ref, imp) -> None:
@@ -143,11 +165,18 @@ class ConstraintRowModel:
         iw_b, iw_d = self.body_invweight0, self.dof_invweight0
         A0 = (pl.spatial_accelerations_stage(model.order, model.ji, kin.S, kin.c, np.zeros(nv))
               if self._needs_bias and self.equalities else None)
+        ten_rows = None if self._tendon_eq is None else self._tendon_eq.Rows(kin, model.ji)
         for e in self.equalities:
             ref, imp = e["par"]["solref"], e["par"]["solimp"]
+            if e["kind"] == "tendon":
+                J, r, iw = ten_rows[e["tendon_row"]]
+                asm.AddEquality("tendon", J, r, iw, ref, imp, name=e["name"])
+                continue
             if e["kind"] == "coupler":
-                J, r = JointCouplerRow(kin.q[e["q0"]], kin.q[e["q1"]], e["poly"], e["v0"], e["v1"], nv)
-                asm.AddEquality("coupler", J, r, iw_d[e["v0"]] + iw_d[e["v1"]], ref, imp, name=e["name"])
+                q1 = None if e["q1"] is None else kin.q[e["q1"]]
+                J, r = JointCouplerRow(kin.q[e["q0"]], q1, e["poly"], e["v0"], e["v1"], nv, *e.get("refs", (0.0, 0.0)))
+                iw = iw_d[e["v0"]] + (0.0 if e["v1"] is None else iw_d[e["v1"]])
+                asm.AddEquality("coupler", J, r, iw, ref, imp, name=e["name"])
                 continue
             a, b = e["a"], e["b"]
             p_WP = kin.p_WB[a] + kin.R_WB[a] @ e["p_AP"]
@@ -176,17 +205,157 @@ class ConstraintRowModel:
         if self.tendons is not None:
             self.tendons.AddFriction(asm, kin, model.ji)
         if self.limits:  # the active ones found at once; rows added in joint order, lower before upper
-            q = kin.q[self._lim_q]
-            d_lo, d_hi = q - self._lim_lo, self._lim_hi - q
-            for k in np.flatnonzero((d_lo < self._lim_margin) | (d_hi < self._lim_margin)).tolist():
-                qi, dof, lo, hi, margin, ref, imp, name = self.limits[k]
-                checked = self._lim_checked.get(k)
-                if checked is None:  # validated the first time the limit is active (ValueError naming it)
-                    checked = self._lim_checked[k] = (ValidateSolref(ref, "limit", name),
-                                                      ValidateSolimp(imp, "limit", name))
-                for dist, sign in ((float(d_lo[k]), 1.0), (float(d_hi[k]), -1.0)):
-                    if dist < margin:
-                        asm.AddValidatedLimit(dof, sign, dist, float(margin), float(iw_d[dof]), checked[0], checked[1],
-                                              name)
+            self._AddLimits(asm, kin.q, iw_d)
         if self.tendons is not None:
             self.tendons.AddLimits(asm, kin, model.ji)
+
+    def RaiseIfBadLimit(self, k: int) -> None:
+        """Raise the ValueError (naming the joint) of limit k's invalid solref / solimp; nothing for k < 0."""
+        if k >= 0:
+            _qi, _dof, _lo, _hi, _margin, ref, imp, name = self.limits[k]
+            ValidateSolref(ref, "limit", name)
+            ValidateSolimp(imp, "limit", name)
+
+    def TendonEqualityForces(self, kin, ji: np.ndarray, efc_force_eq: np.ndarray) -> list:
+        """(MjcfPlantMap, tendon id, force along the tendon) for each tendon of every MJCF tendon equality, from
+        the equality rows' forces `efc_force_eq` (the ne equality rows, in the order Add adds them): f on tendon1
+        and −P'(x)·f on tendon2, as J = J1 − P'(x)·J2 maps the row force. Empty without tendon equalities."""
+        if self._tendon_eq is None:
+            return []
+        sizes = {"connect": 3, "weld": 6}
+        f_rows, adr = {}, 0
+        for e in self.equalities:
+            if e["kind"] == "tendon":
+                f_rows[e["tendon_row"]] = float(efc_force_eq[adr])
+            adr += sizes.get(e["kind"], 1)
+        if adr != len(efc_force_eq):  # not laid out as this model's equality rows: nothing reliable
+            return []
+        return self._tendon_eq.Forces(kin, ji, f_rows)
+
+    @property
+    def only_limits(self) -> bool:
+        """True when the only non-contact rows are joint limits (no equality, dry friction or tendon rows)."""
+        return not self.equalities and not self.friction and self.tendons is None
+
+    def LimitArrays(self) -> tuple:
+        """(q index, lower, upper, margin, dof, solref, solimp, invalid) per limit, for AssembleLimitContactRows."""
+        return (self._lim_q, self._lim_lo, self._lim_hi, self._lim_margin, self._lim_dof, self._lim_ref,
+                self._lim_imp, self._lim_bad)
+
+    def LimitNames(self, kk) -> list:
+        names = self._lim_names
+        return [names[k] for k in kk.tolist()]
+
+    def _AddLimits(self, asm, q_all: np.ndarray, iw_d: np.ndarray) -> None:
+        """The active joint limit rows as one block (joint order, lower before upper)."""
+        kk, dofs, signs, dists, margins, diagA = _ActiveLimitRows(q_all, self._lim_q, self._lim_lo, self._lim_hi,
+                                                                  self._lim_margin, self._lim_dof, iw_d)
+        if kk.shape[0] == 0:
+            return
+        if self._lim_bad.any():
+            self.RaiseIfBadLimit(int(kk[self._lim_bad[kk]][0]) if self._lim_bad[kk].any() else -1)
+        names = self._lim_names
+        asm.AddValidatedLimits(dofs, signs, dists, margins, diagA, self._lim_ref[kk], self._lim_imp[kk],
+                               [names[k] for k in kk.tolist()])
+
+
+class _TendonEqualities:
+    """MuJoCo tendon equalities (plant constraints of kind "MjcfTendon") of a discrete plant: the residual
+    r = (L1 − L1₀) − c0 − P(x), x = L2 − L2₀, P(x) = c1·x + … + c4·x⁴ (r = L1 − L1₀ − c0 without tendon2), its
+    Jacobian J1 − P'(x)·J2 (J: tendon moment arms ∂L/∂v) and diagApprox tendon_invweight0 of both tendons, as
+    MuJoCo's mj_instantiateEquality. All the tendons' lengths and moments come from one compiled call."""
+
+    def __init__(self, entries: list, items: list, paths, L0: np.ndarray, iw0: np.ndarray):
+        self.entries = entries  # (path index of tendon1, of tendon2 or -1, polycoef[5])
+        self.items = items  # (MjcfPlantMap, tendon id) of each path
+        self.paths, self.L0, self.iw0 = paths, L0, iw0
+
+    @staticmethod
+    def FromRows(equalities: list, ji: np.ndarray, M0: np.ndarray, kin0) -> "_TendonEqualities | None":
+        """Collect the "tendon" equalities of `equalities` (each gets its `tendon_row` index), or None."""
+        from ._mjcf_tendons import TendonPaths
+        items, entries, given_L0, given_iw = [], [], [], []
+        for e in equalities:
+            if e["kind"] != "tendon":
+                continue
+            spec = e["spec"]
+            pm, ids = spec["mjcf_map"], [spec["tendon0"]] + ([] if spec["tendon1"] is None else [spec["tendon1"]])
+            k0 = len(items)
+            for t in ids:
+                ten = pm.model.tendons[t]
+                items.append((pm, t))
+                given_L0.append(ten.length0)
+                given_iw.append(ten.invweight0)
+            e["tendon_row"] = len(entries)
+            entries.append((k0, k0 + 1 if len(ids) == 2 else -1, np.asarray(spec["polycoef"], float)))
+        if not entries:
+            return None
+        paths = TendonPaths(items)
+        L_at0, J_at0 = paths.CalcLengthsMoments(kin0, ji)  # qpos0 (tendons whose length0 the compiler left out)
+        L0 = np.array([L_at0[k] if x is None else float(x) for k, x in enumerate(given_L0)])
+        iw0 = np.array([(float(J_at0[k] @ np.linalg.solve(M0, J_at0[k])) if M0.shape[0] else 0.0) if x is None
+                        else float(x) for k, x in enumerate(given_iw)])
+        return _TendonEqualities(entries, items, paths, L0, iw0)
+
+    def _Slopes(self, dL: np.ndarray) -> list:
+        """P'(x) of every equality at the length changes dL (1 for a single tendon, unused)."""
+        out = []
+        for _k1, k2, c in self.entries:
+            x = dL[k2] if k2 >= 0 else 0.0
+            out.append(c[1] + 2.0 * c[2] * x + 3.0 * c[3] * x ** 2 + 4.0 * c[4] * x ** 3)
+        return out
+
+    def Forces(self, kin, ji: np.ndarray, f_rows: dict) -> list:
+        """(MjcfPlantMap, tendon id, force) of both tendons of each equality with row force f_rows[row]."""
+        L, _ = self.paths.CalcLengthsMoments(kin, ji)
+        slopes = self._Slopes(L - self.L0)
+        out = []
+        for row, (k1, k2, _c) in enumerate(self.entries):
+            f = f_rows.get(row, 0.0)
+            out.append((*self.items[k1], f))
+            if k2 >= 0:
+                out.append((*self.items[k2], -slopes[row] * f))
+        return out
+
+    def Rows(self, kin, ji: np.ndarray) -> list:
+        """(J (1 × nv), residual (1,), diagApprox) of every tendon equality at the kinematics cache `kin`."""
+        L, Jt = self.paths.CalcLengthsMoments(kin, ji)
+        dL = L - self.L0
+        slopes = self._Slopes(dL)
+        out = []
+        for (k1, k2, c), dP in zip(self.entries, slopes):
+            if k2 < 0:
+                out.append((Jt[k1][None, :], np.array([dL[k1] - c[0]]), self.iw0[k1]))
+                continue
+            x = dL[k2]
+            P = c[1] * x + c[2] * x ** 2 + c[3] * x ** 3 + c[4] * x ** 4
+            out.append(((Jt[k1] - dP * Jt[k2])[None, :], np.array([dL[k1] - c[0] - P]),
+                        self.iw0[k1] + self.iw0[k2]))
+        return out
+
+
+@njit(cache=True)
+def _ActiveLimitRows(q, lim_q, lo, hi, margin, dof, iw_d):
+    """Rows of the active joint limits (distance below the margin), in joint order, lower before upper:
+    (limit index, dof, sign (+1 lower, -1 upper), distance, margin, dof_invweight0) per row."""
+    n = lim_q.shape[0]
+    count = 0
+    for k in range(n):
+        x = q[lim_q[k]]
+        count += (x - lo[k] < margin[k]) + (hi[k] - x < margin[k])
+    kk = np.empty(count, np.int64)
+    dofs = np.empty(count, np.int64)
+    signs = np.empty(count)
+    dists = np.empty(count)
+    mar = np.empty(count)
+    dA = np.empty(count)
+    r = 0
+    for k in range(n):
+        x = q[lim_q[k]]
+        for side in range(2):
+            d = x - lo[k] if side == 0 else hi[k] - x
+            if d < margin[k]:
+                kk[r], dofs[r], signs[r], dists[r], mar[r] = k, dof[k], 1.0 - 2.0 * side, d, margin[k]
+                dA[r] = iw_d[dof[k]]
+                r += 1
+    return kk, dofs, signs, dists, mar, dA

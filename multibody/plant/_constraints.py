@@ -7,13 +7,11 @@ from ..tree.indices import ConstraintIndex
 
 
 class _ConstraintsMixin:
-    """Stores constraint specifications; multibody/contact's solver enforces them in the discrete step."""
+    """Stores constraint specifications; multibody/contact's solver enforces them in the discrete step. As in pydrake, a
+    continuous plant accepts them and raises when its dynamics are evaluated."""
 
     def _add_constraint(self, kind: str, **spec) -> ConstraintIndex:
         self._ThrowIfFinalized(f"Add{kind}Constraint")
-        if self._time_step == 0:
-            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': {kind} constraints are only supported by "
-                               "discrete plants (time_step > 0)")
         spec["kind"] = kind
         self._constraints.append(spec)
         return ConstraintIndex(len(self._constraints) - 1)

@@ -15,10 +15,16 @@ import numpy as np
 
 from ..contact import (ConstraintAssembler, ContactForces, DelassusDiagonal, PointPairContactInfo,
                        SapContactProblem, SolveConstraints)
-from ..contact.assembler import ConstraintProblem
+from ..contact.assembler import ConstraintProblem, RowNames
+from ..contact.assembly import AssembleLimitContactRows
+from ..contact.parameters import CONE_ELLIPTIC, CONE_PYRAMIDAL
 from ._constraint_rows import ConstraintRowModel
 from ._contact_geometry import ContactGeometryTable
-from ._contact_kernels import ContactJacobians
+from ._contact_kernels import ContactJacobians, MujocoContactArrays
+
+
+_EMPTY_F, _EMPTY_F2, _EMPTY_F5 = np.zeros(0), np.zeros((0, 2)), np.zeros((0, 5))
+_EMPTY_I = np.zeros(0, np.int64)
 
 
 class _Ids:
@@ -31,14 +37,14 @@ class _Ids:
 
     def _get(self) -> list:
         if self._list is None:
-            self._list = [self._ids[k] for k in self._sel.tolist()]
+            self._list = list(self._ids) if self._sel is None else [self._ids[k] for k in self._sel.tolist()]
         return self._list
 
     def __getitem__(self, c):
         return self._get()[c]
 
     def __len__(self) -> int:
-        return int(self._sel.shape[0])
+        return len(self._ids) if self._sel is None else int(self._sel.shape[0])
 
     def __iter__(self):
         return iter(self._get())
@@ -142,12 +148,24 @@ class DiscreteContactSolver:
             return self._Empty(m.nv), {}
         query = port.Eval(context)
         cps = query.ComputeContactPoints()
+        active = cps.dist < cps.margin  # MuJoCo excludes contacts at or beyond the margin (no rows, no force)
+        if not active.all():
+            cps = cps.Subset(np.flatnonzero(active))
         if cps.size() == 0:
             return self._Empty(m.nv), {}
         inspector = query.inspector()
         table = self.geometry
         table.Sync(inspector)
         i1, i2 = np.asarray(cps.index_1, np.int64), np.asarray(cps.index_2, np.int64)
+        fast = table.FastArrays()
+        if fast is not None and cps.pos_W.flags.c_contiguous and cps.frame_W.flags.c_contiguous:
+            ok, bA, bB, cd, fr, ref, imp, mar, J = MujocoContactArrays(i1, i2, *fast, m.ji, kin.S, cps.pos_W,
+                                                                       cps.frame_W)
+            if ok:  # every contact a MuJoCo pair seen and validated before: one compiled call
+                dist = np.ascontiguousarray(cps.dist, dtype=np.float64)
+                cs = ContactSet(bA, bB, _Ids(cps.id_1, None), _Ids(cps.id_2, None), cps.pos_W, cps.frame_W, dist, J,
+                                int(dist.shape[0]))
+                return cs, {"i1": i1, "i2": i2, "mujoco": (cd, fr, ref, imp, mar), "validated": True}
         body, is_mujoco = table.IndexArrays(inspector, i1, i2, cps.id_1, cps.id_2)
         is_mj = is_mujoco[i1] | is_mujoco[i2]
         all_mj = bool(is_mj.all())
@@ -189,10 +207,45 @@ class DiscreteContactSolver:
 
     # ---- the step ----------------------------------------------------------------------------------------
     def Solve(self, context, kin, M_hat, a_free, h) -> StepSolution:
+        """One constraint step: contacts, rows (one compiled call when only joint limits and already validated
+        MuJoCo pairs are present, ConstraintAssembler otherwise) and the solve."""
+        opts = self._plant.get_constraint_solver_options()
+        contacts, info = self.CalcContacts(context, kin)
+        nmj = contacts.n_mujoco
+        if self.rows.only_limits and nmj == contacts.size and (
+                nmj == 0 or info.get("validated") or self.geometry.SlotsValidated(self.geometry.last_slots)):
+            problem = self._LimitContactProblem(kin, contacts, info, h, opts)
+        else:
+            problem = self._GeneralProblem(kin, contacts, info, h, opts, M_hat)
+        return self._SolveProblem(context, problem, contacts, kin, M_hat, a_free, h, opts)
+
+    def _LimitContactProblem(self, kin, contacts: ContactSet, info: dict, h: float, opts) -> ConstraintProblem:
+        """The problem of a step whose rows are joint limits and MuJoCo contacts of already validated pairs: one
+        compiled call (AssembleLimitContactRows) in place of ConstraintAssembler's per-constraint assembly."""
+        rows = self.rows
+        if contacts.size:
+            cd, fr, ref, imp, mar = info["mujoco"]
+            Jc, dist, bA, bB = contacts.J, contacts.dist, contacts.body_A, contacts.body_B
+        else:
+            Jc, dist, bA, bB = np.zeros((0, 3, rows.nv)), _EMPTY_F, _EMPTY_I, _EMPTY_I
+            cd, fr, ref, imp, mar = _EMPTY_I, _EMPTY_F5, _EMPTY_F2, _EMPTY_F5, _EMPTY_F
+        cone = CONE_ELLIPTIC if opts.cone == "elliptic" else CONE_PYRAMIDAL
+        J, F, I, KBIP, con_mu, C, kk, bad = AssembleLimitContactRows(
+            kin.q, *rows.LimitArrays(), rows.dof_invweight0, Jc, dist, cd, fr, mar, bA, bB, rows.body_invweight0, ref,
+            imp, cone == CONE_PYRAMIDAL, float(h), True, float(opts.impratio), kin.v)
+        if bad >= 0:
+            rows.RaiseIfBadLimit(int(bad))
+        names = rows.LimitNames(kk)
+        return ConstraintProblem(J=J, efc_type=I[0], efc_id=I[1], efc_pos=F[0], efc_margin=F[1],
+                                 efc_frictionloss=F[2], efc_diagA=F[5], efc_R=F[3], efc_D=F[4], efc_KBIP=KBIP,
+                                 efc_vel=F[6], efc_aref=F[7], ne=0, nf=0, nl=int(kk.shape[0]), con_dim=cd,
+                                 con_friction=fr, con_mu=con_mu, con_efc_address=C[0], cone=cone,
+                                 names=RowNames(names, None, C[1]) if contacts.size else names)
+
+    def _GeneralProblem(self, kin, contacts: ContactSet, info: dict, h: float, opts, M_hat) -> ConstraintProblem:
+        """The problem through ConstraintAssembler: any rows, MuJoCo and Drake (SAP) contacts."""
         plant = self._plant
         m = plant._model
-        opts = plant.get_constraint_solver_options()
-        contacts, info = self.CalcContacts(context, kin)
         asm = ConstraintAssembler(m.nv)
         self.rows.Add(asm, m, kin)
         nmj = contacts.n_mujoco
@@ -200,8 +253,17 @@ class DiscreteContactSolver:
         if nmj:
             cd, fr, ref, imp, mar = info["mujoco"]
             bA, bB = contacts.body_A[:nmj], contacts.body_B[:nmj]
-            asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], cd, fr, ref, imp, mar,
-                            iw[bA, 0] + iw[bB, 0], iw[bA, 1] + iw[bB, 1])
+            iwA, iwB = iw[bA], iw[bB]
+            tran, rot = iwA[:, 0] + iwB[:, 0], iwA[:, 1] + iwB[:, 1]
+            table = self.geometry
+            slots = table.last_slots
+            if info.get("validated") or table.SlotsValidated(slots):  # every pair checked before: no screening
+                asm.SetValidatedContacts(contacts.J if nmj == contacts.size else contacts.J[:nmj],
+                                         contacts.dist if nmj == contacts.size else contacts.dist[:nmj], cd, fr, ref,
+                                         imp, mar, tran, rot)
+            else:
+                asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], cd, fr, ref, imp, mar, tran, rot)
+                table.MarkValidated(slots)
         problem = asm.Build(kin.v, h, cone=opts.cone, impratio=opts.impratio)
         ndk = contacts.size - nmj
         if ndk:
@@ -211,9 +273,15 @@ class DiscreteContactSolver:
             sap = SapContactProblem(J3, contacts.dist[nmj:], kin.v, [p[0] for p in par], [p[2] for p in par],
                                     [p[4] for p in par], w, h, beta=plant.get_sap_near_rigid_threshold())
             problem = _concat_problems(problem, sap)
+        return problem
+
+    def _SolveProblem(self, context, problem: ConstraintProblem, contacts: ContactSet, kin, M_hat, a_free, h,
+                      opts) -> StepSolution:
+        plant = self._plant
+        m = plant._model
         key = id(context)
-        damping = h * m.damping
-        mujoco_damping = bool(np.any(damping)) and opts.position_integration_is_mujoco(plant)
+        mujoco_damping = bool(m.damping.any()) and opts.position_integration_is_mujoco(plant)
+        damping = h * m.damping if mujoco_damping else None
         if mujoco_damping and problem.nefc:
             # MuJoCo's Euler: constraints solved with M and explicit damping in qacc_smooth; the implicit
             # damping (M + hD) is applied afterwards to the total force, a = (M + hD)^-1 (tau_smooth + J'f)

@@ -79,6 +79,29 @@ class ContactGeometryTable:
         self._slot_rows: list = []
         self._slot_arrays = None
         self._slot_table = np.full((0, 0), -1, np.int64)  # dense pair -> slot (scenes of <= 512 rows)
+        self._slot_ok = np.zeros(0, bool)  # slot's parameters passed ConstraintAssembler.SetContacts' checks
+        self.last_slots = np.zeros(0, np.int64)  # the slots of the last MujocoPairArrays call
+
+    def FastArrays(self) -> tuple | None:
+        """(body, is_mujoco, known, slot table, slot validated, condim, friction, solref, solimp, includemargin)
+        per row / pair slot for MujocoContactArrays; None before any pair was seen."""
+        if self._slot_arrays is None:
+            return None
+        cd, fr, ref, imp, mar = self._slot_arrays
+        return (self._body, self._is_mujoco, self._known, self._slot_table, self._slot_ok, cd, fr, ref, imp, mar)
+
+    def SlotsValidated(self, slots: np.ndarray) -> bool:
+        """Whether every slot's mixed parameters already passed the assembler's contact checks."""
+        ok = self._slot_ok
+        return ok.shape[0] == len(self._slot_rows) and bool(ok[slots].all())
+
+    def MarkValidated(self, slots: np.ndarray) -> None:
+        if self._slot_ok.shape[0] != len(self._slot_rows):
+            grown = np.zeros(len(self._slot_rows), bool)
+            n = min(self._slot_ok.shape[0], grown.shape[0])
+            grown[:n] = self._slot_ok[:n]
+            self._slot_ok = grown
+        self._slot_ok[slots] = True
 
     def _default_material(self) -> dict:
         if self._defaults is None:
@@ -104,6 +127,7 @@ class ContactGeometryTable:
             self._slot_rows = []
             self._slot_arrays = None
             self._slot_table = np.full((0, 0), -1, np.int64)
+            self._slot_ok = np.zeros(0, bool)
             self._known = np.zeros(0, bool)
 
     def Row(self, inspector, index: int, gid) -> GeometryContactData:
@@ -167,6 +191,7 @@ class ContactGeometryTable:
                                  np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
                                  np.array([r[4] for r in rows]))
         cd, fr, ref, imp, mar = self._slot_arrays
+        self.last_slots = slots
         return cd[slots], fr[slots], ref[slots], imp[slots], mar[slots]
 
     def MujocoPair(self, i: int, j: int) -> tuple:

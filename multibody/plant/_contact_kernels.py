@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
+from ..kernels.pipeline import map_velocity_to_qdot
 
 _QUAT_JOINTS = (QUATERNION_FLOATING, BALL_QUATERNION)
 
@@ -133,3 +134,66 @@ def IntegrateDiscretePositions(plant, q, v_next, h, qdot):
         m = plant._model
         return IntegratePositions(m.order, m.ji, q, v_next, h, qdot)
     return q + h * qdot
+
+
+@njit(cache=True)
+def MujocoContactArrays(i1, i2, body, is_mujoco, known, slot_table, slot_ok, cd_s, fr_s, ref_s, imp_s, mar_s, ji, S,
+                        pos_W, frame_W):
+    """The per-contact arrays of a step whose contacts are all MuJoCo pairs seen (and validated) before, in one
+    call: from the proximity rows i1, i2 and the geometry table's per-row body / is-MuJoCo arrays and per-pair
+    parameter slots (slot_table[i1, i2]; slot_ok: validated), the bodies, condim, friction (5), solref, solimp,
+    includemargin and contact Jacobians (ContactJacobians; 6 rows if some condim > 3).
+    Returns (ok, body_A, body_B, condim, friction, solref, solimp, includemargin, J); ok False (and empty
+    arrays) when some contact is not such a pair: the caller takes its general path."""
+    n = i1.shape[0]
+    nt = slot_table.shape[0]
+    nk = known.shape[0]
+    slots = np.empty(n, np.int64)
+    rotational = False
+    ok = True
+    for c in range(n):
+        a, b = i1[c], i2[c]
+        if a >= nk or b >= nk or a >= nt or b >= nt or not (known[a] and known[b]) or \
+                not (is_mujoco[a] or is_mujoco[b]):
+            ok = False
+            break
+        s = slot_table[a, b]
+        if s < 0 or s >= slot_ok.shape[0] or s >= cd_s.shape[0] or not slot_ok[s]:
+            ok = False
+            break
+        slots[c] = s
+        if cd_s[s] > 3:
+            rotational = True
+    if not ok:
+        n = 0
+    bA = np.empty(n, np.int64)
+    bB = np.empty(n, np.int64)
+    cd = np.empty(n, np.int64)
+    fr = np.empty((n, 5))
+    ref = np.empty((n, 2))
+    imp = np.empty((n, 5))
+    mar = np.empty(n)
+    for c in range(n):
+        s = slots[c]
+        bA[c], bB[c], cd[c], mar[c] = body[i1[c]], body[i2[c]], cd_s[s], mar_s[s]
+        for k in range(5):
+            fr[c, k] = fr_s[s, k]
+            imp[c, k] = imp_s[s, k]
+        ref[c, 0], ref[c, 1] = ref_s[s, 0], ref_s[s, 1]
+    J = ContactJacobians(ji, S, bA, bB, pos_W[:n], frame_W[:n], rotational)
+    return ok, bA, bB, cd, fr, ref, imp, mar, J
+
+
+@njit(cache=True)
+def NextState(order, ji, q, v, a, h, mujoco):
+    """x⁺ = [q⁺; v⁺] of the constrained discrete step: v⁺ = v + h a, then q⁺ by MuJoCo's integration
+    (IntegratePositions, mujoco=True) or Drake's q + h N(q) v⁺."""
+    nq = q.shape[0]
+    nv = v.shape[0]
+    v_next = v + h * a
+    qdot = map_velocity_to_qdot(order, ji, q, v_next)
+    q_next = IntegratePositions(order, ji, q, v_next, h, qdot) if mujoco else q + h * qdot
+    x = np.empty(nq + nv)
+    x[:nq] = q_next
+    x[nq:] = v_next
+    return x

@@ -7,6 +7,7 @@ import numpy as np
 from ..contact.elimination import ReverseTreeSolve
 from ..kernels import pipeline as pl
 from ..kernels.entry_points import STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_OK
+from ._contact_kernels import NextState
 from ._system import _F64, _STRIDE_1D, SampledResults
 
 
@@ -44,6 +45,8 @@ class _DiscreteStepMixin:
             # envelope Cholesky of M̂ (sparse per tree, no second mass matrix)
             minus_rhs = pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
                                                           kin.V, kin.c, self._zero_vdot, F, tau)
+            if self._tendon_inertia is not None:  # MJCF tendon armature (_mjcf_tendon_armature.py)
+                self._tendon_inertia.AddToMassMatrixAndBias(kin, M_hat, minus_rhs)
             try:
                 a_free = ReverseTreeSolve(M_hat, self._mass_blocks, -minus_rhs)
             except np.linalg.LinAlgError:
@@ -52,11 +55,13 @@ class _DiscreteStepMixin:
             if isinstance(out, tuple):  # (a, generalized contact forces of the constraint solve)
                 out, tau_extra = out
                 tau_c = tau_c + tau_extra
-            a = np.asarray(out, dtype=float)
-            v_next = kin.v + h * a
-            qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next)
-            from ._contact_kernels import IntegrateDiscretePositions  # MuJoCo's or Drake's q update
-            x_next = np.concatenate([IntegrateDiscretePositions(self, kin.q, v_next, h, qdot), v_next])
+            a = np.ascontiguousarray(out, dtype=np.float64)
+            # v⁺ = v + h a and MuJoCo's or Drake's q update, in one compiled call
+            x_next = NextState(m.order, m.ji, kin.q, kin.v, a, h,
+                               self.get_constraint_solver_options().position_integration_is_mujoco(self))
+        if getattr(self, "_mjcf_integrator", None) is not None:  # MJCF implicit / implicitfast (_mjcf_implicit.py)
+            from ._mjcf_implicit import ImplicitStep
+            x_next, a = ImplicitStep(self, context, kin, a)
         self._check_finite(context, x_next, "state after the discrete step")
         return x_next, a, u, tau_c
 

@@ -15,6 +15,9 @@ _STRIDE_1D = (8,)
 class _DynamicsMixin:
     """CRBA / RNEA based dynamics over the cached Kinematics of a context."""
 
+    #: MJCF tendon armature terms of M and the bias (_mjcf_tendon_armature.py), set at Finalize when present
+    _tendon_inertia = None
+
     def _check_size(self, x, n: int, what: str) -> np.ndarray:
         """x as a C-contiguous float64 vector of n entries (x itself when it already is one)."""
         if type(x) is np.ndarray and x.dtype is _F64 and x.strides == _STRIDE_1D and x.shape[0] == n:
@@ -45,6 +48,8 @@ class _DynamicsMixin:
         f = self._fast
         M = np.empty(f.M_shape)
         f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
+        if self._tendon_inertia is not None:
+            self._tendon_inertia.AddToMassMatrix(kin, M)
         return M
 
     def CalcMassMatrixViaInverseDynamics(self, context) -> np.ndarray:
@@ -63,9 +68,12 @@ class _DynamicsMixin:
         m = self._model
         zeros6 = self._zeros_b6
         V, c = (kin.V, kin.c) if with_velocity else (zeros6, zeros6)
-        return pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, V, c,
-                                                 vdot, zeros6 if F_Bo_W is None else F_Bo_W,
-                                                 self._zeros_v if tau_app is None else tau_app)
+        tau = pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, V, c,
+                                                vdot, zeros6 if F_Bo_W is None else F_Bo_W,
+                                                self._zeros_v if tau_app is None else tau_app)
+        if self._tendon_inertia is not None:
+            tau += self._tendon_inertia.CalcInverseDynamics(kin, vdot, with_velocity)
+        return tau
 
     def CalcBiasTerm(self, context) -> np.ndarray:
         """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
@@ -73,6 +81,8 @@ class _DynamicsMixin:
         f = self._fast
         Cv = np.empty(f.nv)
         f.bias_term(f.order, f.ji, kin.S, kin.Iw, kin.V, kin.c, Cv)
+        if self._tendon_inertia is not None:
+            Cv += self._tendon_inertia.CalcBias(kin)
         return Cv
 
     def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:
@@ -84,6 +94,8 @@ class _DynamicsMixin:
         tau = np.empty(f.nv)
         f.inverse_dynamics(f.order, f.ji, f.refl, kin.S, kin.Iw, kin.p_WB, kin.V, kin.c, vdot, forces._F, forces._tau,
                            tau)
+        if self._tendon_inertia is not None:
+            tau += self._tendon_inertia.CalcInverseDynamics(kin, vdot)
         return tau
 
     def CalcGravityGeneralizedForces(self, context) -> np.ndarray:

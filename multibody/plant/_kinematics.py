@@ -14,12 +14,14 @@ class Kinematics:
 
     __slots__ = ("q", "v", "bp", "R_WB", "p_WB", "R_WF", "p_WF", "p_WM", "S", "V", "c", "Iw")
 
-    def __init__(self, model, q: np.ndarray, v: np.ndarray, bp: np.ndarray):
+    def __init__(self, model, q: np.ndarray, v: np.ndarray, bp: np.ndarray, jf: np.ndarray | None = None):
+        """`jf` overrides the model's joint frames (MJCF mocap welds posed per context, _mjcf_mocap.py)."""
         self.q = np.array(q, dtype=float)
         self.v = np.array(v, dtype=float)
         self.bp = bp
         (self.R_WB, self.p_WB, self.R_WF, self.p_WF, self.p_WM, self.S, self.V, self.c,
-         self.Iw) = pl.kinematics_stage(model.order, model.ji, model.jf, bp, self.q, self.v, model.nv)
+         self.Iw) = pl.kinematics_stage(model.order, model.ji, model.jf if jf is None else jf, bp, self.q, self.v,
+                                        model.nv)
 
 
 def _points(p, what: str) -> np.ndarray:

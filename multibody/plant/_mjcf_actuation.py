@@ -1,9 +1,11 @@
 """MuJoCo actuators of MJCF models in a MultibodyPlant: the `<instance>_ctrl` input port, activation state
 and actuator forces with MuJoCo's semantics (mj_fwdActuation, mj_nextActivation).
 
-Per actuator i with transmission moment row m_i (gear for a hinge/slide joint, the gear axis or wrench for a
-ball / free joint, gear·(d length / d v) for a tendon, Jᵀ·(R_WS gear) for a site, with J the site's
-Jacobian; sites and free joints have length 0): length L, velocity V = m_i·v, input = ctrl (dyntype none)
+Per actuator output i (one per actuator, three for an so3 servo, whose ctrl block has 3 or 4 entries: the
+ctrl port has MuJoCo's nu entries, force / length arrays one per output) with transmission moment row m_i
+(gear for a hinge/slide joint, the gear axis or wrench for a ball / free joint, gear·(d length / d v) for a
+tendon, Jᵀ·(R_WS gear) for a site, with J the site's Jacobian; sites without refsite and free joints have
+length 0): length L, velocity V = m_i·v, input = ctrl (dyntype none)
 or act (actearly: next act), force f = gain·input + bias with gain fixed (g0) / affine (g0 + g1 L + g2 V)
 and bias none / affine (b0 + b1 L + b2 V); ctrl, act and force are clamped to ctrlrange / actrange /
 forcerange when limited; a tendon's actuatorfrcrange scales its actuators' forces when their sum leaves the
@@ -11,7 +13,10 @@ range (before forcerange); τ = Σ m_iᵀ f_i, then clamped per joint to its act
 integrator ȧ = ctrl, filter ȧ = (ctrl − a)/τ (Euler), filterexact a⁺ = a + (ctrl − a)(1 − e^(−h/τ)).
 
 Supported: transmissions joint and jointinparent (hinge, slide; ball and free with their 3D / 6D gear),
-tendon (fixed; spatial through sites and pulleys, _mjcf_tendons.py) and site (without refsite); dyntype
+tendon (fixed; spatial through sites and pulleys, _mjcf_tendons.py), site (with or without refsite) and
+slider-crank (_mjcf_transmission.py); MuJoCo 4's position-servo setpoints wrapped to the representative
+nearest the length on rotational transmissions (ball joint, rotational site+refsite); MuJoCo 4's orientation
+servo (gaintype / biastype so3, `<actuator><orientation>`: 3 or 4 controls, 3 outputs; So3Servo); dyntype
 none, integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine,
 muscle (_mjcf_muscle.py; the MJCF compiler computes a muscle's lengthrange by simulation when the file
 does not give it, parsers/mjcf/lengthrange.py); engine-plugin actuators (their force replaces
@@ -31,9 +36,11 @@ from ._mjcf_gravcomp import MjcfGravityCompensation
 from ._mjcf_muscle import MuscleActivationRate, MuscleBias, MuscleGain
 from ._mjcf_plant import GetMjcfPlantMaps
 from ._mjcf_tendons import MjcfTendonKinematics, TendonSupported
+from ._mjcf_transmission import MjcfSiteTransmission, RotationVector, So3Servo, WrapPeriod
 from ..math.functions import rotation_matrix_from_quaternion as quat_to_mat
 
-__all__ = ["ActuatorSupported", "CheckMjcfActuators", "FinalizeMjcfActuation", "GetMujocoCtrlInputPort", "MjcfActuation"]
+__all__ = ["ActuatorSupported", "CheckMjcfActuators", "FinalizeMjcfActuation", "GetMujocoCtrlInputPort",
+           "MjcfActuation"]
 
 _DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4}
 _GAIN = {"fixed": 0, "affine": 1, "muscle": 2}
@@ -49,19 +56,10 @@ def _quat_R(q: np.ndarray) -> np.ndarray:
     return quat_to_mat(np.asarray(q, float) / np.linalg.norm(q))
 
 
-def _rotation_vector(quat: np.ndarray) -> np.ndarray:
-    """axis·angle of a unit quaternion [w x y z], angle wrapped to (−π, π]."""
-    s = float(np.linalg.norm(quat[1:]))
-    if s == 0.0:
-        return np.zeros(3)
-    angle = 2.0 * math.atan2(s, float(quat[0]))
-    if angle > math.pi:
-        angle -= 2.0 * math.pi
-    return quat[1:] / s * angle
-
-
 def _Unsupported(model, a) -> str | None:
     """Why actuator `a` cannot be simulated, or None."""
+    if getattr(a, "ctrlspec", None):  # MuJoCo 4 orientation servo (gaintype / biastype so3; none or integrator)
+        return None
     if a.dyntype not in _DYN or a.gaintype not in _GAIN or a.biastype not in _BIAS:
         return (f"dyntype '{a.dyntype}', gaintype '{a.gaintype}', biastype '{a.biastype}' is not supported by "
                 f"MultibodyPlant (supported: dyntype {sorted(_DYN)}, gaintype {sorted(_GAIN)}, biastype "
@@ -73,16 +71,14 @@ def _Unsupported(model, a) -> str | None:
         return "a muscle with force < 0 needs actuator_acc0, which the compiler did not compute"
     if a.trntype in ("joint", "jointinparent"):
         return None
-    if a.trntype == "site":
-        if a.trnid[1] >= 0:
-            return "site transmissions with a refsite are not supported by MultibodyPlant"
+    if a.trntype in ("site", "slidercrank"):
         return None
     if a.trntype == "tendon":
         if not TendonSupported(model.tendons[a.trnid[0]]):
             return "tendon transmissions are supported on fixed tendons and spatial tendons without wrapping geoms"
         return None
-    return (f"transmission '{a.trntype}' is not supported by MultibodyPlant (joint on hinge/slide, tendon, site "
-            "without refsite)")
+    return (f"transmission '{a.trntype}' is not supported by MultibodyPlant (supported: joint, jointinparent, "
+            "tendon, site, slidercrank)")
 
 
 def ActuatorSupported(model, a) -> bool:
@@ -107,27 +103,48 @@ class MjcfActuation:
         maps = GetMjcfPlantMaps(plant)
         nv, nq = plant.num_velocities(), plant.num_positions()
         rows, qrows, acts, sites, spatial, passive, balls = [], [], [], [], [], [], []
-        supported, enabled, clampctrl = [], [], []  # per actuator, in plant order
-        self.ports, self.u_slices, self.act_slices = [], [], []
+        supported, enabled = [], []  # per output row (one per actuator but 3 for an so3 servo), in plant order
+        row_ctrl, ctrl_lo, ctrl_hi, so3, out_of, periods = [], [], [], [], [], []
+        self.ports, self.u_slices, self.ctrl_slices, self.act_slices = [], [], [], []
         jlim, tlim = [], []
-        u0 = a0 = 0
+        u0 = a0 = c0 = 0
         for pm in maps:
             model = pm.model
             flags = model.option.flags
             disabled = set(model.option.actuatorgroupdisable)
             for a in model.actuators:
+                ok = ActuatorSupported(model, a)
+                on = ok and flags.get("actuation", True) and a.group not in disabled
+                clamp = a.ctrllimited and flags.get("clampctrl", True)
+                nctrl, nout = getattr(a, "ctrlnum", 1), getattr(a, "outnum", 1)
+                ctrl_lo += [a.ctrlrange[0] if clamp else -np.inf] * nctrl
+                ctrl_hi += [a.ctrlrange[1] if clamp else np.inf] * nctrl
+                out_of.append(len(rows))
+                if nout > 1:  # so3 servo: 3 rows computed at every state (So3Servo)
+                    if ok:
+                        so3.append(So3Servo(pm, a, len(rows), c0))
+                    for r in range(nout):
+                        periods.append(0.0)
+                        rows.append(np.zeros(nv))
+                        qrows.append(np.zeros(nq))
+                        acts.append(a)
+                        supported.append(ok)
+                        enabled.append(on)
+                        row_ctrl.append(c0 + (r if nctrl == nout else 0))  # expmap: one control per output
+                    c0 += nctrl
+                    continue
                 row, qrow = np.zeros(nv), np.zeros(nq)
                 g = float(a.gear[0])
-                ok = ActuatorSupported(model, a)
+                periods.append(WrapPeriod(model, a))
                 supported.append(ok)
-                enabled.append(ok and flags.get("actuation", True) and a.group not in disabled)
-                clampctrl.append(flags.get("clampctrl", True))
+                enabled.append(on)
+                row_ctrl.append(c0)
+                c0 += nctrl
                 if not ok:
                     pass
-                elif a.trntype == "site":  # moment arm depends on q: see CalcMomentArms
-                    site = model.sites[a.trnid[0]]
-                    sites.append((len(rows), pm.bodies[site.body], quat_to_mat(np.asarray(site.quat, float)),
-                                  np.asarray(site.pos, float), np.asarray(a.gear[:6], float)))
+                elif a.trntype in ("site", "slidercrank"):  # length and moment depend on q (_mjcf_transmission)
+                    sites.append((len(rows), MjcfSiteTransmission(pm, a.trntype, a.trnid[0], a.trnid[1], a.gear,
+                                                                  a.cranklength)))
                 elif a.trntype in ("joint", "jointinparent"):
                     J = pm.joints[a.trnid[0]]
                     kind = model.joints[a.trnid[0]].type
@@ -150,7 +167,7 @@ class MjcfActuation:
             for a_i, a in enumerate(model.actuators):
                 ten = model.tendons[a.trnid[0]] if a.trntype == "tendon" else None
                 if ten is not None and ten.actfrclimited:
-                    tlim.append((u0 + a_i, (len(self.ports), a.trnid[0]), float(ten.actfrcrange[0]),
+                    tlim.append((out_of[-model.nu + a_i], (len(self.ports), a.trnid[0]), float(ten.actfrcrange[0]),
                                  float(ten.actfrcrange[1])))
             for jr, J in zip(model.joints, pm.joints):
                 if jr.actfrclimited and jr.type in ("hinge", "slide"):
@@ -160,22 +177,27 @@ class MjcfActuation:
                 damper = ten.damping and flags.get("damper", True) and flags.get("passive", True)
                 if (spring or damper) and TendonSupported(ten):
                     passive.append(MjcfTendonKinematics(pm, t, spring=bool(spring), damper=bool(damper)))
-            self.u_slices.append(slice(u0, u0 + model.nu))
+            nout = len(rows) - u0
+            self.u_slices.append(slice(u0, u0 + nout))  # output rows (forces, lengths) of this model
+            self.ctrl_slices.append(slice(self.ctrl_slices[-1].stop if self.ctrl_slices else 0, c0))
             self.act_slices.append(slice(a0, a0 + model.na))
+            nctrl = self.ctrl_slices[-1].stop - self.ctrl_slices[-1].start  # MuJoCo's nu (ctrl size)
             self.ports.append(plant.DeclareVectorInputPort(f"{plant.GetModelInstanceName(pm.instance)}_ctrl",
-                                                           model.nu, required=False))
-            u0 += model.nu
+                                                           nctrl, required=False))
+            u0 += nout
             a0 += model.na
-        self.nu, self.na = u0, a0
+        self.nu, self.na, self.nout = c0, a0, u0
+        self.row_ctrl = np.array(row_ctrl, dtype=int)
+        self.so3 = so3  # So3Servo of every supported orientation servo
+        self.period = np.array(periods, dtype=float)  # wrap period of rotational position servos (0: none)
         self.moment = np.array(rows).reshape(-1, nv)
         self.qmoment = np.array(qrows).reshape(-1, nq)
         f = lambda fn: np.array([fn(a) for a in acts], dtype=float)  # noqa: E731
         self.enabled = np.array(enabled, dtype=bool)
-        clamp = np.array([a.ctrllimited for a in acts], dtype=bool) & np.array(clampctrl, dtype=bool)
-        self.ctrl_lo = np.where(clamp, f(lambda a: a.ctrlrange[0]), -np.inf)
-        self.ctrl_hi = np.where(clamp, f(lambda a: a.ctrlrange[1]), np.inf)
-        self.force_lo = f(lambda a: a.forcerange[0] if a.forcelimited else -np.inf)
-        self.force_hi = f(lambda a: a.forcerange[1] if a.forcelimited else np.inf)
+        self.ctrl_lo, self.ctrl_hi = np.array(ctrl_lo, float), np.array(ctrl_hi, float)
+        so3_row = np.array([bool(getattr(a, "ctrlspec", None)) for a in acts], dtype=bool)  # norm-clamped instead
+        self.force_lo = np.where(so3_row, -np.inf, f(lambda a: a.forcerange[0] if a.forcelimited else -np.inf))
+        self.force_hi = np.where(so3_row, np.inf, f(lambda a: a.forcerange[1] if a.forcelimited else np.inf))
         self.act_lo = f(lambda a: a.actrange[0] if a.actlimited else -np.inf)
         self.act_hi = f(lambda a: a.actrange[1] if a.actlimited else np.inf)
         self.dyn = f(lambda a: _DYN.get(a.dyntype, 0)).astype(int)
@@ -194,14 +216,17 @@ class MjcfActuation:
         adr, k, i = [], 0, 0
         for pm in maps:
             for a in pm.model.actuators:
-                dyn_slot = a.actdim > getattr(a, "plugin_actdim", 0)  # a plugin's own slots come first
-                adr.append(k + a.actadr + a.actdim - 1 if dyn_slot and supported[i] else -1)
-                i += 1
+                nout = getattr(a, "outnum", 1)
+                for r in range(nout):  # an so3 integrator keeps one activation per output
+                    dyn_slot = a.actdim > getattr(a, "plugin_actdim", 0)  # a plugin's own slots come first
+                    last = a.actadr + a.actdim - nout + r
+                    adr.append(k + last if dyn_slot and supported[i] else -1)
+                    i += 1
             k += pm.model.na
         self.actadr = np.array(adr, dtype=int)
         self.jlim = jlim
         self.tlim = tlim  # (actuator index, tendon key, lower, upper) of actuators on force-limited tendons
-        self.sites = sites  # (actuator index, body, R_BS, p_BS, gear) of site transmissions
+        self.sites = sites  # (actuator index, MjcfSiteTransmission) of site and slider-crank transmissions
         self.spatial = spatial  # (actuator index, MjcfTendonKinematics, gear) of spatial-tendon transmissions
         self.passive = passive  # tendons with a spring or damper
         self.gravcomp = MjcfGravityCompensation(plant)
@@ -214,7 +239,7 @@ class MjcfActuation:
     def EvalCtrl(self, plant, context) -> np.ndarray:
         """ctrl of every MJCF actuator (0 where the port is unconnected), clamped to ctrlrange when limited."""
         u = np.zeros(self.nu)
-        for port, sl in zip(self.ports, self.u_slices):
+        for port, sl in zip(self.ports, self.ctrl_slices):
             if port.HasValue(context):
                 u[sl] = port.Eval(context)
         if np.isnan(u).any():
@@ -240,38 +265,49 @@ class MjcfActuation:
         adot = np.zeros(self.na)
         for i in np.flatnonzero(self.actadr >= 0):
             k = self.actadr[i]
+            u = ctrl[self.row_ctrl[i]]
             if self.dyn[i] == 1:
-                adot[k] = ctrl[i]
+                adot[k] = u
             elif self.dyn[i] == 4:
-                adot[k] = MuscleActivationRate(ctrl[i], act[k], self.dynprm[i])
+                adot[k] = MuscleActivationRate(u, act[k], self.dynprm[i])
             else:
-                adot[k] = (ctrl[i] - act[k]) / self.tau[i]
+                adot[k] = (u - act[k]) / self.tau[i]
         return adot
 
-    def CalcNextActivations(self, ctrl: np.ndarray, act: np.ndarray) -> np.ndarray:
-        """a⁺ after one step h (Euler, or exact for filterexact), clamped to actrange when limited."""
+    def CalcNextActivations(self, ctrl: np.ndarray, act: np.ndarray, lengths: np.ndarray | None = None
+                            ) -> np.ndarray:
+        """a⁺ after one step h (Euler, or exact for filterexact), clamped to actrange when limited; then, as
+        mj_advance, an so3 integrator's setpoint is re-anchored to angle ≤ π and, given the pre-step actuator
+        `lengths`, an integrator position servo's wrapped setpoint to the representative nearest its length."""
         nxt = act + self.h * self.CalcActivationRates(ctrl, act)
         for i in np.flatnonzero((self.actadr >= 0) & (self.dyn == 3)):
             k = self.actadr[i]
-            nxt[k] = act[k] + (ctrl[i] - act[k]) * (1.0 - math.exp(-self.h / self.tau[i]))
+            nxt[k] = act[k] + (ctrl[self.row_ctrl[i]] - act[k]) * (1.0 - math.exp(-self.h / self.tau[i]))
         for i in np.flatnonzero(self.actadr >= 0):
             k = self.actadr[i]
             nxt[k] = min(max(nxt[k], self.act_lo[i]), self.act_hi[i])
+        if lengths is not None:
+            for i in np.flatnonzero((self.actadr >= 0) & (self.dyn == 1) & (self.period > 0)):
+                k, P = self.actadr[i], self.period[i]
+                nxt[k] -= P * math.floor((nxt[k] - lengths[i]) / P + 0.5)
+        for servo in self.so3:  # an so3 integrator's expmap setpoint is re-anchored to angle ≤ π (mj_advance)
+            if self.actadr[servo.rows[0]] >= 0:
+                k = self.actadr[servo.rows]
+                angle = float(np.linalg.norm(nxt[k]))
+                if angle > math.pi:
+                    nxt[k] *= (angle - 2.0 * math.pi * math.floor(angle / (2.0 * math.pi) + 0.5)) / angle
         return nxt
 
     def CalcMomentArms(self, plant, context) -> np.ndarray:
-        """actuator_moment (nu × plant nv): d length / d v; site rows are gear wrenches in the site frame
-        mapped by the site Jacobian (their length is 0 without a refsite, as in MuJoCo)."""
-        if not self.sites and not self.spatial and not self.balls:
+        """actuator_moment (one row per actuator output × plant nv): d length / d v; site rows are gear wrenches
+        in the site (or refsite) frame mapped by the site Jacobian (see _mjcf_transmission.py)."""
+        if not self.sites and not self.spatial and not self.balls and not self.so3:
             return self.moment
-        from ..tree.indices import JacobianWrtVariable
         moment = self.moment.copy()
-        world = plant.world_frame()
-        for i, body, R_BS, p_BS, gear in self.sites:
-            J = plant.CalcJacobianSpatialVelocity(context, JacobianWrtVariable.kV, body.body_frame(), p_BS, world,
-                                                  world)
-            R_WS = body.EvalPoseInWorld(context).rotation().matrix() @ R_BS
-            moment[i] = J[3:].T @ (R_WS @ gear[:3]) + J[:3].T @ (R_WS @ gear[3:])
+        for i, trn in self.sites:
+            moment[i] = trn.Calc(plant, context)[1]
+        for servo in self.so3:
+            moment[servo.rows] = servo.Calc(plant, context)[1]
         for i, tendon, gear in self.spatial:
             moment[i] = gear * tendon.CalcMoment(plant, context)
         if self.balls:
@@ -288,8 +324,13 @@ class MjcfActuation:
         return moment
 
     def CalcLengths(self, plant, context, q: np.ndarray) -> np.ndarray:
-        """actuator_length: gear·(joint position or tendon length); 0 for sites (no refsite)."""
+        """actuator_length per output: gear·(joint position or tendon length), site pose in the refsite frame
+        (0 without a refsite), slider-crank length, so3 rotation vectors."""
         L = self.qmoment @ q
+        for i, trn in self.sites:
+            L[i] = trn.Calc(plant, context)[0]
+        for servo in self.so3:
+            L[servo.rows] = servo.Calc(plant, context)[0]
         for i, tendon, gear in self.spatial:
             L[i] = gear * tendon.CalcLength(plant, context, q)
         for i, kind, J, gear, inparent in self.balls:
@@ -298,14 +339,14 @@ class MjcfActuation:
                 qs = J.position_start()
                 quat = q[qs:qs + 4] / np.linalg.norm(q[qs:qs + 4])
                 axis = gear[:3] if not inparent else _quat_R(quat).T @ gear[:3]
-                L[i] = float(_rotation_vector(quat) @ axis)
+                L[i] = float(RotationVector(quat) @ axis)
         return L
 
     def CalcActuatorForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """actuator_force: f = gain·input + bias per actuator [N or N·m], clamped to forcerange when limited."""
         ctrl = self.EvalCtrl(plant, context)
         act = self.GetActivations(plant, context)
-        inp = ctrl.copy()
+        inp = ctrl[self.row_ctrl]
         if self.na:
             nxt = self.CalcNextActivations(ctrl, act)
             for i in np.flatnonzero(self.actadr >= 0):
@@ -313,6 +354,10 @@ class MjcfActuation:
         L = self.CalcLengths(plant, context, q)
         moment = self.CalcMomentArms(plant, context)
         V = moment @ v
+        wrap = self.period > 0  # rotational position servos: the setpoint representative nearest the length
+        if wrap.any():
+            P = self.period[wrap]
+            inp[wrap] -= P * np.floor((inp[wrap] - L[wrap]) / P + 0.5)
         gain = np.where(self.gaintype == 1, self.gain[:, 0] + self.gain[:, 1] * L + self.gain[:, 2] * V,
                         self.gain[:, 0])
         bias = np.where(self.biastype == 1, self.bias[:, 0] + self.bias[:, 1] * L + self.bias[:, 2] * V, 0.0)
@@ -322,6 +367,8 @@ class MjcfActuation:
             if self.biastype[i] == 2:
                 bias[i] = MuscleBias(L[i], self.lengthrange[i], self.acc0[i], self.biasprm[i])
         force = np.where(self.enabled, gain * inp + bias, 0.0)
+        for servo in self.so3:
+            force[servo.rows] = servo.Force(ctrl, inp[servo.rows], L[servo.rows], V[servo.rows])
         if self.plugins:  # plugin actuators: the plugin's force replaces gain·input + bias (_mjcf_plugins.py)
             self.plugins.ActuatorForces(plant, context, ctrl, act, L, V, force)
             force = np.where(self.enabled, force, 0.0)
@@ -388,3 +435,4 @@ def GetMujocoCtrlInputPort(plant, model_instance=None):
     pm = GetMjcfPlantMap(plant, model_instance)
     k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))
     return plant._mjcf_actuation.ports[k]
+

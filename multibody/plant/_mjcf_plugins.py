@@ -2,51 +2,100 @@
 
 Each MJCF model with plugin instances gets a `PluginRuntime` (mallard.multibody.plugins). Its plugin
 state (the instances' `nstate` floats, all models concatenated) is one discrete state group of the
-plant, so it is cloned, pickled and updated with the rest of the Context state. Per step, as MuJoCo's
-mj_step does:
+plant, so it is cloned, pickled, reset by `SetDefaultContext` and updated with the rest of the Context
+state; the plugin objects and their memoized data stay in the plant (the Context holds only floats).
+As MuJoCo's mj_step does:
 
 * dynamics (every evaluation): plugin actuators compute their scalar force (it replaces gain·input +
   bias; forcerange and gear apply as usual) and the rates of their own activation slots; passive
-  plugins add generalized forces (MuJoCo coordinates, mapped to the plant's);
-* sensordata port: plugin sensors at their `needstage` (pos, vel, acc);
-* after the plant's step (a periodic unrestricted update declared after the plant's own, so it sees
-  the pre-step context and the post-step state): plugin activation slots advance by Euler (clamped to
-  actrange when limited), then `Advance(t + h, h, ...)` updates the plugin state and may overwrite
-  those slots.
+  plugins add generalized forces (MuJoCo coordinates, mapped to the plant's). As in MuJoCo, a plugin
+  actuator with a dyntype gets its dyntype activation as input, the next-step one (mj_nextActivation,
+  h = time_step or <option timestep>) when it is `actearly`; the plugin applies actearly to its own
+  slots (`PluginFrame.NextActivation`; the DC motor's force then uses its next-step current);
+* sensordata port: plugin sensors at their `needstage` (pos, vel, acc), then clamped to ±cutoff when
+  cutoff > 0 (MuJoCo's apply_cutoff for real-valued data);
+* advance: a periodic unrestricted update with period h and offset 0, declared after the plant's own
+  step. h is the plant's time_step (discrete plant) or the model's `<option timestep>` (continuous
+  plant). The event at time t calls each plugin's `advance(t + h, h)`:
+  - discrete plant (time_step > 0): activations live in the discrete `act` group; the event sees the
+    pre-step context and the post-step state, advances the plugin activation slots like
+    mj_nextActivation, then `advance` updates the plugin state and may overwrite those slots;
+  - continuous plant (time_step == 0): plugin activation slots are continuous state (the z block after
+    [q; v]) whose time derivatives are the plugins' act_dot, integrated by the Simulator's integrator;
+    the plugin state is discrete state held constant between samples (zero-order hold, as a
+    sampled subsystem in Drake). The event at t reads the context at t (ctrl, act, actuator
+    velocity), advances the plugin state over [t, t + h] and may overwrite the activation slots.
+    A period (rather than once per integrator step) keeps the plugin update rate the model's own and
+    independent of the integrator's step-size choices; it matches the discrete plant's event times.
 
-Plugins need a discrete plant (time_step > 0): their advance hook runs once per step.
+`SetMujocoKeyframe` resets the plugin state (the plugins' `reset`), as mj_resetDataKeyframe does.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ._mjcf_plant import GetMjcfPlantMaps
 
-__all__ = ["MjcfPlugins", "FinalizeMjcfPlugins", "GetMujocoPluginState", "SetMujocoPluginState", "MjcfSdfShape"]
+__all__ = ["MjcfPlugins", "FinalizeMjcfPlugins", "GetMujocoPluginState", "SetMujocoPluginState",
+           "ResetMujocoPluginState", "MjcfSdfShape"]
 
 
 class _ModelPlugins:
     """One MJCF model's runtime and where its slices sit in the plant-wide vectors."""
 
-    def __init__(self, k: int, pm, u_slice: slice, act_slice: slice, state_start: int):
+    def __init__(self, k: int, pm, u_slice: slice, ctrl_slice: slice, act_slice: slice, state_start: int):
         from mallard.multibody.plugins import PluginRuntime
         self.k = k
         self.pm = pm
         self.rt = PluginRuntime.FromMjcf(pm.model)
-        self.u = u_slice
+        self.u = u_slice  # output rows (forces, lengths, velocities) in the plant-wide actuation vectors
+        self.ctrl = ctrl_slice  # controls (MuJoCo's ctrl) in the plant-wide ctrl vector
         self.act = act_slice
+        # model-local first control / first output of each actuator (MuJoCo 4's actuator_ctrladr / outadr:
+        # an orientation servo has 3-4 controls and 3 outputs); the runtime sees one value per actuator
+        nc = [getattr(a, "ctrlnum", 1) for a in pm.model.actuators]
+        no = [getattr(a, "outnum", 1) for a in pm.model.actuators]
+        self.ctrl_adr = np.concatenate([[0], np.cumsum(nc)[:-1]]).astype(np.int64) if nc else np.zeros(0, np.int64)
+        self.out_adr = np.concatenate([[0], np.cumsum(no)[:-1]]).astype(np.int64) if no else np.zeros(0, np.int64)
         self.state = slice(state_start, state_start + self.rt.nstate)
-        self.actuators = np.array([i for i, a in enumerate(pm.model.actuators) if a.plugin >= 0], np.int64)
+        acts = pm.model.actuators
+        self.actuators = np.array([i for i, a in enumerate(acts) if a.plugin >= 0], np.int64)
         # plugin activation slots (model-local) with the actuator that owns them
-        self.slots = [(i, a.actadr + s) for i, a in enumerate(pm.model.actuators) if a.plugin >= 0
-                      for s in range(a.plugin_actdim)]
+        self.slots = [(i, a.actadr + s) for i, a in enumerate(acts) if a.plugin >= 0 for s in range(a.plugin_actdim)]
+        # plugin actuators with a dyntype (their input is an activation) and those of them that are actearly
+        self.has_dyn = any(a.plugin >= 0 and a.actdim > a.plugin_actdim for a in acts)
+        self.has_early_dyn = any(a.plugin >= 0 and a.actearly and a.actdim > a.plugin_actdim for a in acts)
         self.has_passive = any(_capability(inst, "PASSIVE") for inst in self.rt.instances)
         self.has_sensors = any(inst.sensors for inst in self.rt.instances)
+        self.cutoff = [(s, float(pm.model.sensors[s].cutoff)) for inst in self.rt.instances for s in inst.sensors
+                       if pm.model.sensors[s].cutoff > 0]
+
+    def Ctrl(self, ctrl: np.ndarray) -> np.ndarray:
+        """Each actuator's (first) control from the plant-wide ctrl vector, indexed by actuator."""
+        return np.asarray(ctrl, float)[self.ctrl][self.ctrl_adr]
+
+    def Out(self, x: np.ndarray) -> np.ndarray:
+        """Each actuator's (first) output from a plant-wide output vector (lengths, velocities), by actuator."""
+        return np.asarray(x, float)[self.u][self.out_adr]
 
 
 def _capability(inst, name: str) -> bool:
     from mallard.multibody.plugins import Capability, GetPlugin
     return bool(GetPlugin(inst.plugin).capabilities & getattr(Capability, name))
+
+
+def _next_activation(actuation, i: int, a: float, a_dot: float) -> float:
+    """MuJoCo's mj_nextActivation for one slot of plant-wide actuator `i`: a + h ȧ (filterexact: the exact
+    first-order step of the actuator's time constant), clamped to actrange when limited."""
+    h = actuation.h
+    if actuation.dyn[i] == 3:
+        tau = actuation.tau[i]
+        nxt = a + a_dot * tau * (1.0 - math.exp(-h / tau))
+    else:
+        nxt = a + h * a_dot
+    return min(max(nxt, actuation.act_lo[i]), actuation.act_hi[i])
 
 
 class MjcfPlugins:
@@ -58,12 +107,14 @@ class MjcfPlugins:
         for k, pm in enumerate(GetMjcfPlantMaps(plant)):
             if not pm.model.plugins:
                 continue
-            mp = _ModelPlugins(k, pm, actuation.u_slices[k], actuation.act_slices[k], n)
+            mp = _ModelPlugins(k, pm, actuation.u_slices[k], actuation.ctrl_slices[k], actuation.act_slices[k], n)
             n += mp.rt.nstate
             self.models.append(mp)
         self.nstate = n
         self.group = None  #: discrete state group of the plugin state (None when nstate == 0)
-        self.h = plant.time_step()
+        self.continuous = plant.time_step() <= 0
+        self.h = actuation.h  #: advance period: the plant's time_step, or <option timestep> (continuous)
+        self.has_slots = any(mp.slots for mp in self.models)
 
     def __bool__(self) -> bool:
         return bool(self.models)
@@ -86,20 +137,36 @@ class MjcfPlugins:
     # ---- dynamics hooks -------------------------------------------------------------------------------
     def ActuatorForces(self, plant, context, ctrl, act, length, velocity, force) -> np.ndarray:
         """Overwrite `force` (plant-wide actuator forces) at plugin actuators; returns the plugin act_dot
-        (plant-wide activation vector, zero outside plugin slots)."""
+        (plant-wide activation vector, zero outside plugin slots).
+
+        A plugin actuator with a dyntype sees its dyntype activation as input, the next-step one when it is
+        actearly; the plugin itself applies actearly to its own slots (`PluginFrame.NextActivation`)."""
         x = np.array(self.GetState(plant, context), float)
         act_dot = np.zeros(len(act))
         t = context.get_time()
+        actuation = plant._mjcf_actuation
+        act = np.asarray(act, float)
+        dyn_rates = actuation.CalcActivationRates(ctrl, act) if any(mp.has_dyn for mp in self.models) else None
+        act_next = actuation.CalcNextActivations(ctrl, act) if any(mp.has_early_dyn for mp in self.models) \
+            else None
         for mp in self.models:
             if not len(mp.actuators):
                 continue
-            f = np.zeros(mp.u.stop - mp.u.start)
+            f = np.zeros(len(mp.out_adr))  # one force per actuator (plugin actuators are scalar)
             ad = np.zeros(mp.act.stop - mp.act.start)
-            s = x[mp.state]
-            mp.rt.ComputeActuators(t, s, ctrl[mp.u], act[mp.act], length[mp.u], velocity[mp.u], f, ad)
-            force[mp.u.start + mp.actuators] = f[mp.actuators]
+            mp.rt.ComputeActuators(t, x[mp.state], mp.Ctrl(ctrl), act[mp.act], mp.Out(length), mp.Out(velocity), f,
+                                   ad, actuation.h, None if act_next is None else act_next[mp.act],
+                                   None if dyn_rates is None else dyn_rates[mp.act])
+            force[mp.u.start + mp.out_adr[mp.actuators]] = f[mp.actuators]
             act_dot[mp.act] = ad
         return act_dot
+
+    def ActivationRates(self, plant, context) -> np.ndarray:
+        """Plant-wide act_dot of the plugin activation slots (zero elsewhere): the continuous plant's
+        time derivatives of those slots."""
+        actuation = plant._mjcf_actuation
+        ctrl, act, length, velocity = self._Inputs(plant, context)
+        return self.ActuatorForces(plant, context, ctrl, act, length, velocity, np.zeros(actuation.nout))
 
     def PassiveForces(self, plant, context) -> np.ndarray:
         """Generalized forces of passive (body) plugins in plant velocity coordinates."""
@@ -116,25 +183,35 @@ class MjcfPlugins:
         return tau
 
     def Sensors(self, plant, k: int, context, ctrl, act, length, velocity, data: np.ndarray) -> None:
-        """Plugin sensor outputs of MJCF model `k` into its sensordata `data` (all stages)."""
+        """Plugin sensor outputs of MJCF model `k` into its sensordata `data` (all stages), clamped to
+        ±cutoff where the sensor has cutoff > 0 (plugin sensor data is real-valued)."""
         x = np.array(self.GetState(plant, context), float)
         for mp in self.models:
             if mp.k != k or not mp.has_sensors:
                 continue
             for stage in ("pos", "vel", "acc"):
-                mp.rt.ComputeSensors(context.get_time(), x[mp.state], ctrl[mp.u], act[mp.act], length[mp.u],
-                                     velocity[mp.u], data, stage)
+                mp.rt.ComputeSensors(context.get_time(), x[mp.state], mp.Ctrl(ctrl), act[mp.act], mp.Out(length),
+                                     mp.Out(velocity), data, stage)
+            for s, cutoff in mp.cutoff:
+                adr, dim = int(mp.rt.sensor_adr[s]), int(mp.rt.sensor_dim[s])
+                data[adr:adr + dim] = np.clip(data[adr:adr + dim], -cutoff, cutoff)
 
     # ---- after the step -------------------------------------------------------------------------------
-    def Advance(self, plant, context, state) -> None:
-        """The plugins' part of the step: Euler on plugin activation slots, then each plugin's advance."""
+    @staticmethod
+    def _Inputs(plant, context):
+        """(ctrl, act, actuator length, actuator velocity) of every MJCF actuator in `context`."""
         actuation = plant._mjcf_actuation
         q, v = plant.GetPositions(context), plant.GetVelocities(context)
         ctrl = actuation.EvalCtrl(plant, context)
-        act0 = np.array(actuation.GetActivations(plant, context), float)
-        length = actuation.CalcLengths(plant, context, q)
-        velocity = actuation.CalcMomentArms(plant, context) @ v
-        act_dot = self.ActuatorForces(plant, context, ctrl, act0, length, velocity, np.zeros(len(ctrl)))
+        act = np.array(actuation.GetActivations(plant, context), float)
+        return ctrl, act, actuation.CalcLengths(plant, context, q), actuation.CalcMomentArms(plant, context) @ v
+
+    def Advance(self, plant, context, state) -> None:
+        """The plugins' part of the step (discrete plant): plugin activation slots advanced as by
+        mj_nextActivation, then each plugin's advance."""
+        actuation = plant._mjcf_actuation
+        ctrl, act0, length, velocity = self._Inputs(plant, context)
+        act_dot = self.ActuatorForces(plant, context, ctrl, act0, length, velocity, np.zeros(actuation.nout))
         act = act0.copy()
         if plant._mjcf_act_group is not None:
             act = np.array(state.get_discrete_state(plant._mjcf_act_group).get_value(), float)
@@ -143,12 +220,10 @@ class MjcfPlugins:
         for mp in self.models:
             for i, slot in mp.slots:
                 g = mp.act.start + slot
-                a = act0[g] + self.h * act_dot[g]
-                gi = mp.u.start + i
-                act[g] = min(max(a, actuation.act_lo[gi]), actuation.act_hi[gi])
+                act[g] = _next_activation(actuation, mp.u.start + int(mp.out_adr[i]), act0[g], act_dot[g])
             s = x[mp.state]
             a = act[mp.act]
-            mp.rt.Advance(t, self.h, s, ctrl[mp.u], a, length[mp.u], velocity[mp.u])
+            mp.rt.Advance(t, self.h, s, mp.Ctrl(ctrl), a, mp.Out(length), mp.Out(velocity))
             x[mp.state] = s
             act[mp.act] = a
         if self.group is not None:
@@ -156,26 +231,59 @@ class MjcfPlugins:
         if plant._mjcf_act_group is not None:
             state.get_mutable_discrete_state(plant._mjcf_act_group).SetFromVector(act)
 
+    def AdvanceContinuous(self, plant, context, state) -> None:
+        """The periodic plugin update of a continuous plant: each plugin's advance over [t, t + h] from
+        the context at t; activation slots a plugin overwrites are written back to the continuous state."""
+        ctrl, act, length, velocity = self._Inputs(plant, context)
+        x = np.array(self.GetState(plant, context), float)
+        t = context.get_time() + self.h
+        slots = []
+        for mp in self.models:
+            s = x[mp.state]
+            a = act[mp.act]
+            mp.rt.Advance(t, self.h, s, mp.Ctrl(ctrl), a, mp.Out(length), mp.Out(velocity))
+            x[mp.state] = s
+            act[mp.act] = a
+            slots += [mp.act.start + slot for _, slot in mp.slots]
+        if self.group is not None:
+            state.get_mutable_discrete_state(self.group).SetFromVector(x)
+        if slots:
+            xc = state.get_mutable_continuous_state().get_mutable_vector().get_mutable_value()
+            z0 = plant._xc_nq + plant._xc_nv
+            xc[z0 + np.asarray(slots, int)] = act[slots]
+
+
+class _Advance:
+    """The plugin update event's callback (bound to the plant; a class so the plant's events stay plain)."""
+
+    def __init__(self, plant, plugins: MjcfPlugins):
+        self.plant, self.plugins = plant, plugins
+
+    def __call__(self, context, state) -> None:
+        if self.plugins.continuous:
+            self.plugins.AdvanceContinuous(self.plant, context, state)
+        else:
+            self.plugins.Advance(self.plant, context, state)
+
 
 def FinalizeMjcfPlugins(plant, actuation) -> "MjcfPlugins":
-    """Build the plugin runtimes, declare the plugin state group and the post-step advance (at Finalize).
+    """Build the plugin runtimes, declare the plugin state group and the periodic advance (at Finalize).
 
-    Raises RuntimeError for a continuous plant with plugin instances (their advance hook is per step).
+    A continuous plant needs `<option timestep>` > 0 (the advance period); its plugin activation slots
+    are already continuous state (declared with the other MJCF activations by the caller).
     """
     plugins = MjcfPlugins(plant, actuation)
     if not plugins:
         return plugins
-    if plant.time_step() <= 0:
-        names = sorted({inst.plugin for mp in plugins.models for inst in mp.rt.instances})
-        raise RuntimeError(f"MultibodyPlant '{plant.get_name()}': MJCF engine plugins ({', '.join(names)}) need a "
-                           f"discrete plant (their state advances once per step, as in mj_step); construct the "
-                           f"plant with time_step=<option timestep> "
-                           f"(e.g. {plugins.models[0].pm.model.option.timestep})")
     if plugins.nstate:
         plugins.group = plant.DeclareDiscreteState(plugins.DefaultState())
-    if plugins.nstate or any(mp.slots for mp in plugins.models):
-        plant.DeclarePeriodicUnrestrictedUpdateEvent(plant.time_step(), 0.0,
-                                                     lambda context, state: plugins.Advance(plant, context, state))
+    if plugins.nstate or plugins.has_slots:
+        if not plugins.h > 0:
+            names = sorted({inst.plugin for mp in plugins.models for inst in mp.rt.instances})
+            raise ValueError(f"MultibodyPlant '{plant.get_name()}': MJCF engine plugins ({', '.join(names)}) on a "
+                             f"continuous plant advance every <option timestep>, which is {plugins.h}; give the "
+                             f"model a positive timestep")
+        plant.DeclarePeriodicUnrestrictedUpdateEvent(plugins.h, 0.0, _Advance(plant, plugins))
     return plugins
 
 
@@ -213,6 +321,21 @@ def SetMujocoPluginState(plant, context, plugin_state, model_instance=None) -> N
         raise ValueError(f"plugin_state needs {mp.state.stop - mp.state.start} finite values for MJCF model "
                          f"'{mp.pm.model.name}', got {x.tolist()}")
     context.get_mutable_discrete_state(plugins.group).get_mutable_value()[mp.state] = x
+
+
+def ResetMujocoPluginState(plant, context, model_instance=None) -> None:
+    """Reset an MJCF model's plugin state in `context` with its plugins' `reset` (as mj_resetData does);
+    a no-op for a model without plugin state."""
+    act = getattr(plant, "_mjcf_actuation", None)
+    if act is None or not act.plugins or act.plugins.group is None:
+        return
+    from ._mjcf_state import GetMjcfPlantMap
+    pm = GetMjcfPlantMap(plant, model_instance)
+    for mp in act.plugins.models:
+        if int(mp.pm.instance) == int(pm.instance) and mp.rt.nstate:
+            s = np.zeros(mp.rt.nstate)
+            mp.rt.Reset(s)
+            context.get_mutable_discrete_state(act.plugins.group).get_mutable_value()[mp.state] = s
 
 
 def MjcfSdfShape(model, geom):

@@ -6,16 +6,18 @@ Values are in MuJoCo's conventions (ball angular velocity in the child frame, qu
 cutoff > 0 clamps to ±cutoff; noise is kept in the model and not applied (as MuJoCo).
 
 Supported: jointpos, jointvel, ballquat, ballangvel, actuatorpos, actuatorvel, actuatorfrc, jointactuatorfrc,
-tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons without wrapping geoms), framepos,
+tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons, wrapping geoms included), framepos,
 framequat, framexaxis, frameyaxis, framezaxis, framelinvel, frameangvel (objects site / body (inertial
-frame) / xbody / geom, optional reference object of those types), subtreecom, subtreelinvel, gyro,
-velocimeter, accelerometer, clock, and engine-plugin sensors (type "plugin", _mjcf_plugins.py). Other types
-(force / torque, touch, range finders, ...) are reported once at load and read 0.
+frame) / xbody / geom, optional reference object of those types), framelinacc, frameangacc, subtreecom,
+subtreelinvel, gyro, velocimeter, accelerometer, clock, force, torque, subtreeangmom
+(_mjcf_sensor_dynamics.py), touch (_mjcf_touch.py) and engine-plugin sensors (type "plugin",
+_mjcf_plugins.py). Other types (range finders, limit / constraint force sensors, ...) are reported once at
+load and read 0.
 
-The accelerometer reads R_WSᵀ(a − g) with the acceleration of the current state: a continuous plant's v̇, or
-for a discrete plant the acceleration of the step starting at this state (solved again on each evaluation,
-contact and constraints included). MuJoCo's qacc treats joint damping explicitly while the discrete step
-treats it implicitly, so with joint damping the two differ by O(h·damping/inertia).
+The accelerometer, framelinacc / frameangacc, force, torque and touch sensors use the dynamics of the current
+state: a continuous plant's v̇, or for a discrete plant the step starting at this state (solved again on each
+evaluation, contact and constraints included) with MuJoCo's qacc, which treats joint damping explicitly (the
+step itself treats it implicitly).
 """
 from __future__ import annotations
 
@@ -23,14 +25,19 @@ import numpy as np
 
 from ._mjcf_actuation import ActuatorSupported
 from ._mjcf_plant import GetMjcfPlantMaps
-from ._mjcf_tendons import MjcfTendonKinematics, TendonSupported
+from ._mjcf_sensor_dynamics import (AddSpatialTendonForces, CalcInteractionWrenches, FrameAcceleration,
+                                    SensorWrench, StepDynamics, SubtreeAngularMomentum)
+from ._mjcf_tendons import TendonPaths, TendonSupported
+from ._mjcf_touch import TouchSensor
 
 __all__ = ["SUPPORTED_SENSORS", "CheckMjcfSensors", "FinalizeMjcfSensors", "GetMujocoSensorOutputPort"]
 
+_FRAME_ACC = ("framelinacc", "frameangacc")
 _FRAME = ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "framelinvel", "frameangvel")
 SUPPORTED_SENSORS = ("jointpos", "jointvel", "ballquat", "ballangvel", "actuatorpos", "actuatorvel", "actuatorfrc",
                      "jointactuatorfrc", "tendonpos", "tendonvel", "tendonactuatorfrc", "subtreecom", "subtreelinvel",
-                     "gyro", "velocimeter", "accelerometer", "clock") + _FRAME
+                     "gyro", "velocimeter", "accelerometer", "clock", "force", "torque",
+                     "subtreeangmom", "touch") + _FRAME + _FRAME_ACC
 _FRAME_OBJECTS = ("site", "body", "xbody", "geom")
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
 
@@ -42,6 +49,10 @@ def _supported(model, s) -> bool:
         return False
     if s.type in _FRAME:
         return s.objtype in _FRAME_OBJECTS and s.reftype in ("none", None, *_FRAME_OBJECTS)
+    if s.type in _FRAME_ACC:
+        return s.objtype in _FRAME_OBJECTS
+    if s.type == "touch":
+        return model.sites[s.objid].type in ("sphere", "capsule", "ellipsoid", "cylinder", "box")
     if s.type in ("tendonpos", "tendonvel", "tendonactuatorfrc"):
         return TendonSupported(model.tendons[s.objid])
     if s.type in ("actuatorpos", "actuatorvel", "actuatorfrc"):
@@ -148,12 +159,13 @@ def _subtree_com(plant, pm, context, root: int, velocity: bool) -> np.ndarray:
     return acc / total if total > 0 else np.zeros(3)
 
 
-def _CalcVdot(plant, context) -> np.ndarray:
-    """v̇ at the context's state and inputs: the continuous dynamics, or the acceleration of the discrete step
-    that starts at this state (contact and constraints included) — recomputed, never the last step's."""
-    if plant.time_step() == 0:
-        return plant.get_generalized_acceleration_output_port().Eval(context)
-    return plant._CalcDiscreteStep(context)[1]
+def _dynamics(plant, context, cache: dict) -> StepDynamics:
+    """v̇ and external wrenches at the context's state and inputs: the continuous dynamics, or the discrete step
+    that starts at this state (contact and constraints included) — recomputed once per evaluation, never the
+    last step's."""
+    if "dyn" not in cache:
+        cache["dyn"] = StepDynamics(plant, context)
+    return cache["dyn"]
 
 
 def _accelerometer(pm, s: int, frames: "_Frames", A: list, g_W: np.ndarray) -> np.ndarray:
@@ -167,7 +179,24 @@ def _accelerometer(pm, s: int, frames: "_Frames", A: list, g_W: np.ndarray) -> n
     return R_WS.T @ (a_Bo + np.cross(alpha, r) + np.cross(w, np.cross(w, r)) - g_W)
 
 
-def _calc(plant, pm, k, context, out) -> None:
+def _outputs(model, sl: slice, i: int) -> slice:
+    """The output rows (forces, lengths, moments) of actuator i of `model`, whose outputs are rows `sl` of the
+    plant's actuation: MuJoCo 4's actuator_outadr / outnum (an so3 servo has 3 outputs, others 1)."""
+    adr = sl.start + sum(getattr(a, "outnum", 1) for a in model.actuators[:i])
+    return slice(adr, adr + getattr(model.actuators[i], "outnum", 1))
+
+
+def _SensedTendons(pm) -> tuple:
+    """(TendonPaths of the tendons read by tendonpos / tendonvel sensors, tendon id → row), built once at
+    Finalize: their lengths and moments (wrap paths included) come from one kernel call per evaluation."""
+    ids = sorted({s.objid for s in pm.model.sensors if s.type in ("tendonpos", "tendonvel")
+                  and _supported(pm.model, s)})
+    if not ids:
+        return None, {}
+    return TendonPaths([(pm, t) for t in ids]), {t: r for r, t in enumerate(ids)}
+
+
+def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None) -> None:
     model = pm.model
     act = plant._mjcf_actuation
     q, v = plant.GetPositions(context), plant.GetVelocities(context)
@@ -189,26 +218,28 @@ def _calc(plant, pm, k, context, out) -> None:
             J = pm.joints[s.objid]
             vs = J.velocity_start()
             val = _quat_R(q[J.position_start():J.position_start() + 4]).T @ v[vs:vs + 3]
-        elif s.type == "actuatorpos":
-            val = [act.CalcLengths(plant, context, q)[sl.start + s.objid]]
+        elif s.type == "actuatorpos":  # one value per actuator output (MuJoCo 4: 3 for an so3 servo)
+            val = act.CalcLengths(plant, context, q)[_outputs(model, sl, s.objid)]
         elif s.type == "actuatorvel":
-            val = [act.CalcMomentArms(plant, context)[sl.start + s.objid] @ v]
+            val = act.CalcMomentArms(plant, context)[_outputs(model, sl, s.objid)] @ v
         elif s.type == "actuatorfrc":
             if "f" not in cache:
                 cache["f"] = act.CalcActuatorForces(plant, context, q, v)
-            val = [cache["f"][sl.start + s.objid]]
+            val = cache["f"][_outputs(model, sl, s.objid)]
         elif s.type == "jointactuatorfrc":
             if "tau" not in cache:
                 cache["tau"] = act.CalcActuatorGeneralizedForces(plant, context, q, v)
             val = [cache["tau"][pm.joints[s.objid].velocity_start()]]
-        elif s.type == "tendonpos":
-            val = [MjcfTendonKinematics(pm, s.objid).CalcLength(plant, context, q)]
-        elif s.type == "tendonvel":
-            val = [MjcfTendonKinematics(pm, s.objid).CalcMoment(plant, context) @ v]
+        elif s.type in ("tendonpos", "tendonvel"):  # every sensed tendon from one compiled call
+            if "ten" not in cache:
+                cache["ten"] = tendons.CalcLengthsMoments(plant._eval_kinematics(context), plant._model.ji)
+            L, J = cache["ten"]
+            r = tendon_row[s.objid]
+            val = [L[r]] if s.type == "tendonpos" else [J[r] @ v]
         elif s.type == "tendonactuatorfrc":  # total force of the actuators pulling on this tendon
             if "f" not in cache:
                 cache["f"] = act.CalcActuatorForces(plant, context, q, v)
-            val = [sum(cache["f"][sl.start + i] for i, a in enumerate(model.actuators)
+            val = [sum(float(cache["f"][_outputs(model, sl, i)].sum()) for i, a in enumerate(model.actuators)
                        if a.trntype == "tendon" and a.trnid[0] == s.objid)]
         elif s.type in _FRAME:
             val = _frame_sensor(s, frames)
@@ -216,11 +247,27 @@ def _calc(plant, pm, k, context, out) -> None:
             val = _subtree_com(plant, pm, context, s.objid, s.type == "subtreelinvel")
         elif s.type == "accelerometer":
             if "A" not in cache:
-                cache["A"] = plant.CalcSpatialAccelerationsFromVdot(context, _CalcVdot(plant, context))
+                cache["A"] = plant.CalcSpatialAccelerationsFromVdot(context, _dynamics(plant, context, cache).vdot)
             val = _accelerometer(pm, s.objid, frames, cache["A"], plant.gravity_field().gravity_vector())
         elif s.type in ("gyro", "velocimeter"):
             R, _, w, vo = frames.get("site", s.objid)
             val = R.T @ (w if s.type == "gyro" else vo)
+        elif s.type in ("force", "torque"):
+            if "cfrc" not in cache:
+                dyn = _dynamics(plant, context, cache)
+                dyn.AddEqualityForces(plant, pm)
+                if "f" not in cache:
+                    cache["f"] = act.CalcActuatorForces(plant, context, q, v)
+                AddSpatialTendonForces(plant, pm, k, dyn, cache["f"])
+                cache["cfrc"] = CalcInteractionWrenches(plant, pm, dyn)
+            val = SensorWrench(pm, cache["cfrc"], frames, s.objid, s.type == "torque")
+        elif s.type in _FRAME_ACC:
+            val = FrameAcceleration(plant, pm, _dynamics(plant, context, cache), frames, s.objtype, s.objid,
+                                    s.type == "frameangacc", cache)
+        elif s.type == "touch":
+            val = [TouchSensor(plant, pm, _dynamics(plant, context, cache), frames, context, s.objid)]
+        elif s.type == "subtreeangmom":
+            val = SubtreeAngularMomentum(plant, pm, context, s.objid, _subtree(model, s.objid))
         elif s.type == "clock":
             val = [context.get_time()]
         elif s.type == "plugin":
@@ -247,8 +294,9 @@ def FinalizeMjcfSensors(plant) -> None:
         if not n:
             continue
         name = f"{plant.GetModelInstanceName(pm.instance)}_sensordata"
+        tendons, rows = _SensedTendons(pm)
         plant._mjcf_sensor_ports[int(pm.instance)] = plant.DeclareVectorOutputPort(
-            name, n, lambda c, out, pm=pm, k=k: _calc(plant, pm, k, c, out))
+            name, n, lambda c, out, pm=pm, k=k, t=tendons, r=rows: _calc(plant, pm, k, c, out, t, r))
 
 
 def GetMujocoSensorOutputPort(plant, model_instance=None):

@@ -146,18 +146,35 @@ def GetMujocoKeyframe(plant, name, model_instance=None):
     return pm.model.keys[names.index(name)]
 
 
-def SetMujocoKeyframe(plant, context, name, model_instance=None):
-    """Set the state (qpos, qvel) and MJCF activations of `context` from keyframe `name` (or its index), and
-    the time when `context` is a root context (a plant's subcontext in a diagram cannot change the time: set
-    the root's from key.time); returns the MjcfKey.
+def SetMujocoKeyframe(plant, context, name, model_instance=None, set_ctrl: bool = False):
+    """Set the state (qpos, qvel), MJCF activations and mocap poses (mpos, mquat: the mocap_pose parameter the
+    unconnected port falls back to) of `context` from keyframe `name` (or its index), reset
+    the model's engine-plugin state (the plugins' reset, as mj_resetDataKeyframe), and set the time when
+    `context` is a root context (a plant's subcontext in a diagram cannot change the time: set the root's from
+    key.time); returns the MjcfKey.
 
-    The keyframe's ctrl is an input, not state: fix it on the plant's MJCF ctrl port (key.ctrl) if wanted.
+    The keyframe's ctrl is an input, not state: with `set_ctrl` it is fixed on the model's `<instance>_ctrl`
+    port (MuJoCo's nu values: an orientation servo takes 3 or 4 controls), as mj_resetDataKeyframe sets ctrl.
     """
     key = GetMujocoKeyframe(plant, name, model_instance)
     pm = GetMjcfPlantMap(plant, model_instance)
+    ctrl = None
+    if set_ctrl:
+        k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))
+        actuation = plant._mjcf_actuation
+        sl = actuation.ctrl_slices[k]
+        ctrl = _check_size(key.ctrl, sl.stop - sl.start, f"keyframe '{key.name or name}' ctrl")
     SetMujocoState(plant, context, key.qpos, key.qvel, pm.instance)
     if pm.model.na:
         SetMujocoActivations(plant, context, key.act, pm.instance)
+    if getattr(pm, "mocap", None):  # mpos / mquat: the context's mocap poses (_mjcf_mocap.py)
+        from ._mjcf_mocap import MocapStart
+        plant._mjcf_mocap.SetDefaultPoses(context, MocapStart(plant, pm), key.mpos, key.mquat)
+    if pm.model.plugins:  # mj_resetDataKeyframe resets plugin state with the plugins' reset (_mjcf_plugins.py)
+        from ._mjcf_plugins import ResetMujocoPluginState
+        ResetMujocoPluginState(plant, context, pm.instance)
+    if ctrl is not None:
+        actuation.ports[k].FixValue(context, ctrl)
     if context.is_root_context():
         context.SetTime(float(key.time))
     return key

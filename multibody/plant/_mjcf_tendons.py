@@ -1,9 +1,8 @@
 """MJCF tendon kinematics on the plant: length and moment arm (d length / d v) of fixed and spatial tendons.
 
-Fixed tendon: L = Σ coef·q over hinge/slide joints; constant moment row. Spatial tendon made of sites and
-pulleys (straight segments, no geom wrapping): L = Σ over branches of (Σ |p_k+1 − p_k|) / divisor, where a
-pulley starts a new branch with its divisor; moment = Σ u_kᵀ (J_k+1 − J_k) / divisor with u_k the unit
-segment direction and J the sites' translational Jacobians (plant velocity coordinates).
+Fixed tendon: L = Σ coef·q over hinge/slide joints; constant moment row. Spatial tendon: sites, pulleys and
+sphere / cylinder geoms the path wraps around (with optional side sites), exactly as MuJoCo's mj_tendon; the
+compiled kernels are in multibody/kernels/tendon_kernels.py and `TendonPaths` holds their path arrays.
 
 MjcfTendonRows adds the tendons' limit and dry-friction rows to the discrete plant's constraint problem
 (_constraint_rows.ConstraintRowModel), computed from the step's kinematics cache.
@@ -12,12 +11,90 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TendonSupported", "MjcfTendonKinematics", "MjcfTendonRows"]
+from ..kernels.tendon_kernels import (W_CYLINDER, W_JOINT, W_PULLEY, W_SITE, W_SPHERE, tendon_jdot_v,
+                                      tendon_lengths_moments)
+
+__all__ = ["TendonSupported", "HasWrappingGeoms", "TendonPaths", "MjcfTendonKinematics", "MjcfTendonRows"]
 
 
 def TendonSupported(tendon) -> bool:
-    """Whether the plant computes this tendon's length and moment (fixed, or spatial with sites/pulleys)."""
-    return tendon.kind == "fixed" or all(w.type in ("site", "pulley") for w in tendon.wraps)
+    """Whether the plant computes this tendon's length and moment: every fixed and spatial tendon (sites,
+    pulleys, sphere / cylinder wrapping geoms)."""
+    return tendon.kind == "fixed" or all(w.type in ("site", "pulley", "geom") for w in tendon.wraps)
+
+
+def HasWrappingGeoms(tendon) -> bool:
+    """Whether a spatial tendon wraps around geoms (MuJoCo computes no J̇ for those, so no tendon armature)."""
+    return any(w.type == "geom" for w in tendon.wraps)
+
+
+class TendonPaths:
+    """The path arrays of a list of MJCF tendons (pm, tendon id), for the compiled kernels.
+
+    Points are on plant bodies (body index, position in the body frame); wrapping geoms carry their radius,
+    orientation in the body frame and side site.
+    """
+
+    def __init__(self, items: list):
+        rows, adr, num = [], [], []
+        for pm, t in items:
+            ten = pm.model.tendons[t]
+            adr.append(len(rows))
+            num.append(len(ten.wraps))
+            for w in ten.wraps:
+                rows.append(self._Row(pm, ten, t, w))
+        n = len(rows)
+        self.ten_adr, self.ten_num = np.array(adr, np.int64), np.array(num, np.int64)
+        self.wtype = np.array([r[0] for r in rows], np.int64).reshape(n)
+        self.wbody = np.array([r[1] for r in rows], np.int64).reshape(n)
+        self.wpos = np.array([r[2] for r in rows], float).reshape(n, 3)
+        self.wrot = np.array([r[3] for r in rows], float).reshape(n, 3, 3)
+        self.wprm = np.array([r[4] for r in rows], float).reshape(n)
+        self.wqi = np.array([r[5] for r in rows], np.int64).reshape(n)
+        self.wvi = np.array([r[6] for r in rows], np.int64).reshape(n)
+        self.sbody = np.array([r[7] for r in rows], np.int64).reshape(n)
+        self.spos = np.array([r[8] for r in rows], float).reshape(n, 3)
+        self.nten = len(items)
+
+    @staticmethod
+    def _Row(pm, ten, t: int, w):
+        from mallard.parsers.mjcf.rotations import quat_to_mat
+        eye, zero = np.eye(3), np.zeros(3)
+        if w.type == "joint":
+            J = pm.joints[w.objid]
+            return W_JOINT, 0, zero, eye, float(w.prm), J.position_start(), J.velocity_start(), -1, zero
+        if w.type == "pulley":
+            return W_PULLEY, 0, zero, eye, max(float(w.prm), 1e-15), 0, 0, -1, zero
+        if w.type == "site":
+            site = pm.model.sites[w.objid]
+            return W_SITE, int(pm.bodies[site.body].index()), np.asarray(site.pos, float), eye, 0.0, 0, 0, -1, zero
+        g = pm.model.geoms[w.objid]
+        if g.type not in ("sphere", "cylinder"):
+            raise ValueError(f"tendon '{ten.name or t}': wrapping geom '{g.name or w.objid}' is a {g.type}; "
+                             "tendons wrap around sphere and cylinder geoms only")
+        sb, sp = -1, zero
+        if w.sidesite >= 0:
+            s = pm.model.sites[w.sidesite]
+            sb, sp = int(pm.bodies[s.body].index()), np.asarray(s.pos, float)
+        return (W_SPHERE if g.type == "sphere" else W_CYLINDER, int(pm.bodies[g.body].index()),
+                np.asarray(g.pos, float), quat_to_mat(np.asarray(g.quat, float)), float(g.size[0]), 0, 0, sb, sp)
+
+    def CalcLengthsMoments(self, kin, ji: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lengths (nten) [m or rad] and moments ∂L/∂v (nten × nv) at the kinematics cache `kin` (ji: the
+        compiled model's joint table)."""
+        nv = kin.S.shape[0]
+        L, J = np.empty(self.nten), np.empty((self.nten, nv))
+        tendon_lengths_moments(self.ten_adr, self.ten_num, self.wtype, self.wbody, self.wpos, self.wrot, self.wprm,
+                               self.wqi, self.wvi, self.sbody, self.spos, kin.R_WB, kin.p_WB, ji,
+                               kin.S, kin.q, L, J)
+        return L, J
+
+    def CalcJdotV(self, kin, A: np.ndarray) -> np.ndarray:
+        """J̇·v (nten) of tendons without wrapping geoms (0 for fixed ones); A: body bias accelerations (v̇ = 0)."""
+        out = np.empty(self.nten)
+        tendon_jdot_v(self.ten_adr, self.ten_num, self.wtype, self.wbody, self.wpos, self.wprm, kin.R_WB, kin.p_WB,
+                      kin.V, A, out)
+        return out
 
 
 class MjcfTendonKinematics:
@@ -27,67 +104,32 @@ class MjcfTendonKinematics:
         self.tendon = pm.model.tendons[tendon_id]
         self.pm = pm
         self.spring, self.damper = spring, damper
-        self.fixed = self.tendon.kind == "fixed"
-        if self.fixed:
-            self.qcoef = [(pm.joints[w.objid].position_start(), w.prm) for w in self.tendon.wraps]
-            self.vcoef = [(pm.joints[w.objid].velocity_start(), w.prm) for w in self.tendon.wraps]
-            return
-        self.segments = []  # (site a, site b, divisor)
-        divisor, prev = 1.0, None
-        for w in self.tendon.wraps:
-            if w.type == "pulley":
-                divisor, prev = max(float(w.prm), 1e-15), None
-                continue
-            if prev is not None:
-                self.segments.append((prev, w.objid, divisor))
-            prev = w.objid
+        self.paths = TendonPaths([(pm, tendon_id)])
+        self._last = None  # (kinematics, length, moment) of the last evaluation
 
-    def _site(self, plant, context, s: int):
-        site = self.pm.model.sites[s]
-        body = self.pm.bodies[site.body]
-        p_BS = np.asarray(site.pos, float)
-        X = body.EvalPoseInWorld(context)
-        return body, p_BS, X.translation() + X.rotation().matrix() @ p_BS
+    def _Calc(self, plant, context):
+        kin = plant._eval_kinematics(context)
+        last = self._last
+        if last is not None and last[0] is kin:  # length and moment of one state: one kernel call
+            return last[1], last[2]
+        L, J = self.paths.CalcLengthsMoments(kin, plant._model.ji)
+        self._last = (kin, float(L[0]), J[0])
+        return self._last[1], self._last[2]
 
     def CalcLength(self, plant, context, q: np.ndarray) -> float:
-        """Tendon length [m or rad]."""
-        if self.fixed:
-            return float(sum(c * q[i] for i, c in self.qcoef))
-        total = 0.0
-        for a, b, div in self.segments:
-            total += np.linalg.norm(self._site(plant, context, b)[2] - self._site(plant, context, a)[2]) / div
-        return float(total)
+        """Tendon length [m or rad] at the context's positions."""
+        return self._Calc(plant, context)[0]
 
     def CalcMoment(self, plant, context) -> np.ndarray:
         """d length / d v (plant nv)."""
-        moment = np.zeros(plant.num_velocities())
-        if self.fixed:
-            for i, c in self.vcoef:
-                moment[i] += c
-            return moment
-        from ..tree.indices import JacobianWrtVariable
-        world = plant.world_frame()
-        for a, b, div in self.segments:
-            (ba, pa, wa), (bb, pb, wb) = self._site(plant, context, a), self._site(plant, context, b)
-            d = wb - wa
-            n = np.linalg.norm(d)
-            if n < 1e-15:
-                continue
-            Ja = plant.CalcJacobianTranslationalVelocity(context, JacobianWrtVariable.kV, ba.body_frame(), pa,
-                                                          world, world)
-            Jb = plant.CalcJacobianTranslationalVelocity(context, JacobianWrtVariable.kV, bb.body_frame(), pb,
-                                                          world, world)
-            moment += (d / n) @ (Jb - Ja) / div
-        return moment
-
+        return self._Calc(plant, context)[1]
 
     def CalcPassiveGeneralizedForces(self, plant, context, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """MuJoCo's tendon passive force mapped to the dofs: spring k·(l_lo − L) below / k·(l_hi − L) above the
         dead band lengthspring = [l_lo, l_hi] (zero inside), damper −b·V; τ = momentᵀ f."""
-        moment = self.CalcMoment(plant, context)
+        L, moment = self._Calc(plant, context)
         f = 0.0
         if self.spring:
-            L = self.CalcLength(plant, context, q)
             lo, hi = (float(x) for x in self.tendon.lengthspring)
             if L < lo:
                 f += self.tendon.stiffness * (lo - L)
@@ -103,91 +145,67 @@ class MjcfTendonRows:
     `limited`/`range`/`margin`/`solreflimit`/`solimplimit` and `frictionloss`/`solreffriction`/`solimpfriction`).
 
     The Jacobian of a tendon row is its moment arm d length / d v (±, as MuJoCo's mj_instantiateLimit), the
-    regularizer scale is tendon_invweight0 = J M⁻¹ Jᵀ at qpos0. Lengths and moments come from the step's
-    kinematics cache (`kin`: world poses and joint columns), so nothing is recomputed through the context.
+    regularizer scale is tendon_invweight0 = J M⁻¹ Jᵀ at qpos0. Lengths and moments of all these tendons come
+    from one compiled call on the step's kinematics cache (`kin`).
     """
 
-    def __init__(self, entries: list):
-        # entry: dict(name, fixed, q/v coefficient arrays or segments (body a, p_a, body b, p_b, divisor),
-        #             limited, lo, hi, margin, solreflimit, solimplimit, frictionloss, solreffriction,
-        #             solimpfriction, invweight0)
+    def __init__(self, entries: list, paths: TendonPaths):
+        # entry: dict(name, limited, lo, hi, margin, solreflimit, solimplimit, frictionloss, solreffriction,
+        #             solimpfriction, invweight0); entry k is tendon k of `paths`
         self.entries = entries
+        self.paths = paths
+        self._last = None  # (kinematics, lengths, moments) of the last step
 
     @staticmethod
     def FromPlant(plant, ji: np.ndarray, M0: np.ndarray, kin0) -> "MjcfTendonRows | None":
         """The rows of every limited or frictional tendon of the MJCF models loaded into `plant`, or None."""
-        entries, nv = [], M0.shape[0]
+        entries, items = [], []
         for pm in getattr(plant, "_mjcf_maps", []):
             for t, ten in enumerate(pm.model.tendons):
                 if not (ten.limited or ten.frictionloss > 0) or not TendonSupported(ten):
                     continue
-                e = dict(name=ten.name or f"tendon{t}", fixed=ten.kind == "fixed", limited=bool(ten.limited),
-                         lo=float(ten.range[0]), hi=float(ten.range[1]), margin=max(float(ten.margin), 0.0),
-                         solreflimit=tuple(ten.solref_limit), solimplimit=tuple(ten.solimp_limit),
-                         frictionloss=float(ten.frictionloss), solreffriction=tuple(ten.solref_friction),
-                         solimpfriction=tuple(ten.solimp_friction))
-                if e["fixed"]:
-                    e["qi"] = np.array([pm.joints[w.objid].position_start() for w in ten.wraps], np.int64)
-                    e["coef"] = np.array([float(w.prm) for w in ten.wraps])
-                    J = np.zeros(nv)
-                    for w in ten.wraps:
-                        J[pm.joints[w.objid].velocity_start()] += float(w.prm)
-                    e["J"] = J
-                else:
-                    segs, divisor, prev = [], 1.0, None
-                    for w in ten.wraps:
-                        if w.type == "pulley":
-                            divisor, prev = max(float(w.prm), 1e-15), None
-                            continue
-                        site = pm.model.sites[w.objid]
-                        cur = (int(pm.bodies[site.body].index()), np.asarray(site.pos, float))
-                        if prev is not None:
-                            segs.append((prev[0], prev[1], cur[0], cur[1], divisor))
-                        prev = cur
-                    e["segments"] = segs
-                iw = ten.invweight0
-                if iw is None:
-                    _, J0 = MjcfTendonRows._LengthMoment(e, kin0, ji)
-                    iw = float(J0 @ np.linalg.solve(M0, J0)) if nv else 0.0
-                e["invweight0"] = max(float(iw), 1e-15)
-                entries.append(e)
-        return MjcfTendonRows(entries) if entries else None
+                entries.append(dict(
+                    name=ten.name or f"tendon{t}", limited=bool(ten.limited), lo=float(ten.range[0]),
+                    hi=float(ten.range[1]), margin=max(float(ten.margin), 0.0), solreflimit=tuple(ten.solref_limit),
+                    solimplimit=tuple(ten.solimp_limit), frictionloss=float(ten.frictionloss),
+                    solreffriction=tuple(ten.solref_friction), solimpfriction=tuple(ten.solimp_friction),
+                    invweight0=ten.invweight0))
+                items.append((pm, t))
+        if not entries:
+            return None
+        paths = TendonPaths(items)
+        _, J0 = paths.CalcLengthsMoments(kin0, ji)
+        for e, J in zip(entries, J0):
+            iw = e["invweight0"]
+            if iw is None:
+                iw = float(J @ np.linalg.solve(M0, J)) if M0.shape[0] else 0.0
+            e["invweight0"] = max(float(iw), 1e-15)
+        return MjcfTendonRows(entries, paths)
 
-    @staticmethod
-    def _LengthMoment(e: dict, kin, ji: np.ndarray) -> tuple[float, np.ndarray]:
-        """Tendon length [m or rad] and moment d length / d v (nv) at the kinematics `kin`."""
-        if e["fixed"]:
-            return float(e["coef"] @ kin.q[e["qi"]]), e["J"]
-        from ._contact_kernels import PointJacobians
-        L, J = 0.0, np.zeros(kin.S.shape[0])
-        for ba, pa, bb, pb, div in e["segments"]:
-            wa = kin.p_WB[ba] + kin.R_WB[ba] @ pa
-            wb = kin.p_WB[bb] + kin.R_WB[bb] @ pb
-            d = wb - wa
-            n = float(np.linalg.norm(d))
-            L += n / div
-            if n < 1e-15:
-                continue
-            Ja = PointJacobians(ji, kin.S, ba, wa)[0]
-            Jb = PointJacobians(ji, kin.S, bb, wb)[0]
-            J += (d / n) @ (Jb - Ja) / div
+    def _LengthsMoments(self, kin, ji: np.ndarray):
+        """Lengths and moments of all the tendons with rows, once per step (cached on the kinematics object)."""
+        cached = self._last
+        if cached is not None and cached[0] is kin:
+            return cached[1], cached[2]
+        L, J = self.paths.CalcLengthsMoments(kin, ji)
+        self._last = (kin, L, J)
         return L, J
 
     def AddFriction(self, asm, kin, ji) -> None:
         """Tendon dry-friction rows (after the dofs' rows, as MuJoCo orders them)."""
-        for e in self.entries:
+        _, J = self._LengthsMoments(kin, ji)
+        for k, e in enumerate(self.entries):
             if e["frictionloss"] > 0:
-                _, J = self._LengthMoment(e, kin, ji)
-                asm.AddFrictionLoss(J[None, :], e["frictionloss"], e["invweight0"], e["solreffriction"],
+                asm.AddFrictionLoss(J[k][None, :], e["frictionloss"], e["invweight0"], e["solreffriction"],
                                     e["solimpfriction"], name=e["name"], tendon=True)
 
     def AddLimits(self, asm, kin, ji) -> None:
         """Tendon limit rows for each side within `margin` of its range end (after the joints' limit rows)."""
-        for e in self.entries:
+        L, J = self._LengthsMoments(kin, ji)
+        for k, e in enumerate(self.entries):
             if not e["limited"]:
                 continue
-            L, J = self._LengthMoment(e, kin, ji)
-            for dist, sign in ((L - e["lo"], 1.0), (e["hi"] - L, -1.0)):
+            for dist, sign in ((L[k] - e["lo"], 1.0), (e["hi"] - L[k], -1.0)):
                 if dist < e["margin"]:
-                    asm.AddLimit(sign * J[None, :], dist, e["margin"], e["invweight0"], e["solreflimit"],
+                    asm.AddLimit(sign * J[k][None, :], dist, e["margin"], e["invweight0"], e["solreflimit"],
                                  e["solimplimit"], name=e["name"], tendon=True)

@@ -196,10 +196,7 @@ class _StateAccessMixin:
             if mi is not None and j.model_instance() != mi:
                 continue
             suffixes = j._position_suffixes if kind == "Position" else j._velocity_suffixes
-            if j.type_name() == "quaternion_floating" or j.type_name() == "rpy_floating":
-                base = j.child_body().name() if j is j.child_body()._floating_joint else j.name()
-            else:
-                base = j.name()
+            base = j.name()  # pydrake: the joint name, also for the floating joints Finalize adds
             prefix = f"{self.GetModelInstanceName(j.model_instance())}_" if add_model_instance_prefix else ""
             names += [f"{prefix}{base}_{s}" for s in suffixes]
         return names

@@ -92,8 +92,15 @@ class _SystemMixin:
             for i, name in enumerate(self._instance_names)]
         self._applied_generalized_force_port = self.DeclareVectorInputPort("applied_generalized_force", nv, required=False)
         self._applied_spatial_force_port = self.DeclareAbstractInputPort("applied_spatial_force", [], required=False)
+        from ._mjcf_mocap import DeclareMjcfMocap  # MJCF mocap bodies: welds posed by the mocap_pose input
+        self._mjcf_mocap = DeclareMjcfMocap(self)
         # ---- outputs ----------------------------------------------------------------------------------
         state_ticket = {self.all_state_ticket()}
+        pose_ticket = state_ticket  # body poses and velocities: the kinematics' inputs
+        if self._mjcf_mocap is not None:
+            self._kin_cache.prerequisites().add(self._mjcf_mocap.port.ticket())
+            pose_ticket = {self._kin_cache.ticket()}
+            self._geometry_pose_port._prerequisites = pose_ticket
         self._state_port = self.DeclareVectorOutputPort(
             "state", nq + nv, self._CalcStateOutput, prerequisites_of_calc=state_ticket)
         self._instance_state_ports = []
@@ -131,9 +138,9 @@ class _SystemMixin:
                 lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[2][vi]),
                 prerequisites_of_calc=accel_ticket))
         self._body_poses_port = self.DeclareAbstractOutputPort(
-            "body_poses", list, self._CalcBodyPosesOutput, prerequisites_of_calc=state_ticket)
+            "body_poses", list, self._CalcBodyPosesOutput, prerequisites_of_calc=pose_ticket)
         self._body_velocities_port = self.DeclareAbstractOutputPort(
-            "body_spatial_velocities", list, self._CalcBodyVelocitiesOutput, prerequisites_of_calc=state_ticket)
+            "body_spatial_velocities", list, self._CalcBodyVelocitiesOutput, prerequisites_of_calc=pose_ticket)
         self._body_accelerations_port = self.DeclareAbstractOutputPort(
             "body_spatial_accelerations", list, self._CalcBodyAccelerationsOutput,
             prerequisites_of_calc={self._body_accel_cache.ticket()})
@@ -187,7 +194,8 @@ class _SystemMixin:
     def _CalcKinematicsCache(self, context, value) -> None:
         x = self._qv_view(context)
         nq = self._model.nq
-        value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context)))
+        jf = None if self._mjcf_mocap is None else self._mjcf_mocap.JointFrames(self, context, self._model.jf)
+        value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context), jf))
 
     def _CalcStateOutput(self, context, output) -> None:
         """The 'state' output [q; v]: one copy from the context's state array (the framework validated context)."""
@@ -226,6 +234,17 @@ class _SystemMixin:
         bp[b, 0], bp[b, 1:4], bp[b, 4:13] = m, com, I.ravel()
 
     # ---- inputs ------------------------------------------------------------------------------------------
+    def get_mocap_pose_input_port(self):
+        """Mallard extension: the poses of the MJCF mocap bodies, nmocap·7 values [x y z qw qx qy qz] (m, unit
+        quaternion of R_WB) per mocap body in MuJoCo's mocap order (MJCF models in load order), as MuJoCo's
+        d.mocap_pos / d.mocap_quat. Unconnected, the poses are the context's mocap parameter: the MJCF pose, or a
+        keyframe's mpos / mquat (SetMujocoKeyframe)."""
+        self._ThrowIfNotFinalized("get_mocap_pose_input_port")
+        if self._mjcf_mocap is None:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}' has no mocap bodies (MJCF <body mocap=\"true\">), "
+                               "so it has no mocap_pose input port")
+        return self._mjcf_mocap.port
+
     def _input_wiring(self, context) -> tuple:
         """(whole actuation port has a value, instances whose actuation ports have one, applied generalized
         force has a value, applied spatial force has a value), cached until fixed inputs change."""
@@ -248,6 +267,8 @@ class _SystemMixin:
                                f"actuation ports {names} are both connected; connect one or the other")
         if whole:
             u = np.asarray(self._actuation_port.Eval(context), dtype=float)
+        elif m.nu == 0:  # no actuators: nothing to read
+            return np.zeros(0)
         else:
             u = np.zeros(m.nu)
             for i, port in enumerate(self._instance_actuation_ports):
@@ -300,9 +321,10 @@ class _SystemMixin:
         m = self._model
         u = self._EvalActuation(context)
         F, tau = self._force_element_forces(context, include_damping=include_damping)
-        tau_in, F_in = self._EvalAppliedForces(context, kin)
-        tau += tau_in
-        F += F_in
+        if self._input_wiring(context)[2:] != (False, False):  # an applied-force input has a value
+            tau_in, F_in = self._EvalAppliedForces(context, kin)
+            tau += tau_in
+            F += F_in
         if m.nu:
             np.add.at(tau, m.actuator_dofs, u)
         if getattr(self, "_mjcf_actuation", None) is not None:  # MJCF actuators (_mjcf_actuation.py)
@@ -330,6 +352,10 @@ class _SystemMixin:
             raise RuntimeError(f"MultibodyPlant '{self.get_name()}': a discrete constraint solver needs time_step > 0")
         if solver is not None and not callable(solver):
             raise ValueError("the discrete constraint solver must be callable(plant, context, kin, M_hat, a_free, h)")
+        rows = getattr(solver, "rows", None)
+        if rows is not None and getattr(self, "_mjcf_maps", None):  # MuJoCo's weights of slider-only MJCF bodies
+            from ._mjcf_plant import ApplySliderBodyInvWeights
+            ApplySliderBodyInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
         self._only_actuation_forces = None
 
@@ -344,12 +370,20 @@ class _SystemMixin:
             else:
                 value.set_value(self._CalcDiscreteStep(context)[1:])
             return
+        if self._constraints:  # kept at build time as pydrake does; only the discrete solver enforces them
+            raise RuntimeError(
+                f"MultibodyPlant '{self.get_name()}' uses continuous time (time_step = 0), which does not support "
+                f"its {len(self._constraints)} constraint(s) (e.g. {self._constraints[0]['kind']}); construct the "
+                "plant with time_step > 0 so the discrete constraint solver enforces them")
         kin = self._eval_kinematics(context)
         m = self._model
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=True)
         try:
-            vdot = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
-                                                     kin.V, kin.c, F, tau, self._zeros_v)
+            if self._tendon_inertia is None:
+                vdot = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
+                                                         kin.V, kin.c, F, tau, self._zeros_v)
+            else:  # MJCF tendon armature (_mjcf_tendon_armature.py)
+                vdot = self._tendon_inertia.CalcForwardDynamics(m, kin, F, tau)
         except np.linalg.LinAlgError:
             self._ThrowSingularMassMatrix(context)
         self._check_finite(context, vdot, "generalized accelerations")
@@ -362,10 +396,12 @@ class _SystemMixin:
         m = self._model
         qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
         vdot = self._accel_cache.Eval(context)[0]
-        if self._xc_nz:  # MJCF actuator activations (_mjcf_actuation.py)
+        if self._xc_nz:  # MJCF actuator activations (_mjcf_actuation.py) and plugin act_dot (_mjcf_plugins.py)
             act = self._mjcf_actuation
-            vdot = np.concatenate([vdot, act.CalcActivationRates(act.EvalCtrl(self, context),
-                                                                 act.GetActivations(self, context))])
+            adot = act.CalcActivationRates(act.EvalCtrl(self, context), act.GetActivations(self, context))
+            if act.plugins and act.plugins.has_slots:
+                adot = adot + act.plugins.ActivationRates(self, context)
+            vdot = np.concatenate([vdot, adot])
         derivatives.get_mutable_vector().SetFromVector(np.concatenate([qdot, vdot]))
 
     def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives) -> np.ndarray:
@@ -380,8 +416,10 @@ class _SystemMixin:
         r = [r_q, self._rnea(context, xdot[m.nq:m.nq + m.nv], F, tau)]
         if self._xc_nz:  # MJCF actuator activations: ȧ_p − ȧ
             act = self._mjcf_actuation
-            r.append(xdot[m.nq + m.nv:] - act.CalcActivationRates(act.EvalCtrl(self, context),
-                                                                  act.GetActivations(self, context)))
+            adot = act.CalcActivationRates(act.EvalCtrl(self, context), act.GetActivations(self, context))
+            if act.plugins and act.plugins.has_slots:  # plugin activation slots (_mjcf_plugins.py)
+                adot = adot + act.plugins.ActivationRates(self, context)
+            r.append(xdot[m.nq + m.nv:] - adot)
         return np.concatenate(r)
 
     def DoMapVelocityToQDot(self, context, generalized_velocity, qdot) -> None:
@@ -432,7 +470,10 @@ class _SystemMixin:
         self._ThrowIfNotFinalized("geometry_pose output")
         kin = self._eval_kinematics(context)
         ids, bodies = self._GeometryPoseRows()
-        poses.SetFromArrays(ids, kin.R_WB[bodies], kin.p_WB[bodies])
+        if len(ids) == kin.R_WB.shape[0] - 1 and self._geometry_pose_rows[3]:  # bodies 1..nb-1: views, no gather
+            poses.SetFromArrays(ids, kin.R_WB[1:], kin.p_WB[1:])
+        else:
+            poses.SetFromArrays(ids, kin.R_WB[bodies], kin.p_WB[bodies])
 
     def _GeometryPoseRows(self) -> tuple:
         """(frame ids, body index array) of the bodies registered with SceneGraph (the world excepted): one
@@ -442,7 +483,8 @@ class _SystemMixin:
         got = getattr(self, "_geometry_pose_rows", None)
         if got is None or got[2] != len(reg):
             bodies = [b for b in reg if b != 0]
-            got = ([reg[b] for b in bodies], np.asarray(bodies, dtype=np.int64), len(reg))
+            got = ([reg[b] for b in bodies], np.asarray(bodies, dtype=np.int64), len(reg),
+                   bodies == list(range(1, len(bodies) + 1)))
             self._geometry_pose_rows = got
         return got[0], got[1]
 

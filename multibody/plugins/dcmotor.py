@@ -11,6 +11,9 @@ voltage V [V] and the transmission velocity w [rad/s] (after the actuator gear):
 * thermal: C dT/dt = R(T) i^2 - (T - T_amb) / R_th. The temperature T [deg C] is the plugin state,
   advanced after each step by `advance` with the exact solution for the step's constant power.
 * sensor: the temperature T [deg C] (1 value).
+
+With `actearly` the force uses the next-step current (mj_nextActivation of the current slot) and the
+quasi-static current the next-step input (when the actuator has a dyntype).
 """
 from __future__ import annotations
 
@@ -110,11 +113,13 @@ class DcMotor(Plugin):
         config = instance.config
         if capability & Capability.ACTUATOR and len(frame.ctrl):
             i = self._current(config, frame)
-            frame.actuator_force[0] = config["motorconst"] * i
-            if config["inductance"] > 0:
-                frame.act_dot[0] = dcmotor_derivatives(config, float(frame.ctrl[0]),
+            if config["inductance"] > 0:  # di/dt from the input at the current activation
+                frame.act_dot[0] = dcmotor_derivatives(config, float(frame.ctrl_now[0]),
                                                        float(frame.actuator_velocity[0]), float(frame.state[0]),
                                                        i)[0]
+                if frame.actearly[0]:  # actearly: the force of the next-step current
+                    i = frame.NextActivation(0, float(frame.act_dot[0]))
+            frame.actuator_force[0] = config["motorconst"] * i
         if capability & Capability.SENSOR:
             frame.sensordata[:] = frame.state[0]
 

@@ -144,14 +144,23 @@ class PluginFrame:
     `sensordata`, `qfrc_passive`) are preallocated arrays the plugin writes into. Units are SI;
     actuator quantities are scalar (along the transmission), one entry per actuator of the
     instance in `PluginInstance.actuators` order; `sensordata` concatenates its sensors' outputs.
-    `ctrl` is each actuator's input: its ctrl, or its dyntype activation when it has a dyntype.
+    `ctrl` is each actuator's input: its ctrl, or its dyntype activation when it has a dyntype (the
+    next-step one for an `actearly` actuator, as MuJoCo's built-in actuators use); `ctrl_now` the input
+    at the current activation, `ctrl_dot` the dyntype activation's rate (0 without dyntype). `act`
+    holds the plugin's own activation slots; an actearly plugin should compute its force from
+    `NextActivation(k, act_dot[k])` of its slots (as MuJoCo's plugins do with mj_nextActivation).
     """
 
     time: float = 0.0
-    timestep: float = 0.0
+    timestep: float = 0.0  #: the step h (also in compute: the look-ahead of actearly)
     state: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ctrl: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ctrl_now: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ctrl_dot: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    actearly: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  #: per actuator
     act: np.ndarray = field(default_factory=lambda: np.zeros(0))  #: the plugin's own activation slots
+    act_range: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  #: per slot [lo, hi] (±inf: none)
+    act_exact_tau: np.ndarray = field(default_factory=lambda: np.zeros(0))  #: per slot: filterexact tau or 0
     actuator_length: np.ndarray = field(default_factory=lambda: np.zeros(0))
     actuator_velocity: np.ndarray = field(default_factory=lambda: np.zeros(0))
     actuator_force: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -161,6 +170,25 @@ class PluginFrame:
     qvel: np.ndarray = field(default_factory=lambda: np.zeros(0))
     qfrc_passive: np.ndarray = field(default_factory=lambda: np.zeros(0))
     extra: dict = field(default_factory=dict)  #: anything else a plant exposes (e.g. body poses)
+
+    def __post_init__(self):
+        n = len(self.ctrl)
+        if len(self.ctrl_now) != n:  # a frame built with ctrl only: no actearly look-ahead
+            self.ctrl_now = np.array(self.ctrl, float)
+        if len(self.ctrl_dot) != n:
+            self.ctrl_dot = np.zeros(n)
+        if len(self.actearly) != n:
+            self.actearly = np.zeros(n, bool)
+
+    def NextActivation(self, k: int, act_dot: float) -> float:
+        """Slot `k`'s activation after one step `timestep` (MuJoCo's mj_nextActivation): act + h·act_dot, or
+        the exact first-order step when the actuator's dyntype is filterexact, clamped to actrange."""
+        a, h = float(self.act[k]), self.timestep
+        tau = float(self.act_exact_tau[k]) if len(self.act_exact_tau) else 0.0
+        nxt = a + act_dot * tau * (1.0 - math.exp(-h / tau)) if tau > 0 else a + h * act_dot
+        if len(self.act_range):
+            nxt = min(max(nxt, self.act_range[k, 0]), self.act_range[k, 1])
+        return nxt
 
 
 class Plugin:
@@ -230,11 +258,13 @@ class Plugin:
         """Compute one capability's outputs into `frame` (forces, act_dot, sensordata, qfrc_passive)."""
 
     def advance(self, instance: PluginInstance, data: Any, frame: PluginFrame) -> None:
-        """After the integrator advanced time by `frame.timestep`: update `frame.state` (and may
-        overwrite `frame.act`)."""
+        """Once per step of `frame.timestep` (a discrete plant's step; every `<option timestep>` on a
+        continuous plant), `frame.time` being the step's end: update `frame.state` (and may overwrite
+        `frame.act`)."""
 
     def destroy(self, data: Any) -> None:
-        """Release what `init` created."""
+        """Release what `init` created (on `PluginDataCache.Clear` and when the plant's plugin data is
+        garbage-collected, MuJoCo's mj_deleteData)."""
 
     # ---- SDF capability ---------------------------------------------------------------------
     def sdf_distance(self, p: np.ndarray, data: Any) -> float:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -105,16 +106,31 @@ def UnregisterPlugin(name: str) -> None:
         del _PLUGINS[name]
 
 
+def _destroy_all(instances: list, data: dict) -> None:
+    """The plugins' `destroy` on every memoized plugin data (skipping plugins no longer registered)."""
+    for i, d in list(data.items()):
+        plugin = _PLUGINS.get(instances[i].plugin)
+        if plugin is not None:
+            plugin.destroy(d)
+    data.clear()
+
+
 class PluginDataCache:
     """Memoized plugin data of a model's instances, rebuilt lazily from config + state.
 
     Never copied or pickled: `__getstate__` drops the memo, so a cloned or unpickled Context holding
-    this object rebuilds each instance's data on first use (MuJoCo's plugin data semantics).
+    this object rebuilds each instance's data on first use (MuJoCo's plugin data semantics). The
+    plugins' `destroy` runs on `Clear` and when the cache is garbage-collected (mj_deleteData).
     """
 
     def __init__(self, instances: Sequence[PluginInstance]):
         self.instances = list(instances)
         self._data: dict[int, Any] = {}
+        self._track()
+
+    def _track(self) -> None:
+        finalizer = weakref.finalize(self, _destroy_all, self.instances, self._data)
+        finalizer.atexit = False  # no plugin callbacks during interpreter shutdown
 
     def Get(self, index: int, plugin_state: np.ndarray) -> Any:
         """Plugin data of instance `index`, built by the plugin's `init` on first use."""
@@ -132,15 +148,15 @@ class PluginDataCache:
 
     def Clear(self) -> None:
         """Destroy all plugin data (the plugins' `destroy`); it is rebuilt on the next `Get`."""
-        for i, data in list(self._data.items()):
-            GetPlugin(self.instances[i].plugin).destroy(data)
-        self._data.clear()
+        _destroy_all(self.instances, self._data)
 
     def __getstate__(self) -> dict:
-        return {"instances": self.instances, "_data": {}}
+        return {"instances": self.instances}
 
     def __setstate__(self, st: dict) -> None:
-        self.__dict__.update(st)
+        self.instances = st["instances"]
+        self._data = {}
+        self._track()
 
     def __deepcopy__(self, memo) -> "PluginDataCache":
         import copy

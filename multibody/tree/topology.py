@@ -37,6 +37,25 @@ def check_topology(bodies, joints) -> None:
         g.add_edge(a, b)
 
 
+def floating_base_order(num_bodies: int, joints) -> list[int]:
+    """Body indices that Finalize() must mobilize with a floating joint to World, in Drake's order.
+
+    Mirrors Drake's SpanningForest::ChooseBaseBodiesAndAddTrees: first the root of every articulated tree not
+    connected to World (a body that is never a joint's child but is some joint's parent), best base first —
+    most joints as parent, ties broken by lower body index — then every body with no joint at all, by body
+    index. The floating joints are added in this order, so joint indices, the depth-first mobilizer order and
+    hence the q/v layout all match pydrake's.
+    """
+    as_parent = np.zeros(num_bodies, dtype=np.int64)
+    as_child = np.zeros(num_bodies, dtype=np.int64)
+    for j in joints:
+        as_parent[int(j.parent_body().index())] += 1
+        as_child[int(j.child_body().index())] += 1
+    roots = [b for b in range(1, num_bodies) if as_child[b] == 0 and as_parent[b] > 0]
+    lone = [b for b in range(1, num_bodies) if as_child[b] == 0 and as_parent[b] == 0]
+    return sorted(roots, key=lambda b: (-int(as_parent[b]), b)) + lone
+
+
 def depth_first_order(num_bodies: int, joints) -> list[int]:
     """Body indices (world excluded) depth first from the world; siblings in joint-index order."""
     kids: dict[int, list] = {}

@@ -13,7 +13,9 @@ from .plugins import plugin_actdim
 from .plugins import resolve as resolve_plugin
 from .reader import Element
 from .references import Names
-from .transmission import actuator_moment0
+from .bodies import body_world_poses
+from .reference_inertia import dof_axes
+from .transmission import _site_jac, actuator_moment0
 
 _TARGETS = (("joint", "joint", "joint"), ("jointinparent", "jointinparent", "joint"), ("tendon", "tendon", "tendon"),
             ("cranksite", "slidercrank", "site"), ("site", "site", "site"), ("body", "body", "body"))
@@ -61,6 +63,7 @@ def compile_actuators(ctx: CompileContext, root: Element, names: Names, joints: 
                     raise error_at(el.where, f"{what}: slider-crank needs a positive cranklength")
             elif trntype == "site" and s.get("refsite") is not None:
                 tid2 = names.id("site", s["refsite"], el.where, what)
+            so3 = _check_so3(s, el, what, trntype, tid, tid2, joints)
             for t in ("dyntype", "gaintype", "biastype"):
                 if s[t] == "user":
                     ctx.warn(el.where, f"{what}: {t}='user' needs a user callback (tier 3); kept but not simulated",
@@ -84,9 +87,11 @@ def compile_actuators(ctx: CompileContext, root: Element, names: Names, joints: 
                     raise error_at(el.where, f"{what}: actdim {actdim} disagrees with the plugin's {pdim} activation(s)"
                                              f" plus {need - pdim} for dyntype '{s['dyntype']}'; omit actdim")
                 actdim = need
+            elif actdim < 0 and so3:  # an integrator stores the 3 expmap setpoints
+                actdim = 0 if s["dyntype"] == "none" else 3
             elif actdim < 0:
                 actdim = 0 if s["dyntype"] == "none" else 1
-            elif actdim > 1 and s["dyntype"] != "user":
+            elif actdim > 1 and s["dyntype"] != "user" and not so3:
                 raise error_at(el.where, f"{what}: actdim > 1 is only allowed with dyntype='user'")
             elif actdim == 0 and s["dyntype"] != "none":
                 raise error_at(el.where, f"{what}: dyntype '{s['dyntype']}' needs actdim 1")
@@ -96,8 +101,40 @@ def compile_actuators(ctx: CompileContext, root: Element, names: Names, joints: 
                 forcelim, actlim, _arr(s["ctrlrange"]), _arr(s["forcerange"]), _arr(s["actrange"]),
                 _arr(s["lengthrange"]), actdim, actadr if actdim else -1, s["actearly"] == "true", s["group"],
                 tuple(s.get("user") or ()), el.where, plugin=iid, plugin_actdim=pdim))
+            # MuJoCo 4 multi-input actuators: the so3 servo reads 3 (expmap) or 4 (quat) controls and has 3 outputs
+            out[-1].ctrlspec = (s.get("input") or "expmap") if so3 else None
+            out[-1].ctrlnum = (4 if out[-1].ctrlspec == "quat" else 3) if so3 else 1
+            out[-1].outnum = 3 if so3 else 1
             actadr += actdim
     return out
+
+
+def _check_so3(s, el, what, trntype, tid, tid2, joints) -> bool:
+    """Validate a MuJoCo 4 so3 (orientation) servo as MuJoCo's compiler does; True for so3 actuators."""
+    so3 = "so3" in (s["gaintype"], s["biastype"])
+    if s.get("input") is not None and not so3:
+        raise error_at(el.where, f"{what}: input is only available for orientation (so3) actuators")
+    if not so3:
+        return False
+    if s["gaintype"] != "so3" or s["biastype"] != "so3":
+        raise error_at(el.where, f"{what}: gaintype and biastype must both be 'so3'")
+    if s["dyntype"] not in ("none", "integrator"):
+        raise error_at(el.where, f"{what}: so3 requires dyntype 'none' or 'integrator'")
+    if s["dyntype"] != "none" and s.get("input") == "quat":
+        raise error_at(el.where, f"{what}: the quat input chart requires dyntype 'none'")
+    if s["gainprm"][0] != -s["biasprm"][1]:
+        raise error_at(el.where, f"{what}: so3 requires gainprm[0] == -biasprm[1]")
+    if trntype == "joint":
+        if joints[tid].type != "ball":
+            raise error_at(el.where, f"{what}: an orientation (so3) joint transmission needs a ball joint, "
+                                     f"joint '{joints[tid].name}' is {joints[tid].type}")
+    elif trntype != "site" or tid2 < 0:
+        raise error_at(el.where, f"{what}: an orientation (so3) actuator needs a ball joint, or a site with a "
+                                 "refsite")
+    if s["forcelimited"] != "false" and s["forcerange"][0] != 0:
+        raise error_at(el.where, f"{what}: an orientation (so3) actuator's forcerange lower bound must be 0 "
+                                 "(the torque norm is clamped)")
+    return True
 
 
 def _inherit_range(s, el, what, trntype, tid, joints, tendons) -> None:
@@ -134,16 +171,54 @@ def apply_dampratio(acts: list[MjcfActuator], bodies, joints, tendons, sites, ma
     the joint-space inertia M at qpos0.
     """
     for act in acts:
-        row = actuator_moment0(act, bodies, joints, tendons, sites) if len(mass_matrix) else None
+        rows = _moment_rows0(act, bodies, joints, tendons, sites) if len(mass_matrix) else None
+        row = rows[0] if rows is not None and len(rows) == 1 else None
         if row is not None:
             act.acc0 = float(np.linalg.norm(np.linalg.solve(mass_matrix, row)))
-        if act.gaintype != "fixed" or act.gainprm[0] != -act.biasprm[1] or act.biasprm[2] <= 0:
+        if act.gaintype not in ("fixed", "so3") or act.gainprm[0] != -act.biasprm[1] or act.biasprm[2] <= 0:
             continue
-        if row is None:
+        if rows is None:
             ctx.warn(act.where, "dampratio needs the moment arm of this transmission at qpos0, which is only "
-                                "computed for hinge/slide joint, fixed-tendon and site transmissions; "
+                                "computed for joint, fixed-tendon and site transmissions; "
                                 "biasprm[2] kept as given", "dampratio")
             continue
-        inv = float(row @ np.linalg.solve(mass_matrix, row)) if np.any(row) else 0.0
+        # effective inertia 1 / (m M⁻¹ mᵀ); for a 3-output so3 servo the mean of the rows' inverse inertias
+        inv = float(np.mean([r @ np.linalg.solve(mass_matrix, r) if np.any(r) else 0.0 for r in rows]))
         mass = 1.0 / inv if inv > 1e-15 else 0.0
         act.biasprm[2] = -act.biasprm[2] * 2 * math.sqrt(act.gainprm[0] * mass)
+
+
+def _moment_rows0(act: MjcfActuator, bodies, joints, tendons, sites) -> list[np.ndarray] | None:
+    """Moment rows (MuJoCo dof coordinates) of an actuator at qpos0: one row, or 3 for an so3 servo; None when
+    the transmission is not handled at compile time."""
+    tid, tid2 = act.trnid
+    if act.trntype in ("joint", "jointinparent") and joints[tid].type == "ball":  # qpos0 rotation is identity
+        nv = sum(3 if j.type == "ball" else 6 if j.type == "free" else 1 for j in joints)
+        base = np.zeros((3, nv))
+        base[:, joints[tid].dofadr:joints[tid].dofadr + 3] = np.eye(3)
+        return list(base) if getattr(act, "ctrlspec", None) else [base.T @ act.gear[:3]]
+    if act.trntype == "site" and getattr(act, "ctrlspec", None):  # so3: site axes on the relative ω-Jacobian
+        s, dof_body = dof_axes(bodies, joints)
+        xpos, xmat = body_world_poses(bodies)
+        _, jr, rot, anc = _site_jac(bodies, sites, tid, s, dof_body, xpos, xmat)
+        _, jr2, _, anc2 = _site_jac(bodies, sites, tid2, s, dof_body, xpos, xmat)
+        dr = jr - jr2
+        dr[:, [k for k in range(len(s)) if int(dof_body[k]) in anc and int(dof_body[k]) in anc2]] = 0.0
+        return list(rot.T @ dr)
+    if act.trntype == "slidercrank":  # mj_transmission's slider-crank row at qpos0
+        s, dof_body = dof_axes(bodies, joints)
+        xpos, xmat = body_world_poses(bodies)
+        jc, _, _, _ = _site_jac(bodies, sites, tid, s, dof_body, xpos, xmat)
+        jl, jrl, rot, _ = _site_jac(bodies, sites, tid2, s, dof_body, xpos, xmat)
+        pos = [xpos[sites[k].body] + xmat[sites[k].body] @ sites[k].pos for k in (tid, tid2)]
+        axis, vec = rot[:, 2], pos[0] - pos[1]
+        av = float(axis @ vec)
+        det = av * av + act.cranklength ** 2 - float(vec @ vec)
+        if det <= 0:
+            dlda, dldv = vec, axis
+        else:
+            sdet = math.sqrt(det)
+            dlda, dldv = vec * (1 - av / sdet), axis * (1 - av / sdet) + vec / sdet
+        return [act.gear[0] * (dlda @ np.cross(jrl.T, axis).T + dldv @ (jc - jl))]
+    row = actuator_moment0(act, bodies, joints, tendons, sites)
+    return None if row is None else [row]

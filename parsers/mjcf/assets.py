@@ -234,6 +234,71 @@ def _plugin_mesh(ctx: CompileContext, el: Element, pel: Element, a: dict) -> Mjc
                     a["inertia"], None, plugin=iid)
 
 
+def _hfield_file(ctx: CompileContext, el: Element, name: str) -> np.ndarray:
+    """The raw elevation grid (row 0 at -y) of an hfield file: PNG (grey levels, image rows reversed as
+    MuJoCo reads them) or MuJoCo's binary format (int32 nrow, int32 ncol, float32 data row-major)."""
+    file = el.get("file")
+    path = asset_path(ctx, file)
+    try:
+        with resources.OpenResource(str(path)) as res:
+            data = res.read()
+            media = res.content_type
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise error_at(el.where, f"hfield '{name}': cannot read file '{file}': {exc}") from None
+    kind = el.get("content_type") or media or ""
+    if kind not in ("image/png", "image/vnd.mujoco.hfield"):
+        kind = "image/png" if str(file).lower().endswith(".png") else "image/vnd.mujoco.hfield"
+    if kind == "image/png":
+        from matplotlib import image as mpimg
+
+        try:
+            img = np.asarray(mpimg.imread(io.BytesIO(data), format="png"), float)
+        except Exception as exc:  # matplotlib/PIL raise many types for corrupt files
+            raise error_at(el.where, f"hfield '{name}': cannot read PNG file '{file}': {exc}") from None
+        if img.ndim == 3:  # MuJoCo decodes grey; a colour image contributes its first channel
+            img = img[:, :, 0]
+        return np.round(img * 255.0)[::-1].astype(np.float32)
+    if len(data) < 8:
+        raise error_at(el.where, f"hfield '{name}': file '{file}' has no nrow/ncol header")
+    nrow, ncol = (int(x) for x in np.frombuffer(data[:8], "<i4"))
+    if nrow < 1 or ncol < 1:
+        raise error_at(el.where, f"hfield '{name}': non-positive dimensions {nrow} x {ncol} in file '{file}'")
+    if len(data) != 8 + 4 * nrow * ncol:
+        raise error_at(el.where, f"hfield '{name}': file '{file}' holds {len(data) - 8} data bytes; "
+                                 f"{nrow} x {ncol} needs {4 * nrow * ncol}")
+    return np.frombuffer(data[8:], "<f4").reshape(nrow, ncol).copy()
+
+
+def compile_hfield(ctx: CompileContext, el: Element, name: str) -> np.ndarray:
+    """The elevation grid (nrow x ncol, float32, row 0 at y = -size[1]) of an <hfield>, from its file or its
+    nrow/ncol/elevation attributes (rows listed from +y down, zeros without elevation), normalized to [0, 1]
+    as MuJoCo's compiler does (in single precision: minus the minimum, over the range when it exceeds 1e-14)."""
+    nrow, ncol = int(el.get("nrow", 0) or 0), int(el.get("ncol", 0) or 0)
+    elevation = el.get("elevation")
+    if el.get("file"):
+        data = _hfield_file(ctx, el, name)
+    else:
+        if nrow < 1 or ncol < 1:
+            raise error_at(el.where, f"hfield '{name}': needs a file or nrow and ncol (got {nrow} x {ncol})")
+        if elevation:
+            if len(elevation) != nrow * ncol:
+                raise error_at(el.where, f"hfield '{name}': elevation has {len(elevation)} values; nrow*ncol = "
+                                         f"{nrow * ncol}")
+            # the text reads like an image, first row at +y: MuJoCo reverses the rows
+            data = np.ascontiguousarray(np.asarray(elevation, float).astype(np.float32).reshape(nrow, ncol)[::-1])
+        else:
+            data = np.zeros((nrow, ncol), np.float32)
+    if data.shape[0] < 2 or data.shape[1] < 2:
+        raise error_at(el.where, f"hfield '{name}': the grid must be at least 2 x 2; got {data.shape}")
+    if not np.all(np.isfinite(data)):
+        raise error_at(el.where, f"hfield '{name}': elevation data contain NaN or inf")
+    lo, hi = np.float32(data.min()), np.float32(data.max())
+    data = (data - lo).astype(np.float32)
+    if float(np.float32(hi - lo)) > 1e-14:
+        data = (data / np.float32(hi - lo)).astype(np.float32)
+    return data
+
+
 def read_assets(ctx: CompileContext, root: Element) -> None:
     """Fill the context with the meshes, height fields, materials and sub-models of all <asset> sections."""
     for sec in root.find_all("asset"):
@@ -251,9 +316,11 @@ def read_assets(ctx: CompileContext, root: Element) -> None:
                 if el.get("file") and (el.get("nrow", 0) or el.get("ncol", 0)):
                     raise error_at(el.where, "hfield: nrow/ncol cannot be combined with a file")
                 size = el.get("size")
-                if any(s <= 0 for s in size[:3]) or size[3] < 0:
-                    raise error_at(el.where, "hfield size must be positive (base may be 0)")
-                ctx.hfields[name] = {"size": tuple(size), "attrs": dict(el.attrs)}
+                if any(s <= 0 for s in size):  # MuJoCo: "size parameter is not positive in hfield"
+                    raise error_at(el.where, f"hfield '{name}': all four size values (radius_x, radius_y, "
+                                             f"elevation_z, base_z) must be positive; got {list(size)}")
+                ctx.hfields[name] = {"size": tuple(size), "attrs": dict(el.attrs),
+                                     "data": compile_hfield(ctx, el, name)}
             elif el.tag == "material":
                 if not el.get("name"):
                     raise error_at(el.where, "material needs a name")

@@ -23,6 +23,7 @@ from .context import CompileContext
 from .defaults import DefaultClasses
 from .errors import error_at
 from .fuse import fuse_static
+from .mass_check import check_moving_bodies
 from .model import JOINT_NQ, JOINT_NV, MjcfModel
 from .reader import Element, read_mjcf
 from .reference_inertia import dof_m0, mass_matrix0, tree_pattern
@@ -37,13 +38,6 @@ from .transmission import tendon_jacobian0
 from .tree import TreeWalker
 
 
-def _check_unsupported(ctx: CompileContext, root: Element, option, option_secs) -> None:
-    if option.density > 0 or option.viscosity > 0 or np.any(option.wind != 0):
-        where = option_secs[-1].where if option_secs else None
-        ctx.warn(where, "fluid forces (option density/viscosity/wind) are not supported (tier 3); kept only",
-                 "fluid")
-
-
 def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfModel:
     """Compile a validated <mujoco> tree into an MjcfModel."""
     compiler = read_compiler(root)
@@ -52,7 +46,6 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     defaults = DefaultClasses(root.find_all("default"))
     ctx = CompileContext(compiler, defaults, model_dir, strict)
     ctx.plugins = read_extension(root)
-    _check_unsupported(ctx, root, option, option_secs)
     read_assets(ctx, root)
     walker = TreeWalker(ctx, attach_handler=attach_submodel)
     builds = walker.walk(root.find_all("worldbody"))
@@ -83,6 +76,9 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     pairs = [p for cp in contacts for p in cp[0]]
     excludes = [e for cp in contacts for e in cp[1]]
     sensors = _gather(subs, lambda c, r, n: compile_sensors(r, n, joints, c))
+    for s in sensors:  # MuJoCo 4: an actuator sensor has one value per actuator output (3 for an so3 servo)
+        if s.type in ("actuatorpos", "actuatorvel", "actuatorfrc") and s.objid >= 0:
+            s.dim = int(getattr(actuators[s.objid], "outnum", 1))
     plugins = bind_plugins(ctx, root, bodies, geoms, actuators, sensors)
     total = sum(b.mass for b in bodies[1:])
     if compiler["settotalmass"] > 0 and total > 0:
@@ -90,6 +86,7 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
         for b in bodies[1:]:
             b.mass *= scale
             b.inertia = b.inertia * scale
+    check_moving_bodies(bodies)
     nq = sum(JOINT_NQ[j.type] for j in joints)
     nv = sum(JOINT_NV[j.type] for j in joints)
     qpos0 = np.concatenate([j.qpos0 for j in joints]) if joints else np.zeros(0)
@@ -97,7 +94,8 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     m0, dof_inv, body_inv, simple = _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities,
                                                    actuators, qpos0, qspring)
     na = sum(a.actdim for a in actuators)
-    keys = compile_keys(root, size, qpos0, nv, na, len(actuators), bodies, joints)
+    nctrl = sum(getattr(a, "ctrlnum", 1) for a in actuators)  # MuJoCo's nu: an orientation servo has 3-4 controls
+    keys = compile_keys(root, size, qpos0, nv, na, nctrl, bodies, joints)
     model = MjcfModel(
         name=root.get("model", "MuJoCo Model"), option=option, compiler=compiler, bodies=bodies, joints=joints,
         geoms=geoms, sites=sites, cameras=cams, lights=lights, meshes=ctx.mesh_list, tendons=tendons,
@@ -121,18 +119,13 @@ def _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities, actua
     mass = mass_matrix0(bodies, joints)
     pattern = tree_pattern(bodies, joints)
     for t in tendons:
-        t.jacobian0 = tendon_jacobian0(t, bodies, joints, sites)
-        if t.armature > 0:
-            if t.jacobian0 is None:
-                ctx.warn(t.where, "tendon armature on a tendon with wrapping geoms is not included in the "
-                                  "reference inertia (dof_invweight0, acc0)", "tendon_armature")
-            else:
-                # only entries inside the tree sparsity pattern exist in MuJoCo's inertia matrix
-                mass = mass + t.armature * np.outer(t.jacobian0, t.jacobian0) * pattern
+        t.jacobian0 = tendon_jacobian0(t, bodies, joints, sites, geoms)
+        if t.armature > 0:  # only entries inside the tree sparsity pattern exist in MuJoCo's inertia matrix
+            mass = mass + t.armature * np.outer(t.jacobian0, t.jacobian0) * pattern
     simple = body_simple(bodies, joints, tendons, sites, geoms)
     dof_inv, body_inv = invweights(bodies, joints, mass, simple)
     apply_springdamper(joints, dof_inv)
-    _tendon_constants(tendons, bodies, joints, sites, qpos0, qspring, mass)
+    _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mass)
     xpos, xquat = forward_kinematics(bodies, joints, qpos0, qpos0)
     for e in equalities:
         e.data = equality_data(e, xpos, xquat)
@@ -170,16 +163,16 @@ def _discard_visual(root: Element, ctx: CompileContext, bodies, geoms):
     return keep
 
 
-def _tendon_constants(tendons, bodies, joints, sites, qpos0, qspring, mass) -> None:
-    """Tendon length at qpos0 and qpos_spring (springlength -1 -1), and invweight0 of fixed tendons."""
+def _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mass) -> None:
+    """Tendon length at qpos0 and qpos_spring (springlength -1 -1), and tendon invweight0."""
     xpos, xquat = forward_kinematics(bodies, joints, qpos0, qpos0)
     sp0 = site_positions(sites, xpos, xquat)
     xpos_s, xquat_s = forward_kinematics(bodies, joints, qspring, qpos0)
     sps = site_positions(sites, xpos_s, xquat_s)
     for t in tendons:
-        t.length0 = tendon_length(t, qpos0, joints, sp0)
+        t.length0 = tendon_length(t, qpos0, joints, sp0, geoms, sites, xpos, xquat)
         if t.lengthspring[0] == -1 and t.lengthspring[1] == -1:
-            ls = tendon_length(t, qspring, joints, sps)
+            ls = tendon_length(t, qspring, joints, sps, geoms, sites, xpos_s, xquat_s)
             if ls is not None:
                 t.lengthspring = np.array([ls, ls])
         if t.jacobian0 is not None and len(mass):

@@ -149,6 +149,21 @@ class DefaultClasses:
 _COMMON = set(attributes("general")) - set(_PRM)
 
 
+
+def _servo_damping(a: dict, bias: list, bad) -> None:
+    """A servo's velocity term: bias[2] = -kv, or the dampratio kept in bias[2] (positive) for the compiler to turn
+    into -kv; the two are exclusive and non-negative."""
+    if "kv" in a and "dampratio" in a:
+        bad("kv and dampratio cannot both be defined")
+    if "kv" in a:
+        if a["kv"] < 0:
+            bad("kv cannot be negative")
+        bias[2] = -a["kv"]
+    if "dampratio" in a:
+        if a["dampratio"] < 0:
+            bad("dampratio cannot be negative")
+        bias[2] = a["dampratio"]
+
 def apply_actuator(state: dict[str, object], el: Element, custom: dict, base: dict | None = None) -> None:
     """Apply an actuator element (general or shortcut, real or default) to a `general` state in place.
 
@@ -182,16 +197,7 @@ def apply_actuator(state: dict[str, object], el: Element, custom: dict, base: di
         gain[0] = kp
         bias[1] = -kp
         bias[2] = bbias[2]
-        if "kv" in a and "dampratio" in a:
-            bad("kv and dampratio cannot both be defined")
-        if "kv" in a:
-            if a["kv"] < 0:
-                bad("kv cannot be negative")
-            bias[2] = -a["kv"]
-        if "dampratio" in a:
-            if a["dampratio"] < 0:
-                bad("dampratio cannot be negative")
-            bias[2] = a["dampratio"]
+        _servo_damping(a, bias, bad)
         timeconst = a.get("timeconst", bdyn[0] if base["dyntype"] == "filterexact" else None)
         if timeconst is not None and tag == "position":
             if timeconst < 0:
@@ -248,6 +254,12 @@ def apply_actuator(state: dict[str, object], el: Element, custom: dict, base: di
                 gain[2 + i] = a[name]
         bias[0:9] = gain[0:9]
         state.update(dyntype="muscle", gaintype="muscle", biastype="muscle")
+    elif tag == "orientation":  # geodesic servo: force = kp log(q⁻¹ q_target) − kv ω (3 outputs); MuJoCo 4
+        kp = a.get("kp", 1.0)  # does not fall back to parameters authored by default/general here
+        gain[0] = kp
+        bias[1] = -kp
+        _servo_damping(a, bias, bad)
+        state.update(gaintype="so3", biastype="so3")
     elif tag == "adhesion":
         gain[0] = a.get("gain", bgain[0])
         state.update(ctrllimited="true", gaintype="fixed", biastype="none")

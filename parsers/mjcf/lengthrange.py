@@ -31,7 +31,7 @@ _MINVAL = 1e-15
 
 def LengthRangeSupported(model: MjcfModel, a) -> bool:
     """Whether the simulation can measure this actuator's length: hinge/slide joint or a tendon the plant
-    computes (fixed, or spatial through sites and pulleys)."""
+    computes (fixed, or spatial through sites, pulleys and wrapping geoms)."""
     if a.trntype in ("joint", "jointinparent"):
         return model.joints[a.trnid[0]].type in ("hinge", "slide")
     if a.trntype == "tendon":
@@ -41,7 +41,7 @@ def LengthRangeSupported(model: MjcfModel, a) -> bool:
 
 
 def _passive_free_copy(model: MjcfModel, h: float) -> MjcfModel:
-    """The model MuJoCo simulates for lengthrange: no gravity, springs, dampers, dry friction or actuators (and,
+    """The model MuJoCo simulates for lengthrange: no gravity, springs, dampers, fluid forces, dry friction or actuators (and,
     here, no sensors, keyframes or engine plugins, which play no part in the length)."""
     sim = copy.deepcopy(model)
     for j in sim.joints:
@@ -49,6 +49,7 @@ def _passive_free_copy(model: MjcfModel, h: float) -> MjcfModel:
     for t in sim.tendons:
         t.stiffness, t.damping, t.frictionloss = 0.0, 0.0, 0.0
     sim.option.gravity = np.zeros(3)
+    sim.option.density = sim.option.viscosity = 0.0  # MuJoCo's spring/damper switch-off also removes fluid forces
     sim.option.timestep = h
     for b in sim.bodies:
         b.gravcomp, b.plugin = 0.0, -1

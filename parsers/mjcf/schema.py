@@ -65,9 +65,9 @@ ACT_COMMON = (
 )
 GENERAL = (
     ACT_COMMON + "; body:s; actlimited:t=auto; actrange:r2=0 0; actdim:i=-1;"
-    "dyntype:[none|integrator|filter|filterexact|muscle|user]=none; gaintype:[fixed|affine|muscle|user]=fixed;"
-    "biastype:[none|affine|muscle|user]=none; dynprm:r10<=1 0 0 0 0 0 0 0 0 0;"
-    "gainprm:r10<=1 0 0 0 0 0 0 0 0 0; biasprm:r10<=0 0 0 0 0 0 0 0 0 0; actearly:b=false"
+    "dyntype:[none|integrator|filter|filterexact|muscle|user]=none; gaintype:[fixed|affine|muscle|so3|user]=fixed;"
+    "biastype:[none|affine|muscle|so3|user]=none; dynprm:r10<=1 0 0 0 0 0 0 0 0 0;"
+    "gainprm:r10<=1 0 0 0 0 0 0 0 0 0; biasprm:r10<=0 0 0 0 0 0 0 0 0 0; actearly:b=false; input:[expmap|quat]"
 )
 SHORTCUTS = {
     "motor": ACT_COMMON,
@@ -80,6 +80,9 @@ SHORTCUTS = {
     " fpmax:r; fvmax:r",
     "adhesion": "name:s; class:s; group:i=0; forcelimited:t=auto; ctrlrange:r2=0 0; forcerange:r2=0 0;"
     " user:r*; body:s!; gain:r; ctrllimited:t=auto",
+    #: MuJoCo 4 geodesic orientation servo on a ball joint or a site with a refsite (gaintype/biastype so3)
+    "orientation": "name:s; class:s; group:i=0; ctrllimited:t=auto; forcelimited:t=auto; ctrlrange:r2=0 0;"
+    " forcerange:r2=0 0; user:r*; joint:s; site:s; refsite:s; kp:r; kv:r; dampratio:r; input:[expmap|quat]",
 }
 #: actuator/plugin (spec §12.4): the common actuator attributes, dyntype after the plugin's own activations
 A_PLUGIN = (

@@ -99,7 +99,8 @@ def _normalize_quats(v: np.ndarray, starts) -> np.ndarray:
 
 def compile_keys(root: Element, size: dict, qpos0: np.ndarray, nv: int, na: int, nu: int,
                  bodies: list[MjcfBody], joints=()) -> list[MjcfKey]:
-    """Keyframes in document order (plus empty ones up to size/nkey), missing vectors filled as MuJoCo."""
+    """Keyframes in document order (plus empty ones up to size/nkey); missing vectors, and the tail of short ones,
+    filled from the defaults as MuJoCo does."""
     mocap = [b for b in bodies if b.mocap]
     mpos0 = np.concatenate([b.pos for b in mocap]) if mocap else np.zeros(0)
     mquat0 = np.concatenate([b.quat for b in mocap]) if mocap else np.zeros(0)
@@ -113,9 +114,10 @@ def compile_keys(root: Element, size: dict, qpos0: np.ndarray, nv: int, na: int,
             for k, n in sizes.items():
                 if k in el.attrs:
                     v = np.asarray(el.attrs[k], float)
-                    if len(v) != n:
+                    if len(v) > n:
                         raise error_at(el.where, f"key '{el.get('name') or ''}': {k} has {len(v)} values, "
                                                  f"the model needs {n}")
+                    v = np.concatenate([v, base[k][len(v):]])  # a short vector is completed from the defaults
                     if k == "qpos":
                         v = _normalize_quats(v, [j.qposadr + (3 if j.type == "free" else 0) for j in joints
                                                  if j.type in ("free", "ball")])

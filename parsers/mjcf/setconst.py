@@ -49,12 +49,18 @@ def site_positions(sites: list[MjcfSite], xpos, xquat) -> np.ndarray:
     return np.array([xpos[s.body] + quat_to_mat(xquat[s.body]) @ s.pos for s in sites]).reshape(-1, 3)
 
 
-def tendon_length(t: MjcfTendon, qpos: np.ndarray, joints, site_pos) -> float | None:
-    """Length of a fixed tendon, or of a spatial tendon made of sites and pulleys; None with wrap geoms."""
+def tendon_length(t: MjcfTendon, qpos: np.ndarray, joints, site_pos, geoms=None, sites=None, xpos=None,
+                  xquat=None) -> float | None:
+    """Length of a fixed tendon, or of a spatial tendon; one that wraps geoms needs `geoms`, `sites` and the body
+    frames (xpos, xquat) at qpos (None without them)."""
     if t.kind == "fixed":
         return float(sum(w.prm * qpos[joints[w.objid].qposadr] for w in t.wraps))
     if any(w.type == "geom" for w in t.wraps):
-        return None
+        if geoms is None or xpos is None:
+            return None
+        from .tendon_wrap import spatial_path
+        xmat = np.array([quat_to_mat(q) for q in xquat]).reshape(-1, 3, 3)
+        return spatial_path(t, sites, geoms, xpos, xmat)[0]
     total, divisor, prev = 0.0, 1.0, None
     for w in t.wraps:
         if w.type == "pulley":

@@ -12,7 +12,8 @@ Mapping (pydrake's MJCF parser conventions where they exist, MuJoCo's semantics 
   body's joints in order, each about the body frame moved by the previous ones, which these bodies
   reproduce exactly); unnamed elements get Drake's default names (`body<i>`, `<parent>-<child>`, `geom<i>`);
 * damping, armature, range (limited hinge/slide) → position limits, stiffness/springref →
-  RevoluteSpring / PrismaticSpring; limit/friction solver parameters → mujoco_parameters;
+  RevoluteSpring / PrismaticSpring (ball / free joints: MjcfBallFreeSprings); limit/friction solver
+  parameters → mujoco_parameters; option density / viscosity / wind → MjcfFluidForces (_mjcf_fluid.py);
 * named sites become FixedOffsetFrames; geoms are registered (when the plant is a SceneGraph source) as
   collision geometry with their MuJoCo contact parameters ("mujoco" ProximityProperties group) and as
   visual geometry with their rgba;
@@ -66,6 +67,7 @@ class MjcfPlantMap:
         self.sites: list = []  #: MuJoCo site id → Frame
         self.geoms: list = []  #: MuJoCo geom id → (collision GeometryId or None, visual GeometryId or None)
         self.constraints: list = []  #: MuJoCo equality id → ConstraintIndex (None when not mapped)
+        self.mocap: list = []  #: MuJoCo mocap id → the RigidBody welded to the world (its pose an input, _mjcf_mocap)
 
 
 def _unique(name: str, taken: set) -> str:
@@ -120,6 +122,8 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
         pm.bodies.append(rb)
         if not joints:
             plant.WeldFrames(parent.body_frame(), rb.body_frame(), _X(*X_PB0))
+            if body.mocap:  # the weld's pose follows the plant's mocap_pose input (multibody/plant/_mjcf_mocap.py)
+                pm.mocap.append(rb)
             continue
         prev = parent
         for i, k in enumerate(joints):
@@ -141,6 +145,8 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
         frame_names.add(frame.name())
         pm.sites.append(frame)
     _ApplyOptions(plant, model)
+    from mallard.multibody.plant._mjcf_passive import AddMjcfPassiveForces
+    AddMjcfPassiveForces(plant, model, pm)  # ball / free joint springs, fluid forces
     _WarnUnsimulated(plant, model)
     from .to_plant_constraints import AddMjcfEqualities, ApplyMjcfSolverOptions
     ApplyMjcfSolverOptions(plant, model)
@@ -206,9 +212,6 @@ def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, fr
             plant.AddForceElement(RevoluteSpring(joint, float(jr.springref), float(jr.stiffness)))
         elif jr.type == "slide":
             plant.AddForceElement(PrismaticSpring(joint, float(jr.springref), float(jr.stiffness)))
-        else:
-            warnings.warn(f"{_where(jr)}joint '{name}': stiffness on a {jr.type} joint is not simulated; "
-                          "the spring is ignored", MjcfUnsupportedWarning, stacklevel=4)
     if jr.limited and jr.type in ("ball", "free"):
         warnings.warn(f"{_where(jr)}joint '{name}': the range of a {jr.type} joint (cone limit) is not "
                       "simulated; the limit is ignored", MjcfUnsupportedWarning, stacklevel=4)
@@ -216,32 +219,20 @@ def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, fr
 
 
 def _WarnUnsimulated(plant, model: MjcfModel) -> None:
-    """One warning per kind of MJCF feature the plant does not simulate (mocap inputs, tendon armature, tendon
-    limits / friction on continuous plants or wrapping-geom tendons, integrators other than Euler where they
-    matter)."""
+    """One warning per kind of MJCF feature the plant does not simulate (tendon limits / friction on continuous
+    plants, integrators other than Euler where they matter)."""
     def warn(el, text):
         where = f"{el.where}: " if getattr(el, "where", None) is not None else f"MJCF model '{model.name}': "
         warnings.warn(where + text, MjcfUnsupportedWarning, stacklevel=4)
 
-    mocap = [b for b in model.bodies if b.mocap]
-    if mocap:
-        warn(mocap[0], f"{len(mocap)} mocap body(ies) are welded to the world at their MJCF pose (a mocap pose is "
-             "not an input of MultibodyPlant)")
-    from mallard.multibody.plant._mjcf_tendons import TendonSupported
     for t, ten in enumerate(model.tendons):
-        rows = TendonSupported(ten) and plant.time_step() > 0  # limit / friction rows of the discrete step
-        missing = [what for what, on in (("armature", ten.armature), ("limits", ten.limited and not rows),
+        rows = plant.time_step() > 0  # limit / friction rows of the discrete step
+        missing = [what for what, on in (("limits", ten.limited and not rows),
                                           ("frictionloss", ten.frictionloss and not rows)) if on]
-        if not TendonSupported(ten) and (ten.stiffness or ten.damping):
-            missing.append("spring / damper (wrapping geoms)")
         if missing:
             warn(ten, f"tendon '{ten.name or t}': {', '.join(missing)} not simulated by MultibodyPlant")
     opt = model.option
-    velocity_dependent = any(
-        (a.gaintype == "affine" and a.gainprm[2]) or (a.biastype == "affine" and a.biasprm[2])
-        or "muscle" in (a.gaintype, a.biastype) for a in model.actuators)
-    if plant.time_step() > 0 and (opt.integrator.lower() == "rk4" or (
-            opt.integrator.lower() in ("implicit", "implicitfast") and velocity_dependent)):
+    if plant.time_step() > 0 and opt.integrator.lower() == "rk4":
         warn(None, f"<option integrator='{opt.integrator}'> differs from the discrete plant's step, which is "
              "MuJoCo's Euler integrator (joint damping implicit); results will differ from MuJoCo's")
 
@@ -252,6 +243,8 @@ def _ApplyOptions(plant, model: MjcfModel) -> None:
     g = np.asarray(opt.gravity, float) if opt.flags.get("gravity", True) else np.zeros(3)
     plant.mutable_gravity_field().set_gravity_vector(g)
     h = plant.time_step()
+    if h > 0 and opt.integrator.lower() in ("implicit", "implicitfast"):  # the discrete step's scheme
+        plant._mjcf_integrator = opt.integrator.lower()  # (multibody/plant/_mjcf_implicit.py)
     if h > 0 and abs(h - float(opt.timestep)) > 1e-15 * max(1.0, h):
         warnings.warn(f"MJCF model '{model.name}': <option timestep={opt.timestep}> differs from the "
                       f"MultibodyPlant time_step {h}; the plant's time_step is used (construct the plant with "

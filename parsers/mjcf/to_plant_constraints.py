@@ -7,13 +7,17 @@
   site form: the two site frames coincide; torquescale is passed on (torquescale 0, which leaves the rotation
   free in MuJoCo, becomes a ball constraint at the anchor);
 * joint with a linear polycoef and two joints: q1 − q1₀ = c0 + c1·(q2 − q2₀) → AddCouplerConstraint
-  (q1 = c1·q2 + q1₀ + c0 − c1·q2₀);
+  (q1 = c1·q2 + q1₀ + c0 − c1·q2₀); a single joint (q1 − q1₀ = c0) or a quartic polycoef → a plant
+  constraint of kind "MjcfJoint" whose row is MuJoCo's (AddMjcfJointEquality);
+* tendon: L1 − L1₀ = c0 (one tendon) or c0 + c1·x + … + c4·x⁴, x = L2 − L2₀ (two tendons), L₀ the tendon
+  lengths at qpos0 → a plant constraint of kind "MjcfTendon" (AddMjcfTendonEquality), fixed and spatial
+  tendons (sites, pulleys, wrapping geoms);
 * solref / solimp of every constraint through mujoco_parameters.SetConstraintMujocoParameters;
 * option cone, impratio, solver, iterations, tolerance, ls_iterations, ls_tolerance → the plant's
   ConstraintSolverOptions.
 
-Not mapped (one located warning each): tendon equalities, nonlinear or single-joint `joint` equalities,
-inactive equalities (the plant has no runtime activation flag), and any equality on a continuous plant.
+Not mapped (one located warning each): inactive equalities (`active="false"`: no rows, as in MuJoCo; the
+plant has no runtime activation flag to switch them on later), and any equality on a continuous plant.
 """
 from __future__ import annotations
 
@@ -62,18 +66,46 @@ def _AddEquality(plant, model: MjcfModel, pm, eq: MjcfEquality, i: int):
                                        pm.bodies[max(eq.obj2, 0)], _X(np.eye(3), anchor))
     if eq.type == "joint":
         poly = np.asarray(eq.polycoef, float)
-        if eq.obj2 < 0:
-            _warn(eq, i, "a joint equality on a single joint (fixing it) has no plant coupler")
-            return None
-        if np.any(poly[2:] != 0):
-            _warn(eq, i, "only linear polycoef (c0 + c1·x) maps onto a joint coupler")
-            return None
+        if eq.obj2 < 0 or np.any(poly[2:] != 0):  # fixed joint or polynomial coupling: MuJoCo's own row
+            return AddMjcfJointEquality(plant, model, pm, eq)
         j1, j2 = model.joints[eq.obj1], model.joints[eq.obj2]
         q10, q20 = float(j1.qpos0[0]), float(j2.qpos0[0])
         c0, c1 = float(poly[0]), float(poly[1])
         return plant.AddCouplerConstraint(pm.joints[eq.obj1], pm.joints[eq.obj2], c1, q10 + c0 - c1 * q20)
+    if eq.type == "tendon":
+        return AddMjcfTendonEquality(plant, model, pm, eq)
     _warn(eq, i, f"{eq.type} equalities are not supported by MultibodyPlant")
     return None
+
+
+def AddMjcfJointEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
+    """A MuJoCo joint equality as a plant constraint of kind "MjcfJoint": q1 − q1₀ = c0 + c1·x + … + c4·x⁴,
+    x = q2 − q2₀ (q1 − q1₀ = c0 without joint2); its row is built by the discrete step (_constraint_rows.py)."""
+    joint0 = pm.joints[eq.obj1]
+    joint1 = pm.joints[eq.obj2] if eq.obj2 >= 0 else None
+    for j in (joint0, joint1):
+        if j is not None and (j.num_positions() != 1 or j.num_velocities() != 1):
+            raise ValueError(f"joint '{j.name()}' of a joint equality is not a hinge or slide joint")
+    q0_ref = float(model.joints[eq.obj1].qpos0[0])
+    q1_ref = float(model.joints[eq.obj2].qpos0[0]) if joint1 is not None else 0.0
+    return plant._add_constraint("MjcfJoint", joint0=joint0, joint1=joint1,
+                                 polycoef=np.asarray(eq.polycoef, float)[:5].copy(), q0_ref=q0_ref, q1_ref=q1_ref)
+
+
+def AddMjcfTendonEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
+    """A MuJoCo tendon equality as a plant constraint of kind "MjcfTendon": L1 − L1₀ = c0 + c1·x + … + c4·x⁴,
+    x = L2 − L2₀ (L1 − L1₀ = c0 without tendon2), lengths in m (spatial) or the joints' units (fixed), L₀ at
+    qpos0; its row (Jacobian: the moment arms, regularized by tendon_invweight0) is built by _constraint_rows.py."""
+    from mallard.multibody.plant._mjcf_tendons import TendonSupported
+    tendons = [eq.obj1] + ([eq.obj2] if eq.obj2 >= 0 else [])
+    for t in tendons:
+        ten = model.tendons[t]
+        if not TendonSupported(ten):
+            raise ValueError(f"tendon '{ten.name or t}' of a tendon equality has a path the plant cannot compute "
+                             "(only sites, pulleys and sphere / cylinder geoms are supported)")
+    return plant._add_constraint("MjcfTendon", mjcf_map=pm, tendon0=int(eq.obj1),
+                                 tendon1=int(eq.obj2) if eq.obj2 >= 0 else None,
+                                 polycoef=np.asarray(eq.polycoef, float)[:5].copy())
 
 
 def AddMjcfEqualities(plant, model: MjcfModel, pm) -> None:

@@ -6,10 +6,10 @@ box (half sizes → full sizes), ellipsoid (semi-axes), plane → MujocoPlane (a
 frame). A geom with contype = conaffinity = 0 is visual only, as in MuJoCo where it never collides.
 With `<flag override="enable">` every geom carries the option's o_margin / o_solref / o_solimp / o_friction
 (as MuJoCo's override replaces every contact's values). A mesh geom collides as the convex hull of its
-compiled vertices (an in-memory `Convex`, as MuJoCo collides meshes); it has no visual geometry, since the
-compiled vertices are not a mesh file a visualizer can draw. A type="sdf" geom is a SignedDistanceField of
-its engine plugin (collision and visual: the plugin mesh). Height-field geoms are not registered (one
-warning per model).
+compiled vertices (an in-memory `Convex`, as MuJoCo collides meshes) and is drawn as the compiled mesh itself
+(an in-memory `Mesh`: vertices and faces). A type="sdf" geom is a SignedDistanceField of its engine plugin
+(collision and visual: the plugin mesh). A height-field geom is a `HeightField` of its compiled <hfield>
+asset (normalized elevations, size), for collision and visual.
 """
 from __future__ import annotations
 
@@ -55,6 +55,26 @@ def _MeshHull(model: MjcfModel, geom: MjcfGeom, g: int):
         raise ValueError(f"{where}geom '{geom.name or g}': mesh '{mesh.name}': {exc}") from None
 
 
+def _MeshVisual(model: MjcfModel, geom: MjcfGeom, g: int):
+    """An in-memory Mesh of a mesh geom's compiled vertices and faces (in the geom frame), for drawing."""
+    from mallard.geometry.shapes import InMemoryMesh, MemoryFile, Mesh
+    mesh = model.meshes[geom.mesh]
+    v = np.asarray(mesh.vertices, float)
+    f = np.asarray(mesh.faces, np.int64).reshape(-1, 3)
+    if len(f) == 0:
+        return None
+    text = "".join(f"v {a!r} {b!r} {c!r}\n" for a, b, c in v.tolist())
+    text += "".join(f"f {a + 1} {b + 1} {c + 1}\n" for a, b, c in f.tolist())
+    return Mesh(InMemoryMesh(MemoryFile(text, ".obj", mesh.name or geom.name or f"geom{g}")))
+
+
+def _HeightField(model: MjcfModel, geom: MjcfGeom):
+    """The HeightField of an hfield geom: its asset's normalized elevations and size."""
+    from mallard.geometry import HeightField
+    hf = model.hfields[geom.hfield]
+    return HeightField(np.asarray(hf["data"], float), hf["size"])
+
+
 def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
     """Register every primitive geom of `model` on the plant bodies of `pm` (MjcfPlantMap)."""
     from mallard.geometry import CoulombFriction, ProximityProperties
@@ -75,6 +95,8 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
             shape = MjcfSdfShape(model, geom)
         if geom.type == "mesh" and geom.mesh >= 0:  # MuJoCo collides meshes as their convex hulls
             shape = _MeshHull(model, geom, g)
+        if geom.type == "hfield" and geom.hfield in model.hfields:
+            shape = _HeightField(model, geom)
         if shape is None:
             skipped.append(geom.type)
             pm.geoms.append((None, None))
@@ -100,8 +122,9 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                     priority=int(geom.priority), solmix=float(geom.solmix), gap=float(geom.gap), **params)
                 cid = plant.RegisterCollisionGeometry(body, X_BG, shape, name, props)
             vid = None
-            if geom.type != "mesh":  # an in-memory hull has no mesh file to draw (see the module docstring)
-                vid = plant.RegisterVisualGeometry(body, X_BG, shape, name + "_visual",
+            visual = _MeshVisual(model, geom, g) if geom.type == "mesh" else shape  # meshes: drawn as themselves
+            if visual is not None:
+                vid = plant.RegisterVisualGeometry(body, X_BG, visual, name + "_visual",
                                                    np.clip(np.asarray(geom.rgba, float), 0.0, 1.0))
         except (ValueError, RuntimeError) as exc:
             where = f"{geom.where}: " if geom.where is not None else "MJCF: "
@@ -114,8 +137,8 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                       MjcfUnsupportedWarning, stacklevel=4)
     if skipped:
         warnings.warn(f"MJCF model '{model.name}': {len(skipped)} geom(s) of type {sorted(set(skipped))} are not "
-                      "registered with SceneGraph (only primitive shapes and meshes are); their mass properties are "
-                      "kept",
+                      "registered with SceneGraph (only primitive shapes, meshes and height fields are); their mass "
+                      "properties are kept",
                       MjcfUnsupportedWarning, stacklevel=4)
 
 

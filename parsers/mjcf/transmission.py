@@ -27,32 +27,35 @@ def _site_jac(bodies, sites, sid, s, dof_body, xpos, xmat):
     return jp, jr, rot, anc
 
 
-def tendon_jacobian0(t: MjcfTendon, bodies: list[MjcfBody], joints: list[MjcfJoint], sites: list[MjcfSite]
-                     ) -> np.ndarray | None:
-    """d length / d qvel (nv,) of a tendon at qpos0; None for spatial tendons with wrapping geoms."""
+def tendon_jacobian0(t: MjcfTendon, bodies: list[MjcfBody], joints: list[MjcfJoint], sites: list[MjcfSite],
+                     geoms: list | None = None) -> np.ndarray | None:
+    """d length / d qvel (nv,) of a tendon at qpos0; None for a tendon that wraps geoms when `geoms` is not given."""
     s, dof_body = dof_axes(bodies, joints)
     row = np.zeros(len(s))
     if t.kind == "fixed":
         for w in t.wraps:
             row[joints[w.objid].dofadr] += w.prm
         return row
-    if any(w.type == "geom" for w in t.wraps):
+    if any(w.type == "geom" for w in t.wraps) and geoms is None:
         return None
+    from .tendon_wrap import spatial_path
     xpos, xmat = body_world_poses(bodies)
-    divisor, prev = 1.0, None
-    for w in t.wraps:
-        if w.type == "pulley":
-            divisor, prev = w.prm, None
-            continue
-        cur = _site_jac(bodies, sites, w.objid, s, dof_body, xpos, xmat)
-        p = xpos[sites[w.objid].body] + xmat[sites[w.objid].body] @ sites[w.objid].pos
-        if prev is not None:
-            d = p - prev[1]
-            n = float(np.linalg.norm(d))
-            if n > 1e-15:
-                row += (d / n) @ (cur[0] - prev[0][0]) / divisor
-        prev = (cur, p)
+    for pa, ba, pb, bb, divisor in spatial_path(t, sites, geoms or [], xpos, xmat)[1]:
+        d = pb - pa
+        n = float(np.linalg.norm(d))
+        u = d / n if n >= 1e-15 else np.array([1.0, 0.0, 0.0])
+        row += u @ (_point_jac(bodies, bb, pb, s, dof_body) - _point_jac(bodies, ba, pa, s, dof_body)) / divisor
     return row
+
+
+def _point_jac(bodies, body: int, p: np.ndarray, s: np.ndarray, dof_body) -> np.ndarray:
+    """Translational Jacobian (3, nv) of the world point p moving with `body` (s: dof axes Plücker at the origin)."""
+    anc = ancestors(bodies, body)
+    jp = np.zeros((3, len(s)))
+    for k in range(len(s)):
+        if int(dof_body[k]) in anc:
+            jp[:, k] = s[k, 3:] + np.cross(s[k, :3], p)
+    return jp
 
 
 def actuator_moment0(act: MjcfActuator, bodies: list[MjcfBody], joints: list[MjcfJoint],
@@ -70,7 +73,9 @@ def actuator_moment0(act: MjcfActuator, bodies: list[MjcfBody], joints: list[Mjc
             return row
         return None
     if act.trntype == "tendon":
-        jac = tendon_jacobian0(tendons[tid], bodies, joints, sites)
+        jac = tendons[tid].jacobian0  # computed before (with wrapping geoms) by the compiler's constants
+        if jac is None:
+            jac = tendon_jacobian0(tendons[tid], bodies, joints, sites)
         return None if jac is None else jac * g[0]
     if act.trntype == "site":
         xpos, xmat = body_world_poses(bodies)

@@ -42,7 +42,7 @@ def test_non_positive_dimensions_raise(make):
 def test_halfspace_make_pose():
     X = HalfSpace.MakePose([0, 0, 2.0], [1, 2, 3])
     np.testing.assert_allclose(X.rotation().matrix()[:, 2], [0, 0, 1], atol=1e-15)
-    np.testing.assert_allclose(X.translation(), [1, 2, 3])
+    np.testing.assert_allclose(X.translation(), [0, 0, 3])  # (Drake: the boundary point nearest Fo)
     X = HalfSpace.MakePose([1.0, 1.0, 0], [0, 0, 0])
     np.testing.assert_allclose(X.rotation().matrix()[:, 2], [2 ** -0.5, 2 ** -0.5, 0], atol=1e-15)
     with pytest.raises(ValueError, match="non-zero normal"):

@@ -114,4 +114,21 @@ def test_mutated_files_parse_or_raise_located_parse_error(case, strict: bool) ->
         assert err.element, str(err)
         assert str(err).startswith(f"{err.filename}:{err.line}: <{err.element}>")
     else:
-        assert models and all(m.links for m in models)
+        assert models
+        for m in models:
+            assert _has_links(m, models), f"model '{m.name}' has no links, not even in a nested model"
+
+
+def _has_links(model, models: list) -> bool:
+    """A model must own a link or nest (at any depth) a model that does: SDFormat allows a model
+    whose only contents are nested models (e.g. a `<world>` renamed `<model>`)."""
+    prefix = model.name + "::"
+    return bool(model.links) or any(m.links for m in models if m.name.startswith(prefix))
+
+
+def test_has_links_check() -> None:
+    from mallard.parsers import LinkRecord, ModelRecord
+    outer, inner, empty = ModelRecord("a"), ModelRecord("a::b", links=[LinkRecord("x")]), ModelRecord("c")
+    assert _has_links(outer, [outer, inner]) and _has_links(inner, [outer, inner])
+    assert not _has_links(outer, [outer]) and not _has_links(empty, [outer, inner, empty])
+    assert not _has_links(ModelRecord("a:"), [ModelRecord("a:"), inner])

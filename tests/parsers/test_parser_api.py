@@ -188,15 +188,13 @@ def test_strict_parsing_turns_warnings_into_errors() -> None:
     assert not plant.HasModelInstanceNamed("strict::odd")
 
 
-def test_mimic_on_continuous_plant_warns_and_strict_mode_refuses() -> None:
+def test_mimic_on_continuous_plant_is_kept_and_its_dynamics_refused() -> None:
     plant = MultibodyPlant(0.0)
-    with pytest.warns(ParseWarning, match="mimic.*discrete"):
-        Parser(plant).AddModelsFromString(MIMIC_URDF, "urdf")
-    assert plant.num_constraints() == 0
-    strict = Parser(MultibodyPlant(0.0))
-    strict.SetStrictParsing()
-    with pytest.raises(ParseError, match="mimic"):
-        strict.AddModelsFromString(MIMIC_URDF, "urdf")
+    Parser(plant).AddModelsFromString(MIMIC_URDF, "urdf")
+    assert plant.num_constraints() == 1
+    plant.Finalize()
+    with pytest.raises(RuntimeError, match="continuous time"):
+        plant.EvalTimeDerivatives(plant.CreateDefaultContext())
 
 
 # ---- strings, URLs, dispatch -------------------------------------------------------------------------

@@ -74,10 +74,10 @@ def test_static_nested_and_defaults() -> None:
             '<model name="inner"><link name="b"/></model></model></sdf>')
     models = _read(text)
     assert [m.name for m in models] == ["top", "top::inner"]
-    assert all(m.static for m in models)
+    # As pydrake: <static> is not inherited by nested models.
+    assert [m.static for m in models] == [True, False]
     welds = [(j.name, j.parent, j.child, j.child_model) for m in models for j in m.joints]
-    assert welds == [("sdformat_model_static_world_welds_to_a", "world", "a", "top"),
-                     ("sdformat_model_static_world_welds_to_b", "world", "b", "top::inner")]
+    assert welds == [("sdformat_model_static_world_welds_to_a", "world", "a", "top")]
     a = models[0].links[0]
     assert a.inertial.mass == 1.0  # SDFormat's default inertial
     np.testing.assert_array_equal(a.inertial.I_BBcm_B, np.eye(3))
@@ -86,17 +86,19 @@ def test_static_nested_and_defaults() -> None:
 def test_include_overrides_name_and_pose() -> None:
     text = ('<sdf version="1.9"><model name="top"><link name="base"/>'
             '<include><uri>model://mallard_test_models/models/arm</uri><name>arm2</name>'
-            '<pose>0 0 5 0 0 0</pose><static>true</static></include></model></sdf>')
+            '<pose>0 0 5 0 0 0</pose><static>false</static></include></model></sdf>')
     top, arm = _read(text)
-    assert arm.name == "top::arm2" and arm.static
+    assert arm.name == "top::arm2" and not arm.static
     assert arm.filename.endswith("arm.sdf")
     np.testing.assert_allclose(arm.X_WM[:3, 3], [0, 0, 5])
-    assert [j.name for j in arm.joints] == [
-        "elbow", "sdformat_model_static_world_welds_to_shoulder",
-        "sdformat_model_static_world_welds_to_forearm"]
+    assert [j.name for j in arm.joints] == ["elbow"]
     elbow = arm.joint("elbow")
     assert (elbow.parent_model, elbow.child_model) == ("top::arm2", "top::arm2")
     assert arm.actuators[0].gear_ratio == 50 and arm.actuators[0].rotor_inertia == 0.002
+    # As pydrake: a static model may only have fixed joints.
+    with pytest.raises(ParseError, match="only fixed joints are permitted in static models") as e:
+        _read(text.replace("<static>false", "<static>true"))
+    assert e.value.filename.endswith("arm.sdf") and e.value.element == "joint"
 
 
 def test_geometry_and_surface_records() -> None:
@@ -199,3 +201,149 @@ def test_root_and_version_errors() -> None:
         ReadSdf(file_contents="<sdf version='1.9'/>")
     with pytest.raises(ParseError, match="has no links"):
         ReadSdf(file_contents="<sdf version='1.9'><model name='m'/></sdf>")
+
+
+ARM = "package://mallard_test_models/models/arm/arm.sdf"
+
+
+@pytest.mark.parametrize("text, marker, element, match", [
+    ('<sdf version="1.9">\n<model name="m" placement_frame="nope"><link name="a"/></model></sdf>',
+     "<model", "model", "placement_frame 'nope' does not name a frame"),
+    ('<sdf version="1.9"><model name="m"><link name="a"/>\n<include><uri>' + ARM + '</uri>'
+     '\n<placement_frame>tool</placement_frame></include></model></sdf>', "<placement_frame>",
+     "placement_frame", "<pose> is required when specifying the placement_frame"),
+    ('<sdf version="1.9"><model name="m"><link name="a"/>\n<include><uri>' + ARM + '</uri><pose/>'
+     '\n<placement_frame></placement_frame></include></model></sdf>', "<placement_frame>",
+     "placement_frame", "<placement_frame> is empty"),
+    ('<sdf version="1.9"><world name="w">\n<include merge="true"><uri>' + ARM + '</uri></include>'
+     '</world></sdf>', "<include", "include", "only allowed inside a <model>"),
+    ('<sdf version="1.9"><model name="m"><link name="a"/>\n<include merge="maybe"><uri>' + ARM
+     + '</uri></include></model></sdf>', "<include", "include", "attribute 'merge'"),
+    ('<sdf version="1.9"><model name="a"><link name="l"/></model>\n<model name="b">'
+     '<link name="l"/></model></sdf>', '<model name="b"', "model",
+     "exactly one <model> or exactly one <world>.*2 models and 0 worlds"),
+    ('<sdf version="1.9"><model name="m">\n<link name="a"><pose relative_to="world"/></link>'
+     '</model></sdf>', "<link", "link", "world frame cannot be referenced inside model 'm'"),
+    ('<sdf version="1.9"><model name="m"><link name="a"/>\n<frame name="f" attached_to="world"/>'
+     '</model></sdf>', "<frame", "frame", "world frame cannot be referenced"),
+])
+def test_placement_and_merge_errors(text: str, marker: str, element: str, match: str) -> None:
+    with pytest.raises(ParseError, match=match) as info:
+        _read(text)
+    err = info.value
+    assert (err.filename, err.line, err.element) == ("<string>", _line(text, marker), element)
+
+
+def test_merge_name_clash_names_both_files() -> None:
+    text = ('<sdf version="1.9"><model name="m"><link name="shoulder"/>\n<include merge="true">'
+            '<uri>' + ARM + '</uri></include></model></sdf>')
+    with pytest.raises(ParseError, match=r"'m::shoulder' is already used by a link \(line "
+                                         r"<string>:1\)") as info:
+        _read(text)
+    assert info.value.filename.endswith("arm.sdf") and info.value.element == "link"
+
+
+def test_placement_frame_poses_the_named_frame() -> None:
+    text = ('<sdf version="1.9"><model name="m" placement_frame="f"><pose>1 2 3 0 0 '
+            '1.5707963267948966</pose><link name="a"><pose>0 0 1 0 0 0</pose></link>'
+            '<frame name="f" attached_to="a"><pose>0.5 0 0 0 0 0</pose></frame></model></sdf>')
+    (m,) = _read(text)
+    X_W = CalcLinkPosesInWorld([m])
+    # f sits 0.5 along x of a, so a is 0.5 "behind" f along the rotated x (= world y).
+    np.testing.assert_allclose(X_W[("m", "a")][:3, 3], [1, 1.5, 3], atol=1e-15)
+    np.testing.assert_allclose(m.X_WM[:3, 3], [1, 1.5, 2], atol=1e-15)
+    (mf,) = [f for f in m.frames if f.name == "__model__"]
+    assert (mf.body, mf.body_model) == ("a", "m")
+
+
+def test_merge_records_and_proxy_frame() -> None:
+    text = ('<sdf version="1.9"><model name="top"><link name="base"/><include merge="true"><uri>'
+            + ARM + '</uri><name>left</name><pose>0 0 1 0 0 0</pose></include></model></sdf>')
+    (top,) = _read(text)
+    assert [lk.name for lk in top.links] == ["base", "shoulder", "forearm"]
+    assert [j.name for j in top.joints] == ["elbow"]
+    assert (top.joint("elbow").parent_model, top.joint("elbow").child_model) == ("top", "top")
+    assert top.actuators[0].name == "elbow" and top.actuators[0].gear_ratio == 50
+    proxy = {f.name: f for f in top.frames}["_merged__left__model__"]
+    assert proxy.body == "shoulder"
+    np.testing.assert_allclose(proxy.X_BF[:3, 3], [0, 0, -0.1], atol=1e-15)
+    assert top.collision_filter_groups == []  # as Drake: a merged model's groups are dropped
+
+
+@pytest.mark.parametrize("body, marker, element, match", [
+    ('<link name="a"/><link name="b"/>\n<drake:joint name="p" type="revolute"><drake:parent>a'
+     '</drake:parent><drake:child>b</drake:child></drake:joint>', "<drake:joint", "drake:joint",
+     "unrecognized value for 'type' attribute: revolute"),
+    ('<link name="a"/><link name="b"/>\n<drake:joint name="p" type="planar"><drake:parent>a'
+     '</drake:parent><drake:child>b</drake:child></drake:joint>', "<drake:joint", "drake:joint",
+     "unable to find the <drake:damping>"),
+    ('<link name="a"/><link name="b"/><drake:joint name="p" type="planar"><drake:parent>a'
+     '</drake:parent><drake:child>b</drake:child>\n<pose/><drake:damping>0 0 0</drake:damping>'
+     '</drake:joint>', "<pose/>", "pose", "unsupported element <pose>"),
+    ('<link name="a"/><link name="b"/><drake:joint name="p" type="planar"><drake:parent>a'
+     '</drake:parent><drake:child>b</drake:child>\n<drake:damping>0 0</drake:damping>'
+     '</drake:joint>', "<drake:damping>", "drake:damping", "expected 3 numbers"),
+    ('<link name="a"><collision name="c"><geometry><sphere><radius>1</radius></sphere>'
+     '</geometry><surface><friction>\n<ode><mu>0.5</mu></ode></friction></surface></collision>'
+     '</link>', "<ode>", "ode", r"dynamic friction \(1.0\) is greater than the static"),
+    ('<link name="a"><collision name="c"><geometry><sphere><radius>1</radius></sphere>'
+     '</geometry>\n<drake:proximity_properties><drake:mu_static>0.2</drake:mu_static>'
+     '<drake:mu_dynamic>0.3</drake:mu_dynamic></drake:proximity_properties></collision></link>',
+     "<drake:proximity_properties>", "drake:proximity_properties", "is greater than the static"),
+    ('<link name="a"><collision name="c"><geometry><sphere><radius>1</radius></sphere>'
+     '</geometry><drake:proximity_properties>\n<drake:soft_hydroelastic/>'
+     '</drake:proximity_properties></collision></link>', "<drake:soft_hydroelastic/>",
+     "drake:soft_hydroelastic", "use <drake:compliant_hydroelastic>"),
+    ('<link name="a"><collision name="c"><geometry>\n<drake:ellipsoid><a>1</a><b>1</b>'
+     '</drake:ellipsoid></geometry></collision></link>', "<drake:ellipsoid>", "drake:ellipsoid",
+     "needs a <c>"),
+])
+def test_drake_extension_errors(body: str, marker: str, element: str, match: str) -> None:
+    text = _model(body)
+    with pytest.raises(ParseError, match=match) as info:
+        _read(text)
+    err = info.value
+    assert (err.filename, err.line, err.element) == ("<string>", _line(text, marker), element)
+
+
+def test_world_joints_must_be_fixed_and_are_moved_to_the_child_model() -> None:
+    text = ('<sdf version="1.9"><world name="w"><model name="m"><link name="a"/></model>\n'
+            '<joint name="j" type="revolute"><parent>world</parent><child>m::a</child></joint>'
+            '</world></sdf>')
+    with pytest.raises(ParseError, match="only fixed joints are permitted in world joints") as e:
+        _read(text)
+    assert (e.value.line, e.value.element) == (2, "joint")
+    (m,) = _read(text.replace('type="revolute"', 'type="fixed"'))
+    assert [(j.name, j.parent, j.child, j.child_model) for j in m.joints] == [
+        ("j", "world", "a", "m")]
+
+
+def test_invalid_inertia_warns_and_becomes_a_water_sphere() -> None:
+    text = _model('<link name="a"><inertial><pose>0 0 1 0 0 0</pose><mass>2</mass><inertia>'
+                  '<ixx>1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial></link>')
+    with pytest.warns(ParseWarning, match="not physically valid.*solid sphere of water"):
+        (m,) = ReadSdf(file_contents=text)
+    inertial = m.links[0].inertial
+    radius = (3 * 2 / (4 * np.pi * 1000)) ** (1 / 3)
+    assert inertial.mass == 2
+    np.testing.assert_allclose(inertial.p_BoBcm_B, [0, 0, 1])
+    np.testing.assert_allclose(inertial.I_BBcm_B, 0.4 * 2 * radius ** 2 * np.eye(3), rtol=1e-14)
+
+
+@pytest.mark.parametrize("include, marker, element, match", [
+    ('<pose/>\n<placement_frame>nope</placement_frame>', "<placement_frame>", "placement_frame",
+     "placement_frame 'nope' does not name a frame.*scope 'm::arm'"),
+    ('\n<pose relative_to="nope"/>', '<pose relative_to', "pose",
+     "relative_to 'nope' does not name a frame.*scope 'm'"),
+])
+@pytest.mark.parametrize("merge", ["", ' merge="true"'])
+def test_include_override_errors_name_the_include(include: str, marker: str, element: str,
+                                                  match: str, merge: str) -> None:
+    text = ('<sdf version="1.9"><model name="m"><link name="a"/>\n<include' + merge + '><uri>'
+            + ARM + '</uri>' + include + '</include></model></sdf>')
+    if merge:
+        match = match.replace("'m::arm'", "'m'")
+    with pytest.raises(ParseError, match=match) as info:
+        _read(text)
+    err = info.value
+    assert (err.filename, err.line, err.element) == ("<string>", _line(text, marker), element)

@@ -1,11 +1,11 @@
-"""SDF collision kernels: shape fields, Halton points, a sphere resting in the bowl, MuJoCo's contacts, surfaces."""
+"""SDF collision kernels: shape fields, Halton points, a sphere resting in the bowl, MuJoCo's contacts."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from mallard.geometry.collision.sdf import (BOX, CAPSULE, CYLINDER, ELLIPSOID, SDF_BOWL, SDF_TORUS, SPHERE, USER,
-                                            SdfShape, halton, primitive_aabb, sdf_collide, sdf_surface_mesh,
+                                            SdfShape, halton, primitive_aabb, sdf_collide,
                                             shape_distance, shape_gradient)
 from oracles import require_mujoco
 
@@ -177,24 +177,3 @@ def test_sphere_in_bowl_matches_mujoco(c):
     np.testing.assert_allclose(d, data.contact.dist, atol=1e-9)
     np.testing.assert_allclose(n, data.contact.frame[:, :3], atol=1e-6)
     np.testing.assert_allclose(pos, data.contact.pos, atol=1e-8)
-
-
-def test_surface_mesh_is_closed_and_on_the_surface():
-    import trimesh
-
-    torus = SdfShape(SDF_TORUS, np.array([0.35, 0.15]), np.array([0, 0, 0, 0.5, 0.5, 0.15]))
-    v, f = sdf_surface_mesh(torus, resolution=40)
-    mesh = trimesh.Trimesh(v, f, process=False)
-    assert mesh.is_watertight and mesh.is_winding_consistent
-    assert mesh.volume == pytest.approx(2 * np.pi ** 2 * 0.35 * 0.15 ** 2, rel=0.02)  # outward-oriented
-    d = np.array([torus.Distance(p) for p in v])
-    assert np.abs(d).max() < 0.01
-    # a callable with an explicit box; an empty region gives an empty mesh
-    v2, f2 = sdf_surface_mesh(lambda p: np.linalg.norm(p, axis=1) - 0.5, [0, 0, 0, 0.6, 0.6, 0.6], resolution=20)
-    assert trimesh.Trimesh(v2, f2).volume == pytest.approx(4 / 3 * np.pi * 0.125, rel=0.03)
-    v3, f3 = sdf_surface_mesh(lambda p: np.linalg.norm(p, axis=1) + 1, [0, 0, 0, 1, 1, 1], resolution=4)
-    assert v3.shape == (0, 3) and f3.shape == (0, 3)
-    with pytest.raises(ValueError, match="resolution must be >= 2"):
-        sdf_surface_mesh(torus, resolution=1)
-    with pytest.raises(ValueError, match="non-finite"):
-        sdf_surface_mesh(lambda p: np.full(len(p), np.nan), [0, 0, 0, 1, 1, 1], resolution=4)

@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
-from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort, MultibodyPlant
+from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort
 from mallard.multibody.plant._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
 from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
 from mallard.multibody.plant._mjcf_state import GetMujocoActivations
@@ -140,13 +140,6 @@ def test_plugin_actuator_forcerange_and_plugin_with_dyntype():
     v, T = plant.GetVelocities(pc)[0], GetMujocoPluginState(plant, pc)[0]
     R = 2.0 * (1 + 0.004 * (T - 25.0))
     assert GetMujocoSensorOutputPort(plant).Eval(pc)[1] == pytest.approx(0.5 * (a - 0.5 * 2.0 * v) / R, rel=1e-12)
-
-
-def test_plugins_need_a_discrete_plant():
-    plant = MultibodyPlant(0.0)
-    Parser(plant).AddModelsFromString(_motor_xml(), "xml")
-    with pytest.raises(RuntimeError, match="discrete plant"):
-        plant.Finalize()
 
 
 def test_plugin_state_accessor_errors():

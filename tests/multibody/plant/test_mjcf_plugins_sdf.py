@@ -155,3 +155,81 @@ def test_user_sdf_plugin_supports_a_resting_ball():
         assert _total_contact_force(plant, pc)[2] == pytest.approx(-1.5 * 9.81, rel=3e-3)
     finally:
         UnregisterPlugin("test.sdf.ball")
+
+
+_TORUS_ON_PLANE = f"""
+<mujoco model="torus_on_plane">
+  <extension><plugin plugin="mujoco.sdf.torus"><instance name="torus">
+    <config key="radius1" value="0.35"/><config key="radius2" value="0.15"/></instance></plugin></extension>
+  <option timestep="{H}"/>
+  <asset><mesh name="torus"><plugin instance="torus"/></mesh></asset>
+  <worldbody>
+    <geom type="plane" size="5 5 0.1"/>
+    <body name="torus" pos="0.1 -0.2 0.1495"><freejoint/>
+      <inertial pos="0 0 0" mass="2" diaginertia="0.15 0.15 0.27"/>
+      <geom type="sdf" mesh="torus"><plugin instance="torus"/></geom></body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_sdf_torus_resting_on_plane_carries_its_weight():
+    """The plane meets the hull of the torus' surface mesh (MuJoCo's plane-convex routine): four contacts
+    on the bottom ring hold it level, at MuJoCo's resting height."""
+    mujoco = require_mujoco()
+    plant, _, diagram, context, pc = _build(_TORUS_ON_PLANE)
+    Simulator(diagram, context).AdvanceTo(0.2)
+    q, v = GetMujocoState(plant, pc)
+    results = plant.get_contact_results_output_port().Eval(pc)
+    assert results.num_point_pair_contacts() == 4
+    F = _total_contact_force(plant, pc)  # on the torus (body B of every pair)
+    assert F[2] == pytest.approx(2 * 9.81, rel=2e-3)
+    assert np.abs(F[:2]).max() < 0.4  # friction of a slight rocking between near-level hull vertices
+    np.testing.assert_allclose(q[:2], [0.1, -0.2], atol=1e-4)
+    assert np.abs(q[4:7]).max() < 1e-4 and np.abs(v).max() < 0.01  # level and at rest
+    m = mujoco.MjModel.from_xml_string(_TORUS_ON_PLANE)
+    d = mujoco.MjData(m)
+    while d.time < 0.2 - 1e-9:
+        mujoco.mj_step(m, d)
+    assert d.ncon == 4
+    assert q[2] == pytest.approx(d.qpos[2], abs=3e-4)  # the two surface meshes differ by ~grid^2
+
+
+def test_mesh_box_resting_in_sdf_bowl_carries_its_weight():
+    """A mesh box against the bowl (MuJoCo's mesh-SDF triangle search): it settles with its four bottom
+    corners on the inner wall of the bowl (sphere radius 0.98 about the bowl origin)."""
+    vert = " ".join(f"{c:g}" for c in np.array([[x, y, z] for z in (-0.1, 0.1) for y in (-0.1, 0.1)
+                                                 for x in (-0.1, 0.1)]).ravel())
+    xml = _bowl_xml("0 0 0").replace('<asset>', f'<asset><mesh name="box" vertex="{vert}"/>').replace(
+        '<geom type="sphere" size="0.1" mass="1.5"/>', '<geom type="mesh" mesh="box" mass="1.5"/>').replace(
+        'pos="0 0 0"', 'pos="0.03 0 -0.865"')
+    plant, _, diagram, context, pc = _build(xml)
+    Simulator(diagram, context).AdvanceTo(0.3)
+    q, v = GetMujocoState(plant, pc)
+    assert np.abs(v).max() < 0.01
+    F = _total_contact_force(plant, pc)  # on the bowl (body B of every pair)
+    assert F[2] == pytest.approx(-1.5 * 9.81, rel=2e-3) and np.abs(F[:2]).max() < 0.05
+    w, x, y, z = q[3:7]
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    corners = np.array([[sx, sy, -0.1] for sx in (-0.1, 0.1) for sy in (-0.1, 0.1)]) @ R.T + q[:3]
+    np.testing.assert_allclose(np.linalg.norm(corners, axis=1), 0.98, atol=3e-4)
+
+
+def test_sdf_torus_resting_on_height_field_carries_its_weight():
+    """The height-field triangles under the torus are searched like mesh triangles (MuJoCo 4.0 has no
+    height-field/SDF routine and lets the torus fall through; mallard holds it on the surface)."""
+    elevation = " ".join(["0.5"] * 15 * 15)
+    xml = _TORUS_ON_PLANE.replace(
+        '<geom type="plane" size="5 5 0.1"/>', '<geom type="hfield" hfield="ground"/>').replace(
+        '<asset>', f'<asset><hfield name="ground" nrow="15" ncol="15" size="1 1 0.2 0.1" elevation="{elevation}"/>'
+    ).replace('pos="0.1 -0.2 0.1495"', 'pos="0.1 -0.2 0.1485"')
+    plant, _, diagram, context, pc = _build(xml)
+    Simulator(diagram, context).AdvanceTo(0.2)
+    q, v = GetMujocoState(plant, pc)
+    F = _total_contact_force(plant, pc)
+    assert F[2] == pytest.approx(2 * 9.81, rel=2e-3) and np.abs(F[:2]).max() < 0.01
+    assert plant.get_contact_results_output_port().Eval(pc).num_point_pair_contacts() >= 4
+    np.testing.assert_allclose(q[:2], [0.1, -0.2], atol=1e-4)
+    # the tube rests on the surface z = 0 (all elevations equal normalize to zero), level and still
+    assert q[2] == pytest.approx(0.15, abs=2e-4) and np.abs(q[4:7]).max() < 1e-4 and np.abs(v).max() < 1e-3

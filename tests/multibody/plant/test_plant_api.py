@@ -288,3 +288,16 @@ def test_name_getters_accept_the_bool_overload():
     assert plant.GetActuatorNames(False) == ["elbow"]
     assert plant.GetStateNames(False) == ["shoulder_q", "elbow_q", "shoulder_w", "elbow_w"]
     assert plant.GetPositionNames() == ["Acrobot_shoulder_q", "Acrobot_elbow_q"]
+
+
+def test_continuous_plant_keeps_constraints_and_refuses_their_dynamics():
+    """As pydrake: a continuous plant accepts constraints, then its dynamics raise naming the fix."""
+    from mallard.multibody.tree import SpatialInertia
+    plant = MultibodyPlant(0.0)
+    M = SpatialInertia.SolidSphereWithMass(1.0, 0.1)
+    a, b = plant.AddRigidBody("a", M), plant.AddRigidBody("b", M)
+    plant.AddBallConstraint(a, np.zeros(3), b, np.zeros(3))
+    plant.Finalize()
+    assert plant.num_constraints() == 1
+    with pytest.raises(RuntimeError, match=r"continuous time.*1 constraint\(s\) \(e.g. Ball\).*time_step > 0"):
+        plant.EvalTimeDerivatives(plant.CreateDefaultContext())

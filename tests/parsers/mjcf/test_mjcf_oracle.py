@@ -14,15 +14,15 @@ from mallard.parsers.mjcf import MjcfError, MjcfUnsupportedWarning, load_mjcf
 MODELS = Path(__file__).resolve().parents[3].parent / "shared" / "models" / "mujoco"
 FILES = sorted(MODELS.rglob("*.xml")) if MODELS.is_dir() else []
 #: Models that use MuJoCo features outside tiers 1-2 of spec/mjcf.md (they must fail with MjcfError).
-OUTSIDE_TIERS = {"orientation.xml"}  # the MuJoCo 4 <orientation> SO(3) servo actuator
+OUTSIDE_TIERS: set[str] = set()  # model files the MJCF compiler rejects (none today)
 
 TOL = 1e-9
 JNT = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
 GEOM = {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5, "box": 6, "mesh": 7}
-TRN = {"joint": 0, "jointinparent": 1, "slidercrank": 2, "tendon": 3, "site": 4, "body": 5}
+TRN = {"joint": 0, "jointinparent": 1, "slidercrank": 2, "tendon": 3, "site": 4, "body": 5, "so3": 6}
 DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 5}
-GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 3}
-BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 3}
+GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "so3": 4, "user": 3}
+BIAS = {"none": 0, "affine": 1, "muscle": 2, "so3": 4, "user": 3}
 EQ = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3}
 WRAP = {"joint": 1, "pulley": 2, "site": 3}
 
@@ -78,8 +78,10 @@ def compare_with_mujoco(m, ref, mujoco, mesh: bool = False) -> None:
     rounding; those fields are then compared at 1e-7 instead of 1e-9.
     """
     gtol = 1e-7 if mesh else TOL
-    for name in ("nbody", "njnt", "ngeom", "nsite", "nu", "ntendon", "nsensor"):
+    for name in ("nbody", "njnt", "ngeom", "nsite", "ntendon", "nsensor"):
         assert getattr(m, name) == getattr(ref, name), name
+    # MuJoCo 4: nu counts controls (an orientation servo has 3 or 4), nactuator the actuators (MjcfModel.nu)
+    assert (m.nu, sum(getattr(a, "ctrlnum", 1) for a in m.actuators)) == (ref.nactuator, ref.nu)
     assert (m.nq, m.nv, m.na) == (ref.nq, ref.nv, ref.na)
     _close(m.qpos0, ref.qpos0, "qpos0")
     _close(m.qpos_spring, ref.qpos_spring, "qpos_spring")
@@ -161,26 +163,29 @@ def compare_with_mujoco(m, ref, mujoco, mesh: bool = False) -> None:
         _close(lt.dir, ref.light_dir[i], f"light {i} dir")
     for i, a in enumerate(m.actuators):
         w = f"actuator {i} '{a.name}'"
-        assert TRN[a.trntype] == ref.actuator_trntype[i], w
+        o, c = ref.actuator_outadr[i], ref.actuator_ctrladr[i]  # MuJoCo 4: per-output gear, per-control range
+        assert (getattr(a, "ctrlnum", 1), getattr(a, "outnum", 1)) == (ref.actuator_ctrlnum[i],
+                                                                       ref.actuator_outnum[i]), w
+        assert (TRN["so3"] if getattr(a, "ctrlspec", None) else TRN[a.trntype]) == ref.actuator_trntype[i], w
         assert list(a.trnid) == list(ref.actuator_trnid[i]), w
         assert (DYN[a.dyntype], GAIN[a.gaintype], BIAS[a.biastype]) == (
             ref.actuator_dyntype[i], ref.actuator_gaintype[i], ref.actuator_biastype[i]), w
-        _close(a.gear, ref.actuator_gear[i], w + " gear")
+        _close(a.gear, ref.actuator_gear[o], w + " gear")
         _close(a.dynprm, ref.actuator_dynprm[i][:10], w + " dynprm")
         _close(a.gainprm, ref.actuator_gainprm[i][:10], w + " gainprm")
         _close(a.biasprm, ref.actuator_biasprm[i][:10], w + " biasprm")
         if a.acc0 is not None:
-            assert np.isclose(a.acc0, ref.actuator_acc0[i], rtol=1e-8, atol=TOL), w + " acc0"
-        _close(a.ctrlrange, ref.actuator_ctrlrange[i], w + " ctrlrange")
+            assert np.isclose(a.acc0, ref.actuator_acc0[o], rtol=1e-8, atol=TOL), w + " acc0"
+        _close(a.ctrlrange, ref.actuator_ctrlrange[c], w + " ctrlrange")
         _close(a.forcerange, ref.actuator_forcerange[i], w + " forcerange")
         _close(a.actrange, ref.actuator_actrange[i], w + " actrange")
         assert (a.ctrllimited, a.forcelimited, a.actlimited, a.actearly) == (
-            bool(ref.actuator_ctrllimited[i]), bool(ref.actuator_forcelimited[i]),
+            bool(ref.actuator_ctrllimited[c]), bool(ref.actuator_forcelimited[i]),
             bool(ref.actuator_actlimited[i]), bool(ref.actuator_actearly[i])), w
         assert (a.actadr, a.actdim) == (ref.actuator_actadr[i], ref.actuator_actnum[i]), w
         # muscles without an explicit range get it from compiler/lengthrange's simulation (lengthrange.py):
         # the same Euler steps as MuJoCo's, equal up to the soft-limit constraint solves (~1e-8 observed)
-        _close(a.lengthrange, ref.actuator_lengthrange[i], w + " lengthrange",
+        _close(a.lengthrange, ref.actuator_lengthrange[o], w + " lengthrange",
                1e-6 if a.gaintype == "muscle" else TOL)
     for i, t in enumerate(m.tendons):
         w = f"tendon {i} '{t.name}'"

@@ -1,4 +1,5 @@
-"""MJCF mesh geoms collide as the convex hulls of their compiled vertices (an in-memory Convex), against mj_step."""
+"""MJCF mesh geoms collide as the convex hulls of their compiled vertices (an in-memory Convex), against mj_step,
+and are drawn as the compiled mesh itself (an in-memory Mesh) by MeshcatVisualizer."""
 from __future__ import annotations
 
 import warnings
@@ -8,15 +9,15 @@ import pytest
 
 from oracles import require_mujoco
 
-from mallard.geometry import Convex
+from mallard.geometry import Convex, Mesh
+from mallard.geometry.meshcat import Meshcat, MeshcatParams
+from mallard.geometry.meshcat_visualizer import MeshcatVisualizer
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
 from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.systems.framework import DiagramBuilder
 
 # an irregular polyhedron (one interior vertex) and a tetrahedron that lands on a face, given by vertex data.
-# Resting contacts stay at <= 3 vertices per pair: MuJoCo 4.0 adds up to 3 vertices next to the support vertex
-# (4 contacts, e.g. a brick's face) where the plant's plane-convex kernel adds 2 (see the report).
 MESHES = """<mujoco model="mesh_drop"><option timestep="0.002"/>
 <asset>
   <mesh name="rock" vertex="0 0 0.12  0.1 0.02 -0.05  -0.06 0.09 -0.04  -0.05 -0.08 -0.06  0.03 -0.1 0.02
@@ -30,7 +31,7 @@ MESHES = """<mujoco model="mesh_drop"><option timestep="0.002"/>
 </worldbody></mujoco>"""
 
 
-def _build(text: str, time_step: float):
+def _build(text: str, time_step: float, root: bool = False):
     builder = DiagramBuilder()
     plant, scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
     with warnings.catch_warnings():
@@ -38,8 +39,8 @@ def _build(text: str, time_step: float):
         Parser(builder).AddModelsFromString(text, "xml")
     plant.Finalize()
     diagram = builder.Build()
-    root = diagram.CreateDefaultContext()
-    return plant, scene_graph, plant.GetMyContextFromRoot(root)
+    context = diagram.CreateDefaultContext()
+    return plant, scene_graph, context if root else plant.GetMyContextFromRoot(context)
 
 
 def test_mesh_geoms_are_registered_as_in_memory_convex_hulls():
@@ -48,13 +49,20 @@ def test_mesh_geoms_are_registered_as_in_memory_convex_hulls():
     plant, scene_graph, _ = _build(MESHES, 0.002)
     inspector = scene_graph.model_inspector()
     cid, vid = GetMjcfPlantMap(plant).geoms[1]
-    assert vid is None
+    visual = inspector.GetShape(vid)
+    assert isinstance(visual, Mesh) and visual.is_in_memory() and visual.filename() == "rock"
+    v, f = visual._mesh_arrays()  # the compiled mesh: MuJoCo's triangles (a vertex-only mesh is its hull)
+    adr = mm.mesh_vertadr[0]
+    mj_tris = mm.mesh_vert[adr + mm.mesh_face[mm.mesh_faceadr[0]:mm.mesh_faceadr[0] + mm.mesh_facenum[0]]]
+    assert len(f) == len(mj_tris) == 12
+    for tri in v[f]:  # the same triangles, same orientation (up to a cyclic shift of the corners)
+        assert min(np.abs(mj_tris - np.roll(tri, k, axis=0)).max(axis=(1, 2)).min() for k in range(3)) < 1e-7
+    adr, num = mm.mesh_vertadr[0], mm.mesh_vertnum[0]
     shape = inspector.GetShape(cid)
     assert isinstance(shape, Convex) and shape.is_in_memory() and shape.filename() == "rock"
     hull = shape.GetConvexHull()
     assert hull.num_vertices() == 8  # the interior vertex is not on the hull
     # the compiled vertices are MuJoCo's (re-centred at the mesh's centre of mass, principal axes)
-    adr, num = mm.mesh_vertadr[0], mm.mesh_vertnum[0]
     mj_vertices = mm.mesh_vert[adr:adr + num]
     for v in hull.vertices():
         assert np.min(np.linalg.norm(mj_vertices - v, axis=1)) < 1e-7  # float32 both (MuJoCo rounds twice)
@@ -76,6 +84,108 @@ def test_meshes_dropped_on_plane_match_mujoco():
     qpos, qvel = GetMujocoState(plant, context)
     np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
     np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
+
+
+# a brick mesh resting on its face and a tilted one that settles: MuJoCo 4 gives up to 4 plane-mesh contacts
+BRICKS = """<mujoco model="bricks"><option timestep="0.002"/>
+<asset><mesh name="brick" vertex="-.1 -.05 -.03  .1 -.05 -.03  -.1 .05 -.03  .1 .05 -.03
+                                   -.1 -.05 .03  .1 -.05 .03  -.1 .05 .03  .1 .05 .03"/></asset>
+<worldbody><geom name="floor" type="plane" size="5 5 .1"/>
+  <body name="resting" pos="0 0 0.0299" euler="0 0 25"><freejoint/><geom type="mesh" mesh="brick"/></body>
+  <body name="tilted" pos="0.5 0 0.2" euler="3 2 25"><freejoint/><geom type="mesh" mesh="brick"/></body>
+</worldbody></mujoco>"""
+
+
+def test_mesh_brick_on_plane_gets_mujocos_four_contacts():
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(BRICKS)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    plant, scene_graph, root = _build(BRICKS, mm.opt.timestep, root=True)
+    SetMujocoState(plant, plant.GetMyContextFromRoot(root), md.qpos, md.qvel)
+    query = scene_graph.get_query_output_port().Eval(scene_graph.GetMyContextFromRoot(root))
+    contacts = query.ComputeContactPoints()
+    ref = sorted((c.dist, *c.pos, *c.frame[:3]) for c in md.contact[:md.ncon])
+    mine = sorted((d, *p, *f[0]) for d, p, f in zip(contacts.dist, contacts.pos_W, contacts.frame_W))
+    assert md.ncon == 4 and len(mine) == 4
+    np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-9)
+
+
+def test_mesh_bricks_settle_on_plane_as_in_mujoco():
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(BRICKS)
+    md = mujoco.MjData(mm)
+    plant, _, context = _build(BRICKS, mm.opt.timestep)
+    SetMujocoState(plant, context, md.qpos, md.qvel)
+    state = context.get_mutable_state()
+    ncon = 0
+    for _ in range(300):
+        mujoco.mj_step(mm, md)
+        plant._DiscreteStepUpdate(context, state)
+        ncon = max(ncon, md.ncon)
+    assert ncon == 8  # four per brick
+    qpos, qvel = GetMujocoState(plant, context)
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
+
+
+# an octahedron whose bottom apex is pushed up into the body: a closed, non-convex mesh (6 vertices, 5 on the hull)
+DENTED = """<mujoco model="dented">
+<asset><mesh name="dented" vertex="0.1 0 0  0 0.1 0  -0.1 0 0  0 -0.1 0  0 0 0.1  0 0 0.02"
+  face="0 1 4  1 2 4  2 3 4  3 0 4  1 0 5  2 1 5  3 2 5  0 3 5"/></asset>
+<worldbody><body name="dented" pos="0 0 0.2"><freejoint/><geom name="dent" type="mesh" mesh="dented"/></body>
+</worldbody></mujoco>"""
+
+
+def test_meshcat_draws_mjcf_mesh_geoms():
+    from mallard.systems.analysis import Simulator
+    import umsgpack
+
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(DENTED)
+    builder = DiagramBuilder()
+    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.002)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Parser(builder).AddModelsFromString(DENTED, "xml")
+    plant.Finalize()
+    meshcat = Meshcat(MeshcatParams(port=0))
+    try:
+        MeshcatVisualizer.AddToBuilder(builder, scene_graph, meshcat)
+        Simulator(builder.Build()).Initialize()
+        objects = {c["path"]: c["object"] for c in (umsgpack.unpackb(b) for b in meshcat._scene_messages())
+                   if c["type"] == "set_object"}
+        path = [p for p in objects if p.startswith("/drake/illustration/") and p.endswith("/dent_visual")]
+        assert len(path) == 1, sorted(objects)
+        geometry = objects[path[0]]["geometries"][0]
+        assert geometry["type"] == "BufferGeometry"
+        drawn = np.frombuffer(geometry["data"]["attributes"]["position"]["array"].data, np.float32).reshape(-1, 3)
+        faces = np.frombuffer(geometry["data"]["index"]["array"].data, np.uint32).reshape(-1, 3)
+        # the mesh itself with its dent (MuJoCo's 6 vertices and 8 faces), not its 5-vertex convex hull
+        assert drawn.shape == (mm.mesh_vertnum[0], 3) and faces.shape == (mm.mesh_facenum[0], 3) == (8, 3)
+        for p in drawn:
+            assert np.min(np.abs(mm.mesh_vert - p).max(axis=1)) < 1e-6
+        assert meshcat.HasPath(path[0][len("/drake/"):])
+    finally:
+        meshcat.Close()
+
+
+def test_in_memory_mesh_shapes():
+    from mallard.geometry.shapes import InMemoryMesh, MemoryFile
+    obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+    mesh = Mesh(InMemoryMesh(MemoryFile(obj, ".obj", "tet")), scale=2.0)
+    v, f = mesh._mesh_arrays()
+    assert mesh.is_in_memory() and mesh.extension() == ".obj" and mesh.filename() == "tet"
+    np.testing.assert_array_equal(v.max(axis=0), [2.0, 2.0, 2.0])
+    assert f.shape == (4, 3) and mesh.GetConvexHull().num_vertices() == 4
+    assert mesh == Mesh(InMemoryMesh(MemoryFile(obj, ".obj", "tet")), scale=2.0)
+    assert Convex(InMemoryMesh(MemoryFile(obj, ".obj", "tet"))).is_in_memory()
+    with pytest.raises(ValueError, match="extension must start with a dot"):
+        MemoryFile(obj, "obj", "tet")
+    with pytest.raises(ValueError, match="no valid triangles"):
+        Mesh(InMemoryMesh(MemoryFile("v 0 0 0\nf 1 2 3\n", ".obj", "broken")))
+    with pytest.raises(ValueError, match="needs a MemoryFile"):
+        InMemoryMesh(obj)
 
 
 def test_in_memory_convex_validates_its_points():

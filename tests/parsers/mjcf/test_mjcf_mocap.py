@@ -1,0 +1,207 @@
+"""MJCF mocap bodies posed by the plant's mocap_pose input port, against MuJoCo's d.mocap_pos / d.mocap_quat."""
+from __future__ import annotations
+
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+from oracles import require_mujoco
+
+from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
+from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
+from mallard.multibody.plant._mjcf_state import SetMujocoKeyframe, SetMujocoState
+from mallard.parsers import Parser
+from mallard.systems.framework import DiagramBuilder
+
+PUSH = """
+<mujoco model="push">
+  <option timestep="0.002" gravity="0 0 0"/>
+  <worldbody>
+    <body name="pusher" mocap="true" pos="-0.12 0 0.05" quat="0.9987 0 0 0.05">
+      <geom name="p" type="box" size=".05 .08 .04"/>
+      <body name="tip" pos="0 0 0.06"><geom type="sphere" size=".02" contype="0" conaffinity="0"/>
+        <site name="tip" pos=".01 .02 0"/></body>
+    </body>
+    <body name="box" pos="0 0 0.05">
+      <freejoint/>
+      <geom name="b" type="box" size=".05 .05 .05" mass="0.5"/>
+    </body>
+  </worldbody>
+  <sensor>
+    <framepos objtype="site" objname="tip"/><framequat objtype="body" objname="pusher"/>
+    <framelinvel objtype="site" objname="tip"/><frameangvel objtype="body" objname="pusher"/>
+    <framepos objtype="body" objname="box" reftype="site" refname="tip"/>
+  </sensor>
+  <keyframe>
+    <key name="k" qpos="0.1 0.2 0.05 1 0 0 0" mpos="0.3 -0.2 0.5" mquat="0 1 1 0"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+def _load(path_or_text, tmp_path: pathlib.Path, scene_graph: bool):
+    mujoco = require_mujoco()
+    path = pathlib.Path(path_or_text) if not str(path_or_text).lstrip().startswith("<") else None
+    if path is None:
+        path = tmp_path / "model.xml"
+        path.write_text(path_or_text)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    root = None
+    if scene_graph:
+        builder = DiagramBuilder()
+        plant, _ = AddMultibodyPlantSceneGraph(builder, float(mm.opt.timestep))
+    else:
+        plant = MultibodyPlant(float(mm.opt.timestep))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Parser(plant).AddModels(str(path))
+    plant.set_constraint_solver_options(tolerance=1e-14)
+    mm.opt.tolerance = 1e-14
+    plant.Finalize()
+    if scene_graph:
+        root = builder.Build().CreateDefaultContext()
+        context = plant.GetMyMutableContextFromRoot(root)
+    else:
+        context = plant.CreateDefaultContext()
+    return mujoco, mm, plant, root, context
+
+
+def _assert_body_poses(plant, context, mm, md, tol):
+    pm = plant._mjcf_maps[0]
+    for i in range(1, mm.nbody):
+        X = plant.EvalBodyPoseInWorld(context, pm.bodies[i])
+        np.testing.assert_allclose(X.translation(), md.xpos[i], atol=tol, rtol=0, err_msg=f"body {i}")
+        np.testing.assert_allclose(X.rotation().matrix(), md.xmat[i].reshape(3, 3), atol=tol, rtol=0,
+                                   err_msg=f"body {i}")
+
+
+def test_body_poses_follow_the_mocap_input(models_dir, tmp_path):
+    """sphere_cylinder.xml: random mocap poses (unnormalized quaternions) on the port move the mocap bodies and
+    their geometry as mj_kinematics does (1e-12); their velocity is zero, as MuJoCo's cvel."""
+    path = models_dir / "mujoco" / "testdata" / "collision_primitive" / "sphere_cylinder.xml"
+    mujoco, mm, plant, root, context = _load(path, tmp_path, scene_graph=True)
+    md = mujoco.MjData(mm)
+    port = plant.get_mocap_pose_input_port()
+    assert port.get_name() == "mocap_pose" and port.size() == 7 * mm.nmocap == 28
+    mujoco.mj_forward(mm, md)  # unconnected: the MJCF poses
+    _assert_body_poses(plant, context, mm, md, 1e-12)
+    rng = np.random.default_rng(3)
+    md.mocap_pos[:] = rng.normal(size=(mm.nmocap, 3))
+    md.mocap_quat[:] = rng.normal(size=(mm.nmocap, 4))
+    md.qpos[:] = mm.qpos0
+    mujoco.mj_forward(mm, md)
+    port.FixValue(context, np.hstack([md.mocap_pos, md.mocap_quat]).ravel())
+    _assert_body_poses(plant, context, mm, md, 1e-12)
+    pm = plant._mjcf_maps[0]
+    mocap_ids = [i for i in range(mm.nbody) if mm.body_mocapid[i] >= 0]
+    for i in mocap_ids:
+        V = plant.EvalBodySpatialVelocityInWorld(context, pm.bodies[i]).get_coeffs()
+        np.testing.assert_array_equal(V, 0.0)
+    # SceneGraph sees the moved geometry: its pose output is the mocap pose
+    query = plant.get_geometry_query_input_port().Eval(context)
+    inspector = query.inspector()
+    for g in range(mm.ngeom):
+        gid = pm.geoms[g][0]
+        if gid is None:
+            continue
+        X_WG = query.GetPoseInWorld(gid)
+        np.testing.assert_allclose(X_WG.translation(), md.geom_xpos[g], atol=1e-12, rtol=0,
+                                   err_msg=inspector.GetName(gid))
+
+
+def test_mocap_pusher_moves_a_free_box(tmp_path):
+    """A mocap box driven along a path pushes a free box (no gravity): states and frame sensors (of the mocap body
+    and relative to it) over 200 plant steps against mj_step (1e-6)."""
+    mujoco, mm, plant, root, context = _load(PUSH, tmp_path, scene_graph=True)
+    md = mujoco.MjData(mm)
+    port = plant.get_mocap_pose_input_port()
+    sensors = GetMujocoSensorOutputPort(plant)
+    state = context.get_mutable_state()
+    contacts = 0
+    for step in range(200):
+        t = step * mm.opt.timestep
+        md.mocap_pos[0] = [-0.12 + 0.6 * t, 0.02 * np.sin(10 * t), 0.05]
+        md.mocap_quat[0] = [np.cos(0.5 * t), 0.0, 0.0, np.sin(0.5 * t)]
+        port.FixValue(context, np.concatenate([md.mocap_pos[0], md.mocap_quat[0]]))
+        np.testing.assert_allclose(plant.GetPositions(context), _plant_q(md.qpos), atol=1e-6, rtol=0,
+                                   err_msg=f"step {step}")
+        mujoco.mj_forward(mm, md)  # sensors of the mocap body: its pose from the input, zero velocity
+        np.testing.assert_allclose(sensors.Eval(context), md.sensordata, atol=1e-6, rtol=0, err_msg=f"step {step}")
+        mujoco.mj_step(mm, md)
+        contacts = max(contacts, sum(1 for c in md.contact[:md.ncon] if {c.geom1, c.geom2} == {0, 2}))
+        plant._DiscreteStepUpdate(context, state)
+        root.SetTime(md.time)
+    np.testing.assert_allclose(plant.GetPositions(context), _plant_q(md.qpos), atol=1e-6, rtol=0)
+    np.testing.assert_allclose(plant.GetVelocities(context)[3:], md.qvel[:3], atol=1e-6, rtol=0)
+    assert contacts >= 1 and md.qpos[0] > 0.05  # the box was pushed
+
+
+def _plant_q(qpos: np.ndarray) -> np.ndarray:
+    """A free joint's MuJoCo qpos [p; quat] as the plant's [quat; p]."""
+    return np.concatenate([qpos[3:7], qpos[:3]])
+
+
+def test_keyframe_sets_the_mocap_poses(tmp_path):
+    """SetMujocoKeyframe: mpos / mquat become the context's mocap poses (the unconnected port's value)."""
+    mujoco, mm, plant, _root, context = _load(PUSH, tmp_path, scene_graph=False)
+    md = mujoco.MjData(mm)
+    mujoco.mj_resetDataKeyframe(mm, md, 0)
+    mujoco.mj_forward(mm, md)
+    other = plant.CreateDefaultContext()
+    SetMujocoKeyframe(plant, context, "k")
+    _assert_body_poses(plant, context, mm, md, 1e-12)
+    mujoco.mj_resetData(mm, md)  # a fresh context keeps the MJCF pose
+    mujoco.mj_forward(mm, md)
+    _assert_body_poses(plant, other, mm, md, 1e-12)
+
+
+def test_mocap_errors(tmp_path):
+    mujoco, mm, plant, _root, context = _load(PUSH, tmp_path, scene_graph=False)
+    port = plant.get_mocap_pose_input_port()
+    port.FixValue(context, np.array([0, 0, 0, 0, 0, 0, 0.0]))
+    with pytest.raises(ValueError, match="zero quaternion.*pusher"):
+        plant.EvalBodyPoseInWorld(context, plant.GetBodyByName("pusher"))
+    port.FixValue(context, np.array([np.nan, 0, 0, 1, 0, 0, 0.0]))
+    with pytest.raises(RuntimeError, match="mocap_pose input has non-finite"):
+        plant.EvalBodyPoseInWorld(context, plant.GetBodyByName("pusher"))
+    plain = MultibodyPlant(0.0)
+    plain.Finalize()
+    with pytest.raises(RuntimeError, match="no mocap bodies"):
+        plain.get_mocap_pose_input_port()
+    SetMujocoState(plant, context, mm.qpos0)  # the state API is unaffected
+
+
+def test_two_models_share_the_port_in_load_order(tmp_path):
+    """Two MJCF models: the port holds model 1's mocap poses then model 2's; a keyframe of model 2 sets only its
+    own mocap poses."""
+    mujoco = require_mujoco()
+    path = tmp_path / "push.xml"
+    path.write_text(PUSH)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    plant = MultibodyPlant(0.002)
+    parser = Parser(plant)
+    parser.SetAutoRenaming(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (first,) = parser.AddModels(str(path))
+        (second,) = parser.AddModels(str(path))
+    plant.Finalize()
+    assert plant.get_mocap_pose_input_port().size() == 14
+    context = plant.CreateDefaultContext()
+    SetMujocoKeyframe(plant, context, "k", model_instance=second)
+    mujoco.mj_resetDataKeyframe(mm, md, 0)
+    mujoco.mj_forward(mm, md)
+    X2 = plant.EvalBodyPoseInWorld(context, plant.GetBodyByName("pusher", second))
+    np.testing.assert_allclose(X2.translation(), md.xpos[1], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(X2.rotation().matrix(), md.xmat[1].reshape(3, 3), atol=1e-12, rtol=0)
+    X1 = plant.EvalBodyPoseInWorld(context, plant.GetBodyByName("pusher", first))
+    np.testing.assert_allclose(X1.translation(), [-0.12, 0, 0.05], atol=1e-12, rtol=0)
+    pose = np.array([1, 2, 3, 0, 0, 0, 1.0, 4, 5, 6, 1, 0, 0, 0])
+    plant.get_mocap_pose_input_port().FixValue(context, pose)
+    tip = plant.GetBodyByName("tip", second)
+    np.testing.assert_allclose(plant.EvalBodyPoseInWorld(context, tip).translation(), [4, 5, 6.06], atol=1e-12)
+    R1 = plant.EvalBodyPoseInWorld(context, plant.GetBodyByName("pusher", first)).rotation().matrix()
+    np.testing.assert_allclose(R1, np.diag([-1.0, -1.0, 1.0]), atol=1e-12)

@@ -2,6 +2,8 @@
 MuJoCo ↔ plant state conversion (see _mjcf_state, _mjcf_actuation)."""
 from __future__ import annotations
 
+import numpy as np
+
 
 def AttachMjcfModel(plant, plant_map) -> None:
     """Remember `plant_map` (parsers.mjcf.to_plant.MjcfPlantMap) on `plant`; called by the Parser before Finalize."""
@@ -16,19 +18,20 @@ def GetMjcfPlantMaps(plant) -> list:
     return list(getattr(plant, "_mjcf_maps", []))
 
 
-def ApplySliderBodyInvWeights(plant_maps, body_invweight0: np.ndarray, dof_invweight0: np.ndarray) -> None:
-    """MuJoCo's setConst rule for slider-only bodies (body_simple == 2) on a plant's inverse weights, in place.
+def ApplyMujocoInvWeights(plant_maps, body_invweight0: np.ndarray, dof_invweight0: np.ndarray) -> None:
+    """Overwrite a plant's constraint inverse weights, in place, with MuJoCo's compile-time ones (mj_setConst) for
+    every MJCF body and dof.
 
-    For such a body MuJoCo takes body_invweight0 = (1/mass, 0) and dof_invweight0 = 1/mass per slide dof, not the
-    mean diagonal of J M⁻¹ Jᵀ (which is 1/(3·mass) for a single slide); `plant_maps` are the plant's
-    MjcfPlantMaps, body_invweight0 (nb, 2) and dof_invweight0 (nv,) are indexed by plant body and dof.
+    The plant computes them from its own M(q0), which lacks MuJoCo's special cases: slider-only bodies
+    (body_simple == 2: 1/mass and 0 instead of the mean diagonal of J M⁻¹ Jᵀ) and tendon armature in M.
+    `plant_maps` are the plant's MjcfPlantMaps; body_invweight0 (nb, 2) and dof_invweight0 (nv,) are indexed by
+    plant body and dof (a free joint's plant velocity is [ω; v], MuJoCo's [v; ω]).
     """
     for pm in plant_maps:
         model = pm.model
-        for i, kind in enumerate(model.body_simple):
-            if kind != 2:
-                continue
+        for i in range(1, len(model.bodies)):
             body_invweight0[int(pm.bodies[i].index())] = model.body_invweight0[i]
-            b = model.bodies[i]
-            for k in range(b.jntadr, b.jntadr + b.jntnum):
-                dof_invweight0[pm.joints[k].velocity_start()] = model.dof_invweight0[model.joints[k].dofadr]
+        for k, joint in enumerate(model.joints):
+            start, n = pm.joints[k].velocity_start(), pm.joints[k].num_velocities()
+            theirs = model.dof_invweight0[joint.dofadr:joint.dofadr + n]
+            dof_invweight0[start:start + n] = np.concatenate([theirs[3:], theirs[:3]]) if n == 6 else theirs

@@ -353,9 +353,9 @@ class _SystemMixin:
         if solver is not None and not callable(solver):
             raise ValueError("the discrete constraint solver must be callable(plant, context, kin, M_hat, a_free, h)")
         rows = getattr(solver, "rows", None)
-        if rows is not None and getattr(self, "_mjcf_maps", None):  # MuJoCo's weights of slider-only MJCF bodies
-            from ._mjcf_plant import ApplySliderBodyInvWeights
-            ApplySliderBodyInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
+        if rows is not None and getattr(self, "_mjcf_maps", None):  # MuJoCo's compile-time weights of MJCF models
+            from ._mjcf_plant import ApplyMujocoInvWeights
+            ApplyMujocoInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
         self._only_actuation_forces = None
 

@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 MJ_EPS = 1e-14
-_EIG_EPS = 1e-12
 
 
 def quat_mul(a, b) -> np.ndarray:
@@ -113,19 +112,24 @@ def z_to_quat(vec) -> np.ndarray:
 
 
 def euler_quat(angles, seq: str) -> np.ndarray:
-    """Quaternion of three successive rotations; lowercase axes rotate with the frame, uppercase are fixed."""
-    q = np.array([1.0, 0.0, 0.0, 0.0])
+    """Quaternion of three successive rotations; lowercase axes rotate with the frame, uppercase are fixed.
+
+    Products and normalizations in MuJoCo's compiler order, so that the result is bit-identical to its
+    (principal inertia frames of near-symmetric bodies amplify a last-bit difference here).
+    """
+    q = [1.0, 0.0, 0.0, 0.0]
     for ang, ch in zip(angles, seq):
-        axis = {"x": (1.0, 0, 0), "y": (0, 1.0, 0), "z": (0, 0, 1.0)}[ch.lower()]
-        r = axis_angle_quat(axis, ang)
-        q = quat_mul(q, r) if ch.islower() else quat_mul(r, q)
-    return quat_normalize(q)
+        r = [math.cos(ang / 2), 0.0, 0.0, 0.0]
+        r["xyz".index(ch.lower()) + 1] = math.sin(ang / 2)
+        q = _qmul(q, r) if ch.islower() else _qmul(r, q)
+    return np.array(_norm4(q))
 
 
 def frame_accum(pos_parent, quat_parent, pos_child, quat_child) -> tuple[np.ndarray, np.ndarray]:
     """Compose poses: X_AC = X_AB · X_BC, given X_AB=(pos_parent, quat_parent) and X_BC=(pos_child, quat_child)."""
     pos = np.asarray(pos_parent, float) + rotate(quat_parent, pos_child)
-    quat = quat_normalize(quat_mul(quat_parent, quat_child))
+    # MuJoCo's product normalizes only when the norm is off by more than 1e-14 (keeps the child's last bits)
+    quat = np.array(_qmul([float(v) for v in quat_parent], [float(v) for v in quat_child]))
     return pos, quat
 
 
@@ -159,14 +163,22 @@ def _qmul(a, b) -> list[float]:
                    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
 
 
-def eig3(full: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def eig3(full: np.ndarray, tol: float = 4e-15) -> tuple[np.ndarray, np.ndarray]:
     """Principal moments (decreasing) and frame quaternion of a symmetric 3x3 inertia.
 
-    Jacobi rotations accumulated as a quaternion, then a sort by quaternion quarter-turns; the
-    floating-point operations are ordered as in MuJoCo's compiler so that the principal frame (which
-    is ill-conditioned for near-equal moments) comes out identical.
+    MuJoCo 4's compiler eigensolver (``mjuu_eig3``): Jacobi rotations accumulated as a quaternion,
+    each rotation built from the tangent of its half angle, stopping once the largest off-diagonal
+    entry is at most ``max(tol, 4e-15)`` times the largest entry of the matrix; then a sort by
+    quaternion quarter-turns that swaps moments more than ``max(1e-12, tol)`` times that scale apart.
+    The floating-point operations are ordered as in MuJoCo so that the principal frame (which is
+    ill-conditioned for near-equal moments) comes out bit-identical. Body inertias use the default
+    ``tol``; MuJoCo's mesh processing passes 1e-7.
     """
     mat = [float(v) for v in np.asarray(full, dtype=float).reshape(9)]
+    scale = 0.0
+    for v in mat:
+        scale = max(abs(v), scale)
+    stop = max(tol, 4e-15) * scale
     quat = [1.0, 0.0, 0.0, 0.0]
     eigval = [0.0, 0.0, 0.0]
     for _ in range(500):
@@ -181,23 +193,23 @@ def eig3(full: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         else:
             rk, ck, rotk = 1, 2, 0
         off = d[3 * rk + ck]
-        if abs(off) < _EIG_EPS:
+        if abs(off) <= stop:
             break
-        tau = (d[4 * ck] - d[4 * rk]) / (2 * off)
-        t = 1.0 / (tau + math.sqrt(1 + tau * tau)) if tau >= 0 else -1.0 / (-tau + math.sqrt(1 + tau * tau))
-        c = 1.0 / math.sqrt(1 + t * t)
-        if c > 1.0 - _EIG_EPS:
-            break
-        step = [0.0, 0.0, 0.0, 0.0]
-        comp = math.sqrt(0.5 - 0.5 * c)
-        step[rotk + 1] = -comp if tau >= 0 else comp
-        if rotk == 1:
-            step[rotk + 1] = -step[rotk + 1]
-        step[0] = math.sqrt(1.0 - step[rotk + 1] * step[rotk + 1])
-        quat = _norm4(_qmul(quat, _norm4(step)))
+        # 2x2 symmetric Schur rotation: t = tan(angle), th = tan(angle / 2)
+        tau = (d[4 * ck] - d[4 * rk]) / (off + off)
+        if tau >= 0:
+            t = 1.0 / (tau + math.sqrt(tau * tau + 1.0))
+        else:
+            t = -1.0 / (math.sqrt(tau * tau + 1.0) - tau)
+        th = t / (math.sqrt(t * t + 1.0) + 1.0)
+        half_cos = 1.0 / math.sqrt(th * th + 1.0)
+        step = [half_cos, 0.0, 0.0, 0.0]
+        step[rotk + 1] = (th if rotk == 1 else -th) * half_cos
+        quat = _norm4(_qmul(quat, step))
+    swap = max(1e-12, tol) * scale
     for j in range(3):
         j1 = j % 2
-        if eigval[j1] + _EIG_EPS < eigval[j1 + 1]:
+        if eigval[j1] + swap < eigval[j1 + 1]:
             eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
             turn = [0.707106781186548, 0.0, 0.0, 0.0]
             turn[(j1 + 2) % 3 + 1] = 0.707106781186548

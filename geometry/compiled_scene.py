@@ -7,11 +7,15 @@ from numba import njit
 
 from mallard.geometry import shapes as S
 from mallard.geometry.collision.engine import CollisionModel
+from mallard.geometry.collision.hull_polygons import hull_polygons
 from mallard.geometry.identifiers import GeometryLookupError
+from mallard.geometry.mujoco_pairs import GetMujocoExplicitPairs
 from mallard.geometry.properties import GetMujocoContactParameters
 
 
 def _hull_data(shape):
+    """(hull vertices (m, 3), facet planes (f, 4) [n, h], packed hull faces (collision/hull_polygons.py)) of
+    a Mesh/Convex in its frame G."""
     v, t = shape._hull_arrays()
     a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
     n = np.cross(b - a, c - a)
@@ -19,7 +23,7 @@ def _hull_data(shape):
     ok = ln > 1e-14 * max(1.0, float(np.abs(v).max()))
     n = n[ok] / ln[ok, None]
     h = np.einsum("ij,ij->i", n, a[ok])
-    return v, np.column_stack([n, h])
+    return v, np.column_stack([n, h]), hull_polygons(v, t)
 
 
 @njit(cache=True)
@@ -123,6 +127,7 @@ class CompiledScene:
         pnum = np.zeros(n, np.int64)
         nv = npl = 0
         sdf = {}
+        faces = {}
         for k, gid in enumerate(prox):
             rec = state.geometries[gid]
             types[k] = rec.shape._kernel_type()
@@ -132,7 +137,7 @@ class CompiledScene:
             if rec.shape._kernel_type() == 8:  # SignedDistanceField (geometry/sdf_shape.py)
                 sdf[k] = rec.shape
             if isinstance(rec.shape, (S.Mesh, S.Convex)):
-                v, pl = _hull_data(rec.shape)
+                v, pl, faces[k] = _hull_data(rec.shape)
                 verts.append(v)
                 planes.append(pl)
                 vadr[k], vnum[k], padr[k], pnum[k] = nv, len(v), npl, len(pl)
@@ -150,10 +155,31 @@ class CompiledScene:
             np.concatenate(verts) if verts else np.zeros((0, 3)), vadr, vnum,
             np.concatenate(planes) if planes else np.zeros((0, 4)), padr, pnum, margins, contype, conaff, excluded)
         self.model.sdf = sdf
+        self.model.set_hull_faces(faces)
         hfields = {k: state.geometries[g].shape for k, g in enumerate(prox)
                    if isinstance(state.geometries[g].shape, S.HeightField)}
         if hfields:
             self.model.set_height_fields(hfields)
+        self._set_explicit_pairs(state, prox)
+
+    def _set_explicit_pairs(self, state, prox) -> None:
+        """MuJoCo explicit pairs (geometry/mujoco_pairs.py) between proximity geometries, in pair order, as the
+        collision model's forced pairs."""
+        found = []
+        for k, gid in enumerate(prox):
+            for pair in GetMujocoExplicitPairs(state.geometries[gid].proximity):
+                j = self.proximity_index.get(pair.partner)
+                if j is None:
+                    raise ValueError(f"geometry '{state.geometries[gid].name}': its explicit contact pair names "
+                                     f"geometry {pair.partner!r}, which is not a proximity geometry of this scene")
+                if j == k:
+                    raise ValueError(f"geometry '{state.geometries[gid].name}': an explicit contact pair needs two "
+                                     "different geometries")
+                found.append((pair.order, len(found), k, j, pair.margin, pair.gap))
+        if found:
+            found.sort()
+            self.model.set_forced_pairs(np.array([[f[2], f[3]] for f in found], np.int64),
+                                        np.array([f[4] for f in found]), np.array([f[5] for f in found]))
 
     def _missing_pose(self, sid, fid, source_names):
         return RuntimeError(f"SceneGraph: source '{source_names[sid]}' provided no pose for its frame "

@@ -2,11 +2,10 @@
 GeometryFrame (a named frame a source moves) — the registration records of SceneGraph."""
 from __future__ import annotations
 
-import copy
-
 from mallard.geometry._poses import as_Rp, make_transform
 from mallard.geometry.identifiers import FrameId, GeometryId
-from mallard.geometry.properties import IllustrationProperties, PerceptionProperties, ProximityProperties
+from mallard.geometry.properties import (IllustrationProperties, PerceptionProperties, ProximityProperties,
+                                         copy_properties)
 from mallard.geometry.shapes import Shape
 
 
@@ -57,18 +56,18 @@ class GeometryInstance:
     def set_proximity_properties(self, properties: ProximityProperties) -> None:
         if not isinstance(properties, ProximityProperties):
             raise ValueError(f"set_proximity_properties needs ProximityProperties; given {type(properties).__name__}")
-        self._proximity = copy.deepcopy(properties)
+        self._proximity = copy_properties(properties)
 
     def set_illustration_properties(self, properties: IllustrationProperties) -> None:
         if not isinstance(properties, IllustrationProperties):
             raise ValueError("set_illustration_properties needs IllustrationProperties; "
                              f"given {type(properties).__name__}")
-        self._illustration = copy.deepcopy(properties)
+        self._illustration = copy_properties(properties)
 
     def set_perception_properties(self, properties: PerceptionProperties) -> None:
         if not isinstance(properties, PerceptionProperties):
             raise ValueError(f"set_perception_properties needs PerceptionProperties; given {type(properties).__name__}")
-        self._perception = copy.deepcopy(properties)
+        self._perception = copy_properties(properties)
 
     def proximity_properties(self) -> ProximityProperties | None:
         return self._proximity

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
-from mallard.geometry.properties import (GeometryProperties, IllustrationProperties, PerceptionProperties,
-                                         ProximityProperties, Role, RoleAssign, GetMujocoContactParameters)
+from mallard.geometry.properties import (GeometryProperties, IllustrationProperties,
+                                         PerceptionProperties, ProximityProperties, Role, RoleAssign,
+                                         GetMujocoContactParameters, copy_properties)
 from mallard.geometry.shapes import Shape
 
 _WORLD_FRAME_ID = FrameId.get_new_id()
@@ -152,7 +153,7 @@ class GeometryState:
                             (Role.kPerception, instance.perception_properties())):
             if props is not None:
                 self._check_name_unique(rec, role)
-                self._set_role(rec, role, copy.deepcopy(props))
+                self._set_role(rec, role, copy_properties(props))
         self._touch()
         return gid
 

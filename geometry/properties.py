@@ -322,3 +322,42 @@ def _iter_roles(role: Role) -> Iterable[Role]:
     for r in (Role.kProximity, Role.kIllustration, Role.kPerception):
         if role & r:
             yield r
+
+
+_ATOMIC = (int, float, bool, str, type(None))
+
+
+def copy_properties(props: GeometryProperties) -> GeometryProperties:
+    """A deep copy of a properties table, equal to copy.deepcopy(props) but without deepcopy's per-value
+    machinery for numbers, strings and tuples of them (immutable, so shared); other values are deep-copied."""
+    cls = type(props)
+    plain = (getattr(cls, "__deepcopy__", None) is None and getattr(cls, "__setstate__", None) is None
+             and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+             and getattr(cls, "__getstate__", object.__getstate__) is object.__getstate__
+             and type(getattr(props, "__dict__", None)) is dict)
+    if not plain:  # a class with its own copy / pickling protocol: let deepcopy honour it
+        return copy.deepcopy(props)
+    from mallard.geometry.rgba import Rgba
+    memo: dict = {}
+
+    def value(v):
+        t = type(v)
+        if t in _ATOMIC or (t is tuple and all(type(x) in _ATOMIC for x in v)):
+            return v
+        if (t is Rgba or t is CoulombFriction) and id(v) not in memo:  # their whole state, as deepcopy copies it
+            out = object.__new__(t)
+            if t is Rgba:
+                out._v = v._v.copy()
+            else:
+                out._s, out._d = v._s, v._d
+            memo[id(v)] = out
+            return out
+        return copy.deepcopy(v, memo)
+
+    new = object.__new__(cls)
+    for k, v in props.__dict__.items():
+        if k == "_groups" and type(v) is dict:
+            new._groups = {g: {n: value(x) for n, x in grp.items()} for g, grp in v.items()}
+        else:
+            setattr(new, k, copy.deepcopy(v, memo))
+    return new

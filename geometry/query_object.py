@@ -144,7 +144,8 @@ class QueryObject:
 
     def ComputeContactPoints(self) -> ContactPointSet:
         """(mallard) The contact set MuJoCo generates for the proximity geometries: for every unfiltered
-        pair within the sum of their "mujoco" margins, up to 8+ points (box-box), 4 (box/cylinder on
+        pair within the sum of their "mujoco" margins (and every MuJoCo explicit pair, geometry/mujoco_pairs.py, within
+        its own margin + gap whatever the filters), up to 8+ points (box-box), 4 (box/cylinder on
         a plane), 2 (capsule on plane, parallel capsules) or 1, with MuJoCo's distance, position and
         contact frame. This is the entry point for the contact solver."""
         P, c, R, p = self._prox_poses()
@@ -157,9 +158,14 @@ class QueryObject:
                                    pos_W=pos, frame_W=frame, margin=margin, gap=gap)
         dist, pos, normal, tangent, g1, g2 = m.contacts(R, p, use_margins=True)
         frame = mujoco_contact_frame(normal, tangent) if len(dist) else np.zeros((0, 3, 3))
+        margin, gap = m.margins[g1] + m.margins[g2], c.gaps[g1] + c.gaps[g2]
+        if m.forced is not None:  # explicit (MuJoCo) pairs: their own margins and gaps, after the dynamic ones
+            fd, fp, ff, f1, f2, fm, fg = m.forced_contact_points(R, p)
+            dist, pos, frame = np.concatenate([dist, fd]), np.concatenate([pos, fp]), np.concatenate([frame, ff])
+            g1, g2 = np.concatenate([g1, f1]), np.concatenate([g2, f2])
+            margin, gap = np.concatenate([margin, fm]), np.concatenate([gap, fg])
         return ContactPointSet(id_1=[ids[i] for i in g1.tolist()], id_2=[ids[j] for j in g2.tolist()],
-                               index_1=g1, index_2=g2, dist=dist, pos_W=pos, frame_W=frame,
-                               margin=m.margins[g1] + m.margins[g2], gap=c.gaps[g1] + c.gaps[g2])
+                               index_1=g1, index_2=g2, dist=dist, pos_W=pos, frame_W=frame, margin=margin, gap=gap)
 
     # ----- signed distance ---------------------------------------------------------------------------
     def _signed_pairs(self, c, R, p, pairs, rows, order_by_id=True) -> list[SignedDistancePair]:

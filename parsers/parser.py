@@ -278,7 +278,8 @@ class Parser:
     # ---- naming --------------------------------------------------------------------------------------
     def _RenameRecords(self, records: list) -> list:
         """Copies of `records` under their final instance names (prefix, auto-renaming), references
-        to model names rewritten. Raises RuntimeError for a taken name when auto-renaming is off."""
+        to model names rewritten (the records are fresh from a reader: parts not renamed are shared).
+        Raises RuntimeError for a taken name when auto-renaming is off."""
         plant = self._plant
         roots: dict = {}
         taken: set = set()
@@ -309,8 +310,10 @@ class Parser:
             return f"{new}::{tail}" if tail else new
 
         out = []
-        for rec in records:
-            r = copy.deepcopy(rec)
+        for rec in records:  # fresh records from the reader: copy only what is renamed (joints, frames)
+            r = copy.copy(rec)
+            r.joints = [copy.copy(j) for j in rec.joints]
+            r.frames = [copy.copy(f) for f in rec.frames]
             r.name = rename(rec.name)
             if plant.HasModelInstanceNamed(r.name):
                 raise RuntimeError(f"{rec.filename}: model instance '{r.name}' already exists; call "

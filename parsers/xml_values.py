@@ -30,9 +30,10 @@ def _qualified(name: str) -> str:
 def children(node, name: Optional[str] = None) -> Iterator:
     """Child elements of `node` (all of them, or those whose tag is `name`)."""
     for c in node:
-        if not isinstance(c.tag, str):
+        t = c.tag
+        if not isinstance(t, str):
             continue
-        if name is None or element_tag(c) == name:
+        if name is None or (t == name if t[:1] != "{" else element_tag(c) == name):  # plain tags as written
             yield c
 
 
@@ -148,6 +149,9 @@ def parse_bool(text: str, diag: Diagnostic, node, what: str) -> bool:
 
 def tag(node) -> str:
     """Alias of errors.element_tag for readers."""
+    t = node.tag
+    if isinstance(t, str) and t[:1] != "{":  # a plain tag is written as is
+        return t
     return element_tag(node)
 
 

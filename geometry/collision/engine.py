@@ -13,12 +13,12 @@ from numba import njit
 
 from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, sweep_and_prune
 from mallard.geometry.collision.hfield import pack_height_field
-from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, collide, has_collider,
+from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, collide, has_collider,
                                                     point_distance, signed_distance)
 
 
 @njit(cache=True, error_model="numpy")
-def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2):
+def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2, faces, fadr):
     """Contacts of pairs[start:] into out/og1/og2 (MuJoCo order: lower type first). Stops before a
     pair that might not fit; returns (contacts written, next pair)."""
     cap = out.shape[0]
@@ -36,7 +36,8 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
             margin = margins[i] + margins[j]
             vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
             vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
-            n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj)
+            n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj,
+                        faces[fadr[j]:fadr[j + 1]])
             for c in range(n):
                 og1[k + c] = i
                 og2[k + c] = j
@@ -107,7 +108,7 @@ def mujoco_contact_frame(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, error_model="numpy")
 def _contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity, excluded_keys,
-                    gaps, cap0):
+                    gaps, cap0, faces, fadr):
     """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
     filtering, the narrow phase (buffers grown until every pair fits) and the contact frames.
     Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
@@ -122,7 +123,7 @@ def _contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, co
         out = np.empty((cap, 10))
         og1 = np.empty(cap, np.int64)
         og2 = np.empty(cap, np.int64)
-        k, q = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2)
+        k, q = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2, faces, fadr)
         if q >= pairs.shape[0]:
             break
         cap *= 2  # rare: more contacts than the first guess; run again with room for all
@@ -147,6 +148,43 @@ def _contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, co
     return dist, pos, frame, g1, g2, margin, gap
 
 
+@njit(cache=True, error_model="numpy")
+def _pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, verts, vadr, vnum, faces, fadr):
+    """Contacts of the forced (explicit) pairs, each collided with its own margin + gap whatever the filters,
+    the lower type first (the pair's order otherwise kept, as MuJoCo). Returns as _contact_points."""
+    m = forced.shape[0]
+    cap = max(64, m * max(MAXCON, MAXCON_HFIELD))
+    out = np.empty((cap, 10))
+    og1 = np.empty(cap, np.int64)
+    og2 = np.empty(cap, np.int64)
+    omar = np.empty(cap)
+    ogap = np.empty(cap)
+    no_verts = np.empty((0, 3))
+    k = 0
+    for q in range(m):
+        i = forced[q, 0]
+        j = forced[q, 1]
+        if types[i] > types[j]:
+            i, j = j, i
+        if not has_collider(types[i], types[j]):
+            continue
+        vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
+        vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
+        n = collide(out, k, forced_margin[q] + forced_gap[q], types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j],
+                    p[j], R[j], vj, faces[fadr[j]:fadr[j + 1]])
+        for c in range(n):
+            og1[k + c] = i
+            og2[k + c] = j
+            omar[k + c] = forced_margin[q]
+            ogap[k + c] = forced_gap[q]
+        k += n
+    dist = out[:k, 0].copy()
+    pos = out[:k, 1:4].copy()
+    frame = np.zeros((k, 3, 3))
+    _contact_frames(out[:k, 4:7].copy(), out[:k, 7:10].copy(), frame)
+    return dist, pos, frame, og1[:k].copy(), og2[:k].copy(), omar[:k].copy(), ogap[:k].copy()
+
+
 class CollisionModel:
     """Static arrays describing n proximity geometries for the compiled collision kernels."""
 
@@ -169,6 +207,43 @@ class CollisionModel:
         self.sdf: dict = {}  #: row -> SignedDistanceField for type-8 geometries (set by CompiledScene)
         self.hfield: dict = {}  #: row -> HeightField (set_height_fields)
         self._n_hfield = int(np.count_nonzero(self.types == HFIELD))
+        self.faces = np.zeros(0)  #: the mesh rows' packed hull faces (set_hull_faces), row i's at fadr[i]:fadr[i+1]
+        self.fadr = np.zeros(self.n + 1, np.int64)
+        self.forced = None  #: explicit pairs (set_forced_pairs): rows (m, 2), margins (m,), gaps (m,)
+        self._dynamic_excluded = self.excluded_keys  # exclusions of the dynamic pairs (+ the forced pairs)
+
+    def set_forced_pairs(self, rows: np.ndarray, margins: np.ndarray, gaps: np.ndarray) -> None:
+        """Pairs (m, 2) of rows the contact queries collide whatever their filters (MuJoCo's explicit contact
+        pairs), each with its own margin and gap (m); the same pairs are dropped from the dynamic candidates."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, 2)
+        margins = np.ascontiguousarray(margins, dtype=float).reshape(-1)
+        gaps = np.ascontiguousarray(gaps, dtype=float).reshape(-1)
+        if margins.shape[0] != rows.shape[0] or gaps.shape[0] != rows.shape[0]:
+            raise ValueError("CollisionModel.set_forced_pairs: rows, margins and gaps must have one entry per pair")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.n or np.any(rows[:, 0] == rows[:, 1])):
+            raise ValueError(f"CollisionModel.set_forced_pairs: pairs must join two different rows in [0, {self.n})")
+        if rows.shape[0] == 0:
+            self.forced = None
+            self._dynamic_excluded = self.excluded_keys
+            return
+        if any(int(r) in self.sdf for r in rows.reshape(-1).tolist()):
+            raise ValueError("explicit contact pairs with SignedDistanceField (MJCF type='sdf') geometries are not "
+                             "supported; collide them dynamically (contype / conaffinity)")
+        self.forced = (rows, margins, gaps)
+        keys = np.minimum(rows[:, 0], rows[:, 1]) * self.n + np.maximum(rows[:, 0], rows[:, 1])
+        self._dynamic_excluded = np.unique(np.concatenate([self.excluded_keys, keys]))
+
+    def set_hull_faces(self, faces: dict) -> None:
+        """Attach the hull faces of convex mesh rows (``faces``: row -> collision/hull_polygons.py array), which
+        the plane-mesh kernel prunes to its contact points as MuJoCo does."""
+        sizes = np.zeros(self.n, np.int64)
+        for row, f in faces.items():
+            if not 0 <= int(row) < self.n or self.types[int(row)] != MESH:
+                raise ValueError(f"CollisionModel.set_hull_faces: row {row} is not a mesh row")
+            sizes[int(row)] = len(f)
+        self.fadr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        flat = [np.asarray(faces[r], float) for r in sorted(faces, key=int)]
+        self.faces = np.ascontiguousarray(np.concatenate(flat) if flat else np.zeros(0))
 
     def set_height_fields(self, fields: dict) -> None:
         """Attach the grids of the height-field rows (``fields``: row -> HeightField): each grid is packed
@@ -222,9 +297,32 @@ class CollisionModel:
             return None
         if self._n_hfield:
             self._check_height_fields()
-        return _contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
-                               self.frame, self.contype, self.conaffinity, self.excluded_keys, gaps,
-                               max(MAXCON, MAXCON_HFIELD))
+        got = _contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
+                              self.frame, self.contype, self.conaffinity, self._dynamic_excluded, gaps,
+                              max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr)
+        if self.forced is None:
+            return got
+        return self._with_forced(got, R, p)
+
+    def forced_contact_points(self, R, p) -> tuple:
+        """The forced pairs' contacts alone, as contact_points returns them (empty without forced pairs)."""
+        if self.forced is None:
+            return (np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                    np.zeros(0), np.zeros(0))
+        rows, fm, fg = self.forced
+        return _pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
+                                    self.faces, self.fadr)
+
+    def _with_forced(self, got: tuple, R, p) -> tuple:
+        """The dynamic contacts `got` followed by the forced pairs' contacts (in pair order)."""
+        rows, fm, fg = self.forced
+        pc = _pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
+                                  self.faces, self.fadr)
+        if pc[0].shape[0] == 0:
+            return got
+        if got[0].shape[0] == 0:
+            return pc
+        return tuple(np.concatenate([a, b]) for a, b in zip(got, pc))
 
     def contacts(self, R, p, pairs: np.ndarray | None = None, use_margins: bool = True):
         """MuJoCo-style contacts: (dist (K,), pos (K, 3), normal (K, 3), tangent hint (K, 3),
@@ -234,6 +332,9 @@ class CollisionModel:
             self._check_height_fields()
         if pairs is None:
             pairs = self.candidate_pairs(R, p, margins)
+            if self.forced is not None and len(pairs):  # explicit pairs are collided by forced_contact_points
+                keys = pairs[:, 0] * self.n + pairs[:, 1]
+                pairs = pairs[~np.isin(keys, self._dynamic_excluded)]
         cap = max(64, 4 * len(pairs) + MAXCON, MAXCON_HFIELD)
         out = np.empty((cap, 10))
         g1 = np.empty(cap, np.int64)
@@ -242,7 +343,7 @@ class CollisionModel:
         chunks = []
         while True:
             k, start = _narrowphase(pairs, start, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
-                                    margins, out, g1, g2)
+                                    margins, out, g1, g2, self.faces, self.fadr)
             if start >= len(pairs) and not chunks:  # one pass (the usual case): this call's buffers, no copy
                 chunks.append((out[:k], g1[:k], g2[:k]))
                 break

@@ -22,8 +22,6 @@ from mallard.geometry.collision.hfield import MAXCONPAIR, hfield_collide
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 MAXCON = 12  # most contacts one pair can produce (box-box clipping capacity), height fields aside
 MAXCON_HFIELD = MAXCONPAIR  # most contacts of a height-field pair (MuJoCo's mjMAXCONPAIR)
-_MAXPLANEMESH = 4  # MuJoCo 4's cap on plane-mesh contacts
-_TOLPLANEMESH = 0.3
 
 
 @njit(cache=True, error_model="numpy")
@@ -62,33 +60,104 @@ def rbound(t, s, verts):
 
 
 @njit(cache=True, error_model="numpy")
-def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2):
-    """Plane against an ellipsoid or convex mesh: the support point along -normal, plus up to three
-    more mesh vertices within the margin and not within 0.3 rbound of the first (MuJoCo's
-    mjc_PlaneConvex, which takes them among the support vertex's hull neighbors)."""
+def _area4(v, a, b, c, d):
+    """Area of the planar quadrilateral a b c d (half the norm of its diagonals' cross product)."""
+    x = np.cross(v[a] - v[c], v[b] - v[d])
+    return 0.5 * math.sqrt(dot3(x, x))
+
+
+@njit(cache=True, error_model="numpy")
+def _hull4(v, poly, a):
+    """Indices into ``poly`` (a convex polygon's vertex rows of ``v``) of at most four of its vertices, the
+    first being ``a``: the others advanced around the polygon while the quadrilateral's area grows."""
+    n = poly.shape[0]
+    res = np.array([a, (a + 1) % n, (a + 2) % n, (a + 3) % n])
+    if n <= 4:
+        return res[:n]
+    b, c, d = res[1], res[2], res[3]
+    m = _area4(v, poly[a], poly[b], poly[c], poly[d])
+    while True:
+        nxt = (d + 1) % n
+        mn = _area4(v, poly[a], poly[b], poly[c], poly[nxt])
+        if mn <= m:
+            break
+        d, m = nxt, mn
+        while True:
+            nxt = (c + 1) % n
+            mn = _area4(v, poly[a], poly[b], poly[nxt], poly[d])
+            if mn <= m:
+                break
+            c, m = nxt, mn
+        while True:
+            nxt = (b + 1) % n
+            mn = _area4(v, poly[a], poly[nxt], poly[c], poly[d])
+            if mn <= m:
+                break
+            b, m = nxt, mn
+        res[1], res[2], res[3] = b, c, d
+    return res
+
+
+@njit(cache=True, error_model="numpy")
+def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2):
+    """Plane against an ellipsoid or convex mesh: the support point along -normal and, for a mesh with hull
+    faces ``f2`` (collision/hull_polygons.py), up to three more vertices of the hull face through it that
+    faces the plane most squarely, pruned to a largest-area quadrilateral (MuJoCo 4's mjc_PlaneConvex);
+    face vertices above the mesh origin along the normal or beyond the margin are dropped."""
     normal = R1[:, 2].copy()
-    sp = support(t2, s2, p2, R2, v2, -normal)
+    if t2 != MESH:
+        sp = support(t2, s2, p2, R2, v2, -normal)
+        dist = dot3(normal, sp - p1)
+        if dist > margin:
+            return 0
+        put(out, k, dist, sp - normal * (0.5 * dist), normal)
+        return 1
+    ln = matTvec(R2, normal)
+    best = -1
+    bd = -1e300
+    for i in range(v2.shape[0]):  # the deepest vertex (first of equals)
+        vd = -dot3(ln, v2[i])
+        if vd > bd:
+            bd = vd
+            best = i
+    sp = matvec(R2, v2[best]) + p2
     dist = dot3(normal, sp - p1)
     if dist > margin:
         return 0
     put(out, k, dist, sp - normal * (0.5 * dist), normal)
-    count = 1
-    if t2 != MESH:
+    if f2.shape[0] < 2 or f2[0] < 1:
         return 1
-    rb = rbound(t2, s2, v2)
-    first = out[k, 1:4].copy()
-    for i in range(v2.shape[0]):
-        if count >= _MAXPLANEMESH:
-            break
-        pnt = matvec(R2, v2[i]) + p2
-        d = dot3(normal, pnt - p1)
-        if d >= margin:
+    npoly, nv = int(f2[0]), int(f2[1])
+    vadr = 2
+    vpoly = vadr + nv + 1
+    padr = vpoly + int(f2[vadr + nv])
+    nrm = padr + npoly + 1
+    pvert = nrm + 3 * npoly
+    face = -1
+    fd = 1.0
+    for q in range(int(f2[vadr + best]), int(f2[vadr + best + 1])):
+        f = int(f2[vpoly + q])
+        d = f2[nrm + 3 * f] * ln[0] + f2[nrm + 3 * f + 1] * ln[1] + f2[nrm + 3 * f + 2] * ln[2]
+        if d < fd:
+            fd = d
+            face = f
+    if face < 0:
+        return 1
+    lo, hi = int(f2[padr + face]), int(f2[padr + face + 1])
+    poly = np.empty(hi - lo, np.int64)
+    a = 0
+    for i in range(hi - lo):
+        poly[i] = int(f2[pvert + lo + i])
+        if poly[i] == best:
+            a = i
+    idx = _hull4(v2, poly, a)
+    count = 1
+    for i in range(1, idx.shape[0]):
+        pnt = matvec(R2, v2[poly[idx[i]]]) + p2
+        if dot3(normal, pnt - p2) > 0.0:
             continue
-        dv = pnt - sp
-        if math.sqrt(dot3(dv, dv)) < 1e-12 * (1.0 + rb):
-            continue  # the support vertex itself
-        dv = pnt - first
-        if math.sqrt(dot3(dv, dv)) < _TOLPLANEMESH * rb:
+        d = dot3(normal, pnt - p1)
+        if d > margin:
             continue
         put(out, k + count, d, pnt - normal * (0.5 * d), normal)
         count += 1
@@ -129,9 +198,10 @@ def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
 
 
 @njit(cache=True, error_model="numpy")
-def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
+def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f2):
     """Contacts between geom1 and geom2 (t1 <= t2 required), written from row k; returns the count.
-    Contacts with dist > margin are not reported."""
+    Contacts with dist > margin are not reported. ``f2`` holds geom2's hull faces if it is a mesh
+    (collision/hull_polygons.py; empty otherwise)."""
     if t1 == PLANE:
         if t2 == SPHERE:
             return P.plane_sphere(out, k, margin, p1, R1, s1, p2, R2, s2)
@@ -142,7 +212,7 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
         if t2 == BOX:
             return P.plane_box(out, k, margin, p1, R1, s1, p2, R2, s2)
         if t2 == ELLIPSOID or t2 == MESH:
-            return plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2)
+            return plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2)
         return 0
     if t1 == HFIELD:  # the height field's packed grid rides in v1 (collision/hfield.py)
         if t2 <= HFIELD:

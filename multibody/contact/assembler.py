@@ -303,14 +303,15 @@ class ConstraintAssembler:
 
     def SetValidatedContacts(self, J_contact: np.ndarray, dist: np.ndarray, condim: np.ndarray, friction: np.ndarray,
                              solref: np.ndarray, solimp: np.ndarray, includemargin: np.ndarray, tran: np.ndarray,
-                             rot: np.ndarray) -> None:
-        """As SetContacts (no solreffriction, no names) for arrays that already passed its checks: C-contiguous
-        float64 (condim int64), friction (ncon, 5), J_contact (ncon, 3 or 6, nv) with 6 rows whenever a condim
-        exceeds 3. A caller stepping the same contact pairs validates each pair once through SetContacts."""
+                             rot: np.ndarray, solreffriction: np.ndarray | None = None) -> None:
+        """As SetContacts (no names) for arrays that already passed its checks: C-contiguous float64 (condim
+        int64), friction (ncon, 5), J_contact (ncon, 3 or 6, nv) with 6 rows whenever a condim exceeds 3,
+        solreffriction (ncon, 2) or None (all (0, 0): use solref). A caller stepping the same contact pairs
+        validates each pair once through SetContacts."""
         ncon = J_contact.shape[0]
+        reff = np.zeros((ncon, 2)) if solreffriction is None else np.ascontiguousarray(solreffriction, dtype=np.float64)
         self._contacts = dict(J=J_contact, dist=dist, condim=condim, friction=friction, solref=solref, solimp=solimp,
-                              solreffriction=np.zeros((ncon, 2)), includemargin=includemargin, tran=tran, rot=rot,
-                              names=None)
+                              solreffriction=reff, includemargin=includemargin, tran=tran, rot=rot, names=None)
 
     def Build(self, v, timestep: float, cone: int | str = CONE_PYRAMIDAL, impratio: float = 1.0,
               refsafe: bool = True) -> ConstraintProblem:

@@ -158,7 +158,8 @@ class DiscreteContactSolver:
         table.Sync(inspector)
         i1, i2 = np.asarray(cps.index_1, np.int64), np.asarray(cps.index_2, np.int64)
         fast = table.FastArrays()
-        if fast is not None and cps.pos_W.flags.c_contiguous and cps.frame_W.flags.c_contiguous:
+        if fast is not None and not table.has_solreffriction and cps.pos_W.flags.c_contiguous and \
+                cps.frame_W.flags.c_contiguous:
             ok, bA, bB, cd, fr, ref, imp, mar, J = MujocoContactArrays(i1, i2, *fast, m.ji, kin.S, cps.pos_W,
                                                                        cps.frame_W)
             if ok:  # every contact a MuJoCo pair seen and validated before: one compiled call
@@ -198,7 +199,10 @@ class DiscreteContactSolver:
         rotational = mj_par is not None and bool((mj_par[0] > 3).any())  # condim 4/6 need the rotational rows
         J = ContactJacobians(m.ji, kin.S, bA, bB, pos, frame, rotational)
         cs = ContactSet(bA, bB, _Ids(cps.id_1, sel), _Ids(cps.id_2, sel), pos, frame, dist, J, nmj)
-        return cs, {"i1": s1, "i2": s2, "mujoco": mj_par}
+        info = {"i1": s1, "i2": s2, "mujoco": mj_par}
+        if nmj and table.has_solreffriction:  # explicit pairs with their own solreffriction: general path
+            info["solreffriction"] = table.Solreffriction(table.last_slots)
+        return cs, info
 
     @staticmethod
     def _Empty(nv: int) -> ContactSet:
@@ -212,7 +216,7 @@ class DiscreteContactSolver:
         opts = self._plant.get_constraint_solver_options()
         contacts, info = self.CalcContacts(context, kin)
         nmj = contacts.n_mujoco
-        if self.rows.only_limits and nmj == contacts.size and (
+        if self.rows.only_limits and nmj == contacts.size and "solreffriction" not in info and (
                 nmj == 0 or info.get("validated") or self.geometry.SlotsValidated(self.geometry.last_slots)):
             problem = self._LimitContactProblem(kin, contacts, info, h, opts)
         else:
@@ -260,9 +264,10 @@ class DiscreteContactSolver:
             if info.get("validated") or table.SlotsValidated(slots):  # every pair checked before: no screening
                 asm.SetValidatedContacts(contacts.J if nmj == contacts.size else contacts.J[:nmj],
                                          contacts.dist if nmj == contacts.size else contacts.dist[:nmj], cd, fr, ref,
-                                         imp, mar, tran, rot)
+                                         imp, mar, tran, rot, solreffriction=info.get("solreffriction"))
             else:
-                asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], cd, fr, ref, imp, mar, tran, rot)
+                asm.SetContacts(contacts.J[:nmj], contacts.dist[:nmj], cd, fr, ref, imp, mar, tran, rot,
+                                solreffriction=info.get("solreffriction"))
                 table.MarkValidated(slots)
         problem = asm.Build(kin.v, h, cone=opts.cone, impratio=opts.impratio)
         ndk = contacts.size - nmj

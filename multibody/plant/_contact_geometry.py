@@ -2,7 +2,9 @@
 
 A geometry whose ProximityProperties hold the "mujoco" group uses MuJoCo's soft-contact parameters;
 a pair in which either geometry has them is a MuJoCo pair (the other geometry takes MuJoCo defaults),
-mixed with MuJoCo's rules (priority, solmix, max friction, summed margin and gap). Other pairs use
+mixed with MuJoCo's rules (priority, solmix, max friction, summed margin and gap), unless the two geometries
+form a MuJoCo explicit pair (geometry/mujoco_pairs.py), whose own parameters (solreffriction included) are used.
+Friction coefficients are raised to MuJoCo's mjMINMU. Other pairs use
 Drake's point-contact material (coulomb_friction, point_contact_stiffness, hunt_crossley_dissipation,
 relaxation_time), with stiffness and dissipation defaulted from the penetration allowance.
 All parameters are validated once, with errors naming the geometry.
@@ -15,14 +17,18 @@ from ..contact import (DEFAULT_RELAXATION_TIME, CombineFrictionCoefficients, Com
                        CombineRelaxationTimes, MixContactParameters, ValidateSolimp, ValidateSolref)
 
 
+MINMU = 1e-5  # MuJoCo's mjMINMU: every contact friction coefficient is at least this (mj_assignFriction)
+
+
 class GeometryContactData:
     """What the contact pipeline needs about one proximity geometry."""
 
     __slots__ = ("gid", "name", "body", "mujoco", "mu_static", "mu_dynamic", "stiffness", "dissipation",
-                 "relaxation_time")
+                 "relaxation_time", "pairs")
 
     def __init__(self, plant, inspector, gid, defaults: dict):
         from ...geometry import CoulombFriction
+        from ...geometry.mujoco_pairs import GetMujocoExplicitPairs
         from ...geometry.properties import MUJOCO_GROUP, GetMujocoContactParameters
         self.gid = gid
         self.name = inspector.GetName(gid)
@@ -32,6 +38,10 @@ class GeometryContactData:
         self.body = int(body.index())
         props = inspector.GetProximityProperties(gid)
         self.mujoco = None
+        try:  # MuJoCo explicit pairs whose first geometry this is: partner GeometryId -> MujocoExplicitPair
+            self.pairs = {p.partner: p for p in GetMujocoExplicitPairs(props)}
+        except ValueError as err:
+            raise ValueError(f"geometry '{self.name}': {err}") from None
         if props is not None and props.HasGroup(MUJOCO_GROUP):
             try:
                 mj = GetMujocoContactParameters(props)
@@ -80,6 +90,8 @@ class ContactGeometryTable:
         self._slot_arrays = None
         self._slot_table = np.full((0, 0), -1, np.int64)  # dense pair -> slot (scenes of <= 512 rows)
         self._slot_ok = np.zeros(0, bool)  # slot's parameters passed ConstraintAssembler.SetContacts' checks
+        self._slot_reff = np.zeros((0, 2))  # solreffriction per slot (explicit pairs; (0, 0) = use solref)
+        self.has_solreffriction = False  # some slot has a set solreffriction (the fast paths assume none)
         self.last_slots = np.zeros(0, np.int64)  # the slots of the last MujocoPairArrays call
 
     def FastArrays(self) -> tuple | None:
@@ -128,6 +140,8 @@ class ContactGeometryTable:
             self._slot_arrays = None
             self._slot_table = np.full((0, 0), -1, np.int64)
             self._slot_ok = np.zeros(0, bool)
+            self._slot_reff = np.zeros((0, 2))
+            self.has_solreffriction = False
             self._known = np.zeros(0, bool)
 
     def Row(self, inspector, index: int, gid) -> GeometryContactData:
@@ -139,11 +153,11 @@ class ContactGeometryTable:
 
     def IndexArrays(self, inspector, i1, i2, ids1, ids2):
         """(body, is_mujoco) arrays indexed by proximity-table row, filled for the rows in i1, i2."""
-        try:
+        n = int(max(i1.max(), i2.max())) + 1
+        if n <= self._known.shape[0]:
             known = self._known[i1].all() and self._known[i2].all()
-        except IndexError:  # rows beyond the arrays: grow them
+        else:  # rows beyond the arrays: grow them
             known = False
-            n = int(max(i1.max(), i2.max())) + 1
             grow = n - self._known.shape[0]
             self._body = np.concatenate([self._body, np.zeros(grow, np.int64)])
             self._is_mujoco = np.concatenate([self._is_mujoco, np.zeros(grow, bool)])
@@ -178,11 +192,12 @@ class ContactGeometryTable:
                 key = int(keys[q])
                 slot = slot_of.get(key)
                 if slot is None:
-                    cd, ref, imp, fr, mar = self.MujocoPair(key >> 20, key & ((1 << 20) - 1))
+                    cd, ref, imp, fr, mar, reff = self.MujocoPair(key >> 20, key & ((1 << 20) - 1))
                     slot = len(slot_of)
                     slot_of[key] = slot
                     self._slot_rows.append((cd, np.asarray(ref, float).reshape(2), np.asarray(imp, float).reshape(5),
-                                            np.asarray(fr, float).reshape(5), float(mar)))
+                                            np.asarray(fr, float).reshape(5), float(mar),
+                                            np.asarray(reff, float).reshape(2)))
                 slots[q] = slot
                 if n <= table.shape[0]:
                     table[key >> 20, key & ((1 << 20) - 1)] = slot
@@ -190,20 +205,34 @@ class ContactGeometryTable:
             self._slot_arrays = (np.array([r[0] for r in rows], np.int64), np.array([r[3] for r in rows]),
                                  np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
                                  np.array([r[4] for r in rows]))
+            self._slot_reff = np.array([r[5] for r in rows]).reshape(-1, 2)
+            self.has_solreffriction = bool(np.any(self._slot_reff != 0.0))
         cd, fr, ref, imp, mar = self._slot_arrays
         self.last_slots = slots
         return cd[slots], fr[slots], ref[slots], imp[slots], mar[slots]
 
+    def Solreffriction(self, slots: np.ndarray) -> np.ndarray:
+        """solreffriction (len(slots), 2) of pair slots ((0, 0): the friction rows use solref)."""
+        return self._slot_reff[slots]
+
     def MujocoPair(self, i: int, j: int) -> tuple:
-        """(condim, solref, solimp, friction5, includemargin) of the MuJoCo pair of rows i, j."""
+        """(condim, solref, solimp, friction5, includemargin, solreffriction) of the MuJoCo pair of rows i, j: an
+        explicit pair's own parameters (geometry/mujoco_pairs.py), else the geometries' mixed ones."""
         key = (i, j)
         out = self._pairs.get(key)
         if out is None:
             a, b = self._rows[i], self._rows[j]
+            pair = a.pairs.get(b.gid) or b.pairs.get(a.gid)
+            if pair is not None:  # MuJoCo: all parameters from the pair, includemargin = its margin
+                out = (pair.condim, pair.solref, pair.solimp, np.maximum(pair.friction, MINMU), pair.margin,
+                       pair.solreffriction)
+                self._pairs[key] = out
+                return out
             ga = a.mujoco if a.mujoco is not None else {"name": a.name}
             gb = b.mujoco if b.mujoco is not None else {"name": b.name}
             mixed = MixContactParameters(ga, gb)
-            out = (mixed["condim"], mixed["solref"], mixed["solimp"], mixed["friction"], mixed["includemargin"])
+            out = (mixed["condim"], mixed["solref"], mixed["solimp"], np.maximum(mixed["friction"], MINMU),
+                   mixed["includemargin"], np.zeros(2))
             self._pairs[key] = out
         return out
 

@@ -59,7 +59,12 @@ class _DiscreteStepMixin:
             # v⁺ = v + h a and MuJoCo's or Drake's q update, in one compiled call
             x_next = NextState(m.order, m.ji, kin.q, kin.v, a, h,
                                self.get_constraint_solver_options().position_integration_is_mujoco(self))
-        if getattr(self, "_mjcf_integrator", None) is not None:  # MJCF implicit / implicitfast (_mjcf_implicit.py)
+        scheme = getattr(self, "_mjcf_integrator", None)
+        if scheme == "RK4":  # MJCF RK4 (_mjcf_rk4.py); its stages are Euler steps in a scratch context
+            from ._mjcf_rk4 import IsRungeKuttaStageContext, RungeKuttaStep
+            if not IsRungeKuttaStageContext(context):
+                x_next, a = RungeKuttaStep(self, context, kin, a)
+        elif scheme is not None:  # MJCF implicit / implicitfast (_mjcf_implicit.py)
             from ._mjcf_implicit import ImplicitStep
             x_next, a = ImplicitStep(self, context, kin, a)
         self._check_finite(context, x_next, "state after the discrete step")
@@ -86,7 +91,8 @@ class _DiscreteStepMixin:
             static = self._only_actuation_forces = not (
                 self._force_contributors or self._discrete_solver is not None or len(self._force_elements) != 1
                 or getattr(self, "_mjcf_actuation", None) is not None
-                or getattr(self, "_mjcf_act_group", None) is not None)
+                or getattr(self, "_mjcf_act_group", None) is not None
+                or getattr(self, "_mjcf_integrator", None) is not None)
         if not static:
             return False
         _whole, _connected, has_tau, has_F = self._input_wiring(context)
@@ -142,8 +148,14 @@ class _DiscreteStepMixin:
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if getattr(self, "_mjcf_act_group", None) is not None:  # MJCF activations, from the pre-step context
             act = self._mjcf_actuation
-            state.get_mutable_discrete_state(self._mjcf_act_group).SetFromVector(act.CalcNextActivations(
-                act.EvalCtrl(self, context), act.GetActivations(self, context)))
+            if getattr(self, "_mjcf_integrator", None) == "RK4":  # the RK4 step's averaged rates (_mjcf_rk4.py)
+                from ._mjcf_rk4 import RungeKuttaNextActivations
+                act_next = RungeKuttaNextActivations(self, context)
+            else:
+                lengths = act.CalcLengths(self, context, self.GetPositions(context)) if act.wraps_setpoints else None
+                act_next = act.CalcNextActivations(act.EvalCtrl(self, context), act.GetActivations(self, context),
+                                                   lengths)
+            state.get_mutable_discrete_state(self._mjcf_act_group).SetFromVector(act_next)
         if self._use_sampled_output_ports:
             state.get_mutable_abstract_state(self._sampled_index).set_value(
                 SampledResults(np.concatenate([vdot, u, tau_c])))

@@ -20,6 +20,8 @@ class _GeometryMixin:
         self._visual_geometries: dict[int, list] = {}
         self._collision_geometries: dict[int, list] = {}
         self._body_of_frame_id: dict = {}
+        #: bodies whose joint to their parent must not filter collisions (MJCF models with filterparent disabled)
+        self._adjacent_filter_exempt: set[int] = set()
 
     # ---- source and frames ---------------------------------------------------------------------------
     def RegisterAsSourceForSceneGraph(self, scene_graph):
@@ -164,14 +166,18 @@ class _GeometryMixin:
         self._scene_graph.collision_filter_manager().Apply(decl)
 
     def _FilterAdjacentAndWeldedCollisions(self) -> None:
-        """At Finalize: no collisions between bodies joined by a joint (parent not the world) or welded together."""
+        """At Finalize: no collisions between bodies welded together, nor (unless
+        set_adjacent_bodies_collision_filters(False)) between bodies joined by a joint whose parent is not the
+        world. Mocap bodies are world welds, so they do not collide with the world either (as in MuJoCo, which
+        skips pairs of dof-less bodies); joints into MJCF bodies with filterparent disabled filter nothing."""
         from ...geometry import CollisionFilterDeclaration, GeometrySet
         if self._scene_graph is None or not self._collision_geometries:
             return
         decl = CollisionFilterDeclaration()
-        for j in self._joints:
+        adjacent = self.get_adjacent_bodies_collision_filters()
+        for j in self._joints if adjacent else ():
             a, b = j.parent_body(), j.child_body()
-            if int(a.index()) == 0:
+            if int(a.index()) == 0 or int(b.index()) in self._adjacent_filter_exempt:
                 continue
             ga, gb = self.GetCollisionGeometriesForBody(a), self.GetCollisionGeometriesForBody(b)
             if ga and gb:

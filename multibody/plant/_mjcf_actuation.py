@@ -224,6 +224,8 @@ class MjcfActuation:
                     i += 1
             k += pm.model.na
         self.actadr = np.array(adr, dtype=int)
+        #: integrator position servos whose wrapped setpoint mj_advance re-anchors to the actuator length
+        self.wraps_setpoints = bool(np.any((self.actadr >= 0) & (self.dyn == 1) & (self.period > 0)))
         self.jlim = jlim
         self.tlim = tlim  # (actuator index, tendon key, lower, upper) of actuators on force-limited tendons
         self.sites = sites  # (actuator index, MjcfSiteTransmission) of site and slider-crank transmissions

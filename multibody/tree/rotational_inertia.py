@@ -55,6 +55,17 @@ def _near_positive_and_triangle(p: np.ndarray, epsilon: float) -> bool:
                 and p[1] + p[2] + epsilon >= p[0])
 
 
+def _clearly_valid(I: np.ndarray) -> bool:
+    """True when LAPACK's eigenvalues pass the positivity and triangle tests by a margin (1e-9 of their sum)
+    far above any eigen-solver's error (~1e-15 of it), so the exact test would pass too; False means
+    "not sure" and the caller runs the exact (Drake-convention) test. A fast path for parsing many bodies."""
+    if not I.any():  # zero inertia (massless bodies): principal moments all zero, which pass
+        return True
+    q = np.linalg.eigvalsh(I)  # ascending
+    margin = 1e-9 * float(abs(q[0]) + abs(q[1]) + abs(q[2]))
+    return bool(margin > 0.0 and q[0] > margin and q[0] + q[1] > q[2] + margin)
+
+
 class RotationalInertia:
     """Symmetric 3x3 inertia matrix I_BP_E (kg·m²) of a body B about a point P, expressed in frame E."""
 
@@ -153,8 +164,10 @@ class RotationalInertia:
 
     def CouldBePhysicallyValid(self) -> bool:
         """False if NaN, if a principal moment is negative, or if the triangle inequality fails (16 ε slack)."""
-        if self.IsNaN() or not np.all(np.isfinite(self._I)):
+        if not np.isfinite(self._I).all():  # NaN included
             return False
+        if _clearly_valid(self._I):
+            return True
         epsilon = 16.0 * _EPS * max(1.0, self.CalcMaximumPossibleMomentOfInertia())
         return _near_positive_and_triangle(self.CalcPrincipalMomentsOfInertia(), epsilon)
 

@@ -60,9 +60,10 @@ class SpatialInertia:
 
     def IsPhysicallyValid(self) -> bool:
         """True if not NaN, mass >= 0 and the central rotational inertia could be physically valid."""
-        if self.IsNaN() or not math.isfinite(self._m) or self._m < 0.0:
+        # (NaN is not finite, so the finiteness tests cover IsNaN())
+        if not math.isfinite(self._m) or self._m < 0.0:
             return False
-        if not (np.all(np.isfinite(self._p)) and np.all(np.isfinite(self._G))):
+        if not (np.isfinite(self._p).all() and np.isfinite(self._G).all()):
             return False
         return self._central_inertia().CouldBePhysicallyValid()
 

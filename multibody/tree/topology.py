@@ -20,11 +20,22 @@ def check_topology(bodies, joints) -> None:
                 "a body can have only one inboard joint. Model kinematic loops with a loop-closing constraint "
                 "(AddBallConstraint, AddDistanceConstraint, AddWeldConstraint) instead of a second joint.")
         children[c] = j
-    g = nx.Graph()
-    g.add_nodes_from(range(len(bodies)))
+    root = list(range(len(bodies)))  # union-find over the joints seen so far: a joint within a set closes a loop
+
+    def find(x: int) -> int:
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    edges: list[tuple[int, int]] = []
     for j in joints:
         a, b = int(j.parent_body().index()), int(j.child_body().index())
-        if g.has_edge(a, b) or nx.has_path(g, a, b):
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            g = nx.Graph()  # only to name the loop's bodies
+            g.add_nodes_from(range(len(bodies)))
+            g.add_edges_from(edges)
             try:
                 path = nx.shortest_path(g, a, b)
             except nx.NetworkXNoPath:
@@ -34,7 +45,8 @@ def check_topology(bodies, joints) -> None:
                 f"joint '{j.name()}' closes a kinematic loop through bodies {names}. MultibodyPlant models trees only; "
                 "remove one joint of the loop and use a loop-closing constraint (AddBallConstraint, "
                 "AddDistanceConstraint or AddWeldConstraint) in its place.")
-        g.add_edge(a, b)
+        root[ra] = rb
+        edges.append((a, b))
 
 
 def floating_base_order(num_bodies: int, joints) -> list[int]:

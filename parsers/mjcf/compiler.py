@@ -17,7 +17,7 @@ import numpy as np
 from .actuators import apply_dampratio, compile_actuators
 from .assets import read_assets
 from .attach import PrefixedNames, attach_submodel
-from .bodies import compile_bodies
+from .bodies import body_world_poses, compile_bodies
 from .constraints import compile_contacts, compile_equalities, compile_tendons
 from .context import CompileContext
 from .defaults import DefaultClasses
@@ -26,7 +26,7 @@ from .fuse import fuse_static
 from .mass_check import check_moving_bodies
 from .model import JOINT_NQ, JOINT_NV, MjcfModel
 from .reader import Element, read_mjcf
-from .reference_inertia import dof_m0, mass_matrix0, tree_pattern
+from .reference_inertia import composite_inertias, dof_axes, dof_m0, mass_matrix0, tree_pattern
 from .setconst import (apply_springdamper, body_simple, equality_data, forward_kinematics, invweights,
                        site_positions, tendon_length)
 from .plugins import bind as bind_plugins
@@ -115,18 +115,21 @@ def _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities, actua
     """The qpos0-dependent constants of MuJoCo's mj_setConst: dof_M0, inverse weights, springdamper,
     tendon lengths, eq_data, dampratio and acc0. Returns (dof_M0, dof_invweight0, body_invweight0,
     body_simple)."""
-    m0 = dof_m0(bodies, joints)
-    mass = mass_matrix0(bodies, joints)
-    pattern = tree_pattern(bodies, joints)
+    poses = body_world_poses(bodies)  # qpos0 kinematics shared by the constants below
+    axes = dof_axes(bodies, joints, poses)
+    comp = composite_inertias(bodies, poses)
+    m0 = dof_m0(bodies, joints, axes, comp)
+    mass = mass_matrix0(bodies, joints, axes, comp)
+    pattern = tree_pattern(bodies, joints, axes)
     for t in tendons:
-        t.jacobian0 = tendon_jacobian0(t, bodies, joints, sites, geoms)
+        t.jacobian0 = tendon_jacobian0(t, bodies, joints, sites, geoms, poses, axes)
         if t.armature > 0:  # only entries inside the tree sparsity pattern exist in MuJoCo's inertia matrix
             mass = mass + t.armature * np.outer(t.jacobian0, t.jacobian0) * pattern
     simple = body_simple(bodies, joints, tendons, sites, geoms)
-    dof_inv, body_inv = invweights(bodies, joints, mass, simple)
+    dof_inv, body_inv = invweights(bodies, joints, mass, simple, poses, axes)
     apply_springdamper(joints, dof_inv)
-    _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mass)
     xpos, xquat = forward_kinematics(bodies, joints, qpos0, qpos0)
+    _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mass, (xpos.copy(), xquat.copy()))
     for e in equalities:
         e.data = equality_data(e, xpos, xquat)
     apply_dampratio(actuators, bodies, joints, tendons, sites, mass, ctx)
@@ -163,15 +166,25 @@ def _discard_visual(root: Element, ctx: CompileContext, bodies, geoms):
     return keep
 
 
-def _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mass) -> None:
-    """Tendon length at qpos0 and qpos_spring (springlength -1 -1), and tendon invweight0."""
-    xpos, xquat = forward_kinematics(bodies, joints, qpos0, qpos0)
+def _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mass, frames0=None) -> None:
+    """Tendon length at qpos0 and qpos_spring (springlength -1 -1), and tendon invweight0.
+
+    `frames0`: forward_kinematics(bodies, joints, qpos0, qpos0) when the caller has it."""
+    if not tendons:
+        return
+    xpos, xquat = frames0 if frames0 is not None else forward_kinematics(bodies, joints, qpos0, qpos0)
     sp0 = site_positions(sites, xpos, xquat)
-    xpos_s, xquat_s = forward_kinematics(bodies, joints, qspring, qpos0)
-    sps = site_positions(sites, xpos_s, xquat_s)
+    spring: tuple | None = None  # kinematics at qpos_spring, computed once a tendon needs its spring length
     for t in tendons:
         t.length0 = tendon_length(t, qpos0, joints, sp0, geoms, sites, xpos, xquat)
         if t.lengthspring[0] == -1 and t.lengthspring[1] == -1:
+            if t.kind == "fixed":  # a fixed tendon's length needs qpos only
+                xpos_s = xquat_s = sps = None
+            else:
+                if spring is None:
+                    xpos_s, xquat_s = forward_kinematics(bodies, joints, qspring, qpos0)
+                    spring = (xpos_s, xquat_s, site_positions(sites, xpos_s, xquat_s))
+                xpos_s, xquat_s, sps = spring
             ls = tendon_length(t, qspring, joints, sps, geoms, sites, xpos_s, xquat_s)
             if ls is not None:
                 t.lengthspring = np.array([ls, ls])

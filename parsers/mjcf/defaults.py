@@ -6,7 +6,6 @@ already merged). Actuators keep one complete `general` state per class that the 
 """
 from __future__ import annotations
 
-import copy
 import math
 
 from .errors import Where, error_at
@@ -89,10 +88,11 @@ class DefaultClasses:
                 raise error_at(child.where, "nested default class needs a non-empty 'class' attribute")
             if cls in self.values:
                 raise error_at(child.where, f"default class '{cls}' is defined more than once")
-            self.values[cls] = copy.deepcopy(self.values[name])
+            # attribute values are immutable (str / number / tuple), so two-level dict copies suffice
+            self.values[cls] = {kind: dict(store) for kind, store in self.values[name].items()}
             self.general[cls] = dict(self.general[name])
             self.authored[cls] = dict(self.authored[name])
-            self.shortcut[cls] = copy.deepcopy(self.shortcut[name])
+            self.shortcut[cls] = {tag: dict(store) for tag, store in self.shortcut[name].items()}
             self.where[cls] = child.where
             self._fill(cls, child)
 

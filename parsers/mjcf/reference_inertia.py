@@ -33,36 +33,47 @@ def ancestor_matrix(bodies: list[MjcfBody]) -> np.ndarray:
     return out
 
 
-def dof_axes(bodies: list[MjcfBody], joints: list[MjcfJoint]) -> tuple[np.ndarray, np.ndarray]:
-    """Spatial motion axes S (nv, 6) about the world origin and the body of each dof (nv,)."""
-    xpos, xmat = body_world_poses(bodies)
-    rows, dof_body = [], []
+def dof_axes(bodies: list[MjcfBody], joints: list[MjcfJoint], poses: tuple | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Spatial motion axes S (nv, 6) about the world origin and the body of each dof (nv,).
+
+    `poses`: body_world_poses(bodies) when the caller already has them."""
+    xpos, xmat = poses if poses is not None else body_world_poses(bodies)
+    nv = sum(6 if j.type == "free" else 3 if j.type == "ball" else 1 for j in joints)
+    rows = np.zeros((nv, 6))
+    dof_body = np.zeros(nv, dtype=int)
+    k = 0
     for j in joints:
         b = j.body
         anchor = xpos[b] + xmat[b] @ j.pos
         if j.type in ("hinge", "slide"):
             a = xmat[b] @ j.axis
-            rows.append(np.concatenate([a, cross3(anchor, a)]) if j.type == "hinge"
-                        else np.concatenate([np.zeros(3), a]))
-            dof_body.append(b)
+            if j.type == "hinge":
+                rows[k, :3] = a
+                rows[k, 3:] = cross3(anchor, a)
+            else:
+                rows[k, 3:] = a
+            dof_body[k] = b
+            k += 1
             continue
         if j.type == "free":
-            for k in range(3):
-                e = np.zeros(3)
-                e[k] = 1.0
-                rows.append(np.concatenate([np.zeros(3), e]))
-                dof_body.append(b)
+            for i in range(3):
+                rows[k, 3 + i] = 1.0
+                dof_body[k] = b
+                k += 1
             anchor = xpos[b]
-        for k in range(3):
-            a = xmat[b][:, k]
-            rows.append(np.concatenate([a, cross3(anchor, a)]))
-            dof_body.append(b)
-    return (np.array(rows).reshape(-1, 6), np.array(dof_body, dtype=int))
+        for i in range(3):
+            a = xmat[b][:, i]
+            rows[k, :3] = a
+            rows[k, 3:] = cross3(anchor, a)
+            dof_body[k] = b
+            k += 1
+    return rows, dof_body
 
 
-def composite_inertias(bodies: list[MjcfBody]) -> np.ndarray:
+def composite_inertias(bodies: list[MjcfBody], poses: tuple | None = None) -> np.ndarray:
     """Composite spatial inertia (6x6 about the world origin, world frame) of each body's subtree."""
-    xpos, xmat = body_world_poses(bodies)
+    xpos, xmat = poses if poses is not None else body_world_poses(bodies)
     n = len(bodies)
     out = np.zeros((n, 6, 6))
     for i in range(1, n):
@@ -89,17 +100,22 @@ def ancestors(bodies: list[MjcfBody], b: int) -> set[int]:
     return out
 
 
-def tree_pattern(bodies: list[MjcfBody], joints: list[MjcfJoint]) -> np.ndarray:
-    """(nv, nv) 0/1 mask of joint-space entries that can be non-zero: dofs on one root-to-leaf chain."""
-    _, dof_body = dof_axes(bodies, joints)
+def tree_pattern(bodies: list[MjcfBody], joints: list[MjcfJoint], axes: tuple | None = None) -> np.ndarray:
+    """(nv, nv) 0/1 mask of joint-space entries that can be non-zero: dofs on one root-to-leaf chain.
+
+    `axes`: dof_axes(bodies, joints) when the caller already has them."""
+    _, dof_body = axes if axes is not None else dof_axes(bodies, joints)
     anc = ancestor_matrix(bodies)[np.ix_(dof_body, dof_body)]
     return (anc | anc.T).astype(float)
 
 
-def mass_matrix0(bodies: list[MjcfBody], joints: list[MjcfJoint]) -> np.ndarray:
-    """Full joint-space inertia matrix at qpos0 (nv x nv), armature on the diagonal."""
-    s, dof_body = dof_axes(bodies, joints)
-    comp = composite_inertias(bodies)
+def mass_matrix0(bodies: list[MjcfBody], joints: list[MjcfJoint], axes: tuple | None = None,
+                 comp: np.ndarray | None = None) -> np.ndarray:
+    """Full joint-space inertia matrix at qpos0 (nv x nv), armature on the diagonal.
+
+    `axes`, `comp`: dof_axes(bodies, joints) and composite_inertias(bodies) when the caller has them."""
+    s, dof_body = axes if axes is not None else dof_axes(bodies, joints)
+    comp = comp if comp is not None else composite_inertias(bodies)
     anc = ancestor_matrix(bodies)
     nv = len(s)
     m = np.zeros((nv, nv))
@@ -115,10 +131,13 @@ def mass_matrix0(bodies: list[MjcfBody], joints: list[MjcfJoint]) -> np.ndarray:
     return m + np.diag(arm) if arm else m
 
 
-def dof_m0(bodies: list[MjcfBody], joints: list[MjcfJoint]) -> np.ndarray:
-    """Diagonal of the joint-space inertia matrix at qpos0, including joint armature."""
-    s, dof_body = dof_axes(bodies, joints)
-    comp = composite_inertias(bodies)
+def dof_m0(bodies: list[MjcfBody], joints: list[MjcfJoint], axes: tuple | None = None,
+           comp: np.ndarray | None = None) -> np.ndarray:
+    """Diagonal of the joint-space inertia matrix at qpos0, including joint armature.
+
+    `axes`, `comp`: dof_axes(bodies, joints) and composite_inertias(bodies) when the caller has them."""
+    s, dof_body = axes if axes is not None else dof_axes(bodies, joints)
+    comp = comp if comp is not None else composite_inertias(bodies)
     arm = []
     for j in joints:
         arm += [j.armature] * {"free": 6, "ball": 3}.get(j.type, 1)

@@ -124,9 +124,12 @@ def _block_inverse(mass_matrix: np.ndarray, dof_root: np.ndarray) -> np.ndarray:
     return minv
 
 
-def invweights(bodies, joints, mass_matrix: np.ndarray, simple: list[int]):
-    """(dof_invweight0 (nv,), body_invweight0 (nbody, 2)) from the inverse inertia at qpos0."""
-    s, dof_body = dof_axes(bodies, joints)
+def invweights(bodies, joints, mass_matrix: np.ndarray, simple: list[int], poses: tuple | None = None,
+               axes: tuple | None = None):
+    """(dof_invweight0 (nv,), body_invweight0 (nbody, 2)) from the inverse inertia at qpos0.
+
+    `poses`, `axes`: body_world_poses(bodies) and dof_axes(bodies, joints) when the caller has them."""
+    s, dof_body = axes if axes is not None else dof_axes(bodies, joints)
     nv = mass_matrix.shape[0]
     dof_root = np.array([bodies[int(b)].rootid for b in dof_body], dtype=int)
     minv = _block_inverse(mass_matrix, dof_root) if nv else np.zeros((0, 0))
@@ -145,7 +148,7 @@ def invweights(bodies, joints, mass_matrix: np.ndarray, simple: list[int]):
             dof[a] = minv[a, a]
     from .bodies import body_world_poses
 
-    xpos, xmat = body_world_poses(bodies)
+    xpos, xmat = poses if poses is not None else body_world_poses(bodies)
     anc = ancestor_matrix(bodies)
     body = np.zeros((len(bodies), 2))
     for i in range(1, len(bodies)):

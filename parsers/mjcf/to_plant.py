@@ -232,9 +232,9 @@ def _WarnUnsimulated(plant, model: MjcfModel) -> None:
         if missing:
             warn(ten, f"tendon '{ten.name or t}': {', '.join(missing)} not simulated by MultibodyPlant")
     opt = model.option
-    if plant.time_step() > 0 and opt.integrator.lower() == "rk4":
-        warn(None, f"<option integrator='{opt.integrator}'> differs from the discrete plant's step, which is "
-             "MuJoCo's Euler integrator (joint damping implicit); results will differ from MuJoCo's")
+    if plant.time_step() > 0 and opt.integrator.lower() == "rk4" and model.plugins:  # see _ApplyOptions
+        warn(None, f"<option integrator='{opt.integrator}'> with engine plugins: the discrete plant steps this "
+             "model with MuJoCo's Euler integrator (joint damping implicit); results will differ from MuJoCo's")
 
 
 def _ApplyOptions(plant, model: MjcfModel) -> None:
@@ -245,6 +245,8 @@ def _ApplyOptions(plant, model: MjcfModel) -> None:
     h = plant.time_step()
     if h > 0 and opt.integrator.lower() in ("implicit", "implicitfast"):  # the discrete step's scheme
         plant._mjcf_integrator = opt.integrator.lower()  # (multibody/plant/_mjcf_implicit.py)
+    elif h > 0 and opt.integrator.lower() == "rk4" and not model.plugins:  # (multibody/plant/_mjcf_rk4.py)
+        plant._mjcf_integrator = "RK4"  # plugin state / activations would need advancing per stage: Euler
     if h > 0 and abs(h - float(opt.timestep)) > 1e-15 * max(1.0, h):
         warnings.warn(f"MJCF model '{model.name}': <option timestep={opt.timestep}> differs from the "
                       f"MultibodyPlant time_step {h}; the plant's time_step is used (construct the plant with "

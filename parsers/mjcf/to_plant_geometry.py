@@ -3,9 +3,11 @@ MuJoCo contact parameters (ProximityProperties "mujoco" group) and visual geomet
 
 MuJoCo sizes map onto Drake shapes: sphere (r), capsule/cylinder (r, half-length → full length),
 box (half sizes → full sizes), ellipsoid (semi-axes), plane → MujocoPlane (a half space z ≤ 0 of the geom
-frame). A geom with contype = conaffinity = 0 is visual only, as in MuJoCo where it never collides.
+frame). A geom with contype = conaffinity = 0 is visual only, as in MuJoCo where it never collides, unless an
+explicit pair names it (it then collides through that pair only).
 With `<flag override="enable">` every geom carries the option's o_margin / o_solref / o_solimp / o_friction
-(as MuJoCo's override replaces every contact's values). A mesh geom collides as the convex hull of its
+(as MuJoCo's override replaces every contact's values). Explicit <contact><pair> elements are attached to their
+geoms' proximity properties (to_plant_pairs.py). A mesh geom collides as the convex hull of its
 compiled vertices (an in-memory `Convex`, as MuJoCo collides meshes) and is drawn as the compiled mesh itself
 (an in-memory `Mesh`: vertices and faces). A type="sdf" geom is a SignedDistanceField of its engine plugin
 (collision and visual: the plugin mesh). A height-field geom is a `HeightField` of its compiled <hfield>
@@ -76,7 +78,8 @@ def _HeightField(model: MjcfModel, geom: MjcfGeom):
 
 
 def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
-    """Register every primitive geom of `model` on the plant bodies of `pm` (MjcfPlantMap)."""
+    """Register every geom of `model` on the plant bodies of `pm` (MjcfPlantMap): visual always, proximity when it
+    can collide (contype/conaffinity or an explicit pair) and the contact flag is on."""
     from mallard.geometry import CoulombFriction, ProximityProperties
     from mallard.geometry.properties import AddMujocoContactParameters
     from mallard.multibody.math import RigidTransform, RotationMatrix
@@ -88,6 +91,8 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
         override = dict(margin=float(opt.o_margin), solref=np.asarray(opt.o_solref, float),
                         solimp=np.asarray(opt.o_solimp, float),
                         friction=np.asarray(opt.o_friction, float)[[0, 2, 3]])  # (slide, spin, roll)
+    pair_geoms = {g for pair in model.pairs for g in (pair.geom1, pair.geom2)}
+    collide = opt.flags.get("contact", True)  # <flag contact="disable">: no collision geometry, no contacts
     for g, geom in enumerate(model.geoms):
         shape = _Shape(geom)
         if geom.type == "sdf" and geom.plugin >= 0:  # engine-plugin SDF (multibody/plant/_mjcf_plugins.py)
@@ -109,7 +114,7 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
         names.add(name)
         try:
             cid = None
-            if geom.contype or geom.conaffinity:
+            if collide and (geom.contype or geom.conaffinity or g in pair_geoms):  # pairs: whatever the masks
                 params = dict(margin=float(geom.margin), friction=np.asarray(geom.friction, float),
                               solref=np.asarray(geom.solref, float), solimp=np.asarray(geom.solimp, float))
                 if override:  # <flag override="enable">: every contact uses the option's o_* values
@@ -131,10 +136,9 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
             raise ValueError(f"{where}geom '{name}': {exc}") from None
         pm.geoms.append((cid, vid))
     _ApplyMujocoCollisionFilters(plant, model, pm)
-    if model.pairs:
-        warnings.warn(f"MJCF model '{model.name}': {len(model.pairs)} explicit <contact><pair> element(s) are not "
-                      "supported by MultibodyPlant; only dynamic (contype / conaffinity) contacts are generated",
-                      MjcfUnsupportedWarning, stacklevel=4)
+    if model.pairs and collide:
+        from .to_plant_pairs import RegisterMjcfContactPairs
+        RegisterMjcfContactPairs(plant, model, pm)
     if skipped:
         warnings.warn(f"MJCF model '{model.name}': {len(skipped)} geom(s) of type {sorted(set(skipped))} are not "
                       "registered with SceneGraph (only primitive shapes, meshes and height fields are); their mass "
@@ -156,6 +160,8 @@ def _ApplyMujocoCollisionFilters(plant, model: MjcfModel, pm) -> None:
     weld = [b.weldid for b in model.bodies]
     parent_weld = [weld[model.bodies[w].parent] if w else 0 for w in weld]
     filterparent = model.option.flags.get("filterparent", True)
+    if not filterparent:  # MuJoCo then lets a body collide with its parent: the plant must not filter the joint
+        plant._adjacent_filter_exempt.update(int(b.index()) for b in pm.bodies[1:] if b is not None)
     pairs = set()
     for i, b1 in enumerate(bodies):
         for b2 in bodies[i + 1:]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bodies import body_world_poses
-from .model import MjcfActuator, MjcfBody, MjcfJoint, MjcfSite, MjcfTendon
+from .model import JOINT_NV, MjcfActuator, MjcfBody, MjcfJoint, MjcfSite, MjcfTendon
 from .reference_inertia import ancestors, dof_axes
 from .rotations import quat_to_mat
 
@@ -28,9 +28,12 @@ def _site_jac(bodies, sites, sid, s, dof_body, xpos, xmat):
 
 
 def tendon_jacobian0(t: MjcfTendon, bodies: list[MjcfBody], joints: list[MjcfJoint], sites: list[MjcfSite],
-                     geoms: list | None = None) -> np.ndarray | None:
-    """d length / d qvel (nv,) of a tendon at qpos0; None for a tendon that wraps geoms when `geoms` is not given."""
-    s, dof_body = dof_axes(bodies, joints)
+                     geoms: list | None = None, poses: tuple | None = None, axes: tuple | None = None
+                     ) -> np.ndarray | None:
+    """d length / d qvel (nv,) of a tendon at qpos0; None for a tendon that wraps geoms when `geoms` is not given.
+
+    `poses`, `axes`: body_world_poses(bodies) and dof_axes(bodies, joints) when the caller has them."""
+    s, dof_body = axes if axes is not None else dof_axes(bodies, joints, poses)
     row = np.zeros(len(s))
     if t.kind == "fixed":
         for w in t.wraps:
@@ -39,7 +42,7 @@ def tendon_jacobian0(t: MjcfTendon, bodies: list[MjcfBody], joints: list[MjcfJoi
     if any(w.type == "geom" for w in t.wraps) and geoms is None:
         return None
     from .tendon_wrap import spatial_path
-    xpos, xmat = body_world_poses(bodies)
+    xpos, xmat = poses if poses is not None else body_world_poses(bodies)
     for pa, ba, pb, bb, divisor in spatial_path(t, sites, geoms or [], xpos, xmat)[1]:
         d = pb - pa
         n = float(np.linalg.norm(d))
@@ -61,14 +64,12 @@ def _point_jac(bodies, body: int, p: np.ndarray, s: np.ndarray, dof_body) -> np.
 def actuator_moment0(act: MjcfActuator, bodies: list[MjcfBody], joints: list[MjcfJoint],
                      tendons: list[MjcfTendon], sites: list[MjcfSite]) -> np.ndarray | None:
     """Moment row (nv,) of an actuator at qpos0, or None for transmissions not handled here."""
-    s, dof_body = dof_axes(bodies, joints)
-    nv = len(s)
-    row = np.zeros(nv)
     tid, tid2 = act.trnid
     g = act.gear
-    if act.trntype in ("joint", "jointinparent"):
+    if act.trntype in ("joint", "jointinparent"):  # no dof axes needed: one gear entry
         j = joints[tid]
         if j.type in ("hinge", "slide"):
+            row = np.zeros(sum(JOINT_NV[jj.type] for jj in joints))
             row[j.dofadr] = g[0]
             return row
         return None
@@ -78,6 +79,9 @@ def actuator_moment0(act: MjcfActuator, bodies: list[MjcfBody], joints: list[Mjc
             jac = tendon_jacobian0(tendons[tid], bodies, joints, sites)
         return None if jac is None else jac * g[0]
     if act.trntype == "site":
+        s, dof_body = dof_axes(bodies, joints)
+        nv = len(s)
+        row = np.zeros(nv)
         xpos, xmat = body_world_poses(bodies)
         jp, jr, rot, anc = _site_jac(bodies, sites, tid, s, dof_body, xpos, xmat)
         if tid2 < 0:

@@ -102,7 +102,7 @@ def test_mesh_hull_distance_and_contacts(models_dir):
     from mallard.geometry.compiled_scene import _hull_data
 
     shape = Convex(str(models_dir / "drake_models/iiwa_description/meshes/iiwa14/collision/link_3.obj"))
-    v, planes = _hull_data(shape)
+    v, planes, faces = _hull_data(shape)
     hv, tris = shape._hull_arrays()
     for t in tris[:: max(1, len(tris) // 10)]:
         a, b, c = hv[t]
@@ -116,14 +116,18 @@ def test_mesh_hull_distance_and_contacts(models_dir):
     c = v.mean(axis=0)
     d, pn, g = point_distance(7, np.zeros(3), np.zeros(3), I3, v, planes, c)
     assert d == pytest.approx(np.max(planes[:, :3] @ c - planes[:, 3]), abs=1e-12) and d < 0
-    # a mesh resting on a plane: support point contact plus up to 2 more vertices
+    # a mesh resting on a plane: the support point contact (and up to 3 more vertices of its face)
     from mallard.geometry.collision import collide
 
     out = np.zeros((16, 10))
     lowest = v[:, 2].min()
     n = collide(out, 0, 0.0, PLANE, np.zeros(3), np.zeros(3), I3, E, 7, np.zeros(3),
-                np.array([0, 0, -lowest - 0.001]), I3, v)
-    assert 1 <= n <= 3 and out[0, 0] == pytest.approx(-0.001, abs=1e-12)
+                np.array([0, 0, -lowest - 0.001]), I3, v, np.zeros(0))
+    assert n == 1 and out[0, 0] == pytest.approx(-0.001, abs=1e-12)
+    n = collide(out, 0, 0.0, PLANE, np.zeros(3), np.zeros(3), I3, E, 7, np.zeros(3),
+                np.array([0, 0, -lowest - 0.001]), I3, v, faces)
+    assert 1 <= n <= 4 and out[0, 0] == pytest.approx(-0.001, abs=1e-12)
+    assert np.all(out[:n, 0] <= 0.0) and np.all(out[:n, 3] <= 0.0)
 
 
 def test_sweep_and_prune_equals_brute_force():
@@ -178,7 +182,7 @@ def test_convex_mesh_behaves_like_the_primitive_it_encloses(tmp_path):
     obj = tmp_path / "cube.obj"
     obj.write_text("".join(f"v {x} {y} {z}\n" for x, y, z in corners)
                    + "".join(f"f {a} {b} {c}\nf {a} {c} {d}\n" for a, b, c, d in faces))
-    v, planes = _hull_data(Convex(str(obj)))
+    v, planes, _ = _hull_data(Convex(str(obj)))
     rng = np.random.default_rng(5)
     for t, s in ((SPHERE, [0.1, 0, 0]), (CAPSULE, [0.05, 0.1, 0]), (BOX, [0.1, 0.05, 0.08]), (ELLIPSOID, [0.1, 0.05, 0.08])):
         for _ in range(6):
@@ -190,7 +194,7 @@ def test_convex_mesh_behaves_like_the_primitive_it_encloses(tmp_path):
             got = signed_distance(7, np.zeros(3), np.zeros(3), Rm, v, t, s, q, R, E)
             assert got[0] == pytest.approx(ref[0], abs=1e-7)
             out = np.zeros((16, 10))
-            n = collide(out, 0, 0.0, t, s, q, R, E, 7, np.zeros(3), np.zeros(3), Rm, v) if t < 7 else 0
+            n = collide(out, 0, 0.0, t, s, q, R, E, 7, np.zeros(3), np.zeros(3), Rm, v, np.zeros(0)) if t < 7 else 0
             if ref[0] < -1e-6:
                 assert n == 1 and out[0, 0] == pytest.approx(ref[0], abs=1e-7)
             elif ref[0] > 1e-6:

@@ -1,6 +1,6 @@
 """Contacts exactly at the margin get no constraint rows, as in MuJoCo (its `exclude` flag for dist >= margin):
 a box or sphere placed exactly touching a plane falls freely for its first step, and a margin contact at
-exactly dist == margin exerts no force."""
+exactly dist == margin exerts no force; with the contact flag disabled there are no contacts at all."""
 import warnings
 
 import numpy as np
@@ -44,3 +44,29 @@ def test_contact_at_the_margin_is_excluded_as_in_mujoco(shape, size, z, margin):
             assert q[2] == pytest.approx(z - 9.81 * 0.002 ** 2, abs=1e-15)  # a free fall step
         np.testing.assert_allclose(q, md.qpos, atol=1e-12)
         np.testing.assert_allclose(v, md.qvel, atol=1e-10)
+
+
+def test_contact_flag_disabled_means_no_contacts_as_in_mujoco():
+    """<flag contact="disable">: MuJoCo generates no contacts (a sphere falls through the floor); so does the plant
+    with a SceneGraph, including explicit pairs."""
+    mujoco = require_mujoco()
+    xml = ('<mujoco><option timestep="0.002"><flag contact="disable"/></option><worldbody>'
+           '<geom name="floor" type="plane" size="1 1 .1"/><body pos="0 0 0.1"><freejoint/>'
+           '<geom name="ball" type="sphere" size=".05"/></body></worldbody>'
+           '<contact><pair geom1="floor" geom2="ball"/></contact></mujoco>')
+    mm = mujoco.MjModel.from_xml_string(xml)
+    md = mujoco.MjData(mm)
+    builder = DiagramBuilder()
+    plant, _ = AddMultibodyPlantSceneGraph(builder, 0.002)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Parser(builder).AddModelsFromString(xml, "xml")
+    plant.Finalize()
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    Simulator(diagram, context).AdvanceTo(0.4)
+    for _ in range(200):
+        mujoco.mj_step(mm, md)
+    q, _v = GetMujocoState(plant, plant.GetMyContextFromRoot(context))
+    assert md.qpos[2] < -0.5 and md.ncon == 0
+    np.testing.assert_allclose(q, md.qpos, atol=1e-12)

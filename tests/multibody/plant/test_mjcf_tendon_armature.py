@@ -114,7 +114,7 @@ def test_continuous_forward_dynamics_with_armature_match_mujoco(models_dir):
 
 @pytest.mark.parametrize("name", ["ten_armature_2.xml", "ten_armature_offtree.xml", "ten_armature_1_compare.xml"])
 def test_discrete_steps_with_armature_match_mujoco(models_dir, name):
-    """200 steps as MuJoCo's Euler integrator (the models ask for RK4; the oracle is switched to Euler)."""
+    """200 steps with the models' own RK4 integrator in both (multibody/plant/_mjcf_rk4.py)."""
     mujoco = require_mujoco()
     path = models_dir.joinpath(*CORE, name)
     h = float(mujoco.MjModel.from_xml_path(str(path)).opt.timestep)
@@ -122,8 +122,6 @@ def test_discrete_steps_with_armature_match_mujoco(models_dir, name):
         mm, plant, context = _load_text(mujoco, _offtree_text(models_dir), h)
     else:
         mm, plant, context = _load(mujoco, path, h)
-    if mm.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:  # the discrete plant steps as MuJoCo's Euler,
-        mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_EULER)  # implicit or implicitfast
     md = mujoco.MjData(mm)
     if mm.nkey:
         mujoco.mj_resetDataKeyframe(mm, md, 0)

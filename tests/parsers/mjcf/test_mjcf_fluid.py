@@ -142,8 +142,6 @@ def _load_shared(models_dir, name):
     mm = mujoco.MjModel.from_xml_path(str(path))
     assert mm.opt.density > 0 or mm.opt.viscosity > 0
     mm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)  # no SceneGraph here
-    if mm.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:  # the discrete plant steps as MuJoCo's Euler,
-        mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_EULER)  # implicit or implicitfast
     plant = MultibodyPlant(float(mm.opt.timestep))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

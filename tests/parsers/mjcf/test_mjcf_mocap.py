@@ -205,3 +205,47 @@ def test_two_models_share_the_port_in_load_order(tmp_path):
     np.testing.assert_allclose(plant.EvalBodyPoseInWorld(context, tip).translation(), [4, 5, 6.06], atol=1e-12)
     R1 = plant.EvalBodyPoseInWorld(context, plant.GetBodyByName("pusher", first)).rotation().matrix()
     np.testing.assert_allclose(R1, np.diag([-1.0, -1.0, 1.0]), atol=1e-12)
+
+
+# mocap boxes through the floor, a static wall and each other; a hinged arm under a mocap body; a free box on a mocap
+MOCAP_CONTACTS = """<mujoco model="mocap_contacts"><option><flag filterparent="{flag}"/></option>
+<worldbody><geom name="floor" type="plane" size="2 2 .1"/>
+  <body name="wall" pos="0.3 0 0.1"><geom name="wall" type="box" size=".02 .3 .1"/></body>
+  <body name="m1" mocap="true" pos="0.2 0 0.09"><geom name="m1" type="box" size=".1 .1 .1"/></body>
+  <body name="m2" mocap="true" pos="0.2 0.18 0.12"><geom name="m2" type="box" size=".1 .1 .1"/></body>
+  <body name="m3" mocap="true" pos="-0.5 0 0.09"><geom name="m3" type="box" size=".1 .1 .1"/>
+    <body name="arm" pos="0 0 0.05"><joint type="hinge" axis="0 1 0"/>
+      <geom name="arm" type="capsule" fromto="0 0 0 0.25 0 -0.08" size=".03"/>
+      <body name="hand" pos="0.25 0 -0.08"><geom name="hand" type="sphere" size=".07"/></body></body></body>
+  <body name="free" pos="0.15 -0.1 0.22"><freejoint/><geom name="free" type="box" size=".05 .05 .05"/></body>
+</worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("flag", ["enable", "disable"])
+def test_mocap_contacts_are_filtered_as_in_mujoco(flag):
+    """MuJoCo 4 skips pairs of dof-less bodies (a mocap body against the world, a static body or another mocap
+    body) and, with filterparent, a body and its parent's weld group: the contact list equals mj_collision's."""
+    mujoco = require_mujoco()
+    text = MOCAP_CONTACTS.format(flag=flag)
+    mm = mujoco.MjModel.from_xml_string(text)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    builder = DiagramBuilder()
+    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, float(mm.opt.timestep))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Parser(builder).AddModelsFromString(text, "xml")
+    plant.Finalize()
+    root = builder.Build().CreateDefaultContext()
+    SetMujocoState(plant, plant.GetMyContextFromRoot(root), md.qpos, md.qvel)
+    contacts = scene_graph.get_query_output_port().Eval(scene_graph.GetMyContextFromRoot(root)).ComputeContactPoints()
+    geom_name = [mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_GEOM, g) for g in range(mm.ngeom)]
+    name = {plant._mjcf_maps[0].geoms[g][0]: geom_name[g] for g in range(mm.ngeom)}
+    ref = sorted((geom_name[c.geom1], geom_name[c.geom2], c.dist, *c.pos, *c.frame)
+                 for c in md.contact[:md.ncon])
+    mine = sorted((name[a], name[b], d, *p, *f.ravel()) for a, b, d, p, f in
+                  zip(contacts.id_1, contacts.id_2, contacts.dist, contacts.pos_W, contacts.frame_W))
+    pairs = {(r[0], r[1]) for r in ref}
+    assert pairs == ({("floor", "hand"), ("m1", "free")} | ({("arm", "m3")} if flag == "disable" else set()))
+    assert [r[:2] for r in mine] == [r[:2] for r in ref]
+    np.testing.assert_allclose(np.array([r[2:] for r in mine]), np.array([r[2:] for r in ref]), rtol=0, atol=1e-9)

@@ -129,6 +129,79 @@ def test_mesh_bricks_settle_on_plane_as_in_mujoco():
     np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
 
 
+def _prism(n: int) -> str:
+    """Vertex data of a regular n-gon prism (radius 0.1, height 0.06): n coplanar vertices on each cap."""
+    a = np.arange(n) * 2 * np.pi / n
+    v = [(0.1 * np.cos(t), 0.1 * np.sin(t), z) for z in (-0.03, 0.03) for t in a]
+    return " ".join(f"{x:.6f} {y:.6f} {z:.6f}" for x, y, z in v)
+
+
+# prisms with a decagon / 36-gon bottom: the contacts are the deepest vertex and three more of the bottom face
+# (MuJoCo 4 prunes the face through the deepest vertex to a largest-area quadrilateral kept on that vertex)
+PRISMS = f"""<mujoco model="prisms"><option timestep="0.002"/>
+<asset><mesh name="deca" vertex="{_prism(10)}"/><mesh name="p36" vertex="{_prism(36)}"/></asset>
+<worldbody><geom name="floor" type="plane" size="5 5 .1" euler="0.8 0 0"/>
+  <body name="deca" pos="0 0 0.028"><freejoint/><geom name="deca" type="mesh" mesh="deca" euler="0 0 {{yaw}}"
+    margin="0.01"/></body>
+  <body name="p36" pos="0.5 0 0.028" euler="0.3 -0.5 {{yaw}}"><freejoint/><geom type="mesh" mesh="p36"/></body>
+  <body name="drop" pos="-0.5 0 0.1" euler="4 -3 {{yaw}}"><freejoint/><geom type="mesh" mesh="deca"/></body>
+</worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("yaw", [0, 30, 75, 150])
+def test_prism_face_contacts_on_plane_equal_mujoco(yaw):
+    mujoco = require_mujoco()
+    text = PRISMS.format(yaw=yaw)
+    mm = mujoco.MjModel.from_xml_string(text)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    plant, scene_graph, root = _build(text, mm.opt.timestep, root=True)
+    SetMujocoState(plant, plant.GetMyContextFromRoot(root), md.qpos, md.qvel)
+    contacts = scene_graph.get_query_output_port().Eval(scene_graph.GetMyContextFromRoot(root)).ComputeContactPoints()
+    ref = np.array([[c.dist, *c.pos, *c.frame] for c in md.contact[:md.ncon]])
+    mine = np.array([[d, *p, *f.ravel()] for d, p, f in zip(contacts.dist, contacts.pos_W, contacts.frame_W)])
+    assert md.ncon == 8 and mine.shape == ref.shape  # four per resting prism, in MuJoCo's order
+    np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("tilt,z", [(2, 0.029), (5, 0.03), (-3, 0.0305)])
+def test_prism_face_vertices_off_the_plane_are_dropped_as_in_mujoco(tilt, z):
+    """A tilted 36-gon prism: of the face's pruned quadrilateral only the vertices within the margin touch."""
+    mujoco = require_mujoco()
+    text = f"""<mujoco><asset><mesh name="p36" vertex="{_prism(36)}"/></asset><worldbody>
+    <geom name="floor" type="plane" size="5 5 .1"/>
+    <body pos="0 0 {z}" euler="{tilt} 1 20"><freejoint/><geom type="mesh" mesh="p36"/></body></worldbody></mujoco>"""
+    mm = mujoco.MjModel.from_xml_string(text)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    plant, scene_graph, root = _build(text, mm.opt.timestep, root=True)
+    SetMujocoState(plant, plant.GetMyContextFromRoot(root), md.qpos, md.qvel)
+    contacts = scene_graph.get_query_output_port().Eval(scene_graph.GetMyContextFromRoot(root)).ComputeContactPoints()
+    ref = np.array([[c.dist, *c.pos, *c.frame] for c in md.contact[:md.ncon]])
+    mine = np.array([[d, *p, *f.ravel()] for d, p, f in zip(contacts.dist, contacts.pos_W, contacts.frame_W)])
+    assert 2 <= md.ncon < 4 and mine.shape == ref.shape
+    np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-9)
+
+
+def test_prism_dropped_on_plane_matches_mujoco():
+    mujoco = require_mujoco()
+    text = PRISMS.format(yaw=40)
+    mm = mujoco.MjModel.from_xml_string(text)
+    md = mujoco.MjData(mm)
+    plant, _, context = _build(text, mm.opt.timestep)
+    SetMujocoState(plant, context, md.qpos, md.qvel)
+    state = context.get_mutable_state()
+    ncon = 0
+    for _ in range(200):
+        mujoco.mj_step(mm, md)
+        plant._DiscreteStepUpdate(context, state)
+        ncon = max(ncon, md.ncon)
+    assert ncon >= 10
+    qpos, qvel = GetMujocoState(plant, context)
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
+
+
 # an octahedron whose bottom apex is pushed up into the body: a closed, non-convex mesh (6 vertices, 5 on the hull)
 DENTED = """<mujoco model="dented">
 <asset><mesh name="dented" vertex="0.1 0 0  0 0.1 0  -0.1 0 0  0 -0.1 0  0 0 0.1  0 0 0.02"

@@ -116,8 +116,6 @@ def test_tendon_equality_trajectory_matches_mj_step():
     """200 discrete steps (Euler, no contact) from a state off the constraints match mj_step to 1e-6."""
     mujoco = require_mujoco()
     mm, plant = _load(mujoco, TENDON_EQUALITIES)
-    if mm.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:  # the discrete plant steps as MuJoCo's Euler,
-        mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_EULER)  # implicit or implicitfast
     mm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     md = mujoco.MjData(mm)
     rng = np.random.default_rng(2)

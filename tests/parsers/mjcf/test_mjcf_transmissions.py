@@ -18,6 +18,7 @@ from mallard.multibody.plant._mjcf_state import (CalcMujocoVelocityMap, GetMujoc
                                                   SetMujocoActivations, SetMujocoState)
 from mallard.parsers import Parser
 from mallard.parsers.errors import ParseError
+from mallard.systems.analysis import Simulator
 
 SLIDER_CRANK = """
 <mujoco model="slidercrank">
@@ -219,8 +220,6 @@ def test_slider_crank_covers_both_branches():
 
 
 def _trajectory(mujoco, mm, plant, steps=200, seed=3, ctrl_scale=1.0):
-    if mm.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:  # the discrete plant steps as MuJoCo's Euler,
-        mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_EULER)  # implicit or implicitfast
     mm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)  # no SceneGraph here
     md = mujoco.MjData(mm)
     context = plant.CreateDefaultContext()
@@ -349,5 +348,9 @@ def test_wrapped_integrator_setpoints_advance_as_mj_step():
         np.testing.assert_allclose(forces, md.actuator_force, rtol=0, atol=1e-9 * np.abs(md.actuator_force).max())
         got = actuation.CalcNextActivations(actuation.EvalCtrl(plant, context), act, lengths)
         np.testing.assert_allclose(got, md.act, rtol=0, atol=1e-12)
+        stepped = context.Clone()  # the plant's own discrete step re-anchors the same way
+        stepped.SetTime(0.0)
+        Simulator(plant, stepped).AdvanceTo(0.002)
+        np.testing.assert_allclose(GetMujocoActivations(plant, stepped), md.act, rtol=0, atol=1e-12)
         moved = max(moved, float(np.abs(got - act).max()))
     assert moved > 1.0  # the re-anchoring moved setpoints by whole periods

@@ -1,9 +1,9 @@
-"""System half of MultibodyPlant: state, parameters, cache entries, ports and time stepping."""
+"""System half of MultibodyPlant: state, parameters, cache entries and ports (continuous dynamics in
+_continuous_dynamics.py, the discrete step in _discrete_step.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import pipeline as pl
 from ..kernels.entry_points import FastModel
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
@@ -358,88 +358,6 @@ class _SystemMixin:
             ApplyMujocoInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
         self._only_actuation_forces = None
-
-    # ---- continuous dynamics ---------------------------------------------------------------------------
-    def _CalcAccelerationCache(self, context, value) -> None:
-        """(v̇, net actuation u, generalized contact forces) for the current state and inputs."""
-        if self._time_step > 0:
-            if self._use_sampled_output_ports:
-                s = context.get_abstract_state(self._sampled_index).get_value().data
-                nv, nu = self._model.nv, self._model.nu
-                value.set_value((s[:nv].copy(), s[nv:nv + nu].copy(), s[nv + nu:].copy()))
-            else:
-                value.set_value(self._CalcDiscreteStep(context)[1:])
-            return
-        if self._constraints:  # kept at build time as pydrake does; only the discrete solver enforces them
-            raise RuntimeError(
-                f"MultibodyPlant '{self.get_name()}' uses continuous time (time_step = 0), which does not support "
-                f"its {len(self._constraints)} constraint(s) (e.g. {self._constraints[0]['kind']}); construct the "
-                "plant with time_step > 0 so the discrete constraint solver enforces them")
-        kin = self._eval_kinematics(context)
-        m = self._model
-        u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=True)
-        try:
-            if self._tendon_inertia is None:
-                vdot = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
-                                                         kin.V, kin.c, F, tau, self._zeros_v)
-            else:  # MJCF tendon armature (_mjcf_tendon_armature.py)
-                vdot = self._tendon_inertia.CalcForwardDynamics(m, kin, F, tau)
-        except np.linalg.LinAlgError:
-            self._ThrowSingularMassMatrix(context)
-        self._check_finite(context, vdot, "generalized accelerations")
-        value.set_value((vdot, u, tau_c))
-
-    def DoCalcTimeDerivatives(self, context, derivatives) -> None:
-        if self._time_step > 0:
-            return
-        kin = self._eval_kinematics(context)
-        m = self._model
-        qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
-        vdot = self._accel_cache.Eval(context)[0]
-        if self._xc_nz:  # MJCF actuator activations (_mjcf_actuation.py) and plugin act_dot (_mjcf_plugins.py)
-            act = self._mjcf_actuation
-            adot = act.CalcActivationRates(act.EvalCtrl(self, context), act.GetActivations(self, context))
-            if act.plugins and act.plugins.has_slots:
-                adot = adot + act.plugins.ActivationRates(self, context)
-            vdot = np.concatenate([vdot, adot])
-        derivatives.get_mutable_vector().SetFromVector(np.concatenate([qdot, vdot]))
-
-    def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives) -> np.ndarray:
-        """[q̇_p − N(q)v; ID(v̇_p) with all applied and actuation forces] (zero for the true derivatives)."""
-        self._ThrowIfNotFinalized("CalcImplicitTimeDerivativesResidual")
-        m = self._model
-        xdot = np.asarray(getattr(proposed_derivatives, "CopyToVector", lambda: proposed_derivatives)(), dtype=float)
-        xdot = self._check_size(xdot, m.nq + m.nv + self._xc_nz, "proposed_derivatives")
-        kin = self._eval_kinematics(context)
-        _, tau, F, _ = self._AssembleForces(context, kin, include_damping=True)
-        r_q = xdot[:m.nq] - pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
-        r = [r_q, self._rnea(context, xdot[m.nq:m.nq + m.nv], F, tau)]
-        if self._xc_nz:  # MJCF actuator activations: ȧ_p − ȧ
-            act = self._mjcf_actuation
-            adot = act.CalcActivationRates(act.EvalCtrl(self, context), act.GetActivations(self, context))
-            if act.plugins and act.plugins.has_slots:  # plugin activation slots (_mjcf_plugins.py)
-                adot = adot + act.plugins.ActivationRates(self, context)
-            r.append(xdot[m.nq + m.nv:] - adot)
-        return np.concatenate(r)
-
-    def DoMapVelocityToQDot(self, context, generalized_velocity, qdot) -> None:
-        m = self._model
-        v = np.asarray(getattr(generalized_velocity, "CopyToVector", lambda: generalized_velocity)(), dtype=float)
-        qd = pl.map_velocity_to_qdot(m.order, m.ji, np.asarray(self.GetPositions(context), dtype=float), v)
-        qdot.SetFromVector(qd)
-
-    def DoMapQDotToVelocity(self, context, qdot, generalized_velocity) -> None:
-        qd = np.asarray(getattr(qdot, "CopyToVector", lambda: qdot)(), dtype=float)
-        generalized_velocity.SetFromVector(self.MakeQDotToVelocityMap(context) @ qd)
-
-    def _ThrowSingularMassMatrix(self, context) -> None:
-        M = self.CalcMassMatrix(context)
-        bad = [j.name() for j in self._joints_in_q_order()
-               if any(M[k, k] <= 0 for k in range(j.velocity_start(), j.velocity_start() + j.num_velocities()))]
-        raise RuntimeError(
-            f"MultibodyPlant '{self.get_name()}' at t = {context.get_time()}: the mass matrix is not positive definite"
-            + (f" (zero inertia along joints {bad})" if bad else "")
-            + "; give every body that can move a positive mass and inertia (or add armature / rotor inertia)")
 
     def _check_finite(self, context, x, what) -> None:
         if not np.isfinite(x).all():

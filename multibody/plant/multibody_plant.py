@@ -7,6 +7,7 @@ from ...systems.framework import LeafSystem
 from ._builder import _TreeBuilderMixin
 from .contact_config import _ContactSettingsMixin
 from ._constraints import _ConstraintsMixin
+from ._continuous_dynamics import _ContinuousDynamicsMixin
 from ._discrete_step import _DiscreteStepMixin
 from ._dynamics import _DynamicsMixin
 from ._geometry import _GeometryMixin
@@ -18,7 +19,8 @@ from ._contact_mixin import _ContactMixin
 
 
 class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _DynamicsMixin, _ConstraintsMixin,
-                     _RandomStateMixin, _GeometryMixin, _ContactSettingsMixin, _ContactMixin, _DiscreteStepMixin, _SystemMixin,
+                     _RandomStateMixin, _GeometryMixin, _ContactSettingsMixin, _ContactMixin, _DiscreteStepMixin,
+                     _ContinuousDynamicsMixin, _SystemMixin,
                      LeafSystem):
     """Rigid multibody system ẋ = f(t, x, u) (time_step = 0) or x⁺ = f(x, u) (time_step > 0).
 

@@ -121,56 +121,41 @@ class Box(Shape):
         return f"Box(width={w!r}, depth={d!r}, height={h!r})"
 
 
-class Cylinder(Shape):
+class _RadiusLengthShape(Shape):
+    """A shape of revolution about Gz, centered at Go, given by a radius and a length (m)."""
+    _code = -1
+
+    def __init__(self, radius: float, length: float):
+        _positive(type(self).__name__, radius=radius, length=length)
+        self._r, self._l = float(radius), float(length)
+
+    def radius(self) -> float:
+        return self._r
+
+    def length(self) -> float:
+        return self._l
+
+    def _kernel_type(self) -> int:
+        return self._code
+
+    def _kernel_size(self) -> np.ndarray:
+        return np.array([self._r, 0.5 * self._l, 0.0])
+
+    def _key(self):
+        return (self._r, self._l)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(radius={self._r!r}, length={self._l!r})"
+
+
+class Cylinder(_RadiusLengthShape):
     """A cylinder along Gz, centered at Go: radius and full length (m)."""
-
-    def __init__(self, radius: float, length: float):
-        _positive("Cylinder", radius=radius, length=length)
-        self._r, self._l = float(radius), float(length)
-
-    def radius(self) -> float:
-        return self._r
-
-    def length(self) -> float:
-        return self._l
-
-    def _kernel_type(self) -> int:
-        return CYLINDER
-
-    def _kernel_size(self) -> np.ndarray:
-        return np.array([self._r, 0.5 * self._l, 0.0])
-
-    def _key(self):
-        return (self._r, self._l)
-
-    def __repr__(self) -> str:
-        return f"Cylinder(radius={self._r!r}, length={self._l!r})"
+    _code = CYLINDER
 
 
-class Capsule(Shape):
+class Capsule(_RadiusLengthShape):
     """A capsule along Gz centered at Go: radius and length of the cylindrical part (m)."""
-
-    def __init__(self, radius: float, length: float):
-        _positive("Capsule", radius=radius, length=length)
-        self._r, self._l = float(radius), float(length)
-
-    def radius(self) -> float:
-        return self._r
-
-    def length(self) -> float:
-        return self._l
-
-    def _kernel_type(self) -> int:
-        return CAPSULE
-
-    def _kernel_size(self) -> np.ndarray:
-        return np.array([self._r, 0.5 * self._l, 0.0])
-
-    def _key(self):
-        return (self._r, self._l)
-
-    def __repr__(self) -> str:
-        return f"Capsule(radius={self._r!r}, length={self._l!r})"
+    _code = CAPSULE
 
 
 class Ellipsoid(Shape):

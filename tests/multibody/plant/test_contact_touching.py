@@ -18,13 +18,8 @@ SCENE = ('<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="
          '<body pos="0 0 {z}"><freejoint/><geom type="{shape}" size="{size}" margin="{m}"/></body></worldbody></mujoco>')
 
 
-@pytest.mark.parametrize("shape,size,z,margin", [("box", ".05 .05 .05", 0.05, 0.0), ("sphere", ".05", 0.05, 0.0),
-                                                  ("sphere", ".0625", 0.078125, 0.0078125)])
-def test_contact_at_the_margin_is_excluded_as_in_mujoco(shape, size, z, margin):
-    mujoco = require_mujoco()
-    xml = SCENE.format(m=margin, z=z, shape=shape, size=size)
-    mm = mujoco.MjModel.from_xml_string(xml)
-    md = mujoco.MjData(mm)
+def _scene(xml: str):
+    """(plant, diagram, root context) of a 2 ms plant + SceneGraph diagram holding the MJCF model `xml`."""
     builder = DiagramBuilder()
     plant, _ = AddMultibodyPlantSceneGraph(builder, 0.002)
     with warnings.catch_warnings():
@@ -32,7 +27,17 @@ def test_contact_at_the_margin_is_excluded_as_in_mujoco(shape, size, z, margin):
         Parser(builder).AddModelsFromString(xml, "xml")
     plant.Finalize()
     diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
+    return plant, diagram, diagram.CreateDefaultContext()
+
+
+@pytest.mark.parametrize("shape,size,z,margin", [("box", ".05 .05 .05", 0.05, 0.0), ("sphere", ".05", 0.05, 0.0),
+                                                  ("sphere", ".0625", 0.078125, 0.0078125)])
+def test_contact_at_the_margin_is_excluded_as_in_mujoco(shape, size, z, margin):
+    mujoco = require_mujoco()
+    xml = SCENE.format(m=margin, z=z, shape=shape, size=size)
+    mm = mujoco.MjModel.from_xml_string(xml)
+    md = mujoco.MjData(mm)
+    plant, diagram, context = _scene(xml)
     simulator = Simulator(diagram, context)
     mujoco.mj_forward(mm, md)
     assert md.ncon >= 1 and md.nefc == 0  # MuJoCo: contacts found at dist == margin, but excluded
@@ -56,14 +61,7 @@ def test_contact_flag_disabled_means_no_contacts_as_in_mujoco():
            '<contact><pair geom1="floor" geom2="ball"/></contact></mujoco>')
     mm = mujoco.MjModel.from_xml_string(xml)
     md = mujoco.MjData(mm)
-    builder = DiagramBuilder()
-    plant, _ = AddMultibodyPlantSceneGraph(builder, 0.002)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        Parser(builder).AddModelsFromString(xml, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
+    plant, diagram, context = _scene(xml)
     Simulator(diagram, context).AdvanceTo(0.4)
     for _ in range(200):
         mujoco.mj_step(mm, md)

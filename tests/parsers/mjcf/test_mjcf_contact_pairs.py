@@ -3,11 +3,10 @@
 pair's parameters (condim, 5-coefficient friction, solref, solreffriction, solimp, margin, gap); trajectories."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
+from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
 from mallard.geometry.mujoco_pairs import GetMujocoExplicitPairs
@@ -76,18 +75,7 @@ OVERRIDE_FLAG = """<mujoco model="override"><option timestep="0.002" o_margin="0
 
 
 def _build(text=None, path=None, time_step=0.002):
-    builder = DiagramBuilder()
-    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", MjcfUnsupportedWarning)  # pairs are supported: no warning
-        if path is not None:
-            Parser(builder).AddModels(str(path))
-        else:
-            Parser(builder).AddModelsFromString(text, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    root = diagram.CreateDefaultContext()
-    return plant, scene_graph, root, plant.GetMyContextFromRoot(root)
+    return build_mjcf_scene(text, path, time_step, unsupported="error")  # pairs are supported: no warning
 
 
 def _start(mujoco, text, path=None):

@@ -3,18 +3,14 @@ normalized grid, hfield geoms register a HeightField (collision and visual), and
 follow mj_step."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
+from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
 from mallard.geometry import HeightField
-from mallard.multibody.plant import AddMultibodyPlantSceneGraph
 from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
-from mallard.parsers import Parser
-from mallard.systems.framework import DiagramBuilder
 
 _ELEV = np.array([[0.0, 0.3, 0.1, 0.5, 0.2, 0.0],
                   [0.4, 0.9, 0.6, 0.2, 0.7, 0.3],
@@ -41,15 +37,8 @@ BRICK = _model("""<body name="brick" pos="0.2 -0.15 0.32" euler="20 -10 35"><fre
 
 
 def _build(text: str, time_step: float):
-    builder = DiagramBuilder()
-    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        Parser(builder).AddModelsFromString(text, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    root = diagram.CreateDefaultContext()
-    return plant, scene_graph, plant.GetMyContextFromRoot(root)
+    plant, scene_graph, _, context = build_mjcf_scene(text, time_step=time_step)
+    return plant, scene_graph, context
 
 
 def test_hfield_geom_registers_mujocos_grid():

@@ -2,19 +2,15 @@
 MuJoCo's body-pair collision filtering, and whole simulations with contact against mj_step."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
+from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
 from mallard.geometry.properties import GetMujocoContactParameters
-from mallard.multibody.plant import AddMultibodyPlantSceneGraph
 from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
 from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
-from mallard.parsers import Parser
-from mallard.systems.framework import DiagramBuilder
 
 DROP = """<mujoco model="drop"><option timestep="0.002"/>
 <worldbody><geom name="floor" type="plane" size="5 5 .1"/>
@@ -26,18 +22,7 @@ DROP = """<mujoco model="drop"><option timestep="0.002"/>
 
 
 def _build(text=None, path=None, time_step=0.002):
-    builder = DiagramBuilder()
-    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if path is not None:
-            Parser(builder).AddModels(str(path))
-        else:
-            Parser(builder).AddModelsFromString(text, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    root = diagram.CreateDefaultContext()
-    return plant, scene_graph, root, plant.GetMyContextFromRoot(root)
+    return build_mjcf_scene(text, path, time_step)
 
 
 def _compare_steps(mujoco, mm, md, plant, context, steps, atol):

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
+from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
 from mallard.geometry import Convex, Mesh
@@ -32,15 +33,8 @@ MESHES = """<mujoco model="mesh_drop"><option timestep="0.002"/>
 
 
 def _build(text: str, time_step: float, root: bool = False):
-    builder = DiagramBuilder()
-    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        Parser(builder).AddModelsFromString(text, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
-    return plant, scene_graph, context if root else plant.GetMyContextFromRoot(context)
+    plant, scene_graph, root_context, context = build_mjcf_scene(text, time_step=time_step)
+    return plant, scene_graph, root_context if root else context
 
 
 def test_mesh_geoms_are_registered_as_in_memory_convex_hulls():

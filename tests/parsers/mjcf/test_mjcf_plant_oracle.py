@@ -15,9 +15,6 @@ from mallard.multibody.plant._mjcf_state import (CalcMujocoVelocityMap, GetMjcfP
                                                   SetMujocoActivations, SetMujocoKeyframe, SetMujocoState)
 from mallard.parsers import Parser
 
-#: files left out, and why (see the report): features beyond tier 1 that change the smooth dynamics
-EXCLUDED: dict[str, str] = {}
-
 
 def _files(models_root):
     return sorted(p for p in (models_root / "mujoco").rglob("*.xml"))
@@ -64,9 +61,8 @@ def _check_poses(mm, md, plant, context, pm):
                                    err_msg=f"body {b} rotation")
 
 
-PARAMS = [pytest.param(p, id=p.relative_to(p.parents[1]).as_posix() if len(p.parents) > 1 else p.name,
-                       marks=[pytest.mark.skip(reason=EXCLUDED[p.name])] if p.name in EXCLUDED else [])
-          for p in _all_files()]
+PARAMS = [pytest.param(p, id=p.relative_to(p.parents[1]).as_posix() if len(p.parents) > 1 else p.name)
+          for p in _all_files()]  # every shared MJCF file
 
 
 @pytest.mark.parametrize("path", PARAMS)

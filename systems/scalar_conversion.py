@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from mallard.systems.framework.scalar_template import check_scalar_type
+from mallard.common.scalar_template import check_scalar_type
 
 __all__ = ["TemplateSystem"]
 

@@ -8,7 +8,7 @@ from .simulator import InitializeParams, PrintSimulatorStatistics, Simulator
 from .simulator_config import (ApplySimulatorConfig, ExtractSimulatorConfig, GetIntegrationSchemes,
                                ResetIntegratorFromFlags, SimulatorConfig)
 from .simulator_status import SimulatorStatus
-from mallard.systems.framework.scalar_template import ScalarTemplate
+from mallard.common.scalar_template import ScalarTemplate
 
 Simulator_ = ScalarTemplate("Simulator_", Simulator)
 

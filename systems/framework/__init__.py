@@ -19,7 +19,7 @@ from .state import (AbstractParameterIndex, AbstractStateIndex, AbstractValues, 
 from .system import System, SystemOutput
 from .value import AbstractValue, Value
 from .vector_system import VectorSystem
-from .scalar_template import ScalarTemplate
+from mallard.common.scalar_template import ScalarTemplate
 
 LeafSystem_ = ScalarTemplate("LeafSystem_", LeafSystem)
 Diagram_ = ScalarTemplate("Diagram_", Diagram)

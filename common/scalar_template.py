@@ -1,4 +1,4 @@
-"""pydrake's scalar-type template names (`LeafSystem_[T]`, `Diagram_[T]`, ...) for double-precision mallard.
+"""pydrake's scalar-type template names (`LeafSystem_[T]`, `MultibodyPlant_[T]`, `RigidTransform_[T]`, ...) for double-precision mallard.
 
 pydrake scripts write systems as templates so they can be converted to AutoDiffXd for linearization; mallard
 linearizes any system by finite differences, so every template instantiates to the one float class and asking

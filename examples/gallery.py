@@ -5,8 +5,10 @@ import argparse
 from pathlib import Path
 
 def models_dir() -> Path:
-    """The `shared/models` folder that sits beside the repository checkout."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "models"
+    """The `shared/models` folder that sits beside the repository checkout (or beside a folder holding it)."""
+    repo = Path(__file__).resolve().parents[1]
+    path = next((folder / "shared" / "models" for folder in repo.parents if (folder / "shared" / "models").is_dir()),
+                repo.parent / "shared" / "models")
     if not path.is_dir():
         raise FileNotFoundError(f"the shared robot models were not found at {path}; the examples expect the "
                                 "`shared/` folder next to the mallard checkout")

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# `shared/` sits beside the checkout (or beside a folder holding it, e.g. a folder of git worktrees).
+SHARED = next((folder / "shared" for folder in REPO.parents if (folder / "shared" / "models").is_dir()),
+              REPO.parent / "shared")
 MODELS = SHARED / "models"
 
 

@@ -2,7 +2,8 @@
 URDF / SDFormat / MJCF file, show or record it, optionally simulate it passively and plot its state."""
 import sys
 
-from mallard.visualization._model_visualizer import ModelVisualizer, main
+from mallard.cli import model_visualizer_main as main
+from mallard.visualization._model_visualizer import ModelVisualizer
 
 __all__ = ["ModelVisualizer", "main"]
 

@@ -9,6 +9,7 @@ from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoPara
 from ._mjcf_actuation import GetMujocoCtrlInputPort
 from ._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
 from ._mjcf_sensors import GetMujocoSensorOutputPort
+from .signal_names import PlantPortSignalNames  # (registers the plant's port names for plots)
 from ._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
                           GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
                           SetMujocoState)

@@ -16,6 +16,7 @@ from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, 
 from mallard.systems.framework.event_handling import handle_discrete, handle_publish, handle_unrestricted
 from .explicit_integrators import RungeKutta3Integrator
 from .integrator_base import StepResult
+from .simulator_progress import SimulatorProgress
 from .simulator_status import SimulatorStatus
 
 __all__ = ["Simulator", "InitializeParams", "PrintSimulatorStatistics"]
@@ -77,6 +78,7 @@ class Simulator:
         self._publish_at_init = False
         self._realtime_rate = 0.0
         self._monitor: Callable | None = None
+        self._show_progress = False
         self._initialized = False
         self._timed = _EMPTY
         self._witnessed = _EMPTY
@@ -138,6 +140,13 @@ class Simulator:
     def get_actual_realtime_rate(self) -> float:
         wall = _time.perf_counter() - self._stats_wall0
         return (self._context.get_time() - self._stats_sim0) / wall if wall > 0 else 0.0
+
+    def set_show_progress(self, show: bool) -> None:
+        """Whether AdvanceTo draws a progress bar (simulated time, real-time rate) on stderr; off by default."""
+        self._show_progress = bool(show)
+
+    def get_show_progress(self) -> bool:
+        return self._show_progress
 
     def set_monitor(self, monitor: Callable) -> None:
         self._monitor = monitor
@@ -294,8 +303,19 @@ class Simulator:
         return _join(self._per_step, self._timed if self._trigger_time else _EMPTY,
                      self._witnessed if self._trigger_witness else _EMPTY)
 
-    def AdvanceTo(self, boundary_time: float, interruptible: bool = True) -> SimulatorStatus:
-        """Advances to `boundary_time` (events due exactly then are left pending, as in Drake)."""
+    def AdvanceTo(self, boundary_time: float, interruptible: bool = True,
+                  show_progress: bool | None = None) -> SimulatorStatus:
+        """Advances to `boundary_time` (events due exactly then are left pending, as in Drake).
+
+        `show_progress` (default: `set_show_progress`, off) draws a tqdm bar of the simulated time and the
+        real-time rate on stderr while it runs (a mallard extension; nothing is paid per step when off)."""
+        show = self._show_progress if show_progress is None else show_progress
+        if show and boundary_time > self._context._time:
+            with SimulatorProgress(self, boundary_time):
+                return self._AdvanceTo(boundary_time)
+        return self._AdvanceTo(boundary_time)
+
+    def _AdvanceTo(self, boundary_time: float) -> SimulatorStatus:
         ctx = self._context
         if not boundary_time >= ctx._time:
             raise ValueError(f"Simulator.AdvanceTo({boundary_time}): the context of {self._system.GetSystemPathname()} "

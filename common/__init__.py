@@ -2,6 +2,7 @@
 from mallard.systems.primitives.random_source import RandomDistribution
 
 from .containers import namedview
+from .memory_file import MemoryFile
 from .value import AbstractValue, Value
 
-__all__ = ["AbstractValue", "RandomDistribution", "Value", "namedview"]
+__all__ = ["AbstractValue", "MemoryFile", "RandomDistribution", "Value", "namedview"]

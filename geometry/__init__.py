@@ -1,44 +1,72 @@
 """mallard.geometry: shapes, geometry properties and roles, SceneGraph with its QueryObject and
-inspector, collision filtering, and the compiled collision engine (``mallard.geometry.collision``).
+inspector, collision filtering, meshes and bounding boxes, Meshcat, and the compiled collision engine
+(``mallard.geometry.collision``).
 
 Mirrors ``pydrake.geometry``; ``CoulombFriction`` (pydrake.multibody.plant) is defined here and
 re-exported by the plant.
 """
-from mallard.geometry.collision_filter import CollisionFilterDeclaration, CollisionFilterManager, GeometrySet
-from mallard.geometry.frame_pose_vector import FramePoseVector
+from mallard.geometry.bounding_box import Aabb, Obb
+from mallard.geometry.collision_filter import (CollisionFilterDeclaration, CollisionFilterManager,
+                                               CollisionFilterScope, GeometrySet)
+from mallard.geometry.convex_hull import MakeConvexHull, _MakeConvexHull
+from mallard.geometry.frame_pose_vector import (FramePoseVector, FramePoseVector_, GeometryConfigurationVector,
+                                                GeometryConfigurationVector_)
 from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
+from mallard.geometry.geometry_state import GeometryVersion
 from mallard.geometry.identifiers import FilterId, FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.mass_properties import (CalcShapeMassProperties, CalcVolume, MeshMassProperties,
                                               MujocoEquivalentInertiaBox, ShapeMassProperties)
-from mallard.geometry.meshes import TriangleSurfaceMesh
-from mallard.geometry.properties import (AddContactMaterial, AddMujocoContactParameters,
+from mallard.geometry.mesh_shapes import Convex, InMemoryMesh, Mesh, MeshSource
+from mallard.geometry.obb_maker import (CalcObb, ComputeAabbForTriangleMesh, ComputeAabbForVolumeMesh,
+                                        ComputeObbForTriangleMesh, ComputeObbForVolumeMesh)
+from mallard.geometry.obj_reader import ReadObjToTriangleSurfaceMesh
+from mallard.geometry.plane import Plane
+from mallard.geometry.polygon_mesh import PolygonSurfaceMesh, SurfacePolygon
+from mallard.geometry.properties import (AddCompliantHydroelasticProperties,
+                                         AddCompliantHydroelasticPropertiesForHalfSpace, AddContactMaterial,
+                                         AddMujocoContactParameters, AddRigidHydroelasticProperties,
                                          CalcContactFrictionFromSurfaceProperties, CoulombFriction,
                                          GeometryProperties, GetMujocoContactParameters, IllustrationProperties,
                                          MakePhongIllustrationProperties, MujocoContactParameters,
                                          PerceptionProperties, ProximityProperties, Role, RoleAssign)
-from mallard.geometry.query_object import QueryObject
-from mallard.geometry.query_results import (ContactPointSet, PenetrationAsPointPair, SignedDistancePair,
-                                            SignedDistanceToPoint, SortedPair)
+from mallard.geometry.query_object import QueryObject, QueryObject_
+from mallard.geometry.query_results import (ContactPointSet, HydroelasticContactRepresentation,
+                                            PenetrationAsPointPair, PenetrationAsPointPair_, SignedDistancePair,
+                                            SignedDistancePair_, SignedDistanceToPoint, SignedDistanceToPoint_,
+                                            SortedPair)
 from mallard.geometry.rgba import Rgba
-from mallard.geometry.scene_graph import SceneGraph
-from mallard.geometry.scene_graph_inspector import SceneGraphInspector
-from mallard.geometry.shapes import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh,
+from mallard.geometry.scene_graph import SceneGraph, SceneGraph_
+from mallard.geometry.scene_graph_config import DefaultProximityProperties, SceneGraphConfig
+from mallard.geometry.scene_graph_inspector import SceneGraphInspector, SceneGraphInspector_
+from mallard.geometry.shapes import (Box, Capsule, Cylinder, Ellipsoid, HalfSpace, HeightField, MeshcatCone,
                                      MujocoPlane, Shape, Sphere)
 from mallard.geometry.sdf_shape import SignedDistanceField
+from mallard.geometry.surface_mesh import SurfaceTriangle, TriangleSurfaceMesh
+from mallard.geometry.volume_mesh import VolumeElement, VolumeMesh
+from mallard.geometry.volume_mesh_tools import (ConvertVolumeToSurfaceMesh, RefineVolumeMesh,
+                                                RefineVolumeMeshIntoVtkFileContents)
 from mallard.geometry.meshcat import Meshcat, MeshcatParams, StartMeshcat
 from mallard.geometry.meshcat_animation import MeshcatAnimation
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
 
 __all__ = [
-    "SignedDistanceField", "Meshcat", "MeshcatAnimation", "MeshcatParams", "MeshcatVisualizer", "MeshcatVisualizerParams", "StartMeshcat",
-    "AddContactMaterial", "AddMujocoContactParameters", "Box", "CalcContactFrictionFromSurfaceProperties",
-    "CalcShapeMassProperties", "CalcVolume", "Capsule", "CollisionFilterDeclaration", "CollisionFilterManager",
-    "ContactPointSet", "Convex", "CoulombFriction", "Cylinder", "Ellipsoid", "FilterId", "FrameId",
-    "FramePoseVector", "GeometryFrame", "GeometryId", "GeometryInstance", "GeometryLookupError",
-    "GeometryProperties", "GeometrySet", "GetMujocoContactParameters", "HalfSpace", "HeightField",
-    "IllustrationProperties", "MakePhongIllustrationProperties", "Mesh", "MeshMassProperties",
-    "MujocoContactParameters", "MujocoEquivalentInertiaBox", "MujocoPlane", "PenetrationAsPointPair",
-    "PerceptionProperties", "ProximityProperties", "QueryObject", "Rgba", "Role", "RoleAssign", "SceneGraph",
-    "SceneGraphInspector", "Shape", "ShapeMassProperties", "SignedDistancePair", "SignedDistanceToPoint",
-    "SortedPair", "SourceId", "Sphere", "TriangleSurfaceMesh",
+    "Aabb", "AddCompliantHydroelasticProperties", "AddCompliantHydroelasticPropertiesForHalfSpace",
+    "AddContactMaterial", "AddMujocoContactParameters", "AddRigidHydroelasticProperties", "Box",
+    "CalcContactFrictionFromSurfaceProperties", "CalcObb", "CalcShapeMassProperties", "CalcVolume", "Capsule",
+    "CollisionFilterDeclaration", "CollisionFilterManager", "CollisionFilterScope", "ComputeAabbForTriangleMesh",
+    "ComputeAabbForVolumeMesh", "ComputeObbForTriangleMesh", "ComputeObbForVolumeMesh", "ContactPointSet", "Convex",
+    "ConvertVolumeToSurfaceMesh", "CoulombFriction", "Cylinder", "DefaultProximityProperties", "Ellipsoid", "FilterId",
+    "FrameId", "FramePoseVector", "FramePoseVector_", "GeometryConfigurationVector", "GeometryConfigurationVector_",
+    "GeometryFrame", "GeometryId", "GeometryInstance", "GeometryLookupError", "GeometryProperties", "GeometrySet",
+    "GeometryVersion", "GetMujocoContactParameters", "HalfSpace", "HeightField", "HydroelasticContactRepresentation",
+    "IllustrationProperties", "InMemoryMesh", "MakeConvexHull", "MakePhongIllustrationProperties", "Mesh",
+    "MeshMassProperties", "MeshSource", "Meshcat", "MeshcatAnimation", "MeshcatCone", "MeshcatParams",
+    "MeshcatVisualizer", "MeshcatVisualizerParams", "MujocoContactParameters", "MujocoEquivalentInertiaBox",
+    "MujocoPlane", "Obb", "PenetrationAsPointPair", "PenetrationAsPointPair_", "PerceptionProperties", "Plane",
+    "PolygonSurfaceMesh", "ProximityProperties", "QueryObject", "QueryObject_", "ReadObjToTriangleSurfaceMesh",
+    "RefineVolumeMesh", "RefineVolumeMeshIntoVtkFileContents", "Rgba", "Role", "RoleAssign", "SceneGraph",
+    "SceneGraphConfig", "SceneGraphInspector", "SceneGraphInspector_", "SceneGraph_", "Shape", "ShapeMassProperties",
+    "SignedDistanceField", "SignedDistancePair", "SignedDistancePair_", "SignedDistanceToPoint",
+    "SignedDistanceToPoint_", "SortedPair", "SourceId", "Sphere", "StartMeshcat", "SurfacePolygon",
+    "SurfaceTriangle", "TriangleSurfaceMesh", "VolumeElement", "VolumeMesh",
 ]

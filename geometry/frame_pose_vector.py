@@ -1,10 +1,12 @@
-"""FramePoseVector: the poses X_PF a geometry source reports for its frames (pydrake.geometry)."""
+"""FramePoseVector: the poses X_PF a geometry source reports for its frames, and GeometryConfigurationVector:
+the vertex positions of (deformable) geometries (pydrake.geometry)."""
 from __future__ import annotations
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry._poses import as_Rp, make_transform
-from mallard.geometry.identifiers import FrameId, GeometryLookupError
+from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError
 
 
 class FramePoseVector:
@@ -84,3 +86,41 @@ class FramePoseVector:
 
     def __repr__(self) -> str:
         return f"FramePoseVector(size={self.size()})"
+
+
+class GeometryConfigurationVector:
+    """A map GeometryId -> configuration vector (the flat vertex positions q_WG of a deformable geometry);
+    SceneGraph's ``<source>_configuration`` input carries one. Values are stored and returned as copies."""
+
+    def __init__(self):
+        self._q: dict[GeometryId, np.ndarray] = {}
+
+    def set_value(self, id: GeometryId, value) -> None:
+        if not isinstance(id, GeometryId):
+            raise ValueError(f"GeometryConfigurationVector.set_value needs a GeometryId; given {type(id).__name__}")
+        self._q[id] = np.array(value, dtype=float).reshape(-1)
+
+    def value(self, id: GeometryId) -> np.ndarray:
+        if id not in self._q:
+            raise GeometryLookupError(f"GeometryConfigurationVector has no value for {id!r}; it has "
+                                      f"{len(self._q)} geometries")
+        return self._q[id].copy()
+
+    def has_id(self, id: GeometryId) -> bool:
+        return id in self._q
+
+    def ids(self) -> list:
+        return list(self._q)
+
+    def size(self) -> int:
+        return len(self._q)
+
+    def clear(self) -> None:
+        self._q.clear()
+
+    def __repr__(self) -> str:
+        return f"GeometryConfigurationVector(size={self.size()})"
+
+
+FramePoseVector_ = ScalarTemplate("FramePoseVector_", FramePoseVector)
+GeometryConfigurationVector_ = ScalarTemplate("GeometryConfigurationVector_", GeometryConfigurationVector)

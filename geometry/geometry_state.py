@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
+from mallard.geometry.identifiers import FilterId, FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.properties import (GeometryProperties, IllustrationProperties,
                                          PerceptionProperties, ProximityProperties, Role, RoleAssign,
                                          GetMujocoContactParameters, copy_properties)
@@ -15,6 +15,47 @@ from mallard.geometry.shapes import Shape
 
 _WORLD_FRAME_ID = FrameId.get_new_id()
 _WORLD_SOURCE_ID = SourceId.get_new_id()
+_ROLES = (Role.kProximity, Role.kIllustration, Role.kPerception)
+
+
+class GeometryVersion:
+    """Which revision of each role's geometry data a SceneGraph holds (pydrake.geometry.GeometryVersion).
+    Two versions are the same for a role when no change touching that role separates them; a default-made
+    version matches no SceneGraph's."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, other: "GeometryVersion | None" = None):
+        self._ids = dict(other._ids) if other is not None else {r: FilterId.get_new_id() for r in _ROLES}
+
+    def IsSameAs(self, other: "GeometryVersion", role: Role) -> bool:
+        if not isinstance(other, GeometryVersion):
+            raise TypeError(f"GeometryVersion.IsSameAs needs a GeometryVersion; given {type(other).__name__}")
+        if role not in self._ids:
+            raise ValueError(f"GeometryVersion.IsSameAs: role must be kProximity, kIllustration or kPerception; "
+                             f"given {role!r}")
+        return self._ids[role] == other._ids[role]
+
+    def _bumped(self, roles) -> "GeometryVersion":
+        new = GeometryVersion(self)
+        for r in roles:
+            new._ids[r] = FilterId.get_new_id()
+        return new
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GeometryVersion) and self._ids == other._ids
+
+    def __hash__(self):
+        return hash(tuple(self._ids[r] for r in _ROLES))
+
+    def __copy__(self) -> "GeometryVersion":
+        return self
+
+    def __deepcopy__(self, memo) -> "GeometryVersion":
+        return self  # immutable
+
+    def __repr__(self) -> str:
+        return "GeometryVersion(" + ", ".join(f"{r.name}={self._ids[r].get_value()}" for r in _ROLES) + ")"
 
 
 def world_frame_id() -> FrameId:
@@ -57,8 +98,11 @@ class GeometryState:
         self.frames: dict[FrameId, FrameRecord] = {
             _WORLD_FRAME_ID: FrameRecord(_WORLD_FRAME_ID, "world", 0, _WORLD_SOURCE_ID, _WORLD_FRAME_ID)}
         self.geometries: dict[GeometryId, GeometryRecord] = {}
-        self.excluded: set[frozenset] = set()
+        self.excluded: set[frozenset] = set()  # the effective exclusions: persistent, then transient ones
+        self._persistent_excluded: set[frozenset] = set()
+        self._transient: list[tuple[FilterId, list]] = []  # (id, expanded statements) in application order
         self.version = 0
+        self.geometry_version = GeometryVersion()
         self._compiled = None
 
     def Clone(self) -> "GeometryState":
@@ -76,13 +120,23 @@ class GeometryState:
                                             copy.deepcopy(g.perception, memo))
                           for k, g in self.geometries.items()}
         new.excluded = set(self.excluded)
+        new._persistent_excluded = set(self._persistent_excluded)
+        new._transient = list(self._transient)
         new.version = self.version
+        new.geometry_version = self.geometry_version
         new._compiled = self._compiled  # immutable once built; invalidated by version
         return new
 
-    def _touch(self) -> None:
+    def _touch(self, roles=None) -> None:
+        """Record a change; ``roles`` (default: all) are the roles whose GeometryVersion it advances."""
         self.version += 1
         self._compiled = None
+        changed = _ROLES if roles is None else tuple(roles)
+        if changed:
+            self.geometry_version = self.geometry_version._bumped(changed)
+
+    def _roles_of(self, rec: "GeometryRecord") -> tuple:
+        return tuple(r for r in _ROLES if self._role_props(rec, r) is not None)
 
     # ----- lookups that raise ------------------------------------------------------------------------
     def source(self, source_id: SourceId) -> str:
@@ -119,7 +173,7 @@ class GeometryState:
         self.sources[sid] = name
         self.source_frames[sid] = []
         self.source_anchored[sid] = []
-        self._touch()
+        self._touch(roles=())
         return sid
 
     def register_frame(self, source_id: SourceId, parent_id: FrameId, frame) -> FrameId:
@@ -134,7 +188,7 @@ class GeometryState:
         self.frames[frame.id()] = rec
         self.frames[parent_id].children.append(frame.id())
         self.source_frames[source_id].append(frame.id())
-        self._touch()
+        self._touch(roles=())
         return frame.id()
 
     def register_geometry(self, source_id: SourceId, frame_id: FrameId, instance) -> GeometryId:
@@ -154,7 +208,7 @@ class GeometryState:
             if props is not None:
                 self._check_name_unique(rec, role)
                 self._set_role(rec, role, copy_properties(props))
-        self._touch()
+        self._touch(roles=self._roles_of(rec))
         return gid
 
     def _check_name_unique(self, rec: GeometryRecord, role: Role) -> None:
@@ -198,19 +252,25 @@ class GeometryState:
         if existing is None:
             self._check_name_unique(rec, role)
         self._set_role(rec, role, copy.deepcopy(properties))
-        self._touch()
+        self._touch(roles=(role,))
 
     def remove_role(self, source_id, geometry_id, role: Role) -> int:
         self._owned(source_id, geometry_id=geometry_id)
         rec = self.geometries[geometry_id]
-        n = 0
-        for r in (Role.kProximity, Role.kIllustration, Role.kPerception):
+        removed = []
+        for r in _ROLES:
             if (role == Role.kUnassigned or r == role) and self._role_props(rec, r) is not None:
                 self._set_role(rec, r, None)
-                n += 1
-        if n:
-            self._touch()
-        return n
+                removed.append(r)
+        if removed:
+            self._touch(roles=removed)
+        return len(removed)
+
+    def remove_frame_role(self, source_id, frame_id, role: Role) -> int:
+        """Remove ``role`` from every geometry of the source attached to the frame; the count removed."""
+        self._owned(source_id, frame_id)
+        return sum(self.remove_role(source_id, gid, role) for gid in list(self.frame(frame_id).geometries)
+                   if self.geometries[gid].source == source_id)
 
     def remove_geometry(self, source_id, geometry_id) -> None:
         self._owned(source_id, geometry_id=geometry_id)
@@ -218,8 +278,9 @@ class GeometryState:
         self.frames[rec.frame].geometries.remove(geometry_id)
         if geometry_id in self.source_anchored[source_id]:
             self.source_anchored[source_id].remove(geometry_id)
-        self.excluded = {p for p in self.excluded if geometry_id not in p}
-        self._touch()
+        self._persistent_excluded = {p for p in self._persistent_excluded if geometry_id not in p}
+        self._recompute_filters()
+        self._touch(roles=self._roles_of(rec))
 
     def change_shape(self, source_id, geometry_id, shape: Shape, R=None, p=None) -> None:
         self._owned(source_id, geometry_id=geometry_id)
@@ -229,7 +290,7 @@ class GeometryState:
         rec.shape = shape
         if R is not None:
             rec.R_FG, rec.p_FG = R, p
-        self._touch()
+        self._touch(roles=self._roles_of(rec))
 
     def rename_frame(self, frame_id, name: str) -> None:
         rec = self.frame(frame_id)
@@ -237,7 +298,7 @@ class GeometryState:
             if fid != frame_id and self.frames[fid].name == name:
                 raise RuntimeError(f"RenameFrame: source '{self.sources[rec.source]}' already has a frame named '{name}'")
         rec.name = name
-        self._touch()
+        self._touch(roles=())
 
     def rename_geometry(self, geometry_id, name: str) -> None:
         rec = self.geometry(geometry_id)
@@ -250,7 +311,7 @@ class GeometryState:
         except RuntimeError:
             rec.name = old
             raise
-        self._touch()
+        self._touch(roles=self._roles_of(rec))
 
     # ----- filters -----------------------------------------------------------------------------------
     def expand_set(self, gset) -> list[GeometryId]:
@@ -262,30 +323,43 @@ class GeometryState:
             ids.extend(self.frame(fid).geometries)
         return sorted(set(ids))
 
-    def exclude_within(self, ids) -> None:
-        for a in range(len(ids)):
-            for b in range(a + 1, len(ids)):
-                self.excluded.add(frozenset((ids[a], ids[b])))
-        self._touch()
+    def apply_filters(self, statements: list, transient: bool = False) -> FilterId | None:
+        """Apply expanded filter statements [(kind, ids_a, ids_b)]: persistently, or as a transient declaration
+        that RemoveDeclaration can undo (its FilterId is returned)."""
+        if transient:
+            fid = FilterId.get_new_id()
+            self._transient.append((fid, statements))
+        else:
+            if self._transient:
+                raise RuntimeError("CollisionFilterManager.Apply: a persistent declaration cannot be applied while "
+                                   "transient declarations are active; remove them (RemoveDeclaration) first")
+            _apply_statements(self._persistent_excluded, statements)
+            fid = None
+        self._recompute_filters()
+        self._touch(roles=(Role.kProximity,))
+        return fid
 
-    def exclude_between(self, ida, idb) -> None:
-        for a in ida:
-            for b in idb:
-                if a != b:
-                    self.excluded.add(frozenset((a, b)))
-        self._touch()
+    def remove_filter(self, filter_id: FilterId) -> bool:
+        """Undo a transient declaration; False when it is not active."""
+        for k, (fid, _) in enumerate(self._transient):
+            if fid == filter_id:
+                del self._transient[k]
+                self._recompute_filters()
+                self._touch(roles=(Role.kProximity,))
+                return True
+        return False
 
-    def allow_within(self, ids) -> None:
-        for a in range(len(ids)):
-            for b in range(a + 1, len(ids)):
-                self.excluded.discard(frozenset((ids[a], ids[b])))
-        self._touch()
+    def filter_is_active(self, filter_id: FilterId) -> bool:
+        return any(fid == filter_id for fid, _ in self._transient)
 
-    def allow_between(self, ida, idb) -> None:
-        for a in ida:
-            for b in idb:
-                self.excluded.discard(frozenset((a, b)))
-        self._touch()
+    def has_transient_filters(self) -> bool:
+        return bool(self._transient)
+
+    def _recompute_filters(self) -> None:
+        excluded = set(self._persistent_excluded)
+        for _, statements in self._transient:
+            _apply_statements(excluded, statements)
+        self.excluded = {p for p in excluded if all(g in self.geometries for g in p)}
 
     def is_anchored(self, gid: GeometryId) -> bool:
         return self.geometries[gid].frame == _WORLD_FRAME_ID
@@ -328,3 +402,16 @@ class GeometryState:
 
     def properties(self, gid: GeometryId, role: Role) -> GeometryProperties | None:
         return self._role_props(self.geometry(gid), role)
+
+
+def _apply_statements(excluded: set, statements: list) -> None:
+    """Apply (kind, ids_a, ids_b) exclusion statements to a set of excluded pairs in place."""
+    for kind, ida, idb in statements:
+        if kind in ("exclude_within", "allow_within"):
+            pairs = {frozenset((ida[a], ida[b])) for a in range(len(ida)) for b in range(a + 1, len(ida))}
+        else:
+            pairs = {frozenset((a, b)) for a in ida for b in idb if a != b}
+        if kind.startswith("exclude"):
+            excluded |= pairs
+        else:
+            excluded -= pairs

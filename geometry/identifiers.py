@@ -16,6 +16,11 @@ class GeometryLookupError(KeyError, RuntimeError):
         return str(self.args[0]) if self.args else ""
 
 
+class GeometryValueError(ValueError, RuntimeError):
+    """A bad geometry value (a color out of range, unusable mesh data ...): a ValueError for Python code and
+    the RuntimeError pydrake raises."""
+
+
 class _Identifier:
     """An opaque, hashable, totally ordered id; new ids come from ``get_new_id()`` only."""
 

@@ -20,7 +20,7 @@ import numpy as np
 from mallard.geometry.meshcat_animation import MeshcatAnimation, transform_matrix
 from mallard.geometry.meshcat_server import LOOPBACK_HOSTS, MeshcatServer, bind_first_free_port, viewer_dist_dir
 from mallard.geometry.meshcat_shapes import line_object, shape_to_object, triangle_mesh_object
-from mallard.geometry.meshes import TriangleSurfaceMesh
+from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 from mallard.geometry.rgba import Rgba
 from mallard.geometry.shapes import Shape
 

@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from mallard.geometry.meshcat_server import import_meshcat
-from mallard.geometry.meshes import TriangleSurfaceMesh
+from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 from mallard.geometry.rgba import Rgba
 from mallard.geometry.shapes import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh,
                                      MujocoPlane, Shape, Sphere)
@@ -261,7 +261,7 @@ def shape_to_object(shape: Shape, rgba: Rgba, use_file_materials: bool = True) -
             return _triangles(V, F, rgba)
         return _mesh_file_object(shape, rgba, use_file_materials)
     if isinstance(shape, TriangleSurfaceMesh):
-        return _triangles(shape.vertices(), shape.triangles(), rgba)
+        return _triangles(shape.vertex_array(), shape.element_array(), rgba)
     raise ValueError(f"Meshcat.SetObject: cannot draw a {type(shape).__name__}; supported shapes: "
                      f"{', '.join(SUPPORTED_SHAPES)}")
 

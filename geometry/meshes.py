@@ -1,4 +1,4 @@
-"""Mesh files: reading them with trimesh, convex hulls, and a small TriangleSurfaceMesh type."""
+"""Mesh files read with trimesh (the formats mallard has no reader of its own for), and convex hulls."""
 from __future__ import annotations
 
 import functools
@@ -6,7 +6,8 @@ import os
 
 import numpy as np
 
-_READABLE = (".obj", ".stl", ".gltf", ".glb", ".ply", ".off", ".dae", ".3mf")
+#: Extensions Mesh and Convex read: OBJ and VTK with mallard's readers, the others with trimesh.
+READABLE_EXTENSIONS = (".obj", ".vtk", ".stl", ".gltf", ".glb", ".ply", ".off", ".dae", ".3mf")
 
 
 def check_mesh_file(filename: str, who: str) -> str:
@@ -15,36 +16,10 @@ def check_mesh_file(filename: str, who: str) -> str:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{who}: mesh file not found: {path}")
     ext = os.path.splitext(path)[1].lower()
-    if ext not in _READABLE:
+    if ext not in READABLE_EXTENSIONS:
         raise ValueError(f"{who}: unsupported mesh file type '{ext}' for {path}; "
-                         f"supported: {', '.join(_READABLE)}")
+                         f"supported: {', '.join(READABLE_EXTENSIONS)}")
     return path
-
-
-class TriangleSurfaceMesh:
-    """A triangle surface mesh: vertices (n, 3) in m, triangles (m, 3) of vertex indices."""
-
-    def __init__(self, vertices, triangles):
-        self._v = np.asarray(vertices, dtype=float).reshape(-1, 3).copy()
-        self._t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3).copy()
-
-    def num_vertices(self) -> int:
-        return int(self._v.shape[0])
-
-    def num_triangles(self) -> int:
-        return int(self._t.shape[0])
-
-    def num_elements(self) -> int:
-        return self.num_triangles()
-
-    def vertices(self) -> np.ndarray:
-        return self._v.copy()
-
-    def triangles(self) -> np.ndarray:
-        return self._t.copy()
-
-    def vertex(self, i: int) -> np.ndarray:
-        return self._v[i].copy()
 
 
 @functools.lru_cache(maxsize=256)

@@ -15,6 +15,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from mallard.common.overloads import Overload, resolve
+from mallard.common.value import AbstractValue, Value
 from mallard.geometry.identifiers import GeometryLookupError
 
 _MISSING = object()
@@ -59,12 +61,16 @@ class GeometryProperties:
     def GetGroupNames(self) -> set[str]:
         return set(self._groups)
 
-    def GetPropertiesInGroup(self, group_name: str) -> dict[str, Any]:
-        """The properties of one group as a {name: value} dict (a copy)."""
+    def GetPropertiesInGroup(self, group_name: str) -> dict[str, AbstractValue]:
+        """The properties of one group as {name: AbstractValue} (pydrake's form; ``.get_value()`` gives each)."""
+        return {k: Value(v) for k, v in self._group(group_name).items()}
+
+    def _group(self, group_name: str) -> dict[str, Any]:
+        """The raw {name: value} table of one group (mallard's internal, unwrapped access)."""
         if group_name not in self._groups:
             raise GeometryLookupError(f"{type(self).__name__}: no group '{group_name}'; groups: "
                                       f"{sorted(self._groups)}")
-        return dict(self._groups[group_name])
+        return self._groups[group_name]
 
     def HasProperty(self, group_name: str, name: str) -> bool:
         return name in self._groups.get(group_name, {})
@@ -121,9 +127,31 @@ class GeometryProperties:
                     return False
         return True
 
+    def __str__(self) -> str:
+        """Drake's listing: '[group]' lines, each followed by '  name: type' lines (C++ type names)."""
+        lines = []
+        for g, props in self._groups.items():
+            lines.append(f"[{g}]")
+            lines.extend(f"  {k}: {_cpp_type_name(v)}" for k, v in props.items())
+        return "\n".join(lines)
+
     def __repr__(self) -> str:
         body = ", ".join(f"('{g}', '{k}'): {v!r}" for g, props in self._groups.items() for k, v in props.items())
         return f"{type(self).__name__}({{{body}}})"
+
+
+def _cpp_type_name(value: Any) -> str:
+    """The C++ type Drake reports for a stored value (pydrake stores other Python objects as Object)."""
+    if isinstance(value, HydroelasticType):
+        return "drake::geometry::internal::HydroelasticType"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "std::string"
+    names = {"CoulombFriction": "drake::multibody::CoulombFriction<double>", "Rgba": "drake::geometry::Rgba"}
+    return names.get(type(value).__name__, "drake::pydrake::Object")
 
 
 def _same_kind(a, b) -> bool:
@@ -216,12 +244,15 @@ def CalcContactFrictionFromSurfaceProperties(surface_properties1: CoulombFrictio
                            comb(surface_properties1.dynamic_friction(), surface_properties2.dynamic_friction()))
 
 
-def AddContactMaterial(dissipation: float | None = None, point_stiffness: float | None = None,
-                       friction: CoulombFriction | None = None,
-                       properties: ProximityProperties | None = None) -> ProximityProperties:
-    """Add Drake point-contact material properties to ``properties`` (group "material"):
-    hunt_crossley_dissipation (s/m, >= 0), point_contact_stiffness (N/m, > 0), coulomb_friction.
-    Returns ``properties`` (a new ProximityProperties if None was given)."""
+def AddContactMaterial(*args, **kwargs) -> ProximityProperties:
+    """Add Drake point-contact material properties (group "material"): hunt_crossley_dissipation (s/m, >= 0),
+    point_contact_stiffness (N/m, > 0), coulomb_friction. Either of pydrake's forms:
+    AddContactMaterial(dissipation, point_stiffness, friction, properties) or
+    AddContactMaterial(properties, dissipation=None, point_stiffness=None, friction=None). Returns
+    ``properties`` (mallard also accepts no properties and returns a new ProximityProperties)."""
+    _, a = resolve("AddContactMaterial", _MATERIAL_OVERLOADS, args, kwargs)
+    dissipation, point_stiffness, friction = a["dissipation"], a["point_stiffness"], a["friction"]
+    properties = a["properties"]
     if properties is None:
         properties = ProximityProperties()
     if not isinstance(properties, ProximityProperties):
@@ -239,6 +270,74 @@ def AddContactMaterial(dissipation: float | None = None, point_stiffness: float 
             raise ValueError(f"AddContactMaterial: friction must be a CoulombFriction; given {type(friction).__name__}")
         properties.AddProperty("material", "coulomb_friction", friction)
     return properties
+
+
+_NUMBER = (int, float, np.floating, np.integer)
+_MATERIAL_OVERLOADS = (
+    Overload(("dissipation", _NUMBER, None), ("point_stiffness", _NUMBER, None), ("friction", CoulombFriction, None),
+             ("properties", ProximityProperties, None)),
+    Overload(("properties", ProximityProperties), ("dissipation", _NUMBER, None), ("point_stiffness", _NUMBER, None),
+             ("friction", CoulombFriction, None)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Hydroelastic contact properties (group "hydroelastic"), written exactly as Drake's proximity_properties.cc.
+
+HYDRO_GROUP = "hydroelastic"
+
+
+class HydroelasticType(str, enum.Enum):
+    """The value of ("hydroelastic", "compliance_type") (Drake's internal::HydroelasticType); a str enum, so
+    it compares equal to the names "undefined", "rigid", "compliant" that the parsers write."""
+
+    kUndefined = "undefined"
+    kRigid = "rigid"
+    kCompliant = "compliant"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _add_hydro(properties: ProximityProperties, name: str, value, who: str) -> None:
+    if not isinstance(properties, ProximityProperties):
+        raise TypeError(f"{who} needs ProximityProperties; given {type(properties).__name__}")
+    properties.AddProperty(HYDRO_GROUP, name, value)
+
+
+def _add_compliant(hydroelastic_modulus: float, properties: ProximityProperties, who: str) -> None:
+    if not hydroelastic_modulus > 0:
+        raise RuntimeError(f"The hydroelastic modulus must be positive; given {hydroelastic_modulus}")
+    _add_hydro(properties, "hydroelastic_modulus", float(hydroelastic_modulus), who)
+    _add_hydro(properties, "compliance_type", HydroelasticType.kCompliant, who)
+
+
+def AddRigidHydroelasticProperties(*args, **kwargs) -> None:
+    """AddRigidHydroelasticProperties([resolution_hint,] properties): mark the geometry rigid for hydroelastic
+    contact ("hydroelastic" group: compliance_type, and resolution_hint [m] when given)."""
+    k, a = resolve("AddRigidHydroelasticProperties", _RIGID_OVERLOADS, args, kwargs)
+    if k == 0:
+        _add_hydro(a["properties"], "resolution_hint", float(a["resolution_hint"]), "AddRigidHydroelasticProperties")
+    _add_hydro(a["properties"], "compliance_type", HydroelasticType.kRigid, "AddRigidHydroelasticProperties")
+
+
+_RIGID_OVERLOADS = (Overload(("resolution_hint", _NUMBER), ("properties", ProximityProperties)),
+                    Overload(("properties", ProximityProperties)))
+
+
+def AddCompliantHydroelasticProperties(resolution_hint: float, hydroelastic_modulus: float,
+                                       properties: ProximityProperties) -> None:
+    """Mark the geometry compliant for hydroelastic contact: resolution_hint [m], hydroelastic_modulus [Pa]
+    (> 0) and compliance_type in the "hydroelastic" group."""
+    _add_hydro(properties, "resolution_hint", float(resolution_hint), "AddCompliantHydroelasticProperties")
+    _add_compliant(hydroelastic_modulus, properties, "AddCompliantHydroelasticProperties")
+
+
+def AddCompliantHydroelasticPropertiesForHalfSpace(slab_thickness: float, hydroelastic_modulus: float,
+                                                   properties: ProximityProperties) -> None:
+    """Mark a half space compliant for hydroelastic contact: slab_thickness [m], hydroelastic_modulus [Pa]
+    (> 0) and compliance_type in the "hydroelastic" group."""
+    _add_hydro(properties, "slab_thickness", float(slab_thickness), "AddCompliantHydroelasticPropertiesForHalfSpace")
+    _add_compliant(hydroelastic_modulus, properties, "AddCompliantHydroelasticPropertiesForHalfSpace")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -310,7 +409,7 @@ def GetMujocoContactParameters(properties: GeometryProperties | None) -> MujocoC
     """The MuJoCo contact parameters in ``properties`` with MuJoCo's defaults for missing ones."""
     if properties is None or not properties.HasGroup(MUJOCO_GROUP):
         return _MJ_DEFAULTS
-    given = properties.GetPropertiesInGroup(MUJOCO_GROUP)
+    given = properties._group(MUJOCO_GROUP)
     vals = {}
     for name in MujocoContactParameters.__dataclass_fields__:
         if name in given:

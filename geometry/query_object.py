@@ -10,11 +10,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry._poses import make_transform
+from mallard.geometry.bounding_box import Aabb, Obb
 from mallard.geometry.collision.engine import mujoco_contact_frame
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError
-from mallard.geometry.query_results import (ContactPointSet, PenetrationAsPointPair, SignedDistancePair,
-                                            SignedDistanceToPoint, SortedPair)
+from mallard.geometry.query_results import (ContactPointSet, HydroelasticContactRepresentation,
+                                            PenetrationAsPointPair, SignedDistancePair, SignedDistanceToPoint,
+                                            SortedPair)
 from mallard.geometry.scene_graph_inspector import SceneGraphInspector
 
 
@@ -71,8 +74,12 @@ class QueryObject:
         return SceneGraphInspector(self._sg._state(self._context))
 
     # ----- poses -------------------------------------------------------------------------------------
-    def GetPoseInWorld(self, id):
-        """X_WF of a frame or X_WG of a geometry, as a RigidTransform."""
+    def GetPoseInWorld(self, id=None, *, frame_id: FrameId | None = None, geometry_id: GeometryId | None = None):
+        """X_WF of a frame or X_WG of a geometry (``id``, or frame_id= / geometry_id=), as a RigidTransform."""
+        given = [x for x in (id, frame_id, geometry_id) if x is not None]
+        if len(given) != 1:
+            raise TypeError("QueryObject.GetPoseInWorld: pass exactly one id (positionally, frame_id= or geometry_id=)")
+        id = given[0]
         P = self._poses()
         c = P.compiled
         if isinstance(id, FrameId):
@@ -234,3 +241,76 @@ class QueryObject:
                 p_GN = R[g].T @ (rows[k, 1:4] - p[g])
                 out.append(SignedDistanceToPoint(c.proximity_ids[g], p_GN, float(rows[k, 0]), rows[k, 4:7].copy()))
         return out
+
+    # ----- bounding boxes ----------------------------------------------------------------------------
+    def ComputeAabbInWorld(self, geometry_id: GeometryId) -> Aabb | None:
+        """As Drake, only deformable geometries have a world Aabb; mallard has none, so this is None for every
+        registered geometry (RuntimeError for an unknown id)."""
+        self._check()
+        self._sg._state(self._context).geometry(geometry_id)
+        return None
+
+    def ComputeObbInWorld(self, geometry_id: GeometryId) -> Obb | None:
+        """The geometry's oriented bounding box posed in World (None for a half space)."""
+        obb = self.inspector().GetObbInGeometryFrame(geometry_id)
+        if obb is None:
+            return None
+        return Obb(self.GetPoseInWorld(geometry_id) @ obb.pose(), obb.half_width())
+
+    def GetConfigurationsInWorld(self, deformable_geometry_id: GeometryId) -> np.ndarray:
+        """Vertex positions of a deformable geometry; mallard has no deformable geometries, so every id is
+        rejected with a RuntimeError."""
+        self._check()
+        name = self._sg._state(self._context).geometry(deformable_geometry_id).name
+        raise RuntimeError(f"GetConfigurationsInWorld: geometry '{name}' is not deformable (mallard has no deformable "
+                           "geometries)")
+
+    # ----- hydroelastic contact ----------------------------------------------------------------------
+    def _hydro_pairs(self, who: str, fallback: bool):
+        """The penetrating pairs split into (pairs that need a contact surface, point-contact fallbacks).
+        A pair needs a surface when both geometries have a hydroelastic representation and one is compliant."""
+        st = self._sg._state(self._context)
+        surfaces, points = [], []
+        for pair in self.ComputePointPairPenetration():
+            kinds = [_compliance(st.geometry(g).proximity) for g in (pair.id_A, pair.id_B)]
+            if "undefined" not in kinds and "compliant" in kinds:
+                surfaces.append(pair)
+            elif fallback:
+                points.append(pair)
+            else:
+                names = [f"'{st.geometries[g].name}' ({k})" for g, k in zip((pair.id_A, pair.id_B), kinds)]
+                why = "two rigid geometries" if kinds == ["rigid", "rigid"] else \
+                    "a geometry without a hydroelastic representation"
+                raise RuntimeError(f"{who}: the penetrating pair {names[0]} and {names[1]} involves {why}; "
+                                   "hydroelastic contact needs a compliant geometry and a rigid or compliant one "
+                                   "(use ComputeContactSurfacesWithFallback for point contact in that case)")
+        if surfaces:
+            names = ", ".join(f"('{st.geometries[p.id_A].name}', '{st.geometries[p.id_B].name}')" for p in surfaces)
+            raise RuntimeError(f"{who}: {len(surfaces)} penetrating pair(s) need a hydroelastic contact surface "
+                               f"({names}), and mallard does not compute hydroelastic contact surfaces yet; remove "
+                               "the hydroelastic properties or use point contact")
+        return points
+
+    def ComputeContactSurfaces(self, representation: HydroelasticContactRepresentation) -> list:
+        """The hydroelastic contact surfaces of the penetrating pairs. Empty when no pair penetrates; a pair
+        that lacks a hydroelastic representation, or one that has it (mallard does not compute hydroelastic
+        surfaces yet), raises RuntimeError."""
+        HydroelasticContactRepresentation(representation)
+        self._hydro_pairs("ComputeContactSurfaces", fallback=False)
+        return []
+
+    def ComputeContactSurfacesWithFallback(self, representation: HydroelasticContactRepresentation):
+        """(surfaces, point pairs): contact surfaces for the hydroelastic pairs (mallard raises RuntimeError
+        when there are any, it does not compute them yet), point contact for the other penetrating pairs."""
+        HydroelasticContactRepresentation(representation)
+        return [], self._hydro_pairs("ComputeContactSurfacesWithFallback", fallback=True)
+
+
+def _compliance(props) -> str:
+    """The geometry's hydroelastic compliance type: 'undefined', 'rigid' or 'compliant'."""
+    if props is None:
+        return "undefined"
+    return str(props.GetPropertyOrDefault("hydroelastic", "compliance_type", "undefined"))
+
+
+QueryObject_ = ScalarTemplate("QueryObject_", QueryObject)

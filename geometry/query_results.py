@@ -2,11 +2,24 @@
 SignedDistanceToPoint, SortedPair, and ContactPointSet (mallard: MuJoCo-style multi-point contacts)."""
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.identifiers import GeometryId
+
+
+def _zeros3() -> np.ndarray:
+    return np.zeros(3)
+
+
+class HydroelasticContactRepresentation(enum.IntEnum):
+    """How a hydroelastic contact surface is meshed: triangles or polygons."""
+
+    kTriangle = 0
+    kPolygon = 1
 
 
 @dataclass
@@ -15,12 +28,12 @@ class PenetrationAsPointPair:
     B's point deepest inside A (both in World, m), nhat_BA_W the unit normal pointing from B into A,
     depth = |p_WCa - p_WCb| projected on the normal (> 0)."""
 
-    id_A: GeometryId
-    id_B: GeometryId
-    p_WCa: np.ndarray
-    p_WCb: np.ndarray
-    nhat_BA_W: np.ndarray
-    depth: float
+    id_A: GeometryId = field(default_factory=GeometryId)
+    id_B: GeometryId = field(default_factory=GeometryId)
+    p_WCa: np.ndarray = field(default_factory=_zeros3)
+    p_WCb: np.ndarray = field(default_factory=_zeros3)
+    nhat_BA_W: np.ndarray = field(default_factory=_zeros3)
+    depth: float = -1.0
 
 
 @dataclass
@@ -29,12 +42,12 @@ class SignedDistancePair:
     p_BCb (on B, in B's frame), distance (m, < 0 when overlapping), nhat_BA_W the unit direction from
     B to A along which the distance grows fastest."""
 
-    id_A: GeometryId
-    id_B: GeometryId
-    p_ACa: np.ndarray
-    p_BCb: np.ndarray
-    distance: float
-    nhat_BA_W: np.ndarray
+    id_A: GeometryId = field(default_factory=GeometryId)
+    id_B: GeometryId = field(default_factory=GeometryId)
+    p_ACa: np.ndarray = field(default_factory=_zeros3)
+    p_BCb: np.ndarray = field(default_factory=_zeros3)
+    distance: float = 0.0
+    nhat_BA_W: np.ndarray = field(default_factory=_zeros3)
 
 
 @dataclass
@@ -42,10 +55,10 @@ class SignedDistanceToPoint:
     """Signed distance from a query point Q to geometry G: p_GN the nearest point on G's surface
     (in G's frame), distance (m, < 0 inside), grad_W the gradient of the distance w.r.t. Q in World."""
 
-    id_G: GeometryId
-    p_GN: np.ndarray
-    distance: float
-    grad_W: np.ndarray
+    id_G: GeometryId = field(default_factory=GeometryId)
+    p_GN: np.ndarray = field(default_factory=_zeros3)
+    distance: float = 0.0
+    grad_W: np.ndarray = field(default_factory=_zeros3)
 
 
 class SortedPair(tuple):
@@ -98,3 +111,8 @@ class ContactPointSet:
     def normal_W(self) -> np.ndarray:
         """Unit normals (K, 3) from geom1 to geom2."""
         return self.frame_W[:, 0, :].copy()
+
+
+PenetrationAsPointPair_ = ScalarTemplate("PenetrationAsPointPair_", PenetrationAsPointPair)
+SignedDistancePair_ = ScalarTemplate("SignedDistancePair_", SignedDistancePair)
+SignedDistanceToPoint_ = ScalarTemplate("SignedDistanceToPoint_", SignedDistanceToPoint)

@@ -7,12 +7,19 @@ from a copy of it (``model_inspector()`` shows the model, ``QueryObject.inspecto
 """
 from __future__ import annotations
 
+import copy
+
+from mallard.common.overloads import Overload, resolve
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.collision_filter import CollisionFilterManager
 from mallard.geometry.frame_pose_vector import FramePoseVector
 from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
 from mallard.geometry.geometry_state import GeometryState, world_frame_id
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
-from mallard.geometry.properties import Role
+from mallard.geometry.properties import (IllustrationProperties, PerceptionProperties, ProximityProperties, Role,
+                                         RoleAssign)
+from mallard.geometry.scene_graph_config import SceneGraphConfig
+from mallard.geometry.shapes import Shape
 from mallard.geometry.query_object import QueryObject
 from mallard.geometry.scene_graph_inspector import SceneGraphInspector
 from mallard.geometry._poses import as_Rp
@@ -32,9 +39,11 @@ class _Poses:
 class SceneGraph(LeafSystem):
     """Geometry registration, poses and proximity queries as a System."""
 
-    def __init__(self, config=None):
+    def __init__(self, config: SceneGraphConfig | None = None):
         super().__init__()
-        self._config = config
+        self._config = SceneGraphConfig()
+        if config is not None:
+            self.set_config(config)
         self._model = GeometryState()
         self._source_ports: dict[SourceId, int] = {}
         self._state_index = int(self.DeclareAbstractParameter(Value(self._model)))
@@ -45,11 +54,16 @@ class SceneGraph(LeafSystem):
             prerequisites_of_calc={self.all_input_ports_ticket(), self.all_parameters_ticket()})
 
     # ----- config --------------------------------------------------------------------------------------
-    def get_config(self):
+    def get_config(self, context: Context | None = None) -> SceneGraphConfig:
+        """The SceneGraph's configuration (the object itself, as pydrake returns it)."""
         return self._config
 
-    def set_config(self, config) -> None:
-        self._config = config
+    def set_config(self, config: SceneGraphConfig) -> None:
+        """Replace the configuration (validated; RuntimeError for an invalid one)."""
+        if not isinstance(config, SceneGraphConfig):
+            raise TypeError(f"SceneGraph.set_config needs a SceneGraphConfig; given {type(config).__name__}")
+        config.ValidateOrThrow()
+        self._config = copy.deepcopy(config)
 
     # ----- ports ---------------------------------------------------------------------------------------
     def get_query_output_port(self):
@@ -123,6 +137,19 @@ class SceneGraph(LeafSystem):
         return poses
 
     # ----- registration ----------------------------------------------------------------------------------
+    def _split_context(self, who: str, args: tuple, kwargs: dict):
+        """(the GeometryState to edit: a context's or the model, the remaining args, kwargs)."""
+        if "context" in kwargs:
+            kwargs = dict(kwargs)
+            context = kwargs.pop("context")
+        elif args and isinstance(args[0], Context):
+            context, args = args[0], args[1:]
+        else:
+            return self._model, args, kwargs
+        if not isinstance(context, Context):
+            raise TypeError(f"SceneGraph.{who}: context must be a Context; given {type(context).__name__}")
+        return self._mutable_state(context), args, kwargs
+
     def RegisterSource(self, name: str = "") -> SourceId:
         """Register a geometry source; declares its ``<name>_pose`` input port. Names must be unique."""
         if not isinstance(name, str):
@@ -137,30 +164,23 @@ class SceneGraph(LeafSystem):
     def SourceIsRegistered(self, id: SourceId) -> bool:
         return id in self._model.sources
 
-    def RegisterFrame(self, source_id: SourceId, *args) -> FrameId:
-        """RegisterFrame(source_id, frame) on the world frame, or RegisterFrame(source_id, parent_id, frame)."""
-        if len(args) == 1:
-            parent, frame = world_frame_id(), args[0]
-        elif len(args) == 2:
-            parent, frame = args
-        else:
-            raise ValueError("RegisterFrame(source_id, [parent_id,] frame)")
-        if not isinstance(frame, GeometryFrame):
-            raise ValueError(f"RegisterFrame needs a GeometryFrame; given {type(frame).__name__}")
-        return self._model.register_frame(source_id, parent, frame)
+    _FRAME_OVERLOADS = (Overload(("source_id", SourceId), ("frame", GeometryFrame)),
+                        Overload(("source_id", SourceId), ("parent_id", FrameId), ("frame", GeometryFrame)))
 
-    def RegisterGeometry(self, *args) -> GeometryId:
+    def RegisterFrame(self, *args, **kwargs) -> FrameId:
+        """RegisterFrame(source_id, frame) on the world frame, or RegisterFrame(source_id, parent_id, frame)."""
+        _, a = resolve("SceneGraph.RegisterFrame", self._FRAME_OVERLOADS, args, kwargs)
+        return self._model.register_frame(a["source_id"], a.get("parent_id", world_frame_id()), a["frame"])
+
+    _GEOMETRY_OVERLOADS = (Overload(("source_id", SourceId), ("frame_id", FrameId),
+                                    ("geometry", GeometryInstance)),)
+
+    def RegisterGeometry(self, *args, **kwargs) -> GeometryId:
         """RegisterGeometry([context,] source_id, frame_id, geometry): attach a GeometryInstance to a frame
-        of the source; roles follow the properties set on the instance."""
-        state, rest, _ = self._target(args, "RegisterGeometry")
-        if len(rest) != 3:
-            raise ValueError("RegisterGeometry([context,] source_id, frame_id, geometry)")
-        source_id, frame_id, geometry = rest
-        if not isinstance(geometry, GeometryInstance):
-            raise ValueError(f"RegisterGeometry needs a GeometryInstance; given {type(geometry).__name__}")
-        if isinstance(frame_id, GeometryId):
-            raise ValueError("RegisterGeometry: attaching geometry to geometry is not supported; pass a FrameId")
-        return state.register_geometry(source_id, frame_id, geometry)
+        of the source (in the model, or only in ``context``); roles follow the properties set on it."""
+        state, args, kwargs = self._split_context("RegisterGeometry", args, kwargs)
+        _, a = resolve("SceneGraph.RegisterGeometry", self._GEOMETRY_OVERLOADS, args, kwargs)
+        return state.register_geometry(a["source_id"], a["frame_id"], a["geometry"])
 
     def RegisterAnchoredGeometry(self, source_id: SourceId, geometry: GeometryInstance) -> GeometryId:
         """Register a geometry fixed in the world frame."""
@@ -168,34 +188,49 @@ class SceneGraph(LeafSystem):
             raise ValueError(f"RegisterAnchoredGeometry needs a GeometryInstance; given {type(geometry).__name__}")
         return self._model.register_geometry(source_id, world_frame_id(), geometry)
 
-    def RemoveGeometry(self, *args) -> None:
-        """RemoveGeometry([context,] source_id, geometry_id)."""
-        state, rest, _ = self._target(args, "RemoveGeometry")
-        source_id, geometry_id = rest
-        state.remove_geometry(source_id, geometry_id)
+    _REMOVE_OVERLOADS = (Overload(("source_id", SourceId), ("geometry_id", GeometryId)),)
 
-    def AssignRole(self, *args) -> None:
+    def RemoveGeometry(self, *args, **kwargs) -> None:
+        """RemoveGeometry([context,] source_id, geometry_id)."""
+        state, args, kwargs = self._split_context("RemoveGeometry", args, kwargs)
+        _, a = resolve("SceneGraph.RemoveGeometry", self._REMOVE_OVERLOADS, args, kwargs)
+        state.remove_geometry(a["source_id"], a["geometry_id"])
+
+    _ROLE_OVERLOADS = (Overload(("source_id", SourceId), ("geometry_id", GeometryId),
+                                ("properties", (ProximityProperties, IllustrationProperties, PerceptionProperties)),
+                                ("assign", RoleAssign, RoleAssign.kNew)),)
+
+    def AssignRole(self, *args, **kwargs) -> None:
         """AssignRole([context,] source_id, geometry_id, properties, assign=RoleAssign.kNew): give a geometry
         the role of ``properties`` (Proximity/Illustration/PerceptionProperties)."""
-        state, rest, _ = self._target(args, "AssignRole")
-        if len(rest) not in (3, 4):
-            raise ValueError("AssignRole([context,] source_id, geometry_id, properties, assign=RoleAssign.kNew)")
-        state.assign_role(*rest)
+        state, args, kwargs = self._split_context("AssignRole", args, kwargs)
+        _, a = resolve("SceneGraph.AssignRole", self._ROLE_OVERLOADS, args, kwargs)
+        state.assign_role(a["source_id"], a["geometry_id"], a["properties"], a["assign"])
 
-    def RemoveRole(self, *args) -> int:
-        """RemoveRole([context,] source_id, geometry_id, role): returns how many roles were removed."""
-        state, rest, _ = self._target(args, "RemoveRole")
-        source_id, geometry_id, role = rest
-        return state.remove_role(source_id, geometry_id, Role(role))
+    _REMOVE_ROLE_OVERLOADS = (Overload(("source_id", SourceId), ("frame_id", FrameId), ("role", Role)),
+                              Overload(("source_id", SourceId), ("geometry_id", GeometryId), ("role", Role)))
 
-    def ChangeShape(self, *args) -> None:
-        """ChangeShape([context,] source_id, geometry_id, shape[, X_FG])."""
-        state, rest, _ = self._target(args, "ChangeShape")
-        source_id, geometry_id, shape = rest[:3]
+    def RemoveRole(self, *args, **kwargs) -> int:
+        """RemoveRole([context,] source_id, geometry_id or frame_id, role): the number of geometries whose role
+        was removed."""
+        state, args, kwargs = self._split_context("RemoveRole", args, kwargs)
+        k, a = resolve("SceneGraph.RemoveRole", self._REMOVE_ROLE_OVERLOADS, args, kwargs)
+        if k == 0:
+            return state.remove_frame_role(a["source_id"], a["frame_id"], Role(a["role"]))
+        return state.remove_role(a["source_id"], a["geometry_id"], Role(a["role"]))
+
+    _SHAPE_OVERLOADS = (Overload(("source_id", SourceId), ("geometry_id", GeometryId), ("shape", Shape),
+                                 ("X_FG", None, None)),)
+
+    def ChangeShape(self, *args, **kwargs) -> None:
+        """ChangeShape([context,] source_id, geometry_id, shape, X_FG=None): replace a geometry's shape (and its
+        pose in its frame when X_FG is given)."""
+        state, args, kwargs = self._split_context("ChangeShape", args, kwargs)
+        _, a = resolve("SceneGraph.ChangeShape", self._SHAPE_OVERLOADS, args, kwargs)
         R = p = None
-        if len(rest) > 3 and rest[3] is not None:
-            R, p = as_Rp(rest[3], "ChangeShape X_FG")
-        state.change_shape(source_id, geometry_id, shape, R, p)
+        if a["X_FG"] is not None:
+            R, p = as_Rp(a["X_FG"], "ChangeShape X_FG")
+        state.change_shape(a["source_id"], a["geometry_id"], a["shape"], R, p)
 
     def RenameFrame(self, frame_id: FrameId, name: str) -> None:
         self._model.rename_frame(frame_id, name)
@@ -216,9 +251,15 @@ class SceneGraph(LeafSystem):
     def world_frame_id() -> FrameId:
         return world_frame_id()
 
-    # ----- rendering is out of scope ---------------------------------------------------------------------
-    def RendererCount(self) -> int:
+    # ----- rendering: mallard has no render engines ---------------------------------------------------------
+    def RendererCount(self, context: Context | None = None) -> int:
+        """0: mallard has no render engines (cameras and rendering are out of its scope)."""
         return 0
 
-    def HasRenderer(self, name: str) -> bool:
+    def HasRenderer(self, *args, **kwargs) -> bool:
+        """HasRenderer([context,] name): always False, mallard has no render engines."""
+        self._split_context("HasRenderer", args, kwargs)
         return False
+
+
+SceneGraph_ = ScalarTemplate("SceneGraph_", SceneGraph)

@@ -2,11 +2,15 @@
 (pydrake.geometry). Get it from ``scene_graph.model_inspector()`` or ``query_object.inspector()``."""
 from __future__ import annotations
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry._poses import make_transform
+from mallard.geometry.bounding_box import Obb
 from mallard.geometry.collision_filter import GeometrySet
 from mallard.geometry.geometry_instance import GeometryInstance
-from mallard.geometry.geometry_state import GeometryState, world_frame_id
+from mallard.geometry.geometry_state import GeometryState, GeometryVersion, world_frame_id
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
+from mallard.geometry.mesh_shapes import Convex, Mesh
+from mallard.geometry.obb_maker import CalcObb, ObbFromPoints
 from mallard.geometry.properties import Role
 from mallard.geometry.query_results import SortedPair
 
@@ -70,8 +74,11 @@ class SceneGraphInspector:
     def SourceIsRegistered(self, source_id: SourceId) -> bool:
         return source_id in self._state.sources
 
-    def GetName(self, id) -> str:
-        """The name of a source, frame or geometry."""
+    def GetName(self, id=None, *, source_id: SourceId | None = None, frame_id: FrameId | None = None,
+                geometry_id: GeometryId | None = None) -> str:
+        """The name of a source, frame or geometry: GetName(id), or by keyword source_id=, frame_id=,
+        geometry_id=."""
+        id = _one_id("GetName", id, source_id=source_id, frame_id=frame_id, geometry_id=geometry_id)
         if isinstance(id, SourceId):
             return self._state.source(id)
         if isinstance(id, FrameId):
@@ -87,13 +94,19 @@ class SceneGraphInspector:
     def NumFramesForSource(self, source_id: SourceId) -> int:
         return len(self.FramesForSource(source_id))
 
-    def BelongsToSource(self, id, source_id: SourceId) -> bool:
+    def BelongsToSource(self, id=None, source_id: SourceId | None = None, *, frame_id: FrameId | None = None,
+                        geometry_id: GeometryId | None = None) -> bool:
+        """Whether the frame or geometry (``id``, or frame_id= / geometry_id=) belongs to ``source_id``."""
+        id = _one_id("BelongsToSource", id, frame_id=frame_id, geometry_id=geometry_id)
         self._state.source(source_id)
         if isinstance(id, FrameId):
             return self._state.frame(id).source == source_id
         return self._state.geometry(id).source == source_id
 
-    def GetOwningSourceName(self, id) -> str:
+    def GetOwningSourceName(self, id=None, *, frame_id: FrameId | None = None,
+                            geometry_id: GeometryId | None = None) -> str:
+        """The name of the source that registered the frame or geometry (``id``, frame_id= or geometry_id=)."""
+        id = _one_id("GetOwningSourceName", id, frame_id=frame_id, geometry_id=geometry_id)
         rec = self._state.frame(id) if isinstance(id, FrameId) else self._state.geometry(id)
         return self._state.sources[rec.source]
 
@@ -176,9 +189,39 @@ class SceneGraphInspector:
         return inst
 
     def GetConvexHull(self, geometry_id: GeometryId):
-        """The convex hull (TriangleSurfaceMesh) of a Mesh or Convex geometry, None for other shapes."""
+        """The convex hull (PolygonSurfaceMesh) of a Mesh or Convex geometry, None for other shapes."""
         shape = self._state.geometry(geometry_id).shape
-        return shape.GetConvexHull() if hasattr(shape, "GetConvexHull") else None
+        return shape.GetConvexHull() if isinstance(shape, (Mesh, Convex)) else None
 
-    def geometry_version(self) -> int:
-        return self._state.version
+    def GetObbInGeometryFrame(self, geometry_id: GeometryId) -> Obb | None:
+        """The oriented bounding box of the geometry in its frame G (fitted to all vertices of a Mesh),
+        None for a half space."""
+        shape = self._state.geometry(geometry_id).shape
+        if isinstance(shape, Mesh):
+            return ObbFromPoints(shape._mesh_arrays()[0])
+        return CalcObb(shape)
+
+    def geometry_version(self) -> GeometryVersion:
+        """The revision of the geometry data, per role."""
+        return self._state.geometry_version
+
+    # ----- deformable geometries: mallard has none ------------------------------------------------------
+    def NumDeformableGeometriesWithRole(self, role: Role) -> int:
+        """0: mallard has no deformable geometries."""
+        return 0
+
+    def GetAllDeformableGeometryIds(self) -> list[GeometryId]:
+        """[]: mallard has no deformable geometries."""
+        return []
+
+
+def _one_id(who: str, id, **named):
+    """The one id given positionally or by one of pydrake's keywords."""
+    given = [v for v in named.values() if v is not None]
+    if (id is not None) + len(given) != 1:
+        raise TypeError(f"SceneGraphInspector.{who}: pass exactly one id (positionally or as "
+                        f"{' / '.join(k + '=' for k in named)})")
+    return id if id is not None else given[0]
+
+
+SceneGraphInspector_ = ScalarTemplate("SceneGraphInspector_", SceneGraphInspector)

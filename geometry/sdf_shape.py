@@ -13,7 +13,7 @@ import numpy as np
 
 from mallard.geometry.collision.sdf_collide import SdfShape
 from mallard.geometry.collision.sdf_mesh import sdf_surface_mesh
-from mallard.geometry.meshes import TriangleSurfaceMesh
+from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 from mallard.geometry.shapes import Shape
 
 __all__ = ["SDF", "SignedDistanceField"]
@@ -42,7 +42,7 @@ class SignedDistanceField(Shape, TriangleSurfaceMesh):
                              f"({iterations}) >= 0")
         if vertices is None or triangles is None:
             vertices, triangles = sdf_surface_mesh(sdf, resolution=40)
-        TriangleSurfaceMesh.__init__(self, vertices, triangles)
+        TriangleSurfaceMesh.__init__(self, triangles=triangles, vertices=vertices)
         self._sdf = sdf
         self._initpoints = int(initpoints)
         self._iterations = int(iterations)
@@ -66,7 +66,7 @@ class SignedDistanceField(Shape, TriangleSurfaceMesh):
         if self._hull is None:
             from mallard.geometry.meshes import convex_hull
 
-            self._hull = np.ascontiguousarray(convex_hull(self.vertices(), f"SDF '{self._name}'")[0])
+            self._hull = np.ascontiguousarray(convex_hull(self.vertex_array(), f"SDF '{self._name}'")[0])
         return self._hull
 
     def _kernel_type(self) -> int:

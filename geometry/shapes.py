@@ -1,5 +1,5 @@
-"""Shapes (pydrake.geometry): Sphere, Box, Cylinder, Capsule, Ellipsoid, HalfSpace, Mesh, Convex,
-plus MuJoCo's plane (MujocoPlane) and height field (HeightField).
+"""Shapes (pydrake.geometry): Sphere, Box, Cylinder, Capsule, Ellipsoid, HalfSpace, MeshcatCone (Mesh and
+Convex are in mesh_shapes.py), plus MuJoCo's plane (MujocoPlane) and height field (HeightField).
 
 A shape is pure geometry in its own frame G; SceneGraph places it with a pose X_FG. Each shape
 also knows its collision-kernel type code and MuJoCo-style size vector (half extents), so the
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 from typing import Sequence
 
 import numpy as np
@@ -17,6 +16,38 @@ import numpy as np
 # Collision-kernel type codes; the order follows MuJoCo's mjtGeom so pair tables read the same.
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 TYPE_NAMES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh")
+
+
+def fmt_double(x: float) -> str:
+    """A float as Drake's fmt prints it: the shortest round-trip form, without a trailing '.0'."""
+    r = repr(float(x))
+    return r[:-2] if r.endswith(".0") else r
+
+
+def _measures(cls: str, args: tuple, kwargs: dict, names: tuple[str, ...], defaults: tuple = ()) -> list[float]:
+    """The dimensions of a primitive given by name (``names``, trailing ones may have ``defaults``) or as one
+    ``measures`` vector, as pydrake's two constructor overloads."""
+    if "measures" in kwargs or (len(args) == 1 and not kwargs and np.ndim(args[0]) == 1):
+        if len(args) + len(kwargs) != 1:
+            raise TypeError(f"{cls}(measures): pass the {len(names)} dimensions as one vector only")
+        m = np.asarray(kwargs.get("measures", args[0] if args else None), dtype=float).reshape(-1)
+        if m.size != len(names):
+            raise ValueError(f"{cls}(measures) needs {len(names)} values ({', '.join(names)}); given {m.size}")
+        return [float(v) for v in m]
+    if len(args) > len(names) or any(k not in names for k in kwargs):
+        raise TypeError(f"{cls}() takes ({', '.join(names)}) or (measures); given {len(args)} positional and "
+                        f"{sorted(kwargs)} keyword arguments")
+    values = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in values:
+            raise TypeError(f"{cls}() got multiple values for '{k}'")
+        values[k] = v
+    full = dict(zip(names[len(names) - len(defaults):], defaults))
+    full.update(values)
+    missing = [n for n in names if n not in full]
+    if missing:
+        raise TypeError(f"{cls}() missing {', '.join(missing)}")
+    return [full[n] for n in names]
 
 
 def _positive(shape_name: str, **values: float) -> None:
@@ -74,18 +105,21 @@ class Sphere(Shape):
         return (self._r,)
 
     def __repr__(self) -> str:
-        return f"Sphere(radius={self._r!r})"
+        return f"Sphere(radius={fmt_double(self._r)})"
+
+    def __getstate__(self):
+        return self._r
+
+    def __setstate__(self, state) -> None:
+        self._r = float(state)
 
 
 class Box(Shape):
     """An axis-aligned box centered at Go with full edge lengths width (x), depth (y), height (z), m."""
 
-    def __init__(self, width=None, depth: float | None = None, height: float | None = None):
-        if depth is None and height is None:
-            measures = np.asarray(width, dtype=float).reshape(-1)
-            if measures.size != 3:
-                raise ValueError(f"Box(measures) needs 3 values; given {measures.size}")
-            width, depth, height = measures
+    def __init__(self, *args, **kwargs):
+        """Box(width, depth, height) or Box(measures) with measures = [width, depth, height]."""
+        width, depth, height = _measures("Box", args, kwargs, ("width", "depth", "height"))
         _positive("Box", width=width, depth=depth, height=height)
         self._size = np.array([width, depth, height], dtype=float)
 
@@ -117,15 +151,23 @@ class Box(Shape):
         return tuple(self._size)
 
     def __repr__(self) -> str:
-        w, d, h = self._size
-        return f"Box(width={w!r}, depth={d!r}, height={h!r})"
+        w, d, h = (fmt_double(x) for x in self._size)
+        return f"Box(width={w}, depth={d}, height={h})"
+
+    def __getstate__(self):
+        return tuple(float(x) for x in self._size)
+
+    def __setstate__(self, state) -> None:
+        self._size = np.array(state, dtype=float)
 
 
 class _RadiusLengthShape(Shape):
     """A shape of revolution about Gz, centered at Go, given by a radius and a length (m)."""
     _code = -1
 
-    def __init__(self, radius: float, length: float):
+    def __init__(self, *args, **kwargs):
+        """(radius, length) or (measures) with measures = [radius, length]."""
+        radius, length = _measures(type(self).__name__, args, kwargs, ("radius", "length"))
         _positive(type(self).__name__, radius=radius, length=length)
         self._r, self._l = float(radius), float(length)
 
@@ -145,7 +187,13 @@ class _RadiusLengthShape(Shape):
         return (self._r, self._l)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(radius={self._r!r}, length={self._l!r})"
+        return f"{type(self).__name__}(radius={fmt_double(self._r)}, length={fmt_double(self._l)})"
+
+    def __getstate__(self):
+        return (self._r, self._l)
+
+    def __setstate__(self, state) -> None:
+        self._r, self._l = (float(x) for x in state)
 
 
 class Cylinder(_RadiusLengthShape):
@@ -161,7 +209,9 @@ class Capsule(_RadiusLengthShape):
 class Ellipsoid(Shape):
     """An ellipsoid centered at Go with semi-axes a, b, c (m) along Gx, Gy, Gz."""
 
-    def __init__(self, a: float, b: float, c: float):
+    def __init__(self, *args, **kwargs):
+        """Ellipsoid(a, b, c) or Ellipsoid(measures) with measures = [a, b, c]."""
+        a, b, c = _measures("Ellipsoid", args, kwargs, ("a", "b", "c"))
         _positive("Ellipsoid", a=a, b=b, c=c)
         self._abc = np.array([a, b, c], dtype=float)
 
@@ -184,8 +234,47 @@ class Ellipsoid(Shape):
         return tuple(self._abc)
 
     def __repr__(self) -> str:
-        a, b, c = self._abc
-        return f"Ellipsoid(a={a!r}, b={b!r}, c={c!r})"
+        a, b, c = (fmt_double(x) for x in self._abc)
+        return f"Ellipsoid(a={a}, b={b}, c={c})"
+
+    def __getstate__(self):
+        return tuple(float(x) for x in self._abc)
+
+    def __setstate__(self, state) -> None:
+        self._abc = np.array(state, dtype=float)
+
+
+class MeshcatCone(Shape):
+    """A cone for drawing in Meshcat (pydrake.geometry.MeshcatCone): apex at Go, opening along +Gz to an
+    elliptical base of semi-axes a (x) and b (y) at z = height [m]. It has no collision representation."""
+
+    def __init__(self, *args, **kwargs):
+        """MeshcatCone(height, a=1.0, b=1.0) or MeshcatCone(measures) with measures = [height, a, b]."""
+        height, a, b = _measures("MeshcatCone", args, kwargs, ("height", "a", "b"), (1.0, 1.0))
+        _positive("MeshcatCone", height=height, a=a, b=b)
+        self._hab = np.array([height, a, b], dtype=float)
+
+    def height(self) -> float:
+        return float(self._hab[0])
+
+    def a(self) -> float:
+        return float(self._hab[1])
+
+    def b(self) -> float:
+        return float(self._hab[2])
+
+    def _key(self):
+        return tuple(self._hab)
+
+    def __repr__(self) -> str:
+        h, a, b = (fmt_double(x) for x in self._hab)
+        return f"MeshcatCone(height={h}, a={a}, b={b})"
+
+    def __getstate__(self):
+        return tuple(float(x) for x in self._hab)
+
+    def __setstate__(self, state) -> None:
+        self._hab = np.array(state, dtype=float)
 
 
 class HalfSpace(Shape):
@@ -294,234 +383,6 @@ class HeightField(Shape):
         return f"HeightField({self.nrow()}x{self.ncol()}, size={self._size.tolist()})"
 
 
-def _scale3(scale, scale3, cls: str) -> np.ndarray:
-    if scale3 is not None:
-        s = np.asarray(scale3, dtype=float).reshape(-1)
-        if s.size != 3:
-            raise ValueError(f"{cls} scale3 needs 3 values; given {s.size}")
-    else:
-        s = np.full(3, float(scale))
-    if not np.all(np.isfinite(s)) or np.any(np.abs(s) < 1e-8):
-        raise ValueError(f"{cls} scale must be finite and non-zero (|scale| >= 1e-8); given {s.tolist()}")
-    return s
-
-
-class MemoryFile:
-    """A file's contents held in memory (pydrake.common.MemoryFile): ``contents`` (text or bytes), its
-    ``extension`` with the dot (e.g. '.obj') and a ``filename_hint`` used in messages."""
-
-    def __init__(self, contents, extension: str, filename_hint: str):
-        ext = str(extension).lower()
-        if not ext.startswith(".") or len(ext) < 2:
-            raise ValueError(f"MemoryFile: the extension must start with a dot (e.g. '.obj'); given {extension!r}")
-        self._contents = contents.encode() if isinstance(contents, str) else bytes(contents)
-        self._ext = ext
-        self._hint = str(filename_hint)
-
-    def contents(self) -> bytes:
-        return self._contents
-
-    def extension(self) -> str:
-        return self._ext
-
-    def filename_hint(self) -> str:
-        return self._hint
-
-    def __repr__(self) -> str:
-        return f"MemoryFile(filename_hint={self._hint!r}, extension={self._ext!r}, {len(self._contents)} bytes)"
-
-
-class InMemoryMesh:
-    """A mesh file held in memory (pydrake.geometry.InMemoryMesh): its ``mesh_file`` (a MemoryFile)."""
-
-    def __init__(self, mesh_file: MemoryFile):
-        if not isinstance(mesh_file, MemoryFile):
-            raise ValueError(f"InMemoryMesh needs a MemoryFile; given {type(mesh_file).__name__}")
-        self._file = mesh_file
-
-    def mesh_file(self) -> MemoryFile:
-        return self._file
-
-
-def _parse_memory_mesh(f: MemoryFile) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices (n, 3), triangles (m, 3)) of an in-memory mesh: OBJ 'v' / 'f' records (polygons as fans),
-    other formats through trimesh."""
-    if f.extension() == ".obj":
-        V, F = [], []
-        for line in f.contents().decode(errors="replace").splitlines():
-            tok = line.split()
-            if not tok:
-                continue
-            if tok[0] == "v":
-                V.append([float(x) for x in tok[1:4]])
-            elif tok[0] == "f":
-                idx = [int(t.split("/")[0]) for t in tok[1:]]
-                idx = [i - 1 if i > 0 else len(V) + i for i in idx]
-                F += [[idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1)]
-        v, t = np.asarray(V, float).reshape(-1, 3), np.asarray(F, np.int64).reshape(-1, 3)
-    else:
-        import io
-        import trimesh
-
-        try:
-            m = trimesh.load(io.BytesIO(f.contents()), file_type=f.extension()[1:], force="mesh", process=False)
-        except Exception as exc:  # trimesh raises many types for corrupt data
-            raise ValueError(f"Mesh: cannot read in-memory mesh '{f.filename_hint()}': {exc}") from None
-        v, t = np.asarray(m.vertices, float), np.asarray(m.faces, np.int64)
-    if len(v) == 0 or len(t) == 0 or t.min() < 0 or t.max() >= len(v) or not np.all(np.isfinite(v)):
-        raise ValueError(f"Mesh: in-memory mesh '{f.filename_hint()}' has no valid triangles")
-    return v, t
-
-
-class _MeshShape(Shape):
-    _memory = None  # (vertices, triangles) of an in-memory mesh (Mesh(InMemoryMesh)), else None
-
-    def __init__(self, filename, scale: float = 1.0, scale3=None):
-        if isinstance(filename, InMemoryMesh):
-            f = filename.mesh_file()
-            self._memory = _parse_memory_mesh(f)
-            self._filename = f.filename_hint()
-            self._scale = _scale3(scale, scale3, type(self).__name__)
-            self._ext = f.extension()
-            return
-        from mallard.geometry.meshes import check_mesh_file
-
-        self._filename = check_mesh_file(os.fspath(filename), type(self).__name__)
-        self._scale = _scale3(scale, scale3, type(self).__name__)
-
-    def filename(self) -> str:
-        """The absolute path of the mesh file."""
-        return self._filename
-
-    def source(self) -> str:
-        """The mesh source (its file path)."""
-        return self._filename
-
-    def extension(self) -> str:
-        """The lower-case file extension, with the dot (e.g. '.obj')."""
-        if self._memory is not None:
-            return self._ext
-        return os.path.splitext(self._filename)[1].lower()
-
-    def is_in_memory(self) -> bool:
-        """Whether the mesh data are held in memory rather than read from a file."""
-        return self._memory is not None
-
-    def scale(self) -> float:
-        """The uniform scale; raises if the scale is not uniform (use scale3())."""
-        if not np.all(self._scale == self._scale[0]):
-            raise ValueError(f"{type(self).__name__}.scale(): the scale {self._scale.tolist()} is not "
-                             "uniform; call scale3()")
-        return float(self._scale[0])
-
-    def scale3(self) -> np.ndarray:
-        return self._scale.copy()
-
-    def GetConvexHull(self):
-        """The convex hull of the (scaled) mesh as a TriangleSurfaceMesh."""
-        from mallard.geometry.meshes import convex_hull, TriangleSurfaceMesh
-
-        v, _ = self._mesh_arrays()
-        hv, hf = convex_hull(v, self._filename)
-        return TriangleSurfaceMesh(hv, hf)
-
-    def _mesh_arrays(self):
-        """(vertices (n, 3), triangles (m, 3)) of the scaled mesh in frame G."""
-        from mallard.geometry.meshes import load_mesh
-
-        if self._memory is not None:
-            return self._memory[0] * self._scale, self._memory[1].copy()
-        return load_mesh(self._filename, tuple(self._scale))
-
-    def _hull_arrays(self):
-        """(vertices, triangles) of the convex hull of the scaled mesh in frame G."""
-        from mallard.geometry.meshes import convex_hull
-
-        v, _ = self._mesh_arrays()
-        return convex_hull(v, self._filename)
-
-    def _kernel_type(self) -> int:
-        return MESH
-
-    def _key(self):
-        if self._memory is not None:
-            return (self._filename, self._memory[0].tobytes(), self._memory[1].tobytes(), tuple(self._scale))
-        return (self._filename, tuple(self._scale))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(filename={self._filename!r}, scale3={self._scale.tolist()})"
-
-
-class Mesh(_MeshShape):
-    """A triangle mesh read from a file (OBJ, STL, glTF/GLB, PLY ... whatever trimesh reads), or held in
-    memory: ``Mesh(InMemoryMesh(MemoryFile(obj_text, ".obj", "name")), scale=1.0)`` (pydrake's form).
-
-    As in Drake, proximity queries use its convex hull; ``scale`` (uniform) or ``scale3`` scale it.
-    """
-
-
-class Convex(_MeshShape):
-    """The convex hull of the vertices of a mesh file (OBJ, STL, glTF/GLB, PLY ...), or of points in memory.
-
-    ``Convex(filename, scale=1.0)`` / ``Convex(filename, scale3=...)`` read a file;
-    ``Convex(points, label, scale=1.0)`` / ``Convex(points, label, scale3=...)`` (pydrake's in-memory form)
-    take the points (3, n) [m] in the shape frame G directly, with ``label`` naming the shape in messages
-    (``filename()`` and ``source()`` return the label for such a shape; it has no file).
-    """
-
-    def __init__(self, *args, **kwargs):
-        if "points" in kwargs or (args and not isinstance(args[0], (str, bytes, os.PathLike, InMemoryMesh))):
-            self._InitFromPoints(*args, **kwargs)
-        else:
-            super().__init__(*args, **kwargs)
-            self._points = None
-
-    def _InitFromPoints(self, points, label: str, scale: float = 1.0, scale3=None) -> None:
-        label = str(label)
-        if "\n" in label:
-            raise ValueError(f"Convex: the label must be a single line; given {label!r}")
-        P = np.asarray(points, dtype=float)
-        if P.ndim != 2 or P.shape[0] != 3 or P.shape[1] < 4:
-            raise ValueError(f"Convex '{label}': points must be a (3, n) array with n >= 4; given shape "
-                             f"{P.shape}")
-        if not np.all(np.isfinite(P)):
-            raise ValueError(f"Convex '{label}': points must be finite")
-        self._points = np.ascontiguousarray(P.T)
-        self._points.setflags(write=False)
-        self._filename = label
-        self._scale = _scale3(scale, scale3, "Convex")
-
-    def is_in_memory(self) -> bool:
-        """Whether the shape was made from points or a mesh in memory rather than a mesh file."""
-        return self._points is not None or self._memory is not None
-
-    def extension(self) -> str:
-        return ".obj" if self._points is not None else super().extension()
-
-    def GetConvexHull(self):
-        if self._points is None:
-            return super().GetConvexHull()
-        from mallard.geometry.meshes import TriangleSurfaceMesh
-        return TriangleSurfaceMesh(*self._hull_arrays())
-
-    def _mesh_arrays(self):
-        if self._points is None:
-            return super()._mesh_arrays()
-        from mallard.geometry.meshes import convex_hull
-        return convex_hull(self._points * self._scale, self._filename)
-
-    def _key(self):
-        if self._points is None:
-            return super()._key()
-        return (self._filename, self._points.tobytes(), tuple(self._scale))
-
-    def __repr__(self) -> str:
-        if self._points is None:
-            return super().__repr__()
-        return f"Convex(points=<{self._points.shape[0]} points>, label={self._filename!r}, " \
-               f"scale3={self._scale.tolist()})"
-
-
 def CalcHalfSpaceRotation(Hz_dir_F) -> np.ndarray:
     """R_FC (3x3) of a half space whose outward normal is ``Hz_dir_F`` (in F), as Drake's
     HalfSpace::MakePose and SDFormat plane reader choose it: Cz is the unit normal, Cx = Cz × e
@@ -537,3 +398,7 @@ def CalcHalfSpaceRotation(Hz_dir_F) -> np.ndarray:
     x = np.cross(z, e)
     x /= np.linalg.norm(x)
     return np.column_stack([x, np.cross(z, x), z])
+
+
+# Mesh and Convex live in mesh_shapes.py (they need the mesh readers); importable from here as before.
+from mallard.geometry.mesh_shapes import Convex, InMemoryMesh, MemoryFile, Mesh  # noqa: E402,F401

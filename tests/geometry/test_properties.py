@@ -25,7 +25,7 @@ def test_property_table_api():
         p.GetProperty("material", "x")
     with pytest.raises(RuntimeError, match="no group 'nogroup'"):
         p.GetProperty("nogroup", "x")
-    assert p.GetPropertiesInGroup("material") == {"k": 3.0}
+    assert {k: v.get_value() for k, v in p.GetPropertiesInGroup("material").items()} == {"k": 3.0}
     assert p.RemoveProperty("material", "k") and not p.RemoveProperty("material", "k")
     q = ProximityProperties(p)
     assert q == p and q is not p

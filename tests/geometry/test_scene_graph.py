@@ -158,7 +158,7 @@ def test_bad_registration_input():
     other = sg.RegisterSource("other")
     with pytest.raises(RuntimeError, match="does not belong to source 'other'"):
         sg.RegisterGeometry(other, f, _instance(RigidTransform(), Sphere(1), "h"))
-    with pytest.raises(ValueError, match="GeometryInstance"):
+    with pytest.raises(TypeError, match="geometry: GeometryInstance"):  # pydrake: incompatible arguments
         sg.RegisterGeometry(s, f, Sphere(1))
     with pytest.raises(KeyError, match="not registered"):
         sg.get_source_pose_port(SourceId.get_new_id())

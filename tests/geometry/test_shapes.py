@@ -126,9 +126,13 @@ def test_mesh_files_load_with_trimesh(models_dir, tmp_path):
 
 
 def test_mesh_file_errors(tmp_path):
+    # As in Drake, a Mesh is made without reading its file; using the data raises, naming the file.
     missing = tmp_path / "nope.obj"
+    m = Mesh(str(missing))
     with pytest.raises(FileNotFoundError, match="nope.obj"):
-        Mesh(str(missing))
+        m._mesh_arrays()
+    with pytest.raises(RuntimeError, match="cannot read the file"):  # pydrake's exception type
+        m.GetConvexHull()
     bad = tmp_path / "broken.obj"
     bad.write_text("this is not an obj file\nv 1 2\n")
     m = Convex(str(bad))
@@ -137,7 +141,9 @@ def test_mesh_file_errors(tmp_path):
     weird = tmp_path / "model.xyz"
     weird.write_text("1 2 3")
     with pytest.raises(ValueError, match="unsupported mesh file type"):
-        Mesh(str(weird))
+        Mesh(str(weird))._mesh_arrays()
+    with pytest.raises(RuntimeError, match="MakeConvexHull only applies to"):
+        Mesh(str(weird)).GetConvexHull()
     with pytest.raises(ValueError, match="scale"):
         Mesh(str(bad), scale=0.0)
 

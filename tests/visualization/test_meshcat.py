@@ -227,7 +227,7 @@ def test_bad_objects_raise_clear_errors(meshcat, tmp_path):
         meshcat.SetObject("t", Sphere(1.0), (1, 0, 0, 1))
     missing = tmp_path / "gone.obj"
     with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
-        Mesh(str(missing))
+        meshcat.SetObject("m", Mesh(str(missing)))  # a Mesh reads its file when used, as in Drake
     missing.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n")
     mesh = Mesh(str(missing))
     missing.unlink()

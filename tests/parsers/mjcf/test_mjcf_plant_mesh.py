@@ -247,10 +247,10 @@ def test_in_memory_mesh_shapes():
     assert f.shape == (4, 3) and mesh.GetConvexHull().num_vertices() == 4
     assert mesh == Mesh(InMemoryMesh(MemoryFile(obj, ".obj", "tet")), scale=2.0)
     assert Convex(InMemoryMesh(MemoryFile(obj, ".obj", "tet"))).is_in_memory()
-    with pytest.raises(ValueError, match="extension must start with a dot"):
+    with pytest.raises(ValueError, match="invalid extension"):
         MemoryFile(obj, "obj", "tet")
-    with pytest.raises(ValueError, match="no valid triangles"):
-        Mesh(InMemoryMesh(MemoryFile("v 0 0 0\nf 1 2 3\n", ".obj", "broken")))
+    with pytest.raises(ValueError, match="a face needs >= 3 vertices that exist"):  # read when first used
+        Mesh(InMemoryMesh(MemoryFile("v 0 0 0\nf 1 2 3\n", ".obj", "broken")))._mesh_arrays()
     with pytest.raises(ValueError, match="needs a MemoryFile"):
         InMemoryMesh(obj)
 
@@ -262,10 +262,10 @@ def test_in_memory_convex_validates_its_points():
         Convex(np.eye(3, 4), "two\nlines")
     with pytest.raises(ValueError, match="finite"):
         Convex(np.full((3, 4), np.nan), "nan")
-    with pytest.raises(ValueError, match="degenerate"):
+    with pytest.raises(ValueError, match="within a sphere with radius 1e-12"):  # Drake's message
         Convex(np.zeros((3, 5)), "flat").GetConvexHull()
     assert Convex(points=np.eye(3, 4), label="kw", scale=2.0).GetConvexHull().num_vertices() == 4
     assert not Convex(points=np.eye(3, 4), label="kw").filename().endswith(".obj")
     c = Convex(np.eye(3, 4) * [[1], [2], [3]], "tet", scale3=[2.0, 1.0, 1.0])
     assert c == Convex(np.eye(3, 4) * [[1], [2], [3]], "tet", scale3=[2.0, 1.0, 1.0])
-    assert np.allclose(c.GetConvexHull().vertices().max(axis=0), [2.0, 2.0, 3.0])
+    assert np.allclose(np.max(c.GetConvexHull().vertices(), axis=0), [2.0, 2.0, 3.0])

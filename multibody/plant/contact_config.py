@@ -5,6 +5,8 @@ import enum
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from mallard.geometry.query_results import HydroelasticContactRepresentation  # one enum, as in pydrake
+
 
 class ContactModel(enum.Enum):
     """Which contact model the plant uses."""
@@ -27,12 +29,6 @@ class DiscreteContactSolver(enum.Enum):
     """Discrete contact solver family (older Drake API)."""
     kTamsi = 0
     kSap = 1
-
-
-class HydroelasticContactRepresentation(enum.Enum):
-    """Contact-surface representation: triangles or polygons."""
-    kTriangle = 0
-    kPolygon = 1
 
 
 _CONTACT_MODELS = {"hydroelastic": ContactModel.kHydroelastic, "point": ContactModel.kPoint,

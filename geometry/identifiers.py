@@ -84,6 +84,10 @@ class _Identifier:
 
     def __setstate__(self, state):
         self._value = state
+        cls = type(self)
+        following = next(cls._counter)
+        # an id loaded from another process: new ids in this one must not repeat it
+        cls._counter = itertools.count(max(following, self._value + 1))
 
 
 class GeometryId(_Identifier):

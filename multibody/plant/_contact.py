@@ -132,7 +132,6 @@ class DiscreteContactSolver:
         self._plant = plant
         self.rows = ConstraintRowModel(plant)
         self.geometry = ContactGeometryTable(plant)
-        self._warm: dict[int, np.ndarray] = {}
         self.tree_blocks = _TreeBlocks(plant._model)
         self._has_geometry = plant.num_collision_geometries() > 0  # fixed at Finalize (no registration after)
         self.last_report = None
@@ -284,7 +283,6 @@ class DiscreteContactSolver:
                       opts) -> StepSolution:
         plant = self._plant
         m = plant._model
-        key = id(context)
         mujoco_damping = bool(m.damping.any()) and opts.position_integration_is_mujoco(plant)
         damping = h * m.damping if mujoco_damping else None
         if mujoco_damping and problem.nefc:
@@ -295,17 +293,16 @@ class DiscreteContactSolver:
             a_free = np.linalg.solve(M_hat, tau_smooth)
         if problem.nefc == 0:  # nothing active: the unconstrained step
             self.last_report = (True, 0, 0.0)
-            self._warm.pop(key, None)
+            context._contact_warm_start = None
             return StepSolution(np.array(a_free, dtype=float), problem, None, contacts, np.zeros((0, 6)),
                                 np.zeros(m.nv))
+        warm_start = getattr(context, "_contact_warm_start", None)  # the previous step's, kept with the context
         res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
                                tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
-                               ls_tolerance=opts.ls_tolerance, qacc_warmstart=self._warm.get(key),
+                               ls_tolerance=opts.ls_tolerance, qacc_warmstart=warm_start,
                                meaninertia=self.rows.meaninertia, tree_blocks=self.tree_blocks,
                                check_mass_matrix=False)  # the plant's M_hat is symmetric by construction
-        if len(self._warm) > 64:
-            self._warm.clear()
-        self._warm[key] = res.qacc
+        context._contact_warm_start = res.qacc  # pickles and clones with the context
         self.last_report = (bool(res.converged), int(res.iterations), float(res.residual))
         if not res.converged:
             self.failures += 1

@@ -28,6 +28,9 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
     with Drake's per-joint layouts; body mass properties are Context parameters.
     """
 
+    # per-process scratch of the MJCF RK4 step (keyed by context identity), rebuilt on demand after pickling
+    _transient_attributes = frozenset({"_mjcf_rk4_scratch", "_mjcf_rk4_act"})
+
     def __init__(self, time_step: float):
         LeafSystem.__init__(self)
         time_step = float(time_step)

@@ -1,9 +1,12 @@
-"""mallard.systems.analysis: Simulator, integrators, SimulatorConfig (mirrors pydrake.systems.analysis)."""
+"""mallard.systems.analysis: Simulator, integrators, SimulatorConfig, Monte Carlo (mirrors pydrake.systems.analysis)."""
 from .explicit_integrators import (BogackiShampine3Integrator, ExplicitEulerIntegrator, RungeKutta2Integrator,
                                    RungeKutta3Integrator, RungeKutta4Integrator, RungeKutta5Integrator,
                                    SemiExplicitEulerIntegrator)
 from .implicit_integrators import ImplicitEulerIntegrator, RadauIntegrator
 from .integrator_base import IntegratorBase, StepResult
+from .monte_carlo import (MonteCarloSimulation, RandomSimulation, RandomSimulationResult, kNoConcurrency,
+                          kUseHardwareConcurrency)
+from .parallel_map import ParallelMap, ParallelMapAsCompleted, SampleErrors, SampleFailure
 from .simulator import InitializeParams, PrintSimulatorStatistics, Simulator
 from .simulator_config import (ApplySimulatorConfig, ExtractSimulatorConfig, GetIntegrationSchemes,
                                ResetIntegratorFromFlags, SimulatorConfig)
@@ -14,7 +17,9 @@ Simulator_ = ScalarTemplate("Simulator_", Simulator)
 
 __all__ = [
     "ApplySimulatorConfig", "BogackiShampine3Integrator", "ExplicitEulerIntegrator", "ExtractSimulatorConfig",
-    "GetIntegrationSchemes", "ImplicitEulerIntegrator", "InitializeParams", "IntegratorBase", "PrintSimulatorStatistics",
+    "GetIntegrationSchemes", "ImplicitEulerIntegrator", "InitializeParams", "IntegratorBase", "MonteCarloSimulation",
+    "ParallelMap", "ParallelMapAsCompleted", "PrintSimulatorStatistics", "RandomSimulation", "RandomSimulationResult",
+    "SampleErrors", "SampleFailure", "kNoConcurrency", "kUseHardwareConcurrency",
     "RadauIntegrator", "ResetIntegratorFromFlags", "RungeKutta2Integrator", "RungeKutta3Integrator",
     "RungeKutta4Integrator", "RungeKutta5Integrator", "SemiExplicitEulerIntegrator", "Simulator", "SimulatorConfig",
     "SimulatorStatus", "StepResult", "Simulator_",

@@ -14,6 +14,7 @@ from typing import Callable
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
                                               UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
 from mallard.systems.framework.event_handling import handle_discrete, handle_publish, handle_unrestricted
+from mallard.systems.framework.portable import PortableAttributes
 from .explicit_integrators import RungeKutta3Integrator
 from .integrator_base import StepResult
 from .simulator_progress import SimulatorProgress
@@ -60,7 +61,7 @@ def _join(*splits) -> tuple[list, list, list]:
     return tuple([e for sp in splits for e in sp[k]] for k in range(3))  # type: ignore[return-value]
 
 
-class Simulator:
+class Simulator(PortableAttributes):
     """Advances a system's context in time: `Simulator(system, context=None)`."""
 
     def __init__(self, system, context=None) -> None:

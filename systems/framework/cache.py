@@ -4,12 +4,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .dependency import DependencyTicket
+from .portable import PortableAttributes, PortableSlots
 from .value import AbstractValue, Value
 
 __all__ = ["ValueProducer", "CacheEntry", "CachedSlot"]
 
 
-class ValueProducer:
+class ValueProducer(PortableAttributes):
     """Pairs an allocator (returning an AbstractValue) with a calc(context, abstract_value) callback."""
 
     def __init__(self, allocate: Callable[[], Any] | None = None, calc: Callable | None = None) -> None:
@@ -53,7 +54,7 @@ class CachedSlot:
         return value
 
 
-class CacheEntry(CachedSlot):
+class CacheEntry(PortableSlots, CachedSlot):
     """A cached computation declared with `LeafSystem.DeclareCacheEntry`."""
 
     __slots__ = ("_system", "_description", "_producer", "_slot", "_index", "_prerequisites", "_kinds", "_all",

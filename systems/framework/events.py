@@ -4,6 +4,8 @@ from __future__ import annotations
 import enum
 from typing import Any, Callable
 
+from .portable import PortableAttributes, PortableSlots
+
 __all__ = [
     "TriggerType", "Event", "PublishEvent", "DiscreteUpdateEvent", "UnrestrictedUpdateEvent", "EventStatus",
     "PeriodicEventData", "WitnessFunction", "WitnessFunctionDirection", "WitnessTriggeredEventData",
@@ -139,7 +141,7 @@ class WitnessTriggeredEventData:
         return self._tf
 
 
-class Event:
+class Event(PortableSlots):
     """Base of the three event kinds; holds the callback and the trigger type."""
 
     __slots__ = ("_callback", "_trigger_type", "_event_data")
@@ -206,7 +208,7 @@ class WitnessFunctionDirection(enum.IntEnum):
     kCrossesZero = 3
 
 
-class WitnessFunction:
+class WitnessFunction(PortableAttributes):
     """A scalar function of the context whose zero crossings the Simulator isolates in time."""
 
     def __init__(self, system: Any, description: str, direction_type: WitnessFunctionDirection,

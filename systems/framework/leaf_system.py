@@ -12,6 +12,7 @@ from .context import LeafContext
 from .dependency import ALL_KINDS, resolve_kinds
 from .events import (DiscreteUpdateEvent, Event, PeriodicEventData, PublishEvent, TriggerType,
                      UnrestrictedUpdateEvent, WitnessFunction)
+from .portable import portable
 from .ports import LeafOutputPort, PortDataType, UseDefaultName
 from .state import (AbstractParameterIndex, AbstractStateIndex, ContinuousStateIndex, DiscreteStateIndex,
                     NumericParameterIndex, OutputPortIndex)
@@ -51,7 +52,7 @@ class _Adapt:
         return self.fn(context, state)
 
     def __getstate__(self):
-        return (self.fn, self.kind)
+        return (portable(self.fn), self.kind)
 
     def __setstate__(self, state):
         self.fn, self.kind = state
@@ -93,7 +94,7 @@ class _Allocator:
         return value if isinstance(value, AbstractValue) else Value(value)
 
     def __getstate__(self):
-        return self.fn
+        return portable(self.fn)
 
     def __setstate__(self, fn):
         self.fn = fn

@@ -10,6 +10,7 @@ from .basic_vector import BasicVector, VectorBase
 from .cache import CachedSlot
 from .context import fixed_inputs_changed
 from .dependency import DependencyTicket
+from .portable import PortableSlots
 from .value import AbstractValue, Value
 
 __all__ = [
@@ -66,7 +67,7 @@ class FixedInputPortValue:
         return self._value
 
 
-class _PortBase:
+class _PortBase(PortableSlots):
     __slots__ = ("_system", "_index", "_name", "_data_type", "_size", "_model", "__weakref__")
 
     def get_name(self) -> str:

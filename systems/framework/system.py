@@ -2,19 +2,23 @@
 from __future__ import annotations
 
 import itertools
+import secrets
 
 import numpy as np
 
 from .basic_vector import BasicVector, VectorBase
 from .dependency import (ALL_KINDS, K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, DependencyTicket)
 from .system_events import SystemEvents
+from .portable import PortableAttributes
 from .ports import InputPort, OutputPort
 from .state import ContinuousState, InputPortIndex
 from .value import AbstractValue, Value
 
 __all__ = ["System", "SystemOutput"]
 
-_ids = itertools.count(1)
+# System ids are unique across processes (a random 62-bit start per process, then counting), so a context
+# pickled with its diagram still names that diagram's systems in a process that built others.
+_ids = itertools.count(secrets.randbits(62) << 20)
 
 _STATE = frozenset((K_XC, K_XD, K_XA))
 _TICKETS = {
@@ -74,7 +78,7 @@ class SystemOutput:
         return self._values[index]
 
 
-class System(SystemEvents):
+class System(PortableAttributes, SystemEvents):
     """Base class of every system: ports, names, contexts, evaluation of inputs, outputs and dynamics."""
 
     def __init__(self) -> None:

@@ -1,0 +1,261 @@
+"""ParallelMap: run a function over many samples on local processes, a Dask cluster or any Executor.
+
+The samples go out in chunks (shipped with `shipping`, so each diagram reaches each worker once) and results
+stream back as chunks finish, with a tqdm progress bar on long sweeps. Every sample comes back exactly once:
+results are kept by sample index; a chunk whose worker died (a killed local process, a Dask `KilledWorker`) is
+sent again, to a fresh local pool or to another Dask worker; a sample that raises is reported with its index and
+traceback (`SampleErrors`) after the others finished, never dropped.
+
+Backends: `executor=None` starts a pool of local processes (the platform's default start method) for the call;
+`executor=` a `dask.distributed.Client` runs on its cluster; any `concurrent.futures.Executor` is used as is.
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import multiprocessing
+import operator
+import os
+import traceback
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+import cloudpickle
+from tqdm import tqdm
+
+from mallard.common.parallelism import Parallelism
+from .shipping import Shipment, Shipper, Unpack
+
+__all__ = ["ParallelMap", "ParallelMapAsCompleted", "SampleErrors", "SampleFailure"]
+
+_MAX_ATTEMPTS = 3        # times a chunk is sent again after its worker died
+_CHUNKS_PER_WORKER = 4   # chunks per worker when the chunk size is automatic (load balance vs overhead)
+_MAX_CHUNK = 32          # samples per automatic chunk
+_PROGRESS_DELAY = 2.0    # s: the progress bar appears only on sweeps that last longer
+
+
+@dataclass(frozen=True)
+class SampleFailure:
+    """A sample that raised: its index and the traceback text (from the worker that ran it)."""
+
+    index: int
+    traceback: str
+
+    def __str__(self) -> str:
+        return f"sample {self.index} raised:\n{self.traceback}"
+
+
+class SampleErrors(RuntimeError):
+    """Raised after a parallel run in which samples failed. `failures` lists them (index and traceback);
+    `results` holds every sample's result in order, None where the sample failed."""
+
+    def __init__(self, failures: list[SampleFailure], results: list) -> None:
+        self.failures = sorted(failures, key=lambda f: f.index)
+        self.results = results
+        shown = self.failures[0]
+        super().__init__(f"{len(self.failures)} of {len(results)} samples failed "
+                         f"(indices {[f.index for f in self.failures][:20]}"
+                         f"{' ...' if len(self.failures) > 20 else ''}); the first one:\n{shown}")
+
+
+# ----- the worker side -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Job:
+    """What a worker receives: the sample indices of a chunk and the shipped (function, [(index, item)])."""
+
+    indices: tuple
+    shipment: Shipment
+
+
+def _RunChunk(job: _Job) -> list:
+    """Runs one chunk in a worker: [(index, True, pickled result) or (index, False, traceback text)]."""
+    try:
+        function, items = Unpack(job.shipment)
+    except BaseException:  # a payload that cannot load here (a module missing on the worker, ...)
+        text = traceback.format_exc()
+        return [(index, False, text) for index in job.indices]
+    out = []
+    for index, item in items:
+        try:
+            out.append((index, True, cloudpickle.dumps(function(item))))
+        except BaseException:
+            out.append((index, False, traceback.format_exc()))
+    return out
+
+
+# ----- backends --------------------------------------------------------------------------------------------------
+def _is_dask_client(executor: Any) -> bool:
+    return hasattr(executor, "get_executor") and hasattr(executor, "scheduler_info")
+
+
+class _Backend:
+    """Submits chunks; knows how many workers there are and whether a lost worker can be replaced."""
+
+    def __init__(self, executor: Any, num_workers: int | None) -> None:
+        self._owned = executor is None
+        self._num_local = num_workers
+        if executor is None:
+            self._executor = self._new_pool()
+            self.num_workers = int(num_workers)
+        elif _is_dask_client(executor):
+            self._executor = executor.get_executor(pure=False)
+            workers = executor.scheduler_info().get("workers", {})
+            self.num_workers = max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+        elif isinstance(executor, cf.Executor):
+            self._executor = executor
+            self.num_workers = int(getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+        else:
+            raise TypeError(f"executor must be a concurrent.futures.Executor or a dask.distributed.Client, "
+                            f"got {type(executor).__name__}")
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(max_workers=self._num_local, mp_context=multiprocessing.get_context())
+
+    def Submit(self, job: _Job) -> cf.Future:
+        return self._executor.submit(_RunChunk, job)
+
+    def Recover(self, error: BaseException) -> bool:
+        """After a chunk's future raised `error`: True when its worker was lost and the chunk can be sent again."""
+        if isinstance(error, BrokenProcessPool) and self._owned:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._new_pool()
+            return True
+        return type(error).__name__ == "KilledWorker"  # dask: the scheduler moves on to other workers
+
+    def Close(self, cancel: bool) -> None:
+        if self._owned:
+            self._executor.shutdown(wait=True, cancel_futures=cancel)
+
+
+def _num_workers(num_parallel_executions: Any) -> int:
+    if isinstance(num_parallel_executions, Parallelism):
+        return num_parallel_executions.num_threads()
+    if isinstance(num_parallel_executions, bool):
+        return Parallelism(num_parallel_executions).num_threads()
+    n = operator.index(num_parallel_executions)
+    if n == -1:  # pydrake's kUseHardwareConcurrency
+        return Parallelism.Max().num_threads()
+    if n < 1:
+        raise ValueError(f"num_parallel_executions must be >= 1 (or -1 / True for all cores), got {n}")
+    return n
+
+
+# ----- the engine ------------------------------------------------------------------------------------------------
+@dataclass
+class _Chunk:
+    job: _Job
+    attempts: int = 0
+
+
+def _chunks(function: Callable, items: Iterator, size: int, shipper: Shipper,
+            failed: list) -> Iterator[_Chunk]:
+    """Groups (index, item) pairs into shipped chunks, lazily; items that are SampleFailure go to `failed`."""
+    batch: list = []
+
+    def pack() -> _Chunk:
+        return _Chunk(_Job(tuple(i for i, _ in batch), shipper.Pack((function, batch))))
+
+    for index, item in items:
+        if isinstance(item, SampleFailure):
+            failed.append(item)
+            continue
+        batch.append((index, item))
+        if len(batch) == size:
+            yield pack()
+            batch = []
+    if batch:
+        yield pack()
+
+
+def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, num_workers: int,
+         chunk_size: int | None, progress: bool | None, description: str) -> Iterator[tuple[int, bool, Any]]:
+    """Yields (index, True, result) or (index, False, SampleFailure) for every item, as chunks complete."""
+    backend = _Backend(executor, num_workers)
+    workers = backend.num_workers
+    size = chunk_size or max(1, min(_MAX_CHUNK, -(-num_items // (workers * _CHUNKS_PER_WORKER))))
+    failed: list[SampleFailure] = []
+    source = _chunks(function, iter(items), size, Shipper(), failed)
+    retry: collections.deque[_Chunk] = collections.deque()
+    in_flight: dict[cf.Future, _Chunk] = {}
+    bar = tqdm(total=num_items, desc=description, unit="sample", delay=_PROGRESS_DELAY if progress is None else 0.0,
+               disable=None if progress is None else not progress)  # None: only on a terminal, on long sweeps
+    cancel = True
+    try:
+        exhausted = False
+        while True:
+            while len(in_flight) < 2 * workers and (retry or not exhausted):
+                if retry:
+                    chunk = retry.popleft()
+                else:
+                    chunk = next(source, None)
+                    if chunk is None:
+                        exhausted = True
+                        break
+                in_flight[backend.Submit(chunk.job)] = chunk
+            while failed:
+                failure = failed.pop()
+                bar.update(1)
+                yield failure.index, False, failure
+            if not in_flight:
+                break
+            done, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                chunk = in_flight.pop(future)
+                try:
+                    rows = future.result()
+                except BaseException as error:  # noqa: BLE001 - the worker (not the sample) failed
+                    if backend.Recover(error) and chunk.attempts + 1 < _MAX_ATTEMPTS:
+                        chunk.attempts += 1
+                        retry.append(chunk)
+                        continue
+                    text = "".join(traceback.format_exception(error))
+                    rows = [(i, False, f"the worker running this sample failed ({chunk.attempts + 1} attempts):\n"
+                             f"{text}") for i in chunk.job.indices]
+                for index, ok, value in rows:
+                    bar.update(1)
+                    if ok:
+                        yield index, True, cloudpickle.loads(value)
+                    else:
+                        yield index, False, SampleFailure(index, value)
+        cancel = False
+    finally:
+        bar.close()
+        backend.Close(cancel)
+
+
+def ParallelMapAsCompleted(function: Callable, items: Iterable, *, num_items: int | None = None,
+                           executor: Any = None, num_parallel_executions: Any = True, chunk_size: int | None = None,
+                           progress: bool | None = None, description: str = "samples") -> Iterator[tuple[int, Any]]:
+    """Yields (index, function(items[index])) as results arrive, in completion order; raises SampleErrors at the
+    end if any sample raised. `function` and the items must pickle (lambdas and script functions do);
+    `num_parallel_executions` sizes the local pool (ignored with `executor=`)."""
+    if num_items is None:
+        items = list(items)
+        num_items = len(items)
+    failures: list[SampleFailure] = []
+    received: dict[int, Any] = {}
+    for index, ok, value in _Run(function, enumerate(items), num_items, executor=executor,
+                                 num_workers=_num_workers(num_parallel_executions), chunk_size=chunk_size,
+                                 progress=progress, description=description):
+        if index in received:
+            continue  # a chunk that finished on a worker declared lost and ran again: keep the first result
+        received[index] = value if ok else None
+        if ok:
+            yield index, value
+        else:
+            failures.append(value)
+    if failures:
+        raise SampleErrors(failures, [received.get(i) for i in range(num_items)])
+
+
+def ParallelMap(function: Callable, items: Iterable, *, executor: Any = None, num_parallel_executions: Any = True,
+                chunk_size: int | None = None, progress: bool | None = None, description: str = "samples") -> list:
+    """[function(item) for item in items], computed in parallel (see ParallelMapAsCompleted) and in order."""
+    items = list(items)
+    results: list = [None] * len(items)
+    for index, value in ParallelMapAsCompleted(function, items, num_items=len(items), executor=executor,
+                                               num_parallel_executions=num_parallel_executions,
+                                               chunk_size=chunk_size, progress=progress, description=description):
+        results[index] = value
+    return results

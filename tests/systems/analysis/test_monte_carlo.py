@@ -1,0 +1,100 @@
+"""MonteCarloSimulation / RandomSimulation: serial as Drake; local processes and Executors give the same bits;
+a worker killed mid-sweep loses no sample; a sample that raises is reported with its index and traceback."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import copy
+
+import numpy as np
+import pytest
+
+from mallard.common import RandomGenerator
+from mallard.systems.analysis import (MonteCarloSimulation, ParallelMap, RandomSimulation, SampleErrors,
+                                      kNoConcurrency)
+
+from scaleout_models import CartPoleFactory, final_state_norm, raise_on_large_target
+
+FINAL_TIME = 0.6
+NUM_SAMPLES = 10
+
+
+@pytest.fixture(scope="module")
+def factory():
+    return CartPoleFactory(time_step=0.0)
+
+
+@pytest.fixture(scope="module")
+def serial(factory):
+    return MonteCarloSimulation(factory, final_state_norm, FINAL_TIME, NUM_SAMPLES, RandomGenerator(11),
+                                kNoConcurrency)
+
+
+def _outputs(results):
+    return [r.output for r in results]
+
+
+def test_serial_is_drakes_loop(factory, serial):
+    """Sample i starts from the generator after samples 0..i-1; its snapshot replays it through RandomSimulation."""
+    generator = RandomGenerator(11)
+    for result in serial:
+        assert result.generator_snapshot == generator
+        assert RandomSimulation(factory, final_state_norm, FINAL_TIME, generator) == result.output
+    assert len({r.output for r in serial}) == NUM_SAMPLES  # the draws differ from sample to sample
+    replay = copy.copy(serial[3].generator_snapshot)
+    assert RandomSimulation(factory, final_state_norm, FINAL_TIME, replay) == serial[3].output
+
+
+def test_local_processes_give_the_serial_bits(factory, serial, capsys):
+    parallel = MonteCarloSimulation(factory, final_state_norm, FINAL_TIME, NUM_SAMPLES, RandomGenerator(11),
+                                    num_parallel_executions=2, progress=True, chunk_size=3)
+    assert _outputs(parallel) == _outputs(serial)
+    assert all(a.generator_snapshot == b.generator_snapshot for a, b in zip(parallel, serial))
+    assert "MonteCarloSimulation" in capsys.readouterr().err  # the progress bar
+
+
+def test_any_executor_with_closures(factory, serial):
+    """A thread pool (any concurrent.futures.Executor) and a make_simulator / output given as closures."""
+    def make_simulator(generator):
+        return factory(generator)
+    with cf.ThreadPoolExecutor(max_workers=2) as executor:
+        results = MonteCarloSimulation(make_simulator, lambda system, context: final_state_norm(system, context),
+                                       FINAL_TIME, NUM_SAMPLES, RandomGenerator(11), executor=executor)
+    assert _outputs(results) == _outputs(serial)
+
+
+def test_a_killed_worker_loses_no_sample(serial, tmp_path):
+    """The first sample to pass t = 0.1 s kills its worker process (SIGKILL); the pool is replaced and the
+    samples of the lost chunk run again: every sample comes back once, with the serial bits."""
+    marker = tmp_path / "killed"
+    crashing = CartPoleFactory(time_step=0.0, crash_marker=str(marker))
+    results = MonteCarloSimulation(crashing, final_state_norm, FINAL_TIME, NUM_SAMPLES, RandomGenerator(11),
+                                   num_parallel_executions=2, chunk_size=2)
+    assert marker.exists()
+    assert len(results) == NUM_SAMPLES and _outputs(results) == _outputs(serial)
+
+
+def test_failing_samples_are_reported_with_index_and_traceback(factory):
+    with pytest.raises(SampleErrors) as serial_error:
+        MonteCarloSimulation(factory, raise_on_large_target, 0.0, NUM_SAMPLES, RandomGenerator(11))
+    with pytest.raises(SampleErrors) as parallel_error:
+        MonteCarloSimulation(factory, raise_on_large_target, 0.0, NUM_SAMPLES, RandomGenerator(11),
+                             num_parallel_executions=2)
+    failed = [f.index for f in serial_error.value.failures]
+    assert 0 < len(failed) < NUM_SAMPLES
+    assert [f.index for f in parallel_error.value.failures] == failed
+    assert all("ValueError: target" in f.traceback and "raise_on_large_target" in f.traceback
+               for f in parallel_error.value.failures)
+    for errors in (serial_error.value, parallel_error.value):
+        assert [r is None for r in errors.results] == [i in failed for i in range(NUM_SAMPLES)]
+        assert all(r.output <= 0.3 for r in errors.results if r is not None)
+    assert [r and r.output for r in parallel_error.value.results] == [r and r.output for r in serial_error.value.results]
+    assert f"indices {failed}" in str(parallel_error.value)
+
+
+def test_parallel_map_keeps_order_and_reports_bad_arguments():
+    assert ParallelMap(lambda x: x * x, range(7), num_parallel_executions=2) == [x * x for x in range(7)]
+    with pytest.raises(ValueError, match=">= 1"):
+        ParallelMap(abs, [1], num_parallel_executions=0)
+    with pytest.raises(TypeError, match="Executor"):
+        ParallelMap(abs, [1], executor=object())
+    assert np.isclose(ParallelMap(np.sqrt, [4.0], num_parallel_executions=1)[0], 2.0)

@@ -18,3 +18,17 @@ def models_dir() -> Path:
     if not MODELS.is_dir():
         pytest.skip(f"shared models not found at {MODELS}")
     return MODELS
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A dask.distributed Client on a LocalCluster of 2 single-threaded worker processes, shared by the tests
+    that scale out (starting one takes seconds)."""
+    import logging
+
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is a dependency of mallard")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close(timeout=30)

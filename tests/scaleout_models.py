@@ -42,13 +42,16 @@ class CartPolePD(LeafSystem):
 
 
 def cart_pole_diagram(time_step: float = 0.0, log: bool = True):
-    """(diagram, plant): cart_pole.sdf in a MultibodyPlant + SceneGraph, its cart under CartPolePD."""
+    """(diagram, plant): cart_pole.sdf in a MultibodyPlant + SceneGraph, its cart under CartPolePD; SetRandomContext
+    draws the cart position and pole angle (±0.2) and the PD's target."""
     builder = DiagramBuilder()
     plant, _scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         Parser(plant).AddModels(str(CART_POLE))
         plant.Finalize()
+    plant.GetJointByName("CartSlider").set_random_translation_distribution(_uniform_02)
+    plant.GetJointByName("PolePin").set_random_angle_distribution(lambda generator: generator.uniform(-0.2, 0.2))
     controller = builder.AddNamedSystem("pd", CartPolePD())
     builder.Connect(plant.get_state_output_port(), controller.get_input_port(0))
     builder.Connect(controller.get_output_port(0), plant.get_actuation_input_port())
@@ -79,21 +82,54 @@ def iiwa_pd_diagram(time_step: float = 0.0):
 
 
 class CartPoleFactory:
-    """make_simulator for MonteCarloSimulation: one diagram, a new context per sample with a random initial state
-    (numpy draws from the RandomGenerator) and, through SetRandomContext, a random cart target."""
+    """make_simulator for MonteCarloSimulation: a new simulator and context per sample over one diagram (whose
+    SetRandomContext draws the initial state and the cart target); with `crash_marker`, the first sample to pass
+    t = 0.1 s kills its process."""
 
-    def __init__(self, time_step: float = 0.0, crash_marker: str | None = None,
-                 failing_sample_draw: float | None = None) -> None:
+    def __init__(self, time_step: float = 0.0, crash_marker: str | None = None) -> None:
         self.diagram, self.plant = cart_pole_diagram(time_step)
         self.crash_marker = crash_marker
 
     def __call__(self, generator) -> Simulator:
         simulator = Simulator(self.diagram)
-        context = self.plant.GetMyContextFromRoot(simulator.get_mutable_context())
-        self.plant.SetPositions(context, generator.uniform(-0.3, 0.3, size=2))
-        self.plant.SetVelocities(context, generator.normal(0.0, 0.2, size=2))
         simulator.set_monitor(_CrashOnce(self.crash_marker) if self.crash_marker else None)
         return simulator
+
+
+def cart_pole_plant_diagram(time_step: float = 0.01):
+    """(diagram, plant): cart_pole.sdf alone, its actuation exported as input "actions" and its state as output
+    "observations"; SetRandomContext draws the cart position and pole angle uniformly (±0.2 m, ±0.2 rad)."""
+    builder = DiagramBuilder()
+    plant, _scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Parser(plant).AddModels(str(CART_POLE))
+        plant.Finalize()
+    plant.GetJointByName("CartSlider").set_random_translation_distribution(_uniform_02)
+    plant.GetJointByName("PolePin").set_random_angle_distribution(_uniform_02)
+    builder.ExportInput(plant.get_actuation_input_port(), "actions")
+    builder.ExportOutput(plant.get_state_output_port(), "observations")
+    return builder.Build(), plant
+
+
+def _uniform_02(generator) -> float:
+    return generator.uniform(-0.2, 0.2)
+
+
+def upright_reward(system, context) -> float:
+    """Gym reward: 1 − θ² − 0.1 x² with θ the pole angle from upright (π) and x the cart position."""
+    x, theta = system.GetOutputPort("observations").Eval(context)[:2]
+    return 1.0 - (theta - np.pi) ** 2 - 0.1 * x ** 2
+
+
+class CartPoleGymFactory:
+    """make_simulator for DrakeGymEnv: a new Simulator per episode over one cart-pole diagram."""
+
+    def __init__(self, time_step: float = 0.01) -> None:
+        self.diagram, self.plant = cart_pole_plant_diagram(time_step)
+
+    def __call__(self, generator) -> Simulator:
+        return Simulator(self.diagram)
 
 
 class _CrashOnce:

@@ -1,9 +1,12 @@
 """Common base of every multibody element: name, index, model instance and owning plant."""
 from __future__ import annotations
 
+from mallard.systems.framework.portable import PortableAttributes
 
-class MultibodyElement:
-    """An element of a MultibodyPlant (body, frame, joint, actuator, force element)."""
+
+class MultibodyElement(PortableAttributes):
+    """An element of a MultibodyPlant (body, frame, joint, actuator, force element); callables it holds (random
+    distributions) pickle by value, as the framework's do."""
 
     _kind = "element"
 

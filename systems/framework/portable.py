@@ -193,12 +193,16 @@ class PortableSlots:
             object.__setattr__(self, name, value)
 
 
-def _portable_member(value: Any) -> Any:
-    """portable(value), also applied to the items of a list, tuple or dict value (copied only when needed)."""
-    if isinstance(value, (list, tuple)) and any(portable(v) is not v for v in value):
-        return type(value)(portable(v) for v in value) if type(value) in (list, tuple) else value
-    if type(value) is dict and any(portable(v) is not v for v in value.values()):
-        return {k: portable(v) for k, v in value.items()}
+def _portable_member(value: Any, depth: int = 3) -> Any:
+    """portable(value), also applied inside plain lists, tuples and dicts down to `depth` levels (a container is
+    copied only when something in it changes)."""
+    kind = type(value)
+    if depth and kind in (list, tuple):
+        items = [_portable_member(v, depth - 1) for v in value]
+        return kind(items) if any(a is not b for a, b in zip(items, value)) else value
+    if depth and kind is dict:
+        items = {k: _portable_member(v, depth - 1) for k, v in value.items()}
+        return items if any(items[k] is not v for k, v in value.items()) else value
     return portable(value)
 
 

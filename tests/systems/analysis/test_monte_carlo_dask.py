@@ -2,7 +2,6 @@
 serial run's bit for bit, and a worker killed mid-sweep loses no sample and duplicates none."""
 from __future__ import annotations
 
-import logging
 import os
 import time
 
@@ -13,19 +12,8 @@ from mallard.systems.analysis import MonteCarloSimulation, ParallelMap
 
 from scaleout_models import CartPoleFactory, final_state_norm
 
-distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is a dependency of mallard")
-
 FINAL_TIME = 0.6
 NUM_SAMPLES = 12
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=logging.ERROR)
-    with distributed.Client(cluster) as dask_client:
-        yield dask_client
-    cluster.close(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -33,22 +21,22 @@ def serial():
     return MonteCarloSimulation(CartPoleFactory(), final_state_norm, FINAL_TIME, NUM_SAMPLES, RandomGenerator(5))
 
 
-def test_local_cluster_gives_the_serial_bits(client, serial):
+def test_local_cluster_gives_the_serial_bits(dask_client, serial):
     results = MonteCarloSimulation(CartPoleFactory(), final_state_norm, FINAL_TIME, NUM_SAMPLES, RandomGenerator(5),
-                                   executor=client, chunk_size=2)
+                                   executor=dask_client, chunk_size=2)
     assert [r.output for r in results] == [r.output for r in serial]
     assert all(a.generator_snapshot == b.generator_snapshot for a, b in zip(results, serial))
     # both workers take part (tasks of 0.2 s each: one worker alone cannot drain the queue first)
-    ran_on = ParallelMap(lambda _: (time.sleep(0.2), os.getpid())[1], range(8), executor=client, chunk_size=1)
+    ran_on = ParallelMap(lambda _: (time.sleep(0.2), os.getpid())[1], range(8), executor=dask_client, chunk_size=1)
     assert len(set(ran_on)) == 2
 
 
-def test_killed_worker_loses_and_duplicates_no_sample(client, serial, tmp_path):
+def test_killed_worker_loses_and_duplicates_no_sample(dask_client, serial, tmp_path):
     """The first sample to pass t = 0.1 s SIGKILLs its worker process; the nanny restarts it, the scheduler
     reruns the lost chunk elsewhere, and every sample comes back once, with the serial bits."""
     marker = tmp_path / "killed"
     results = MonteCarloSimulation(CartPoleFactory(crash_marker=str(marker)), final_state_norm, FINAL_TIME,
-                                   NUM_SAMPLES, RandomGenerator(5), executor=client, chunk_size=2)
+                                   NUM_SAMPLES, RandomGenerator(5), executor=dask_client, chunk_size=2)
     assert marker.exists()
     assert len(results) == NUM_SAMPLES
     assert [r.output for r in results] == [r.output for r in serial]

@@ -1,0 +1,72 @@
+"""Scale-out benchmark: a Monte Carlo of a few seconds of work (the iiwa14 PD example's samples), serial vs 2 local
+processes vs a 2-worker Dask LocalCluster. Every parallel run is checked to give the serial outputs bit for bit.
+
+The serial run and the workers are warmed up first (compiled kernels loaded): the LocalCluster is started and
+warmed outside the clock, the local process pool is started inside it (it is part of every call). Prints the wall
+times, the speed-ups over serial, and the load average (the machine may be shared: other processes' load lowers
+the speed-ups).
+
+    python benchmarks/monte_carlo.py [--samples 16] [--duration 1.0] [--workers 2]
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import runpy
+import sys
+import time
+from pathlib import Path
+
+from mallard.common import RandomGenerator
+from mallard.systems.analysis import MonteCarloSimulation
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "iiwa_monte_carlo.py"
+
+
+def _timed(label: str, run, reference=None) -> tuple[float, list]:
+    start = time.perf_counter()
+    results = run()
+    seconds = time.perf_counter() - start
+    outputs = [r.output for r in results]
+    if reference is not None and outputs != reference:
+        raise AssertionError(f"{label}: the outputs differ from the serial run's")
+    return seconds, outputs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--duration", type=float, default=1.0, help="simulated seconds per sample")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    sys.path.insert(0, str(EXAMPLE.parent))  # the example imports its gallery helpers
+    example = runpy.run_path(str(EXAMPLE), run_name="iiwa_monte_carlo")
+    make_simulator, output = example["MakeSimulator"](), example["final_tracking_error"]
+
+    def monte_carlo(**options):
+        return MonteCarloSimulation(make_simulator, output, args.duration, args.samples, RandomGenerator(1),
+                                    progress=False, **options)
+
+    MonteCarloSimulation(make_simulator, output, args.duration, 1, RandomGenerator(0))  # warm-up
+    serial, reference = _timed("serial", monte_carlo)
+    local, _ = _timed("local processes", lambda: monte_carlo(num_parallel_executions=args.workers), reference)
+
+    from dask.distributed import Client, LocalCluster
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        MonteCarloSimulation(make_simulator, output, args.duration, 2 * args.workers, RandomGenerator(0),
+                             executor=client, chunk_size=1, progress=False)  # warm the workers
+        dask, _ = _timed("dask", lambda: monte_carlo(executor=client), reference)
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Monte Carlo of {args.samples} iiwa14 PD samples ({args.duration:g} s each), {os.cpu_count()} cores, "
+          f"load average {load}")
+    print(f"  serial                      {serial:7.2f} s")
+    print(f"  {args.workers} local processes           {local:7.2f} s   {serial / local:5.2f}x serial")
+    print(f"  {args.workers}-worker Dask LocalCluster  {dask:7.2f} s   {serial / dask:5.2f}x serial")
+    print("  (every parallel output equals the serial one bit for bit)")
+
+
+if __name__ == "__main__":
+    main()

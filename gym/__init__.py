@@ -1,0 +1,5 @@
+"""mallard.gym: gymnasium environments around mallard simulations (mirrors pydrake.gym)."""
+from .drake_gym_env import DrakeGymEnv
+from .drake_vector_env import CopySimulator, DrakeVectorEnv
+
+__all__ = ["CopySimulator", "DrakeGymEnv", "DrakeVectorEnv"]

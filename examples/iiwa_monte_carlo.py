@@ -11,23 +11,21 @@ RandomGenerator. The same script on one process (--workers 1) gives the same err
 from __future__ import annotations
 
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from mallard.common import RandomGenerator
 from mallard.multibody.math import SpatialForce
-from mallard.multibody.plant import AddMultibodyPlantSceneGraph, ExternallyAppliedSpatialForce, MultibodyPlant
-from mallard.parsers import Parser
+from mallard.multibody.plant import ExternallyAppliedSpatialForce, MultibodyPlant
 from mallard.systems.analysis import MonteCarloSimulation, Simulator
 from mallard.systems.controllers import PidController
 from mallard.systems.framework import BasicVector, DiagramBuilder, LeafSystem
 from mallard.systems.primitives import ConstantVectorSource
 
-from gallery import models_dir, parse_args, save_plot
+from gallery import parse_args, save_plot
+from iiwa_inverse_dynamics import add_iiwa
 
-IIWA_URL = "package://drake_models/iiwa_description/urdf/iiwa14_no_collision.urdf"
 Q_D = np.array([0.0, 0.6, 0.0, -1.2, 0.0, 0.8, 0.0])   # rad: the posture the PD holds
 KP = np.array([800.0, 800.0, 600.0, 600.0, 300.0, 200.0, 100.0])   # N·m/rad
 KD = 2.0 * np.sqrt(KP)                                   # N·m·s/rad (about critical for a unit inertia)
@@ -60,19 +58,9 @@ def _initial_angle(mean: float):
     return lambda generator: mean + generator.uniform(-INITIAL_SPREAD, INITIAL_SPREAD)
 
 
-def add_iiwa(builder: DiagramBuilder) -> MultibodyPlant:
-    """A continuous iiwa14 welded to the world, each joint with a random initial angle around Q_D."""
-    plant, _ = AddMultibodyPlantSceneGraph(builder, 0.0)
-    parser = Parser(plant)
-    package_map = parser.package_map()
-    if package_map.Contains("drake_models"):  # use the local copy of drake_models
-        package_map.Remove("drake_models")
-    package_map.AddPackageXml(str(models_dir() / "drake_models" / "package.xml"))
-    parser.AddModelsFromUrl(IIWA_URL)
-    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("base"))
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*joint limits.*ignored by a continuous plant")
-        plant.Finalize()
+def add_random_iiwa(builder: DiagramBuilder) -> MultibodyPlant:
+    """The continuous iiwa14 of iiwa_inverse_dynamics.py, each joint with a random initial angle around Q_D."""
+    plant = add_iiwa(builder)
     for k in range(7):
         plant.GetJointByName(f"iiwa_joint_{k + 1}").set_random_angle_distribution(_initial_angle(Q_D[k]))
     return plant
@@ -81,7 +69,7 @@ def add_iiwa(builder: DiagramBuilder) -> MultibodyPlant:
 def build_diagram():
     """(diagram, plant): the iiwa under PD toward Q_D, with the random payload on link 7."""
     builder = DiagramBuilder()
-    plant = add_iiwa(builder)
+    plant = add_random_iiwa(builder)
     pd = builder.AddNamedSystem("pd", PidController(KP, np.zeros(7), KD))
     target = builder.AddNamedSystem("q_d", ConstantVectorSource(np.concatenate([Q_D, np.zeros(7)])))
     payload = builder.AddNamedSystem("payload", Payload(plant.GetBodyByName("iiwa_link_7").index(), PAYLOAD_MASS,

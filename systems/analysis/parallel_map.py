@@ -124,8 +124,13 @@ class _Backend:
         return type(error).__name__ == "KilledWorker"  # dask: the scheduler moves on to other workers
 
     def Close(self, cancel: bool) -> None:
-        if self._owned:
-            self._executor.shutdown(wait=True, cancel_futures=cancel)
+        """Shuts an owned pool down; when the run was interrupted (cancel), its workers are stopped at once."""
+        if not self._owned:
+            return
+        if cancel:
+            for process in list(getattr(self._executor, "_processes", {}).values()):
+                process.terminate()
+        self._executor.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
 def _num_workers(num_parallel_executions: Any) -> int:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import copy
+import os
 
 import numpy as np
 import pytest
 
 from mallard.common import RandomGenerator
-from mallard.systems.analysis import (MonteCarloSimulation, ParallelMap, RandomSimulation, SampleErrors,
+from mallard.systems.analysis import (MonteCarloSimulation, ParallelMap, RandomSimulation, SampleErrors, Simulator,
                                       kNoConcurrency)
 
 from scaleout_models import CartPoleFactory, final_state_norm, raise_on_large_target
@@ -98,3 +99,24 @@ def test_parallel_map_keeps_order_and_reports_bad_arguments():
     with pytest.raises(TypeError, match="Executor"):
         ParallelMap(abs, [1], executor=object())
     assert np.isclose(ParallelMap(np.sqrt, [4.0], num_parallel_executions=1)[0], 2.0)
+
+
+def test_sweep_ships_each_diagram_once_per_worker(factory):
+    """A parameter sweep over a function closing over a diagram: every chunk refers to the worker's one copy."""
+    diagram = factory.diagram
+    pd = diagram.GetSubsystemByName("pd")
+
+    def final_cart_position(target):
+        simulator = Simulator(diagram)
+        context = simulator.get_mutable_context()
+        pd.GetMyContextFromRoot(context).get_mutable_numeric_parameter(0).SetAtIndex(0, target)
+        simulator.AdvanceTo(0.3)
+        return os.getpid(), id(diagram), diagram.GetOutputPort("state").Eval(context)[0]
+
+    targets = np.linspace(-0.5, 0.5, 8)
+    rows = ParallelMap(final_cart_position, targets, num_parallel_executions=2, chunk_size=1)
+    copies = {}
+    for pid, diagram_id, _ in rows:
+        copies.setdefault(pid, set()).add(diagram_id)
+    assert all(len(ids) == 1 for ids in copies.values()) and os.getpid() not in copies
+    assert [row[2] for row in rows] == [final_cart_position(t)[2] for t in targets]

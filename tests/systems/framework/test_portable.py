@@ -19,7 +19,6 @@ from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder, LeafSystem
 from mallard.systems.framework.portable import portable
 
-from conftest import MODELS
 from scaleout_models import cart_pole_diagram, iiwa_pd_diagram
 
 TESTS = Path(__file__).resolve().parents[2]

@@ -23,11 +23,17 @@ def _hardware_concurrency() -> int:
 
 
 class Parallelism:
-    """`Parallelism()` (none), `Parallelism(bool)` (none or Max()), `Parallelism(num_threads)` (>= 1)."""
+    """`Parallelism()` (none), `Parallelism(parallelize: bool)` (none or Max()), `Parallelism(num_threads: int)`
+    (>= 1)."""
 
     __slots__ = ("_num_threads",)
 
-    def __init__(self, arg: bool | int = False) -> None:
+    def __init__(self, arg: bool | int = False, *, parallelize: bool | None = None,
+                 num_threads: int | None = None) -> None:
+        if parallelize is not None or num_threads is not None:
+            if arg is not False or (parallelize is not None and num_threads is not None):
+                raise TypeError("Parallelism takes one of: parallelize (bool) or num_threads (int)")
+            arg = bool(parallelize) if parallelize is not None else num_threads
         if isinstance(arg, bool):
             self._num_threads = _hardware_concurrency() if arg else 1
             return

@@ -1,4 +1,5 @@
 """mallard.systems.analysis: Simulator, integrators, SimulatorConfig, Monte Carlo (mirrors pydrake.systems.analysis)."""
+from .batch_eval import BatchEvalTimeDerivatives, BatchEvalUniquePeriodicDiscreteUpdate
 from .explicit_integrators import (BogackiShampine3Integrator, ExplicitEulerIntegrator, RungeKutta2Integrator,
                                    RungeKutta3Integrator, RungeKutta4Integrator, RungeKutta5Integrator,
                                    SemiExplicitEulerIntegrator)
@@ -16,7 +17,8 @@ from mallard.common.scalar_template import ScalarTemplate
 Simulator_ = ScalarTemplate("Simulator_", Simulator)
 
 __all__ = [
-    "ApplySimulatorConfig", "BogackiShampine3Integrator", "ExplicitEulerIntegrator", "ExtractSimulatorConfig",
+    "ApplySimulatorConfig", "BatchEvalTimeDerivatives", "BatchEvalUniquePeriodicDiscreteUpdate",
+    "BogackiShampine3Integrator", "ExplicitEulerIntegrator", "ExtractSimulatorConfig",
     "GetIntegrationSchemes", "ImplicitEulerIntegrator", "InitializeParams", "IntegratorBase", "MonteCarloSimulation",
     "ParallelMap", "ParallelMapAsCompleted", "PrintSimulatorStatistics", "RandomSimulation", "RandomSimulationResult",
     "SampleErrors", "SampleFailure", "kNoConcurrency", "kUseHardwareConcurrency",

@@ -23,7 +23,6 @@ from typing import Any
 __all__ = ["portable", "PortableSlots", "PortableAttributes"]
 
 
-
 class _EmptyCell:
     """Marks a closure cell that was not filled yet when the function was pickled."""
 

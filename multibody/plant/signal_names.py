@@ -48,13 +48,19 @@ def _prefix(plant: MultibodyPlant, instance) -> bool:
     return len(set(names)) != len(names) or len(set(actuators)) != len(actuators)
 
 
+def _label(plant, instance, label: str) -> str:
+    """Panel titles of a model instance's own port start with the instance's name ("iiwa14 positions q")."""
+    return label if instance is None else f"{plant.GetModelInstanceName(instance)} {label}"
+
+
 def _state(plant, instance, prefix: bool) -> SignalNames:
     q = plant.GetPositionNames(instance, prefix) if instance is not None else plant.GetPositionNames(prefix)
     v = plant.GetVelocityNames(instance, prefix) if instance is not None else plant.GetVelocityNames(prefix)
     uq, uv, _ = _units(v)
     nq = len(q)
-    return SignalNames(tuple(q + v), (SignalGroup("positions q", uq, tuple(range(nq))),
-                                      SignalGroup("velocities v", uv, tuple(range(nq, nq + len(v))))))
+    return SignalNames(tuple(q + v), (SignalGroup(_label(plant, instance, "positions q"), uq, tuple(range(nq))),
+                                      SignalGroup(_label(plant, instance, "velocities v"), uv,
+                                                  tuple(range(nq, nq + len(v))))))
 
 
 def _velocity_names(plant, instance, prefix: bool) -> list[str]:
@@ -65,7 +71,7 @@ def _actuators(plant, instance, prefix: bool) -> SignalNames:
     names = plant.GetActuatorNames(instance, prefix) if instance is not None else plant.GetActuatorNames(prefix)
     v = plant.GetVelocityNames(add_model_instance_prefix=False)
     actuated = [v[plant.get_joint_actuator(a).joint().velocity_start()] for a in plant.GetJointActuatorIndices(instance)]
-    return SignalNames.Ungrouped(names, "efforts (actuation)", _units(actuated)[2])
+    return SignalNames.Ungrouped(names, _label(plant, instance, "efforts (actuation)"), _units(actuated)[2])
 
 
 def _generalized_forces(plant, instance, prefix: bool, label: str) -> SignalNames:
@@ -76,7 +82,7 @@ def _generalized_forces(plant, instance, prefix: bool, label: str) -> SignalName
 def _accelerations(plant, instance, prefix: bool) -> SignalNames:
     v = _velocity_names(plant, instance, prefix)
     unit = {"rad/s": "rad/s²", "m/s": "m/s²"}.get(_units(v)[1], "rad/s², m/s²")
-    return SignalNames.Ungrouped([f"{n}dot" for n in v], "accelerations v̇", unit)
+    return SignalNames.Ungrouped([f"{n}dot" for n in v], _label(plant, instance, "accelerations v̇"), unit)
 
 
 _SENSOR_AXES = {3: ("x", "y", "z"), 4: ("w", "x", "y", "z")}
@@ -131,7 +137,7 @@ def PlantPortSignalNames(port) -> Optional[SignalNames]:
         if port is plant.get_generalized_acceleration_output_port(instance):
             return _accelerations(plant, instance, prefix)
         if instance is not None and port is plant.get_generalized_contact_forces_output_port(instance):
-            return _generalized_forces(plant, instance, prefix, "generalized contact forces")
+            return _generalized_forces(plant, instance, prefix, _label(plant, instance, "generalized contact forces"))
     if port is plant.get_applied_generalized_force_input_port():
         return _generalized_forces(plant, None, _prefix(plant, None), "applied generalized forces")
     return _mjcf_names(plant, port)

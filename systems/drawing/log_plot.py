@@ -97,7 +97,8 @@ def _draw_panel(ax, times, rows, labels, legend_entries: int, plot_kwargs: dict)
     ax.grid(True, alpha=0.3)
 
 
-def plot_logged_signals(logs, context=None, *, names=None, title: Optional[str] = None,
+def plot_logged_signals(logs, context=None, *, names=None, panels: Optional[Sequence[str]] = None,
+                        title: Optional[str] = None,
                         legend_entries: int = 10, figsize: Optional[tuple[float, float]] = None,
                         **plot_kwargs):
     """One figure of logged signals with a panel per signal group, returned as a matplotlib Figure.
@@ -106,7 +107,8 @@ def plot_logged_signals(logs, context=None, *, names=None, title: Optional[str] 
     of them (panels stacked on one time axis). A logger's traces are named after the port it records
     (a MultibodyPlant's state gives pydrake's `iiwa_joint_1_q`, ..., with positions and velocities in separate
     panels; actuation and controller outputs give efforts); `names` (one per row, or a SignalNames) overrides
-    that for a single log. A panel with more than `legend_entries` traces colours and lists the ones with the
+    that for a single log. `panels` keeps only the groups with these titles (e.g. ["iiwa14 positions q",
+    "efforts (actuation)"]), in the logs' order. A panel with more than `legend_entries` traces colours and lists the ones with the
     widest range and draws the others thin and grey, saying how many. Extra keyword arguments go to `Axes.plot`.
     """
     entries = list(logs) if isinstance(logs, (list, tuple)) else [logs]
@@ -114,7 +116,14 @@ def plot_logged_signals(logs, context=None, *, names=None, title: Optional[str] 
         raise ValueError("plot_logged_signals: `names` labels a single log; name several logs through their ports")
     if int(legend_entries) < 1:
         raise ValueError(f"plot_logged_signals: legend_entries must be >= 1, got {legend_entries}")
-    panels = _panels(entries, context, names)
+    found = _panels(entries, context, names)
+    if panels is not None:
+        unknown = sorted(set(panels) - {p[0] for p in found})
+        if unknown:
+            raise ValueError(f"plot_logged_signals: no panel titled {unknown}; the logs have "
+                             f"{[p[0] for p in found]}")
+        found = [p for p in found if p[0] in set(panels)]
+    panels = found
     if not panels:
         raise ValueError("plot_logged_signals: the logs have no rows to plot")
     from matplotlib.figure import Figure  # matplotlib loads on first plot, not with mallard

@@ -2,9 +2,6 @@
 (a SceneGraph whose frames a LeafSystem moves)."""
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
 
@@ -12,21 +9,16 @@ from mallard.geometry import (Box, FramePoseVector, GeometryFrame, GeometryInsta
                               SceneGraph, Sphere)
 from mallard.multibody.math import RigidTransform
 from mallard.systems.framework import DiagramBuilder, LeafSystem, Value
-
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--enable-unsafe-swiftshader", "--hide-scrollbars", "--window-size=800,600"]
+from mallard.visualization.html_screenshot import FindBrowser, ScreenshotHtml
 
 
 @pytest.fixture(scope="session")
 def browser() -> str:
     """The path of a Chromium/Chrome binary; skips when none is installed."""
-    for name in BROWSERS:
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.skip("no headless browser: install Debian's chromium (apt-get install -y chromium chromium-driver)")
+    path = FindBrowser()
+    if path is None:
+        pytest.skip("no headless browser: install Debian's chromium (apt-get install -y chromium chromium-driver)")
+    return path
 
 
 @pytest.fixture
@@ -36,16 +28,10 @@ def screenshot(browser, tmp_path):
     import matplotlib.image
 
     def take(html_file) -> np.ndarray:
-        png = tmp_path / "screenshot.png"
-        profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
         target = str(html_file)
-        extra = ["--virtual-time-budget=3000"] if target.startswith("http") else []
-        cmd = [browser, *CHROMIUM_FLAGS, *extra, f"--user-data-dir={profile}", f"--screenshot={png}",
-               target if target.startswith("http") else f"file://{target}"]
-        result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        assert png.is_file(), f"chromium wrote no screenshot (exit {result.returncode}): {result.stderr[-2000:]}"
-        img = matplotlib.image.imread(str(png))
-        return np.asarray(img[:, :, :3], dtype=float)
+        png = ScreenshotHtml(target, tmp_path / "screenshot.png", browser=browser,
+                             virtual_time_ms=3000 if target.startswith("http") else None)
+        return np.asarray(matplotlib.image.imread(png)[:, :, :3], dtype=float)
 
     return take
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mallard.geometry import Box, CoulombFriction, ProximityProperties, Sphere
+from mallard.geometry import Box, ProximityProperties, Sphere
 from mallard.geometry.meshcat import Meshcat, MeshcatParams
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
 from mallard.multibody.math import RigidTransform
-from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
+from mallard.multibody.plant import AddMultibodyPlantSceneGraph, CoulombFriction, MultibodyPlant
 from mallard.multibody.tree import SpatialInertia
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator
@@ -73,7 +73,10 @@ class GravityCompensatedPD(LeafSystem):
 def add_iiwa(plant: MultibodyPlant):
     """Parse the iiwa into `plant` (its meshes through the drake_models package) and weld its base to the world."""
     parser = Parser(plant)
-    parser.package_map().AddPackageXml(str(models_dir() / "drake_models" / "package.xml"))
+    package_map = parser.package_map()
+    if package_map.Contains("drake_models"):  # pydrake pre-registers a download of it: use the local copy
+        package_map.Remove("drake_models")
+    package_map.AddPackageXml(str(models_dir() / "drake_models" / "package.xml"))
     iiwa = parser.AddModels(str(models_dir() / IIWA))[0]
     plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("base", iiwa))
     return iiwa

@@ -47,7 +47,8 @@ from mallard.geometry.volume_mesh_tools import (ConvertVolumeToSurfaceMesh, Refi
                                                 RefineVolumeMeshIntoVtkFileContents)
 from mallard.geometry.meshcat import Meshcat, MeshcatParams, StartMeshcat
 from mallard.geometry.meshcat_animation import MeshcatAnimation
-from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
+from mallard.geometry.meshcat_point_cloud_visualizer import MeshcatPointCloudVisualizer, MeshcatPointCloudVisualizer_
+from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizer_, MeshcatVisualizerParams
 
 __all__ = [
     "Aabb", "AddCompliantHydroelasticProperties", "AddCompliantHydroelasticPropertiesForHalfSpace",
@@ -61,7 +62,8 @@ __all__ = [
     "GeometryVersion", "GetMujocoContactParameters", "HalfSpace", "HeightField", "HydroelasticContactRepresentation",
     "IllustrationProperties", "InMemoryMesh", "MakeConvexHull", "MakePhongIllustrationProperties", "Mesh",
     "MeshMassProperties", "MeshSource", "Meshcat", "MeshcatAnimation", "MeshcatCone", "MeshcatParams",
-    "MeshcatVisualizer", "MeshcatVisualizerParams", "MujocoContactParameters", "MujocoEquivalentInertiaBox",
+    "MeshcatPointCloudVisualizer", "MeshcatPointCloudVisualizer_", "MeshcatVisualizer", "MeshcatVisualizer_",
+    "MeshcatVisualizerParams", "MujocoContactParameters", "MujocoEquivalentInertiaBox",
     "MujocoPlane", "Obb", "PenetrationAsPointPair", "PenetrationAsPointPair_", "PerceptionProperties", "Plane",
     "PolygonSurfaceMesh", "ProximityProperties", "QueryObject", "QueryObject_", "ReadObjToTriangleSurfaceMesh",
     "RefineVolumeMesh", "RefineVolumeMeshIntoVtkFileContents", "Rgba", "Role", "RoleAssign", "SceneGraph",

@@ -142,7 +142,7 @@ class ContactVisualizer(LeafSystem):
     def AddToBuilder(builder, plant, meshcat: Meshcat,
                      params: ContactVisualizerParams | None = None) -> "ContactVisualizer":
         """Add a ContactVisualizer to ``builder`` fed by ``plant``'s contact_results output port (the plant must
-        be finalized); returns the visualizer, named "contact_visualizer" unless that name is taken."""
+        be finalized); returns the visualizer, named "meshcat_contact_visualizer" unless that name is taken."""
         if not hasattr(plant, "get_contact_results_output_port"):
             raise ValueError("ContactVisualizer.AddToBuilder: pass a finalized MultibodyPlant; given "
                              f"{type(plant).__name__}")
@@ -152,11 +152,11 @@ class ContactVisualizer(LeafSystem):
         visualizer = ContactVisualizer(meshcat, params)
         getter = getattr(builder, "GetSystems", None)
         if getter is not None:
-            taken = "contact_visualizer" in {s.get_name() for s in getter()}
+            taken = "meshcat_contact_visualizer" in {s.get_name() for s in getter()}
         else:  # builders without GetSystems: remember which ones already hold a visualizer under that name
             taken = builder in _BUILDERS_WITH_NAMED_VISUALIZER
         if not taken:
-            visualizer.set_name("contact_visualizer")
+            visualizer.set_name("meshcat_contact_visualizer")
         builder.AddSystem(visualizer)
         if not taken and getter is None:
             _BUILDERS_WITH_NAMED_VISUALIZER.add(builder)

@@ -10,35 +10,31 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 import logging
 import math
 import threading
 import warnings
+import zipfile
 
 import numpy as np
 
+from mallard.common.overloads import Overload, resolve
 from mallard.geometry.meshcat_animation import MeshcatAnimation, transform_matrix
+from mallard.geometry.meshcat_controls import MeshcatControls
+from mallard.geometry.meshcat_params import (Gamepad, MeshcatParams, OrthographicCamera, PerspectiveCamera,
+                                             SideOfFaceToRender)
 from mallard.geometry.meshcat_server import LOOPBACK_HOSTS, MeshcatServer, bind_first_free_port, viewer_dist_dir
-from mallard.geometry.meshcat_shapes import line_object, shape_to_object, triangle_mesh_object
+from mallard.geometry.meshcat_shapes import line_object, point_cloud_object, shape_to_object, triangle_mesh_object
 from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 from mallard.geometry.rgba import Rgba
 from mallard.geometry.shapes import Shape
 
+__all__ = ["Meshcat", "MeshcatParams", "StartMeshcat"]
+
 _log = logging.getLogger("mallard.meshcat")
 _DEFAULT_PORTS = list(range(7000, 7100))
-
-
-@dataclasses.dataclass
-class MeshcatParams:
-    """Settings of a Meshcat server. ``port=None`` tries 7000..7099; a given port that is busy is
-    replaced by the next free one (with a warning naming both); 0 picks any free port. ``host``
-    must be a loopback address (pydrake's "*" is taken as loopback, with a warning): mallard never
-    serves the scene beyond this machine."""
-
-    host: str = "localhost"
-    port: int | None = None
-    web_url_pattern: str = "http://{host}:{port}"
-    show_stats_plot: bool = False
+_INIT_OVERLOADS = (Overload(("port", (int, np.integer, type(None)), None)), Overload(("params", MeshcatParams)))
 
 
 class _Node:
@@ -66,21 +62,32 @@ def _full_path(path: str) -> str:
     return full
 
 
+def _color(rgba, default: tuple, who: str) -> Rgba:
+    """``rgba`` (an Rgba), or the default color when it is None."""
+    if rgba is None:
+        return Rgba(*default)
+    if not isinstance(rgba, Rgba):
+        raise ValueError(f"Meshcat.{who}: rgba must be an Rgba; given {type(rgba).__name__}")
+    return rgba
+
+
 def _key(full: str) -> tuple:
     return tuple(p for p in full.split("/") if p)
 
 
-class Meshcat:
-    """A browser-based 3D scene: SetObject / SetTransform / SetProperty / SetLine / Delete, recordings,
-    and StaticHtml. Use ``StartMeshcat()`` to make one."""
+class Meshcat(MeshcatControls):
+    """A browser-based 3D scene: SetObject / SetTransform / SetProperty / SetLine / Delete, buttons and
+    sliders, cameras, recordings, and StaticHtml. ``Meshcat(port=None)`` or ``Meshcat(params)``; pydrake
+    scripts usually call ``StartMeshcat()``."""
 
-    def __init__(self, params: MeshcatParams | int | None = None):
-        if params is None:
-            params = MeshcatParams()
-        elif isinstance(params, (int, np.integer)) and not isinstance(params, bool):
-            params = MeshcatParams(port=int(params))
-        if not isinstance(params, MeshcatParams):
-            raise ValueError(f"Meshcat(params): need MeshcatParams or a port number; given {type(params).__name__}")
+    PerspectiveCamera = PerspectiveCamera
+    OrthographicCamera = OrthographicCamera
+    Gamepad = Gamepad
+    SideOfFaceToRender = SideOfFaceToRender
+
+    def __init__(self, *args, **kwargs):
+        k, a = resolve("Meshcat", _INIT_OVERLOADS, args, kwargs)
+        params = MeshcatParams(port=None if a["port"] is None else int(a["port"])) if k == 0 else a["params"]
         if params.host in ("*", ""):  # pydrake's "all interfaces": mallard still serves loopback only
             warnings.warn("Meshcat: host '*' asks for all network interfaces; mallard serves the viewer on "
                           "127.0.0.1 only", RuntimeWarning, stacklevel=2)
@@ -90,29 +97,23 @@ class Meshcat:
                              f"on this machine only ({', '.join(LOOPBACK_HOSTS)})")
         if params.port is not None and not (0 <= int(params.port) <= 65535):
             raise ValueError(f"Meshcat: port must be in [0, 65535]; given {params.port}")
-        self._params = dataclasses.replace(params)
+        self._params = dataclasses.replace(params, initial_properties=list(params.initial_properties))
         self._lock = threading.RLock()
         self._nodes: dict[tuple, _Node] = {}
         self._animation_msg: bytes | None = None
         self._recording: MeshcatAnimation | None = None
         self._is_recording = False
         self._set_while_recording = True
+        self._init_controls()
         bind_host = "::1" if params.host == "::1" else "127.0.0.1"
-        if params.port is None:
-            candidates = _DEFAULT_PORTS
-        elif int(params.port) == 0:
-            candidates = [0]
-        else:
-            p = int(params.port)
-            candidates = [p] + [q for q in range(p + 1, min(p + 100, 65536))]
+        candidates = _DEFAULT_PORTS if params.port is None else [int(params.port)]
         sockets, self._port = bind_first_free_port(bind_host, candidates)
-        if params.port not in (None, 0) and self._port != int(params.port):
-            warnings.warn(f"Meshcat: port {params.port} is busy; using port {self._port} instead", RuntimeWarning,
-                          stacklevel=2)
-        self._server = MeshcatServer(sockets, self._scene_messages)
-        url_host = "127.0.0.1" if params.host != "::1" else "[::1]"
-        self._web_url = params.web_url_pattern.format(host=url_host, port=self._port)
+        self._server = MeshcatServer(sockets, self._scene_messages, self._on_browser_message)
+        self._url_host = {"::1": "[::1]"}.get(params.host, params.host)
+        self._web_url = params.web_url_pattern.format(host=self._url_host, port=self._port)
         _log.info("Meshcat listening for connections at %s", self._web_url)
+        for prop in self._params.initial_properties:
+            self.SetProperty(prop.path, prop.property, prop.value)
 
     # ----- server -----------------------------------------------------------------------------------
     def web_url(self) -> str:
@@ -124,7 +125,7 @@ class Meshcat:
 
     def ws_url(self) -> str:
         """The websocket URL the viewer connects to."""
-        return f"ws://127.0.0.1:{self._port}"
+        return f"ws://{self._url_host}:{self._port}"
 
     def GetNumActiveConnections(self) -> int:
         return self._server.num_clients()
@@ -164,15 +165,47 @@ class Meshcat:
         return node
 
     # ----- scene ------------------------------------------------------------------------------------
-    def SetObject(self, path: str, shape, rgba: Rgba = Rgba(0.9, 0.9, 0.9, 1.0)) -> None:
-        """Draw ``shape`` (a Shape) at ``path`` in color ``rgba``; mesh files keep their own materials
-        where the viewer supports them. Replaces any object already at ``path``."""
-        if not isinstance(shape, (Shape, TriangleSurfaceMesh)):
-            raise ValueError(f"Meshcat.SetObject('{path}'): cannot draw a {type(shape).__name__}; pass a Shape "
-                             "(Sphere, Box, Cylinder, Capsule, Ellipsoid, HalfSpace, Mesh, Convex ...)")
+    _OBJECT_OVERLOADS = (
+        Overload(("path", str), ("shape", Shape), ("rgba", None, None)),
+        Overload(("path", str), ("mesh", TriangleSurfaceMesh), ("rgba", None, None), ("wireframe", bool, False),
+                 ("wireframe_line_width", None, 1.0), ("side", None, SideOfFaceToRender.kDoubleSide)))
+    _CLOUD_OVERLOAD = (Overload(("path", str), ("cloud", None), ("point_size", None, 0.001), ("rgba", None, None)),)
+
+    def SetObject(self, *args, **kwargs) -> None:
+        """Draw at ``path``: SetObject(path, shape, rgba=Rgba(.9, .9, .9)) a Shape (mesh files keep their own
+        materials where the viewer supports them); SetObject(path, cloud, point_size=0.001, rgba=...) a point
+        cloud (an object with xyzs() (3, N) [m] and, optionally, rgbs() (3, N) 0..255, or a 3xN array);
+        SetObject(path, mesh, rgba=Rgba(.1, .1, .1), wireframe=False, wireframe_line_width=1.0,
+        side=kDoubleSide) a TriangleSurfaceMesh. Replaces any object already at ``path``."""
+        second = kwargs.get("cloud", args[1] if len(args) > 1 else None)
+        if "cloud" in kwargs or hasattr(second, "xyzs") or isinstance(second, np.ndarray):
+            _, a = resolve("Meshcat.SetObject", self._CLOUD_OVERLOAD, args, kwargs)
+            cloud = a["cloud"]
+            if hasattr(cloud, "xyzs"):
+                xyzs = cloud.xyzs()
+                rgbs = cloud.rgbs() if getattr(cloud, "has_rgbs", lambda: False)() else None
+            else:
+                xyzs, rgbs = np.asarray(cloud, dtype=float), None
+            self._set_object_command(a["path"], point_cloud_object(xyzs, rgbs, float(a["point_size"]),
+                                                                   _color(a["rgba"], (0.9, 0.9, 0.9), "SetObject")))
+            return
+        if second is not None and not isinstance(second, (Shape, TriangleSurfaceMesh)) and "mesh" not in kwargs:
+            raise ValueError(f"Meshcat.SetObject: cannot draw a {type(second).__name__}; pass a Shape (Sphere, Box, "
+                             "Cylinder, Capsule, Ellipsoid, HalfSpace, Mesh, Convex ...), a TriangleSurfaceMesh or "
+                             "a point cloud")
+        k, a = resolve("Meshcat.SetObject", self._OBJECT_OVERLOADS, args, kwargs)
+        if k == 0:
+            obj = shape_to_object(a["shape"], _color(a["rgba"], (0.9, 0.9, 0.9), "SetObject"))
+        else:
+            mesh = a["mesh"]
+            obj = triangle_mesh_object(mesh.vertex_array().T, mesh.element_array().T,
+                                       _color(a["rgba"], (0.1, 0.1, 0.1), "SetObject"), a["wireframe"],
+                                       a["wireframe_line_width"], int(a["side"]))
+        self._set_object_command(a["path"], obj)
+
+    def _set_object_command(self, path: str, obj: dict) -> None:
         full = _full_path(path)
-        msg = _pack({"type": "set_object", "path": full, "object": shape_to_object(shape, rgba)})
-        self._set_object_message(full, msg)
+        self._set_object_message(full, _pack({"type": "set_object", "path": full, "object": obj}))
 
     def _set_object_message(self, full: str, msg: bytes) -> None:
         with self._lock:
@@ -182,19 +215,36 @@ class Meshcat:
         self._send(msg)
 
     def SetTriangleMesh(self, path: str, vertices, faces, rgba: Rgba = Rgba(0.1, 0.1, 0.1, 1.0),
-                        wireframe: bool = False) -> None:
+                        wireframe: bool = False, wireframe_line_width: float = 1.0,
+                        side: SideOfFaceToRender = SideOfFaceToRender.kDoubleSide) -> None:
         """Draw triangles given vertices (3xN, in the frame of ``path``) and faces (3xM indices)."""
-        full = _full_path(path)
-        msg = _pack({"type": "set_object", "path": full, "object": triangle_mesh_object(vertices, faces, rgba,
-                                                                                         wireframe)})
-        self._set_object_message(full, msg)
+        self._set_object_command(path, triangle_mesh_object(vertices, faces, rgba, wireframe, wireframe_line_width,
+                                                            int(side)))
+
+    def SetTriangleColorMesh(self, path: str, vertices, faces, colors, wireframe: bool = False,
+                             wireframe_line_width: float = 1.0,
+                             side: SideOfFaceToRender = SideOfFaceToRender.kDoubleSide) -> None:
+        """Draw triangles colored per vertex: ``colors`` (3xN, each channel in [0, 1])."""
+        self._set_object_command(path, triangle_mesh_object(vertices, faces, Rgba(1.0, 1.0, 1.0), wireframe,
+                                                            wireframe_line_width, int(side), colors=colors))
+
+    def PlotSurface(self, path: str, X, Y, Z, rgba: Rgba = Rgba(0.1, 0.1, 0.9, 1.0), wireframe: bool = False,
+                    wireframe_line_width: float = 1.0) -> None:
+        """Draw the surface z = Z over the grid (X, Y) (all m x n, as from np.meshgrid)."""
+        X, Y, Z = (np.asarray(M, dtype=float) for M in (X, Y, Z))
+        if X.ndim != 2 or X.shape != Y.shape or X.shape != Z.shape:
+            raise ValueError(f"Meshcat.PlotSurface('{path}'): X, Y and Z must be matrices of one shape; given "
+                             f"{X.shape}, {Y.shape}, {Z.shape}")
+        m, n = X.shape
+        V = np.vstack([X.ravel(), Y.ravel(), Z.ravel()])
+        idx = np.arange(m * n).reshape(m, n)
+        a, b, c, d = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel(), idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
+        F = np.hstack([np.vstack([a, b, c]), np.vstack([a, c, d])])
+        self.SetTriangleMesh(path, V, F, rgba, wireframe, wireframe_line_width)
 
     def SetLine(self, path: str, vertices, line_width: float = 1.0, rgba: Rgba = Rgba(0.1, 0.1, 0.1, 1.0)) -> None:
         """Draw a polyline through the columns of ``vertices`` (3xN, in the frame of ``path``)."""
-        full = _full_path(path)
-        msg = _pack({"type": "set_object", "path": full,
-                     "object": line_object(vertices, rgba, line_width, segments=False)})
-        self._set_object_message(full, msg)
+        self._set_object_command(path, line_object(vertices, rgba, line_width, segments=False))
 
     def SetLineSegments(self, path: str, start, end, line_width: float = 1.0,
                         rgba: Rgba = Rgba(0.1, 0.1, 0.1, 1.0)) -> None:
@@ -205,18 +255,23 @@ class Meshcat:
                              f"and {E.shape}")
         V = np.empty((3, 2 * S.shape[1]))
         V[:, 0::2], V[:, 1::2] = S, E
-        full = _full_path(path)
-        msg = _pack({"type": "set_object", "path": full, "object": line_object(V, rgba, line_width, segments=True)})
-        self._set_object_message(full, msg)
+        self._set_object_command(path, line_object(V, rgba, line_width, segments=True))
 
-    def SetTransform(self, path: str, X_ParentPath, time_in_recording: float | None = None) -> None:
-        """Set the pose of ``path`` in its parent path (RigidTransform or 4x4). While recording, a
-        ``time_in_recording`` (s) also keys the recording at that time."""
-        M = transform_matrix(X_ParentPath, f"Meshcat.SetTransform('{path}')")
+    _TRANSFORM_OVERLOADS = (Overload(("path", str), ("X_ParentPath", None), ("time_in_recording", None, None)),
+                            Overload(("path", str), ("matrix", None)))
+
+    def SetTransform(self, *args, **kwargs) -> None:
+        """SetTransform(path, X_ParentPath, time_in_recording=None) or SetTransform(path, matrix): the pose of
+        ``path`` in its parent path (RigidTransform or 4x4). While recording, a ``time_in_recording`` (s) keys
+        the recording at that time."""
+        k, a = resolve("Meshcat.SetTransform", self._TRANSFORM_OVERLOADS, args, kwargs)
+        path = a["path"]
+        M = transform_matrix(a["X_ParentPath"] if k == 0 else a["matrix"], f"Meshcat.SetTransform('{path}')")
         full = _full_path(path)
-        if self._is_recording and time_in_recording is not None:
+        t = a.get("time_in_recording")
+        if self._is_recording and t is not None:
             rec = self._recording
-            rec.SetTransform(rec.frame(time_in_recording - rec.start_time()), full, M)
+            rec.SetTransform(rec.frame(t - rec.start_time()), full, M)
             if not self._set_while_recording:
                 return
         msg = _pack({"type": "set_transform", "path": full, "matrix": [float(x) for x in M.T.reshape(-1)]})
@@ -247,7 +302,11 @@ class Meshcat:
             rec.SetProperty(rec.frame(time_in_recording - rec.start_time()), full, property, v)
             if not self._set_while_recording:
                 return
-        msg = _pack({"type": "set_property", "path": full, "property": property, "value": v})
+        self._set_property_command(path, property, v)
+
+    def _set_property_command(self, path: str, property: str, value) -> None:
+        full = _full_path(path)
+        msg = _pack({"type": "set_property", "path": full, "property": property, "value": value})
         with self._lock:
             self._node(full).properties[property] = msg
         self._send(msg)
@@ -269,6 +328,34 @@ class Meshcat:
         with self._lock:
             return any(k[:len(key)] == key for k in self._nodes)
 
+    def _GetPackedObject(self, path: str) -> bytes:
+        """The msgpack ``set_object`` command last sent for ``path`` (b"" if none)."""
+        with self._lock:
+            node = self._nodes.get(_key(_full_path(path)))
+            return b"" if node is None or node.object is None else node.object
+
+    def _GetPackedTransform(self, path: str) -> bytes:
+        """The msgpack ``set_transform`` command last sent for ``path`` (b"" if none)."""
+        with self._lock:
+            node = self._nodes.get(_key(_full_path(path)))
+            return b"" if node is None or node.transform is None else node.transform
+
+    def _GetPackedProperty(self, path: str, property: str) -> bytes:
+        """The msgpack ``set_property`` command last sent for (``path``, ``property``) (b"" if none)."""
+        with self._lock:
+            node = self._nodes.get(_key(_full_path(path)))
+            return b"" if node is None else node.properties.get(property, b"")
+
+    def Flush(self) -> None:
+        """Return once every command sent so far has been handed to the connected browsers."""
+        self._server.flush()
+
+    def _on_browser_message(self, message: bytes) -> None:
+        try:
+            self._InjectWebsocketMessage(message)
+        except ValueError as exc:  # a malformed message from a browser must not stop the server
+            _log.warning("%s", exc)
+
     # ----- animation and recording ------------------------------------------------------------------
     def SetAnimation(self, animation: MeshcatAnimation) -> None:
         """Send ``animation`` to the viewer (it replaces any earlier one)."""
@@ -279,12 +366,13 @@ class Meshcat:
             self._animation_msg = msg
         self._send(msg)
 
-    def StartRecording(self, frames_per_second: float = 64.0, set_transforms_while_recording: bool = True) -> None:
-        """Start keying SetTransform/SetProperty calls that pass ``time_in_recording`` into a new
-        recording (the old one is discarded)."""
+    def StartRecording(self, frames_per_second: float = 64.0, set_visualizations_while_recording: bool = True) \
+            -> None:
+        """Start keying SetTransform/SetProperty calls that pass ``time_in_recording`` into a new recording (the
+        old one is discarded); with ``set_visualizations_while_recording`` False they only key it."""
         self._recording = MeshcatAnimation(frames_per_second)
         self._is_recording = True
-        self._set_while_recording = bool(set_transforms_while_recording)
+        self._set_while_recording = bool(set_visualizations_while_recording)
 
     def StopRecording(self) -> None:
         """Stop recording; the recording is kept for PublishRecording / StaticHtml."""
@@ -314,15 +402,23 @@ class Meshcat:
 
     # ----- static html ------------------------------------------------------------------------------
     def StaticHtml(self) -> str:
-        """A self-contained HTML page (viewer code inlined) showing the current scene and its
-        published animation; open it in any browser, no server needed."""
+        """A self-contained HTML page (viewer code inlined, scene commands as data URLs) showing the current
+        scene and its published animation; open it in any browser, no server needed."""
         with open(f"{viewer_dist_dir()}/main.min.js", "r", encoding="utf-8") as f:
             viewer_js = f.read()
         if "</script" in viewer_js.lower():
             raise RuntimeError("Meshcat.StaticHtml: the meshcat viewer script contains '</script' and cannot be "
                                "inlined; upgrade the meshcat package")
-        commands = ",\n".join('"' + base64.b64encode(m).decode("ascii") + '"' for m in self._scene_messages())
+        commands = ",\n".join('"data:application/octet-binary;base64,' + base64.b64encode(m).decode("ascii") + '"'
+                               for m in self._scene_messages())
         return _STATIC_PAGE.replace("@VIEWER_JS@", viewer_js).replace("@COMMANDS@", commands)
+
+    def StaticZip(self) -> bytes:
+        """StaticHtml() as meshcat.html in a zip archive (bytes)."""
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+            z.writestr("meshcat.html", self.StaticHtml())
+        return out.getvalue()
 
 
 _STATIC_PAGE = """<!DOCTYPE html>
@@ -348,7 +444,7 @@ body { margin: 0; }
 @COMMANDS@
   ];
   for (var i = 0; i < commands.length; ++i) {
-    var text = atob(commands[i]);
+    var text = atob(commands[i].substring(commands[i].indexOf(",") + 1));
     var bytes = new Uint8Array(text.length);
     for (var k = 0; k < text.length; ++k) { bytes[k] = text.charCodeAt(k); }
     viewer.handle_command_bytearray(bytes);

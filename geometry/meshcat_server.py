@@ -56,6 +56,9 @@ def bind_first_free_port(host: str, ports: list[int]) -> tuple[list[socket.socke
                 continue
             raise RuntimeError(f"Meshcat: cannot listen on {host}:{port}: {e}") from e
         return socks, int(socks[0].getsockname()[1])
+    if len(ports) == 1:
+        raise RuntimeError(f"Meshcat: port {ports[0]} on {host} is already in use (another Meshcat or program "
+                           "listens there); pass another port, None (the first free one from 7000) or 0 (any)")
     raise RuntimeError(f"Meshcat: no free port to listen on at {host}; tried {busy[0]}..{busy[-1]} "
                        f"({len(busy)} ports, all busy). Pass MeshcatParams(port=...) with a free port, or "
                        "port=0 for any free port.")
@@ -68,9 +71,11 @@ class MeshcatServer:
     sent to every browser that connects. ``broadcast(message)`` sends one command to all browsers.
     """
 
-    def __init__(self, sockets: list[socket.socket], get_scene: Callable[[], list[bytes]]):
+    def __init__(self, sockets: list[socket.socket], get_scene: Callable[[], list[bytes]],
+                 on_message: Callable[[bytes], None] | None = None):
         self._sockets = sockets
         self._get_scene = get_scene
+        self._on_message = on_message
         self._clients: set = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server = None
@@ -107,7 +112,8 @@ class MeshcatServer:
                     self.write_message(message, binary=True)
 
             def on_message(self, message):
-                pass
+                if server._on_message is not None and isinstance(message, bytes):
+                    server._on_message(message)
 
             def on_close(self):
                 server._clients.discard(self)
@@ -116,9 +122,16 @@ class MeshcatServer:
             def set_extra_headers(self, path):
                 self.set_header("Cache-Control", "no-store, no-cache, must-revalidate, max-age=0")
 
+        class _Icon(tornado.web.RequestHandler):
+            def get(self):
+                self.set_header("Content-Type", "image/png")
+                self.write(_favicon_png())
+
         dist = viewer_dist_dir()
         return tornado.web.Application([
             (r"/", _Socket),
+            (r"/(?:index|meshcat)\.html", tornado.web.RedirectHandler, {"url": "/static/"}),
+            (r"/favicon\.ico", _Icon),
             (r"/static/(.*)", _Static, {"path": dist, "default_filename": "index.html"}),
         ], log_function=lambda handler: None)  # no per-request access log lines on stderr
 
@@ -157,6 +170,18 @@ class MeshcatServer:
 
         self._loop.call_soon_threadsafe(send)
 
+    def flush(self, timeout: float = 10.0) -> None:
+        """Wait until the server thread has handed every message queued so far to the browsers."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or threading.current_thread() is self._thread:
+            return
+        done = threading.Event()
+        try:
+            loop.call_soon_threadsafe(done.set)
+        except RuntimeError:  # the loop stopped meanwhile
+            return
+        done.wait(timeout)
+
     def stop(self) -> None:
         """Close the listening sockets and stop the thread."""
         loop = self._loop
@@ -173,3 +198,17 @@ class MeshcatServer:
         loop.call_soon_threadsafe(shutdown)
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=5.0)
+
+
+def _favicon_png() -> bytes:
+    """A 16x16 PNG of mallard's viewer icon (a green square), made without image libraries."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+
+    row = b"\x00" + bytes((46, 125, 50)) * 16
+    header = struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * 16))
+            + chunk(b"IEND", b""))

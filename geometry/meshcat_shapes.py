@@ -18,9 +18,9 @@ from mallard.geometry.meshcat_server import import_meshcat
 from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 from mallard.geometry.rgba import Rgba
 from mallard.geometry.shapes import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh,
-                                     MujocoPlane, Shape, Sphere)
+                                     MeshcatCone, MujocoPlane, Shape, Sphere)
 
-SUPPORTED_SHAPES = ("Sphere", "Box", "Cylinder", "Capsule", "Ellipsoid", "HalfSpace", "MujocoPlane",
+SUPPORTED_SHAPES = ("Sphere", "Box", "Cylinder", "Capsule", "Ellipsoid", "HalfSpace", "MeshcatCone", "MujocoPlane",
                     "HeightField", "Mesh", "Convex", "TriangleSurfaceMesh")
 _HALF_SPACE_EXTENT = 20.0  # m, the side of the square drawn for an unbounded half space
 _IMAGE_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".bmp": "image/bmp",
@@ -57,18 +57,24 @@ def _lowered(geometry, rgba: Rgba, intrinsic: np.ndarray | None = None, vertex_c
 
 
 def _triangles(vertices: np.ndarray, faces: np.ndarray, rgba: Rgba, colors: np.ndarray | None = None,
-               intrinsic: np.ndarray | None = None, wireframe: bool = False) -> dict:
+               intrinsic: np.ndarray | None = None, wireframe: bool = False, wireframe_line_width: float = 1.0,
+               side: int = 2) -> dict:
     mg = import_meshcat().geometry
 
     geom = mg.TriangularMeshGeometry(np.asarray(vertices, np.float32), np.asarray(faces, np.uint32),
                                      color=None if colors is None else np.asarray(colors, np.float32))
     data = _lowered(geom, rgba, intrinsic, vertex_colors=colors is not None)
-    data["materials"][0]["wireframe"] = bool(wireframe)
+    material = data["materials"][0]
+    material["wireframe"] = bool(wireframe)
+    material["wireframeLinewidth"] = float(wireframe_line_width)
+    material["side"] = int(side)  # three.js FrontSide 0, BackSide 1, DoubleSide 2
     return data
 
 
-def triangle_mesh_object(vertices, faces, rgba: Rgba, wireframe: bool = False) -> dict:
-    """A triangle mesh from vertices (3xN, m) and faces (3xM vertex indices), as pydrake's SetTriangleMesh."""
+def triangle_mesh_object(vertices, faces, rgba: Rgba, wireframe: bool = False, wireframe_line_width: float = 1.0,
+                         side: int = 2, colors=None) -> dict:
+    """A triangle mesh from vertices (3xN, m) and faces (3xM vertex indices), as pydrake's SetTriangleMesh (and
+    SetTriangleColorMesh when per-vertex ``colors`` (3xN, in [0, 1]) are given)."""
     V = np.asarray(vertices, dtype=float)
     F = np.asarray(faces)
     if V.ndim != 2 or V.shape[0] != 3 or not np.all(np.isfinite(V)):
@@ -76,7 +82,43 @@ def triangle_mesh_object(vertices, faces, rgba: Rgba, wireframe: bool = False) -
     if F.ndim != 2 or F.shape[0] != 3 or (F.size and (F.min() < 0 or F.max() >= V.shape[1])):
         raise ValueError(f"Meshcat.SetTriangleMesh: faces must be 3xM indices into the {V.shape[1]} vertices; "
                          f"given shape {F.shape}")
-    return _triangles(V.T, F.T.astype(np.int64), rgba, wireframe=wireframe)
+    C = None
+    if colors is not None:
+        C = np.asarray(colors, dtype=float)
+        if C.shape != V.shape:
+            raise ValueError(f"Meshcat.SetTriangleColorMesh: colors must be 3xN like the vertices {V.shape}; given "
+                             f"{C.shape}")
+        C = C.T
+    return _triangles(V.T, F.T.astype(np.int64), rgba, C, wireframe=wireframe,
+                      wireframe_line_width=wireframe_line_width, side=side)
+
+
+def point_cloud_object(xyzs: np.ndarray, rgbs: np.ndarray | None, point_size: float, rgba: Rgba) -> dict:
+    """Points at the columns of ``xyzs`` (3xN, m), colored per point by ``rgbs`` (3xN, 0..255) or by ``rgba``."""
+    mg = import_meshcat().geometry
+
+    P = np.asarray(xyzs, dtype=np.float32)
+    if P.ndim != 2 or P.shape[0] != 3:
+        raise ValueError(f"Meshcat.SetObject(cloud): the points must be 3xN; given shape {P.shape}")
+    keep = np.all(np.isfinite(P), axis=0)  # as Drake, points that are not finite are not drawn
+    colors = None if rgbs is None else (np.asarray(rgbs, dtype=np.float32)[:, keep] / 255.0)
+    geom = mg.PointsGeometry(P[:, keep], color=colors)
+    material = mg.PointsMaterial(size=float(point_size), color=rgba_to_hex(rgba))
+    data = mg.Points(geom, material).lower()
+    data["materials"][0]["vertexColors"] = colors is not None
+    data["materials"][0]["opacity"] = rgba.a()
+    data["materials"][0]["transparent"] = rgba.a() < 1.0
+    return data
+
+
+def _cone_arrays(height: float, a: float, b: float, n_around: int = 32):
+    """An elliptic cone with its apex at the origin opening along +z to the base z = height."""
+    th = np.linspace(0.0, 2 * np.pi, n_around, endpoint=False)
+    ring = np.column_stack([a * np.cos(th), b * np.sin(th), np.full(n_around, height)])
+    V = np.vstack([[0.0, 0.0, 0.0], ring, [0.0, 0.0, height]])
+    F = [[0, 1 + (k + 1) % n_around, 1 + k] for k in range(n_around)]
+    F += [[n_around + 1, 1 + k, 1 + (k + 1) % n_around] for k in range(n_around)]
+    return V, np.array(F)
 
 
 def _y_to_z() -> np.ndarray:
@@ -250,13 +292,16 @@ def shape_to_object(shape: Shape, rgba: Rgba, use_file_materials: bool = True) -
     if isinstance(shape, HeightField):
         V, F = _heightfield_arrays(shape)
         return _triangles(V, F, rgba)
+    if isinstance(shape, MeshcatCone):
+        V, F = _cone_arrays(shape.height(), shape.a(), shape.b())
+        return _triangles(V, F, rgba)
     if isinstance(shape, Convex):
         if not shape.is_in_memory() and not os.path.isfile(shape.filename()):
             raise FileNotFoundError(f"Meshcat.SetObject: mesh file not found: {shape.filename()}")
         V, F = shape._hull_arrays()
         return _triangles(V, F, rgba)
     if isinstance(shape, Mesh):
-        if shape.is_in_memory():  # e.g. an MJCF mesh asset: its compiled vertices and faces
+        if shape.is_in_memory() or shape.extension() == ".vtk":  # e.g. an MJCF mesh asset, a tetrahedral mesh
             V, F = shape._mesh_arrays()
             return _triangles(V, F, rgba)
         return _mesh_file_object(shape, rgba, use_file_materials)

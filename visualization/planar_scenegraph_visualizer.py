@@ -1,24 +1,27 @@
-"""PlanarSceneGraphVisualizer: a matplotlib view of a SceneGraph projected onto a plane, for headless
-use (pydrake.systems.planar_scenegraph_visualizer).
+"""PlanarSceneGraphVisualizer: a matplotlib view of a SceneGraph projected onto a plane
+(pydrake.systems.planar_scenegraph_visualizer), headless or in a window.
 
 Each geometry is drawn as the 2D convex hull of its projected surface points, in its illustration
 color. ``T_VW`` (3x4) maps world points [x; y; z; 1] to view coordinates [u; v; 1]; the default
-views the world x-z plane. The visualizer publishes (redraws) every ``draw_period``; between
-``start_recording()`` and ``stop_recording()`` it keeps every drawn frame, and
-``SaveAnimation(path)`` writes them as a GIF, an MP4 (when ffmpeg is installed) or PNG frames.
+views the world x-z plane. It redraws every ``draw_period``; between ``start_recording()`` and
+``stop_recording()`` it keeps every frame, and ``SaveAnimation(path)`` (mallard) writes them as a GIF, an MP4
+(when ffmpeg is installed) or PNG frames. Beyond pydrake's shapes it draws capsules, ellipsoids, height
+fields and cones.
 """
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import warnings
 
+import matplotlib
 import numpy as np
 
-from mallard.geometry import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh, QueryObject,
-                              Rgba, Role, SceneGraph, Sphere)
-from mallard.systems.framework import LeafSystem, Value
+from mallard.geometry import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh, MeshcatCone,
+                              QueryObject, Rgba, Role, SceneGraph, Sphere)
+from mallard.multibody.math import RigidTransform
+from mallard.systems.framework import Value
+from mallard.visualization.pyplot_visualizer import PyPlotVisualizer
 
 _DEFAULT_T_VW = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 _HALF_SPACE_EXTENT = 50.0  # m, half side of the square standing in for a half space
@@ -32,9 +35,13 @@ def _sphere_points(n: int = 12) -> np.ndarray:
     return np.column_stack([(np.cos(La) * np.cos(Lo)).ravel(), (np.cos(La) * np.sin(Lo)).ravel(), np.sin(La).ravel()])
 
 
-def _circle(r: float, z: float, n: int = 32) -> np.ndarray:
+def _ellipse(a: float, b: float, z: float, n: int = 32) -> np.ndarray:
     t = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
-    return np.column_stack([r * np.cos(t), r * np.sin(t), np.full(n, z)])
+    return np.column_stack([a * np.cos(t), b * np.sin(t), np.full(n, z)])
+
+
+def _circle(r: float, z: float, n: int = 32) -> np.ndarray:
+    return _ellipse(r, r, z, n)
 
 
 def shape_points(shape) -> np.ndarray:
@@ -63,9 +70,9 @@ def shape_points(shape) -> np.ndarray:
         bottom[:, 2] = -z_bot
         return np.vstack([top, bottom])
     if isinstance(shape, (Mesh, Convex)):
-        if not os.path.isfile(shape.filename()):
-            raise FileNotFoundError(f"PlanarSceneGraphVisualizer: mesh file not found: {shape.filename()}")
-        return shape._hull_arrays()[0]
+        return _mesh_points(shape, substitute=False)
+    if isinstance(shape, MeshcatCone):
+        return np.vstack([[0.0, 0.0, 0.0], _ellipse(shape.a(), shape.b(), shape.height())])
     raise ValueError(f"PlanarSceneGraphVisualizer: cannot draw a {type(shape).__name__}; supported: Sphere, "
                      "Ellipsoid, Box, Cylinder, Capsule, HalfSpace, HeightField, Mesh, Convex")
 
@@ -84,162 +91,121 @@ def hull_2d(points: np.ndarray) -> np.ndarray:
         return points[[int(np.argmin(s)), int(np.argmax(s))]]
 
 
-class PlanarSceneGraphVisualizer(LeafSystem):
-    """Draws a SceneGraph's geometries projected onto a plane with matplotlib (no display needed)."""
+class PlanarSceneGraphVisualizer(PyPlotVisualizer):
+    """Draws a SceneGraph's illustration geometry projected onto a plane with matplotlib, as pydrake's
+    PlanarSceneGraphVisualizer: each geometry is the 2D convex hull of its projected surface points (meshes:
+    of their convex hull's vertices), filled in its ("phong", "diffuse") color; the title shows the time."""
 
-    def __init__(self, scene_graph: SceneGraph | None = None, T_VW=None, xlim=(-1.0, 1.0), ylim=(-1.0, 1.0),
-                 facecolor=(1.0, 1.0, 1.0), use_random_colors: bool = False, ax=None, draw_period: float = 1.0 / 30,
-                 show: bool = False, figsize=(6.0, 6.0), role=Role.kIllustration):
-        super().__init__()
-        T = _DEFAULT_T_VW if T_VW is None else np.asarray(T_VW, dtype=float)
+    def __init__(self, scene_graph: SceneGraph, draw_period: float | None = None, T_VW=_DEFAULT_T_VW,
+                 xlim=(-1.0, 1.0), ylim=(-1.0, 1.0), facecolor=(1, 1, 1), use_random_colors: bool = False,
+                 substitute_collocated_mesh_files: bool = True, ax=None, show: bool | None = None, *,
+                 figsize=None):
+        T = np.asarray(T_VW, dtype=float)
         if T.shape != (3, 4) or not np.all(np.isfinite(T)):
             raise ValueError(f"PlanarSceneGraphVisualizer: T_VW must be a finite 3x4 matrix; given shape {T.shape}")
-        period = float(draw_period)
-        if not math.isfinite(period) or period <= 0:
-            raise ValueError(f"PlanarSceneGraphVisualizer: draw_period must be finite and > 0 s; given {draw_period!r}")
-        self._T_VW = T
-        self._role = Role(role)
-        self._random_colors = bool(use_random_colors)
-        self._show = bool(show)
-        if ax is None and show:
-            import matplotlib.pyplot as plt
-
-            self._fig, self._ax = plt.subplots(figsize=figsize)
-        elif ax is None:  # headless: a figure outside pyplot, drawn by the Agg canvas
-            from matplotlib.figure import Figure
-
-            self._fig = Figure(figsize=figsize)
-            self._ax = self._fig.add_subplot()
-        else:
-            self._fig, self._ax = ax.figure, ax
-        self._ax.set_xlim(*xlim)
-        self._ax.set_ylim(*ylim)
-        self._ax.set_aspect("equal")
-        self._ax.set_facecolor(facecolor)
-        self._geom_port = self.DeclareAbstractInputPort("geometry_query", Value(QueryObject()))
-        self.DeclarePeriodicPublishEvent(period, 0.0, self._draw)
-        self.DeclareForcedPublishEvent(self._draw)
-        self.DeclareInitializationPublishEvent(self._draw)
-        self._version = None
-        self._geoms: list = []  # (GeometryId, p_GQ (n, 3), matplotlib Polygon)
-        self._recording = False
-        self._recorded: list[tuple[float, list[np.ndarray]]] = []
-        self._draw_period = period
-        self._time_text = self._ax.text(0.02, 0.96, "", transform=self._ax.transAxes, va="top")
+        if not isinstance(scene_graph, SceneGraph):
+            raise TypeError(f"PlanarSceneGraphVisualizer needs a SceneGraph; given {type(scene_graph).__name__}")
+        if figsize is None:
+            default = matplotlib.rcParams["figure.figsize"]
+            figsize = (default[0], default[0] * (ylim[1] - ylim[0]) / (xlim[1] - xlim[0]))
+        super().__init__(draw_period=draw_period, facecolor=facecolor, figsize=figsize, ax=ax, show=show)
+        self.set_name("planar_scenegraph_visualizer")
         self._scene_graph = scene_graph
+        self._T_VW = T
+        self._geometry_query_input_port = self.DeclareAbstractInputPort("geometry_query", Value(QueryObject()))
+        self.ax.axis("equal")
+        self.ax.axis("off")
+        self.ax.set_xlim(xlim)
+        self.ax.set_ylim(ylim)
+        self.fig.set_size_inches(figsize[0], figsize[1])
+        self._build_body_patches(use_random_colors, substitute_collocated_mesh_files, scene_graph.model_inspector())
+        self._body_fills: dict[str, list] = {}
+        identity = RigidTransform()
+        for name, patches in self._patch_Blist.items():
+            self._body_fills[name] = []
+            for patch_B, color in zip(patches, self._patch_Blist_colors[name]):
+                xy = hull_2d(self._project(identity, patch_B))
+                fill = self.ax.fill(xy[:, 0], xy[:, 1], zorder=0, edgecolor="k", facecolor=color, closed=True)[0]
+                self._body_fills[name].append(fill)
 
     def get_geometry_query_input_port(self):
         """The abstract input port ``geometry_query`` (SceneGraph's QueryObject)."""
-        return self._geom_port
+        return self._geometry_query_input_port
 
-    def fig(self):
-        return self._fig
+    @staticmethod
+    def frame_name(frame_id, inspector) -> str:
+        """The name of a frame's patches: "world", or "<source>::<frame>"."""
+        if frame_id == inspector.world_frame_id():
+            return "world"
+        return f"{inspector.GetOwningSourceName(frame_id)}::{inspector.GetName(frame_id)}"
 
-    def ax(self):
-        return self._ax
+    def _build_body_patches(self, use_random_colors: bool, substitute: bool, inspector) -> None:
+        """Points p_BQ (3, n) of each illustration geometry in its frame B, grouped by frame, with colors."""
+        self._patch_Blist: dict[str, list[np.ndarray]] = {}
+        self._patch_Blist_colors: dict[str, list] = {}
+        self._frame_ids: dict[str, object] = {}
+        for frame_id in inspector.GetAllFrameIds():
+            gids = inspector.GetGeometries(frame_id, Role.kIllustration)
+            if not gids:
+                continue
+            name = self.frame_name(frame_id, inspector)
+            patches, colors = [], []
+            for gid in gids:
+                shape = inspector.GetShape(gid)
+                p_GQ = _mesh_points(shape, substitute) if isinstance(shape, (Mesh, Convex)) else shape_points(shape)
+                if p_GQ is None:
+                    continue
+                X_BG = inspector.GetPoseInFrame(gid).GetAsMatrix4()
+                patches.append(X_BG[:3, :3] @ p_GQ.T + X_BG[:3, 3:4])
+                rgba = inspector.GetIllustrationProperties(gid).GetPropertyOrDefault("phong", "diffuse",
+                                                                                     Rgba(0.9, 0.9, 0.9, 1.0))
+                colors.append(tuple(rgba.rgba) if isinstance(rgba, Rgba) else tuple(np.asarray(rgba, float)))
+            self._patch_Blist[name] = patches
+            self._patch_Blist_colors[name] = colors
+            self._frame_ids[name] = frame_id
+        if use_random_colors:
+            import matplotlib.cm
 
-    # ----- drawing ----------------------------------------------------------------------------------
-    def _color(self, inspector, gid, k: int):
-        if self._random_colors:
-            return tuple(np.random.default_rng(gid.get_value()).uniform(0.1, 0.9, 3)) + (1.0,)
-        props = inspector.GetProperties(gid, self._role)
-        c = None if props is None else props.GetPropertyOrDefault("phong", "diffuse", None)
-        if isinstance(c, Rgba):
-            return tuple(c.rgba)
-        return (0.5, 0.5, 0.5, 1.0)
+            palette = iter(matplotlib.cm.rainbow(np.linspace(0, 1, len(self._patch_Blist_colors))))
+            for name in self._patch_Blist_colors:
+                color = tuple(next(palette))
+                self._patch_Blist_colors[name] = [color] * len(self._patch_Blist[name])
 
-    def _build(self, query: QueryObject) -> None:
-        from matplotlib.patches import Polygon
+    def _project(self, X_WB, patch_B: np.ndarray) -> np.ndarray:
+        """View coordinates (n, 2) of the points patch_B (3, n) of frame B posed at X_WB."""
+        M = X_WB.GetAsMatrix4()
+        p_W = M[:3, :3] @ patch_B + M[:3, 3:4]
+        V = self._T_VW[:, :3] @ p_W + self._T_VW[:, 3:4]
+        return (V[:2] / V[2:3]).T
 
-        for _, _, patch in self._geoms:
-            patch.remove()
-        inspector = query.inspector()
-        self._geoms = []
-        for k, gid in enumerate(inspector.GetAllGeometryIds(self._role)):
-            pts = shape_points(inspector.GetShape(gid))
-            patch = Polygon(np.zeros((3, 2)), closed=True, facecolor=self._color(inspector, gid, k),
-                            edgecolor="k", linewidth=0.5)
-            self._ax.add_patch(patch)
-            self._geoms.append((gid, pts, patch))
-        self._version = inspector.geometry_version()
+    def _snapshot(self, context) -> "_FramePoses":
+        """The time and every drawn frame's pose, which is all ``draw`` needs to redraw the frame later."""
+        query = self._geometry_query_input_port.Eval(context)
+        return _FramePoses(context.get_time(), {name: query.GetPoseInWorld(fid) for name, fid in
+                                                self._frame_ids.items()})
 
-    def project(self, p_WQ: np.ndarray) -> np.ndarray:
-        """View coordinates (n, 2) of world points p_WQ (n, 3)."""
-        V = p_WQ @ self._T_VW[:, :3].T + self._T_VW[:, 3]
-        return V[:, :2] / V[:, 2:3]
+    def draw(self, context) -> None:
+        """Move every patch to its frame's pose in ``context`` (or in a recorded frame) and title the axes
+        with the time."""
+        frame = context if isinstance(context, _FramePoses) else self._snapshot(context)
+        view_dir = np.cross(self._T_VW[0, :3], self._T_VW[1, :3])
+        for name, patches in self._patch_Blist.items():
+            X_WB = frame.poses[name]
+            for fill, patch_B in zip(self._body_fills[name], patches):
+                fill.set_xy(hull_2d(self._project(X_WB, patch_B)))
+                fill.zorder = float(X_WB.translation() @ view_dir)
+        self.ax.set_title("t = {:.1f}".format(frame.get_time()))
 
-    def _outlines(self, query: QueryObject) -> list[np.ndarray]:
-        out = []
-        for gid, pts, _ in self._geoms:
-            M = query.GetPoseInWorld(gid).GetAsMatrix4()
-            out.append(hull_2d(self.project(pts @ M[:3, :3].T + M[:3, 3])))
-        return out
-
-    def _set_outlines(self, outlines: list[np.ndarray], time: float) -> None:
-        for (_, _, patch), xy in zip(self._geoms, outlines):
-            patch.set_xy(xy)
-        self._time_text.set_text(f"t = {time:.3f} s")
-
-    def _draw(self, context) -> None:
-        query = self._geom_port.Eval(context)
-        if self._version != query.inspector().geometry_version():
-            self._build(query)
-        outlines = self._outlines(query)
-        t = context.get_time()
-        self._set_outlines(outlines, t)
-        if self._recording:
-            if self._recorded and self._recorded[-1][0] == t:  # e.g. initialization and periodic at t = 0
-                self._recorded[-1] = (t, outlines)
-            else:
-                self._recorded.append((t, outlines))
-        if self._show:
-            import matplotlib.pyplot as plt
-
-            self._fig.canvas.draw_idle()
-            plt.pause(1e-3)
-
-    # ----- recording --------------------------------------------------------------------------------
-    def start_recording(self) -> None:
-        """Keep every frame drawn from now on (earlier recorded frames are dropped)."""
-        self._recording = True
-        self._recorded = []
-
-    def stop_recording(self) -> None:
-        self._recording = False
-
-    def reset_recording(self) -> None:
-        self._recorded = []
-
-    def num_recorded_frames(self) -> int:
-        return len(self._recorded)
-
-    def get_recording_as_animation(self, **kwargs):
-        """A matplotlib FuncAnimation replaying the recorded frames (kwargs go to FuncAnimation)."""
-        from matplotlib.animation import FuncAnimation
-
-        if not self._recorded:
-            raise RuntimeError("PlanarSceneGraphVisualizer: no frames recorded; call start_recording() before "
-                               "simulating and stop_recording() after")
-        frames = list(self._recorded)
-
-        def update(i):
-            t, outlines = frames[i]
-            self._set_outlines(outlines, t)
-            return [patch for _, _, patch in self._geoms] + [self._time_text]
-
-        kwargs.setdefault("interval", 1000.0 * self._draw_period)
-        kwargs.setdefault("blit", False)
-        return FuncAnimation(self._fig, update, frames=len(frames), **kwargs)
-
+    # ----- mallard: saving the recording ------------------------------------------------------------------
     def SaveAnimation(self, filename: str, fps: float | None = None) -> list[str]:
         """(mallard) Write the recorded frames: '.gif' (pillow), '.mp4' (ffmpeg; PNG frames in
         '<name>_frames/' when ffmpeg is missing, with a warning), or a folder / '.png' pattern for PNG
         frames. Returns the paths written."""
-        if not self._recorded:
+        if not self._recorded_contexts:
             raise RuntimeError("PlanarSceneGraphVisualizer.SaveAnimation: no frames recorded; call "
                                "start_recording() before simulating and stop_recording() after")
         filename = os.fspath(filename)
-        fps = 1.0 / self._draw_period if fps is None else float(fps)
+        fps = 1.0 / self.time_step if fps is None else float(fps)
         ext = os.path.splitext(filename)[1].lower()
         folder = os.path.dirname(os.path.abspath(filename))
         if not os.path.isdir(folder):
@@ -267,12 +233,51 @@ class PlanarSceneGraphVisualizer(LeafSystem):
     def _save_pngs(self, folder: str) -> list[str]:
         os.makedirs(folder, exist_ok=True)
         paths = []
-        for i, (t, outlines) in enumerate(self._recorded):
-            self._set_outlines(outlines, t)
+        for i in range(len(self._recorded_contexts)):
+            self._draw_recorded_frame(i)
             path = os.path.join(folder, f"frame_{i:05d}.png")
-            self._fig.savefig(path)
+            self.fig.savefig(path)
             paths.append(path)
         return paths
+
+
+class _FramePoses:
+    """A recorded frame of a PlanarSceneGraphVisualizer: the time and X_WB of each drawn frame."""
+
+    __slots__ = ("time", "poses")
+
+    def __init__(self, time: float, poses: dict):
+        self.time, self.poses = time, poses
+
+    def get_time(self) -> float:
+        return self.time
+
+
+_KNOWN_MESH_SUFFIXES = (".obj", ".vtk", ".gltf")
+
+
+def _mesh_points(shape, substitute: bool) -> np.ndarray:
+    """The convex-hull vertices (n, 3) of a Mesh / Convex, as pydrake finds them: a path of another type may be
+    replaced by a file of the same name with a known suffix; otherwise errors name the mesh."""
+    source = shape.source()
+    search = source.is_path() and substitute
+    hull = None
+    try:
+        hull = shape.GetConvexHull()
+    except RuntimeError:
+        if source.extension() in _KNOWN_MESH_SUFFIXES:
+            raise
+        if search:
+            for suffix in _KNOWN_MESH_SUFFIXES:
+                alt = source.path().with_suffix(suffix)
+                if alt.exists():
+                    hull = Convex(alt, scale3=shape.scale3()).GetConvexHull()
+                    break
+    if hull is None:
+        extra = " No supported alternative could be found." if search else ""
+        raise RuntimeError(f"The {type(shape).__name__} instance with mesh data '{source.description()}' has an "
+                           f"unsupported extension ('{source.extension()}').{extra}")
+    return hull.vertex_array().copy()
 
 
 def ConnectPlanarSceneGraphVisualizer(builder, scene_graph: SceneGraph, output_port=None,
@@ -280,6 +285,7 @@ def ConnectPlanarSceneGraphVisualizer(builder, scene_graph: SceneGraph, output_p
     """Add a PlanarSceneGraphVisualizer to ``builder`` fed by ``scene_graph``'s query output (or
     ``output_port``); kwargs go to the constructor."""
     vis = builder.AddSystem(PlanarSceneGraphVisualizer(scene_graph, **kwargs))
+    vis.set_name("planar_scenegraph_visualizer")
     port = scene_graph.get_query_output_port() if output_port is None else output_port
     builder.Connect(port, vis.get_geometry_query_input_port())
     return vis

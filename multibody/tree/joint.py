@@ -80,6 +80,14 @@ class Joint(MultibodyElement):
         """nv of this joint."""
         return self._nv
 
+    def position_suffix(self, position_index_in_joint: int) -> str:
+        """The name suffix of the joint's position ``position_index_in_joint`` (e.g. 'q', 'x', 'qw')."""
+        return self._position_suffixes[position_index_in_joint]
+
+    def velocity_suffix(self, velocity_index_in_joint: int) -> str:
+        """The name suffix of the joint's velocity ``velocity_index_in_joint`` (e.g. 'w', 'v', 'wx')."""
+        return self._velocity_suffixes[velocity_index_in_joint]
+
     def frame_on_parent(self) -> Frame:
         """Frame F, fixed on the parent body."""
         return self._frame_on_parent

@@ -58,7 +58,7 @@ def shaft_lengths(recording, paths, frame):
 def test_resting_box_draws_an_arrow_at_each_corner_scaled_by_force(meshcat):
     params = ContactVisualizerParams(newtons_per_meter=20.0)
     visualizer, plant, plant_context, recording, _ = resting_box(meshcat, params=params)
-    assert visualizer.get_name() == "contact_visualizer"
+    assert visualizer.get_name() == "meshcat_contact_visualizer"  # pydrake's name
     paths = visualizer.arrow_paths()
     assert paths == [f"contact_forces/point/world+box/{k}" for k in range(4)]
     for p in paths:
@@ -149,4 +149,4 @@ def test_two_visualizers_in_one_diagram_get_distinct_names(meshcat):
     first = ContactVisualizer.AddToBuilder(builder, plant, meshcat)
     second = ContactVisualizer.AddToBuilder(builder, plant, meshcat, ContactVisualizerParams(prefix="other"))
     builder.Build()
-    assert first.get_name() == "contact_visualizer" and second.get_name() != "contact_visualizer"
+    assert first.get_name() == "meshcat_contact_visualizer" and second.get_name() != "meshcat_contact_visualizer"

@@ -38,13 +38,14 @@ def object_at(m: Meshcat, path: str) -> dict:
 
 def html_commands(html: str) -> list[dict]:
     block = html.split("var commands = [", 1)[1].split("];", 1)[0]
-    return [umsgpack.unpackb(base64.b64decode(s)) for s in re.findall(r'"([A-Za-z0-9+/=]+)"', block)]
+    return [umsgpack.unpackb(base64.b64decode(s))
+            for s in re.findall(r'"data:application/octet-binary;base64,([A-Za-z0-9+/=]+)"', block)]
 
 
 # ----- server -------------------------------------------------------------------------------------------
 def test_server_serves_the_viewer_on_loopback(meshcat):
     url = meshcat.web_url()
-    assert url == f"http://127.0.0.1:{meshcat.port()}"
+    assert url == f"http://localhost:{meshcat.port()}"  # pydrake's URL; the server listens on 127.0.0.1 only
     page = urllib.request.urlopen(url, timeout=10).read().decode()
     assert "MeshCat.Viewer" in page and "main.min.js" in page
     js = urllib.request.urlopen(url + "/static/main.min.js", timeout=10)
@@ -78,18 +79,15 @@ def test_browser_connection_gets_scene_then_updates(meshcat):
     assert update["matrix"][12:15] == [4.0, 5.0, 6.0]
 
 
-def test_busy_port_picks_the_next_one_and_says_so():
+def test_a_busy_port_is_an_error_as_in_pydrake():
     with socket.socket() as blocker:
         blocker.bind(("127.0.0.1", 0))
         blocker.listen(1)
         busy = blocker.getsockname()[1]
-        with pytest.warns(RuntimeWarning, match=rf"port {busy} is busy; using port \d+ instead"):
-            m = Meshcat(MeshcatParams(port=busy))
-        try:
-            assert m.port() != busy and m.port() > busy
-            assert urllib.request.urlopen(m.web_url(), timeout=10).status == 200
-        finally:
-            m.Close()
+        with pytest.raises(RuntimeError, match=rf"port {busy} on 127.0.0.1 is already in use"):
+            Meshcat(MeshcatParams(port=busy))
+        with pytest.raises(RuntimeError, match="already in use"):
+            Meshcat(port=busy)
 
 
 def test_start_meshcat_prints_url(capsys):
@@ -105,11 +103,11 @@ def test_bad_params_raise():
         Meshcat(MeshcatParams(host="0.0.0.0", port=0))
     with pytest.warns(RuntimeWarning, match="127.0.0.1 only"):
         m = Meshcat(MeshcatParams(host="*", port=0))
-    assert m.web_url().startswith("http://127.0.0.1:")
+    assert m.web_url().startswith("http://localhost:")
     m.Close()
     with pytest.raises(ValueError, match="port must be in"):
         Meshcat(MeshcatParams(port=70000))
-    with pytest.raises(ValueError, match="MeshcatParams or a port"):
+    with pytest.raises(TypeError, match=r"port: int\|integer\|NoneType = None"):
         Meshcat("7000")
 
 
@@ -308,7 +306,7 @@ def test_recording_keys_frames_and_lands_in_static_html(meshcat):
 
 def test_recording_without_live_updates(meshcat):
     meshcat.SetTransform("x", RigidTransform([1.0, 0.0, 0.0]))
-    meshcat.StartRecording(set_transforms_while_recording=False)
+    meshcat.StartRecording(set_visualizations_while_recording=False)
     meshcat.SetTransform("x", RigidTransform([2.0, 0.0, 0.0]), 0.0)
     live = [c for c in scene_commands(meshcat) if c["type"] == "set_transform"][0]
     assert live["matrix"][12] == 1.0

@@ -36,7 +36,9 @@ def green_mask(img: np.ndarray) -> np.ndarray:
 
 def test_visualizer_draws_colored_geometry_and_records_poses(meshcat, moving_scene):
     builder, scene_graph, _ = moving_scene()
-    vis = MeshcatVisualizer.AddToBuilder(builder, scene_graph, meshcat, MeshcatVisualizerParams(publish_period=0.05))
+    vis = MeshcatVisualizer.AddToBuilder(builder, scene_graph, meshcat, MeshcatVisualizerParams(
+        publish_period=0.05, prefix="illustration"))
+    assert vis.get_name() == "meshcat_visualizer(illustration)"  # as pydrake names it
     diagram = builder.Build()
     simulator = Simulator(diagram)
     recording = vis.StartRecording()
@@ -63,7 +65,7 @@ def test_visualizer_draws_colored_geometry_and_records_poses(meshcat, moving_sce
     assert not meshcat.HasPath("illustration")
 
 
-def test_proximity_role_default_color_and_default_visualization(meshcat, moving_scene):
+def test_proximity_role_and_default_color(meshcat, moving_scene):
     from mallard.geometry import Cylinder, GeometryInstance, ProximityProperties
     from mallard.multibody.math import RigidTransform
 
@@ -72,7 +74,8 @@ def test_proximity_role_default_color_and_default_visualization(meshcat, moving_
     collision.set_proximity_properties(ProximityProperties())
     scene_graph.RegisterGeometry(source.source_id, source.frames[0][0], collision)
     MeshcatVisualizer.AddToBuilder(builder, scene_graph.get_query_output_port(), meshcat,
-                                   MeshcatVisualizerParams(role=Role.kProximity, default_color=Rgba(0, 0, 1, 0.5)))
+                                   MeshcatVisualizerParams(role=Role.kProximity, default_color=Rgba(0, 0, 1, 0.5),
+                                                           prefix="proximity"))
     Simulator(builder.Build()).Initialize()
     objects = {c["path"]: c["object"] for c in commands(meshcat) if c["type"] == "set_object"}
     # only the proximity geometry is drawn, in the default color, offset X_FG in its frame
@@ -82,14 +85,6 @@ def test_proximity_role_default_color_and_default_visualization(meshcat, moving_
     offset = [c for c in commands(meshcat) if c["type"] == "set_transform"
               and c["path"] == "/drake/proximity/red_box/collision_cylinder"]
     assert offset[-1]["matrix"][12:15] == [0.0, 0.0, 0.1]
-
-    builder, scene_graph, _ = moving_scene()
-    added = AddDefaultVisualization(builder, meshcat)
-    assert [v._params.role for v in added] == [Role.kIllustration, Role.kProximity]
-    Simulator(builder.Build()).Initialize()
-    assert meshcat.HasPath("illustration/red_box/red_box_geometry")
-    hidden = [c for c in commands(meshcat) if c["type"] == "set_property" and c["path"] == "/drake/proximity"]
-    assert hidden and hidden[-1]["value"] is False
 
 
 def test_visualizer_bad_input(meshcat, moving_scene):
@@ -102,7 +97,7 @@ def test_visualizer_bad_input(meshcat, moving_scene):
         MeshcatVisualizer.AddToBuilder(builder, 3, meshcat)
     from mallard.systems.framework import DiagramBuilder
 
-    with pytest.raises(RuntimeError, match="exactly one SceneGraph"):
+    with pytest.raises(RuntimeError, match="must hold one MultibodyPlant"):
         AddDefaultVisualization(DiagramBuilder(), meshcat)
 
 
@@ -163,10 +158,11 @@ def test_shared_model_recording_renders_in_headless_chromium(meshcat, models_dir
     vis.PublishRecording()
     assert recording.num_frames() == 33  # 64 Hz for 0.5 s
     paths = set(recording.paths())
-    assert {"/drake/illustration/Acrobot/upper_link", "/drake/illustration/Acrobot/lower_link"} <= paths
+    # pydrake's default prefix, "visualizer"
+    assert {"/drake/visualizer/Acrobot/upper_link", "/drake/visualizer/Acrobot/lower_link"} <= paths
     # the links swing: the lower link's keyed pose changes
-    first = recording.get_key_frame(0, "/drake/illustration/Acrobot/lower_link", "position")
-    last = recording.get_key_frame(32, "/drake/illustration/Acrobot/lower_link", "position")
+    first = recording.get_key_frame(0, "/drake/visualizer/Acrobot/lower_link", "position")
+    last = recording.get_key_frame(32, "/drake/visualizer/Acrobot/lower_link", "position")
     assert np.linalg.norm(np.subtract(first, last)) > 1e-3
 
     html = tmp_path / "acrobot.html"

@@ -15,7 +15,8 @@ from mallard.geometry.meshcat import Meshcat, MeshcatParams
 
 def _html_command_types(html: str) -> list[str]:
     block = html.split("var commands = [", 1)[1].split("];", 1)[0]
-    return [umsgpack.unpackb(base64.b64decode(s))["type"] for s in re.findall(r'"([A-Za-z0-9+/=]+)"', block)]
+    return [umsgpack.unpackb(base64.b64decode(s))["type"]
+            for s in re.findall(r'"data:application/octet-binary;base64,([A-Za-z0-9+/=]+)"', block)]
 
 
 def test_simulate_record_and_plot(models_dir, tmp_path):
@@ -38,7 +39,8 @@ def test_simulate_record_and_plot(models_dir, tmp_path):
     try:
         viz2 = ModelVisualizer(meshcat)
         viz2.AddModels(str(models_dir / "drake_examples" / "Acrobot.urdf"))
-        with pytest.raises(ValueError, match="position has 3 values; the plant has 2"):
+        with pytest.raises(ValueError, match=r"Number of passed positions \(3\) does not match the number in the "
+                                             r"model \(2\)"):
             viz2.Run(position=[0, 0, 0], wait=False)
     finally:
         meshcat.Close()

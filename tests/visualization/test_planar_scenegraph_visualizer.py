@@ -33,9 +33,14 @@ def recorded(moving_scene):
 
 def test_outlines_follow_the_poses(recorded):
     vis = recorded
-    assert vis.num_recorded_frames() == 9  # t = 0, 0.125, ..., 1.0
-    for t, outlines in vis._recorded:
-        box, ball = outlines
+    # t = 0 (initialization, then the periodic publish at 0, as pydrake records them), 0.125, ..., 1.0
+    times = [frame.get_time() for frame in vis._recorded_contexts]
+    assert times == [0.0] + [0.125 * k for k in range(9)]
+    for k, t in enumerate(times):
+        vis._draw_recorded_frame(k)
+        box, ball = ([np.asarray(fill.get_xy()) for fill in fills] for fills in vis._body_fills.values())
+        box, ball = box[0], ball[0]
+        assert vis.ax.get_title() == f"t = {t:.1f}"
         z = 0.3 * np.sin(2 * np.pi * t)
         # the box (0.4 m cube at y = -0.6) projects to a 0.4 x 0.4 square centered at (-0.6, z)
         np.testing.assert_allclose(box.min(axis=0), [-0.8, z - 0.2], atol=1e-9)
@@ -48,8 +53,8 @@ def test_png_frames_change_as_the_scene_moves(recorded, tmp_path):
     import matplotlib.image
 
     paths = recorded.SaveAnimation(str(tmp_path / "frames"))
-    assert len(paths) == 9 and all(p.endswith(".png") for p in paths)
-    imgs = [matplotlib.image.imread(p) for p in paths]
+    assert len(paths) == 10 and all(p.endswith(".png") for p in paths)
+    imgs = [matplotlib.image.imread(p) for p in paths[1:]]  # one frame per 0.125 s from t = 0
     assert not np.array_equal(imgs[0], imgs[2])
     # the red box is higher on screen (smaller row) at t = 0.25 (z = +0.3) than at t = 0.75 (z = -0.3)
     up, down = red_rows(imgs[2]), red_rows(imgs[6])
@@ -63,7 +68,7 @@ def test_gif_has_one_changing_frame_per_recorded_frame(recorded, tmp_path):
     out = tmp_path / "scene.gif"
     assert recorded.SaveAnimation(str(out)) == [str(out)]
     with Image.open(out) as gif:
-        assert gif.n_frames == 9
+        assert gif.n_frames in (9, 10)  # pillow may merge the two identical frames at t = 0
         gif.seek(2)
         a = np.asarray(gif.convert("RGB"))
         gif.seek(6)
@@ -78,7 +83,7 @@ def test_mp4_uses_ffmpeg_or_falls_back_to_png_frames(recorded, tmp_path, monkeyp
     monkeypatch.setattr(psv.shutil, "which", lambda name: None)
     with pytest.warns(RuntimeWarning, match="ffmpeg is not installed"):
         paths = recorded.SaveAnimation(str(out))
-    assert len(paths) == 9 and all("scene_frames" in p for p in paths)
+    assert len(paths) == 10 and all("scene_frames" in p for p in paths)
 
 
 def test_bad_input(recorded, moving_scene, tmp_path):
@@ -86,11 +91,14 @@ def test_bad_input(recorded, moving_scene, tmp_path):
         recorded.SaveAnimation(str(tmp_path / "x.avi"))
     with pytest.raises(FileNotFoundError, match="folder does not exist"):
         recorded.SaveAnimation(str(tmp_path / "missing" / "x.gif"))
+    _, scene_graph, _ = moving_scene()
     with pytest.raises(ValueError, match="T_VW must be a finite 3x4"):
-        PlanarSceneGraphVisualizer(T_VW=np.eye(3))
+        PlanarSceneGraphVisualizer(scene_graph, T_VW=np.eye(3))
     with pytest.raises(ValueError, match="draw_period"):
-        PlanarSceneGraphVisualizer(draw_period=-1.0)
-    fresh = PlanarSceneGraphVisualizer()
+        PlanarSceneGraphVisualizer(scene_graph, draw_period=-1.0)
+    with pytest.raises(TypeError, match="needs a SceneGraph"):
+        PlanarSceneGraphVisualizer(None)
+    fresh = PlanarSceneGraphVisualizer(scene_graph)
     with pytest.raises(RuntimeError, match="no frames recorded"):
         fresh.SaveAnimation(str(tmp_path / "x.gif"))
 

@@ -222,7 +222,7 @@ def test_meshcat_draws_mjcf_mesh_geoms():
         Simulator(builder.Build()).Initialize()
         objects = {c["path"]: c["object"] for c in (umsgpack.unpackb(b) for b in meshcat._scene_messages())
                    if c["type"] == "set_object"}
-        path = [p for p in objects if p.startswith("/drake/illustration/") and p.endswith("/dent_visual")]
+        path = [p for p in objects if p.startswith("/drake/visualizer/") and p.endswith("/dent_visual")]
         assert len(path) == 1, sorted(objects)
         geometry = objects[path[0]]["geometries"][0]
         assert geometry["type"] == "BufferGeometry"

@@ -10,7 +10,8 @@ import umsgpack
 def html_commands(html: str) -> list[dict]:
     """The Meshcat commands a StaticHtml page replays, decoded, in order."""
     block = html.split("var commands = [", 1)[1].split("];", 1)[0]
-    return [umsgpack.unpackb(base64.b64decode(s)) for s in re.findall(r'"([A-Za-z0-9+/=]+)"', block)]
+    return [umsgpack.unpackb(base64.b64decode(s))
+            for s in re.findall(r'"data:application/octet-binary;base64,([A-Za-z0-9+/=]+)"', block)]
 
 
 def html_command_types(html: str) -> list[str]:

@@ -107,8 +107,8 @@ def mujoco_contact_frame(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def _contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity, excluded_keys,
-                    gaps, cap0, faces, fadr):
+def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity,
+                         excluded_keys, gaps, cap0, faces, fadr):
     """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
     filtering, the narrow phase (buffers grown until every pair fits) and the contact frames.
     Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
@@ -149,9 +149,10 @@ def _contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, co
 
 
 @njit(cache=True, error_model="numpy")
-def _pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, verts, vadr, vnum, faces, fadr):
+def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, verts, vadr, vnum, faces, fadr):
     """Contacts of the forced (explicit) pairs, each collided with its own margin + gap whatever the filters,
-    the lower type first (the pair's order otherwise kept, as MuJoCo). Returns as _contact_points."""
+    the lower type first (the pair's order otherwise kept, as MuJoCo). Returns as scene_contact_points, plus the
+    pair (row of `forced`) of each contact."""
     m = forced.shape[0]
     cap = max(64, m * max(MAXCON, MAXCON_HFIELD))
     out = np.empty((cap, 10))
@@ -159,6 +160,7 @@ def _pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, 
     og2 = np.empty(cap, np.int64)
     omar = np.empty(cap)
     ogap = np.empty(cap)
+    opair = np.empty(cap, np.int64)
     no_verts = np.empty((0, 3))
     k = 0
     for q in range(m):
@@ -177,12 +179,13 @@ def _pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, 
             og2[k + c] = j
             omar[k + c] = forced_margin[q]
             ogap[k + c] = forced_gap[q]
+            opair[k + c] = q
         k += n
     dist = out[:k, 0].copy()
     pos = out[:k, 1:4].copy()
     frame = np.zeros((k, 3, 3))
     _contact_frames(out[:k, 4:7].copy(), out[:k, 7:10].copy(), frame)
-    return dist, pos, frame, og1[:k].copy(), og2[:k].copy(), omar[:k].copy(), ogap[:k].copy()
+    return dist, pos, frame, og1[:k].copy(), og2[:k].copy(), omar[:k].copy(), ogap[:k].copy(), opair[:k].copy()
 
 
 class CollisionModel:
@@ -297,9 +300,9 @@ class CollisionModel:
             return None
         if self._n_hfield:
             self._check_height_fields()
-        got = _contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
-                              self.frame, self.contype, self.conaffinity, self._dynamic_excluded, gaps,
-                              max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr)
+        got = scene_contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
+                                   self.frame, self.contype, self.conaffinity, self._dynamic_excluded, gaps,
+                                   max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr)
         if self.forced is None:
             return got
         return self._with_forced(got, R, p)
@@ -310,14 +313,14 @@ class CollisionModel:
             return (np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros(0, np.int64), np.zeros(0, np.int64),
                     np.zeros(0), np.zeros(0))
         rows, fm, fg = self.forced
-        return _pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
-                                    self.faces, self.fadr)
+        return pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
+                                   self.faces, self.fadr)[:7]
 
     def _with_forced(self, got: tuple, R, p) -> tuple:
         """The dynamic contacts `got` followed by the forced pairs' contacts (in pair order)."""
         rows, fm, fg = self.forced
-        pc = _pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
-                                  self.faces, self.fadr)
+        pc = pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
+                                 self.faces, self.fadr)[:7]
         if pc[0].shape[0] == 0:
             return got
         if got[0].shape[0] == 0:

@@ -1,4 +1,4 @@
-"""Dedicated compiled entry points for the plant's hot queries and its actuated discrete step.
+"""Dedicated compiled entry points for the plant's hot queries (mass matrix, inverse dynamics, bias term).
 
 At 7 DOF a Python→numba call costs as much as the math: ~0.1 µs of type dispatch, ~0.03–0.07 µs per array
 argument and ~0.35 µs to box a returned array.  The kernels used here therefore write into caller-allocated
@@ -8,13 +8,9 @@ machine-code entry of one specialization so each call skips the dispatcher.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, typeof
+from numba import typeof
 
-from .dynamics import bias_term_into, gravity_forces_at_body_origins, inverse_dynamics_into, mass_matrix_into
-from .pipeline import discrete_step, kinematics_stage
-
-#: Return codes of `actuated_step_into`.
-STEP_OK, STEP_NAN_ACTUATION, STEP_NOT_FINITE, STEP_BAD_SIZES = 0, 1, 2, 3
+from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into
 
 
 def compiled_entry(dispatcher, *example_args):
@@ -32,50 +28,11 @@ def compiled_entry(dispatcher, *example_args):
     return entry if entry is not None else dispatcher
 
 
-@njit(cache=True)
-def actuated_step_into(order, ji, jf, bp, x, refl, damping, h, g_W, gravity_enabled, actuator_dofs, u, x_next,
-                       sampled):
-    """One semi-implicit Euler step (implicit joint damping) of x = [q; v] under gravity and actuation u.
-
-    Writes x⁺ = [q⁺; v⁺] into x_next and the sampled results [v̇; u; τ_contact = 0] into sampled (2·nv + nu).
-    Returns STEP_OK, STEP_NAN_ACTUATION (nothing written), STEP_NOT_FINITE (x_next holds the bad state) or
-    STEP_BAD_SIZES (nothing written: an array does not match the model).
-    """
-    nu = u.shape[0]
-    nv = refl.shape[0]
-    nq = x.shape[0] - nv
-    if (x_next.shape[0] != nq + nv or sampled.shape[0] != 2 * nv + nu or actuator_dofs.shape[0] != nu
-            or bp.shape[0] != ji.shape[0]):
-        return STEP_BAD_SIZES
-    for i in range(nu):
-        if np.isnan(u[i]):
-            return STEP_NAN_ACTUATION
-    q = x[:nq]
-    v = x[nq:]
-    R_WB, p_WB, _R_WF, _p_WF, _p_WM, S, V, c, Iw = kinematics_stage(order, ji, jf, bp, q, v, nv)
-    F = gravity_forces_at_body_origins(bp, R_WB, g_W, gravity_enabled)
-    tau = np.zeros(nv)
-    for i in range(nu):
-        tau[actuator_dofs[i]] += u[i]
-    xn, a = discrete_step(order, ji, refl, S, Iw, p_WB, V, c, F, tau, damping, h, q, v)
-    for i in range(nv):
-        sampled[i] = a[i]
-        sampled[nv + nu + i] = 0.0
-    for i in range(nu):
-        sampled[nv + i] = u[i]
-    status = STEP_OK
-    for i in range(nq + nv):
-        x_next[i] = xn[i]
-        if not np.isfinite(xn[i]):
-            status = STEP_NOT_FINITE
-    return status
-
-
 class Entries:
     """The compiled entries of this module for the plant's array types (C-contiguous int64 topology arrays,
-    float64 state/kinematics arrays, a bool gravity mask and a float time step)."""
+    float64 state/kinematics arrays)."""
 
-    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term", "actuated_step")
+    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term")
 
     def __init__(self):
         i1, i2 = np.zeros(1, np.int64), np.zeros((1, 6), np.int64)
@@ -83,8 +40,6 @@ class Entries:
         self.mass_matrix = compiled_entry(mass_matrix_into, i1, i2, f1, f2, f3, f2)
         self.inverse_dynamics = compiled_entry(inverse_dynamics_into, i1, i2, f1, f2, f3, f2, f2, f2, f1, f2, f1, f1)
         self.bias_term = compiled_entry(bias_term_into, i1, i2, f2, f3, f2, f2, f1)
-        self.actuated_step = compiled_entry(actuated_step_into, i1, i2, f2, f2, f1, f1, f1, 1.0, f1,
-                                            np.zeros(1, np.bool_), i1, f1, f1, f1)
 
 
 _entries: list = []
@@ -99,14 +54,13 @@ def plant_entries() -> Entries:
 
 class FastModel:
     """A CompiledModel's arrays as the compiled entries need them (C-contiguous, fixed dtypes), with the entries
-    themselves: what the plant's hot queries and its actuated step read, in one attribute."""
+    themselves: what the plant's hot queries read, in one attribute (and the gravity vector the step reads)."""
 
-    __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "actuated_step", "order", "ji", "jf",
+    __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "order", "ji", "jf",
                  "refl", "damping", "gravity_mask", "actuator_dofs", "nq", "nv", "nu", "F_shape", "v_shape", "M_shape",
-                 "bp_shape", "sampled_size", "checked_forces", "g_source", "g_W")
+                 "bp_shape", "checked_forces", "g_source", "g_W")
 
-    _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "actuated_step", "checked_forces",
-                  "g_source", "g_W")
+    _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "checked_forces", "g_source", "g_W")
 
     def __init__(self, m, gravity_mask: np.ndarray):
         self._bind()
@@ -117,13 +71,12 @@ class FastModel:
         self.gravity_mask = np.ascontiguousarray(gravity_mask, dtype=np.bool_)
         self.nq, self.nv, self.nu = m.nq, m.nv, m.nu
         self.F_shape, self.v_shape, self.M_shape = (m.nb, 6), (m.nv,), (m.nv, m.nv)
-        self.bp_shape, self.sampled_size = m.body_params.shape, 2 * m.nv + m.nu
+        self.bp_shape = m.body_params.shape
 
     def _bind(self) -> None:
         """Attach the process's compiled entries (not picklable: rebound after unpickling)."""
         self.entries = e = plant_entries()
         self.mass_matrix, self.inverse_dynamics, self.bias_term = e.mass_matrix, e.inverse_dynamics, e.bias_term
-        self.actuated_step = e.actuated_step
         self.checked_forces = None  # the last MultibodyForces that passed _check_forces
         self.g_source = self.g_W = None  # the gravity vector last seen, and its C-contiguous float64 copy
 

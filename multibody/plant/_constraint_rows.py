@@ -16,7 +16,7 @@ from ..contact.parameters import ValidateSolimp, ValidateSolref
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
 from ..kernels.kinematics import acceleration_to_point
-from ._contact_kernels import InverseWeights, PointJacobians
+from ..kernels.contact_kernels import InverseWeights, PointJacobians
 from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoParameters
 
 

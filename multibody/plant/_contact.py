@@ -20,7 +20,7 @@ from ..contact.assembly import AssembleLimitContactRows
 from ..contact.parameters import CONE_ELLIPTIC, CONE_PYRAMIDAL
 from ._constraint_rows import ConstraintRowModel
 from ._contact_geometry import ContactGeometryTable
-from ._contact_kernels import ContactJacobians, MujocoContactArrays
+from ..kernels.contact_kernels import ContactJacobians, MujocoContactArrays
 
 
 _EMPTY_F, _EMPTY_F2, _EMPTY_F5 = np.zeros(0), np.zeros((0, 2)), np.zeros((0, 5))

@@ -35,10 +35,17 @@ class _ContactMixin:
     def get_constraint_solver_statistics(self) -> dict:
         """Last discrete solve: converged, iterations, residual; and the number of non-converged solves."""
         solver = getattr(self, "_contact_solver", None)
+        failures = getattr(self, "_pipeline_failures", 0) + (solver.failures if solver is not None else 0)
+        last = getattr(self, "_pipeline_last", None)
+        if solver is not None and last is not None:  # the compiled step's (pipeline/data.py StepResults)
+            k = 3 * self._model.nv + self._model.nu
+            row = last.data
+            return {"converged": bool(row[k + 1]), "iterations": int(row[k + 2]), "residual": float(row[k + 3]),
+                    "failures": failures}
         if solver is None or solver.last_report is None:
-            return {"converged": True, "iterations": 0, "residual": 0.0, "failures": 0}
+            return {"converged": True, "iterations": 0, "residual": 0.0, "failures": failures}
         conv, it, res = solver.last_report
-        return {"converged": conv, "iterations": it, "residual": res, "failures": solver.failures}
+        return {"converged": conv, "iterations": it, "residual": res, "failures": failures}
 
     # ---- finalize and ports ------------------------------------------------------------------------------
     def _FinalizeContact(self) -> None:
@@ -77,7 +84,10 @@ class _ContactMixin:
         results = ContactResults()
         results.set_plant(self)
         kin = self._eval_kinematics(context)
-        if self._contact_solver is not None:
+        dry = self._PipelineDryStep(context) if self._contact_solver is not None else None
+        if dry is not None:
+            infos = self._PipelineContactInfos(context, dry[2])
+        elif self._contact_solver is not None:
             self._contact_capture = []
             try:
                 self._CalcDiscreteStep(context)

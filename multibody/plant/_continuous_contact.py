@@ -13,7 +13,7 @@ import numpy as np
 
 from ..contact import CalcCompliantPointContactForces, GeneralizedContactForces, PointPairContactInfo
 from ._contact_geometry import ContactGeometryTable
-from ._contact_kernels import ContactJacobians
+from ..kernels.contact_kernels import ContactJacobians
 
 
 @dataclass

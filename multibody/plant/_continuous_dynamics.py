@@ -13,12 +13,16 @@ class _ContinuousDynamicsMixin:
     def _CalcAccelerationCache(self, context, value) -> None:
         """(v̇, net actuation u, generalized contact forces) for the current state and inputs."""
         if self._time_step > 0:
+            nv, nu = self._model.nv, self._model.nu
             if self._use_sampled_output_ports:
                 s = context.get_abstract_state(self._sampled_index).get_value().data
-                nv, nu = self._model.nv, self._model.nu
-                value.set_value((s[:nv].copy(), s[nv:nv + nu].copy(), s[nv + nu:].copy()))
-            else:
-                value.set_value(self._CalcDiscreteStep(context)[1:])
+            else:  # the step that starts at this state
+                dry = self._PipelineDryStep(context)
+                if dry is None:
+                    value.set_value(self._CalcDiscreteStep(context)[1:])
+                    return
+                s = dry[1]
+            value.set_value((s[:nv].copy(), s[nv:nv + nu].copy(), s[nv + nu:2 * nv + nu].copy()))
             return
         if self._constraints:  # kept at build time as pydrake does; only the discrete solver enforces them
             raise RuntimeError(

@@ -1,24 +1,21 @@
-"""The discrete plant's step: semi-implicit Euler with implicit joint damping, one compiled call in the
-common actuated case, the constraint solver otherwise (a mixin of MultibodyPlant)."""
+"""The discrete plant's step: the compiled pipeline (_pipeline_step.py) when it computes every feature of the plant,
+else this Python path: semi-implicit Euler with implicit joint damping and the constraint solver of _contact.py
+(a mixin of MultibodyPlant)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..contact.elimination import ReverseTreeSolve
 from ..kernels import pipeline as pl
-from ..kernels.entry_points import STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_OK
-from ._contact_kernels import NextState
-from ._system import _F64, _STRIDE_1D, SampledResults
+from ..kernels.contact_kernels import IntegratePositions, NextState
 
 
 class _DiscreteStepMixin:
     """x⁺ = f(x, u) for time_step > 0 (periodic unrestricted update, sampled output ports)."""
 
     def _CalcDiscreteStep(self, context):
-        """Semi-implicit Euler: (M + hD)(v⁺ − v)/h = τ − C v − D v;  q⁺ = q + h·N(q)·v⁺."""
-        fast = self._CalcActuatedDiscreteStep(context)
-        if fast is not None:
-            return fast
+        """The Python path's step (x⁺, v̇, u, τ_contact) — semi-implicit Euler: (M + hD)(v⁺ − v)/h = τ − C v − D v;
+        q⁺ = q + h·N(q)·v⁺ — for plants with features the compiled step does not compute (UncompiledFeatures)."""
         kin = self._eval_kinematics(context)
         m = self._model
         if getattr(self, "_step_arrays_model", None) is not m:
@@ -31,7 +28,6 @@ class _DiscreteStepMixin:
             except np.linalg.LinAlgError:
                 self._ThrowSingularMassMatrix(context)
             if getattr(self, "_mjcf_maps", None):  # MJCF models: MuJoCo's q update (exact quaternion exponential)
-                from ._contact_kernels import IntegrateDiscretePositions
                 v_next = x_next[m.nq:]
                 x_next[:m.nq] = IntegrateDiscretePositions(self, kin.q, v_next, self._time_step,
                                                           pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next))
@@ -83,67 +79,20 @@ class _DiscreteStepMixin:
         self._mass_blocks = np.ascontiguousarray(blocks, dtype=np.int64)
         self._step_arrays_model = m
 
-    def _actuated_step_applies(self, context) -> bool:
-        """True when only gravity and actuation act (no contact, constraints, other force elements, MJCF actuators
-        or applied-force inputs): the common robot-under-control case, stepped in one compiled call."""
-        static = self._only_actuation_forces
-        if static is None:  # the model part, fixed after Finalize except through the two registration hooks
-            static = self._only_actuation_forces = not (
-                self._force_contributors or self._discrete_solver is not None or len(self._force_elements) != 1
-                or getattr(self, "_mjcf_actuation", None) is not None
-                or getattr(self, "_mjcf_act_group", None) is not None
-                or getattr(self, "_mjcf_integrator", None) is not None)
-        if not static:
-            return False
-        _whole, _connected, has_tau, has_F = self._input_wiring(context)
-        return not (has_tau or has_F)
-
-    def _ActuatedStepInto(self, context, x_next: np.ndarray) -> np.ndarray:
-        """Write the actuated step's [q⁺; v⁺] into x_next and return the sampled [v̇; u; τ_contact = 0]."""
-        f = self._fast
-        whole, connected, _tau, _F = self._input_wiring(context)
-        if whole and not connected:  # the usual wiring: read the actuation input without copying it
-            u = self._eval_input_raw(context, self._actuation_port._index)._data
-            if u.dtype is not _F64 or u.strides != _STRIDE_1D:
-                u = np.ascontiguousarray(u, dtype=np.float64)
-        else:
-            u = self._EvalActuation(context)
-        g_W = self.gravity_field()._g
-        if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the kernel reads
-            f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
-        sampled = np.empty(f.sampled_size)
-        try:
-            status = f.actuated_step(f.order, f.ji, f.jf,
-                                     context.get_numeric_parameter(self._param_index)._data.reshape(f.bp_shape),
-                                     self._qv_vector(context)._data, f.refl, f.damping, self._time_step, f.g_W,
-                                     f.gravity_mask, f.actuator_dofs, u, x_next, sampled)
-        except np.linalg.LinAlgError:
-            self._ThrowSingularMassMatrix(context)
-        if status != STEP_OK:
-            if status == STEP_NAN_ACTUATION:
-                raise RuntimeError(f"MultibodyPlant '{self.get_name()}': NaN in the actuation input")
-            if status == STEP_BAD_SIZES:
-                raise ValueError(f"MultibodyPlant '{self.get_name()}': the discrete step got a state of size "
-                                 f"{x_next.shape[0]} or an actuation of size {u.shape[0]}; expected "
-                                 f"{f.nq + f.nv} and {f.nu}")
-            self._check_finite(context, x_next, "state after the discrete step")
-        return sampled
-
-    def _CalcActuatedDiscreteStep(self, context):
-        """(x⁺, v̇, u, τ_contact) of the one-call actuated step (see `_actuated_step_applies`); None otherwise."""
-        if not self._actuated_step_applies(context):
-            return None
-        m = self._model
-        x_next = np.empty(m.nq + m.nv)
-        s = self._ActuatedStepInto(context, x_next)
-        return x_next, s[:m.nv], s[m.nv:m.nv + m.nu], s[m.nv + m.nu:]
-
     def _DiscreteStepUpdate(self, context, state) -> None:
-        if self._use_sampled_output_ports and self._actuated_step_applies(context):
-            # Fast path: the kernel writes x⁺ straight into the update's state and returns the sampled results.
-            s = self._ActuatedStepInto(context, state.get_mutable_discrete_state(0)._data)
-            state.get_mutable_abstract_state(self._sampled_index).set_value(SampledResults(s))
+        """The periodic update: x⁺ into the discrete state, the step's results (pipeline/data.py StepResults: sampled
+        outputs and the solver's warm start) into the abstract state, written into its other row (no copy)."""
+        view = state.get_mutable_abstract_state(self._sampled_index)
+        current = view.get_value()
+        nxt = current.other
+        got = self._PipelineModel(context)
+        if got is not None:
+            self._PipelineStep(context, got[0], got[1], state.get_mutable_discrete_state(0)._data, current.data,
+                               nxt.data)
+            view.set_value(nxt)
+            self._pipeline_last = nxt
             return
+        self._pipeline_last = None
         x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if getattr(self, "_mjcf_act_group", None) is not None:  # MJCF activations, from the pre-step context
@@ -156,9 +105,11 @@ class _DiscreteStepMixin:
                 act_next = act.CalcNextActivations(act.EvalCtrl(self, context), act.GetActivations(self, context),
                                                    lengths)
             state.get_mutable_discrete_state(self._mjcf_act_group).SetFromVector(act_next)
-        if self._use_sampled_output_ports:
-            state.get_mutable_abstract_state(self._sampled_index).set_value(
-                SampledResults(np.concatenate([vdot, u, tau_c])))
+        nv, nu = self._model.nv, self._model.nu
+        row = nxt.data
+        row[:nv], row[nv:nv + nu], row[nv + nu:2 * nv + nu] = vdot, u, tau_c
+        row[2 * nv + nu:] = 0.0  # the Python path keeps its warm start in its solver (_contact.py)
+        view.set_value(nxt)
 
     def SetUseSampledOutputPorts(self, use_sampled_output_ports: bool) -> None:
         """Discrete plants: report v̇, net actuation and contact forces of the last step (default) or of the next."""
@@ -169,3 +120,11 @@ class _DiscreteStepMixin:
         """True for a discrete plant reporting the results of its last step."""
         return self._time_step > 0 and self._use_sampled_output_ports
 
+
+def IntegrateDiscretePositions(plant, q, v_next, h, qdot):
+    """q⁺ of the discrete plant's constrained step: MuJoCo's exact quaternion update when the plant's
+    options select it ('mujoco', the default for models with MuJoCo parameters), else Drake's q + h·N(q)·v⁺."""
+    if plant.get_constraint_solver_options().position_integration_is_mujoco(plant):
+        m = plant._model
+        return IntegratePositions(m.order, m.ji, q, v_next, h, qdot)
+    return q + h * qdot

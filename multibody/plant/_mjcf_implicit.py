@@ -26,7 +26,7 @@ import numpy as np
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import QUATERNION_FLOATING
 from ..kernels.kinematics import calc_velocity_kinematics
-from ._contact_kernels import NextState
+from ..kernels.contact_kernels import NextState
 from ._mjcf_fluid import MjcfFluidForces
 from ._mjcf_muscle import MuscleGain
 from ._mjcf_tendon_armature import _tree_pattern

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
-from ._contact_kernels import NextState
+from ..kernels.contact_kernels import NextState
 
 __all__ = ["RungeKuttaStep", "RungeKuttaNextActivations", "IsRungeKuttaStageContext"]
 

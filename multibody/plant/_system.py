@@ -4,34 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...systems.framework import Value
 from ..kernels.entry_points import FastModel
+from ..pipeline.data import StepResults
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
 
 _PARAM_COLS = 13
-_F64 = np.dtype(np.float64)
-_STRIDE_1D = (8,)
 
 
 def _new_frame_pose_vector():
     from ...geometry.frame_pose_vector import FramePoseVector
     return FramePoseVector()
-
-
-class SampledResults:
-    """[v̇; u; τ_contact] of a discrete plant's last step; cheap to copy when the state is cloned."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: np.ndarray):
-        self.data = data
-
-    def __deepcopy__(self, memo) -> "SampledResults":
-        return SampledResults(self.data.copy())
-
-    def __copy__(self) -> "SampledResults":
-        return SampledResults(self.data.copy())
 
 
 class _SystemMixin:
@@ -52,19 +37,17 @@ class _SystemMixin:
         x0 = self._default_state_vector()
         if self._time_step > 0:
             self._state_index = self.DeclareDiscreteState(x0)
-            if self._use_sampled_output_ports:
-                # Results of the last step [v̇; u; generalized contact forces], as Drake's sampled outputs
-                # (abstract state, so the discrete state keeps its single [q; v] group as in Drake).
-                from ...systems.framework import Value
-                self._sampled_index = self.DeclareAbstractState(Value(SampledResults(np.zeros(2 * nv + m.nu))))
+            # Results of the last step [v̇; u; generalized contact forces] (Drake's sampled outputs) and the solver's
+            # warm start (abstract state, so the discrete state keeps its single [q; v] group as in Drake).
+            self._sampled_index = self.DeclareAbstractState(Value(StepResults.New(nv, m.nu)))
             self.DeclarePeriodicUnrestrictedUpdateEvent(self._time_step, 0.0, self._DiscreteStepUpdate)
+            self._DeclarePipeline()
         else:
             self.DeclareContinuousState(nq, nv, 0)
             self._xc_model[:] = x0
             self._state_index = None
         self._param_index = self.DeclareNumericParameter(m.body_params.ravel().copy())
         self._fast = FastModel(m, self._gravity_mask)
-        self._only_actuation_forces = None  # decided at the first step (see _actuated_step_applies)
         self._zeros_b6 = np.zeros((m.nb, 6))
         self._zeros_b6.flags.writeable = False
         self._zeros_v = np.zeros(nv)
@@ -314,7 +297,7 @@ class _SystemMixin:
         if not callable(contributor):
             raise ValueError("force contributor must be callable(plant, context, kin, F_Bo_W, tau)")
         self._force_contributors.append(contributor)
-        self._only_actuation_forces = None
+        self._pipeline_features = None  # the compiled step's coverage is listed again
 
     def _AssembleForces(self, context, kin, include_damping: bool):
         """Total (τ, F_Bo_W) except inertial terms: actuation, inputs, force elements, contributors."""
@@ -357,7 +340,7 @@ class _SystemMixin:
             from ._mjcf_plant import ApplyMujocoInvWeights
             ApplyMujocoInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
-        self._only_actuation_forces = None
+        self._pipeline_features = None  # the compiled step's coverage is listed again
 
     def _check_finite(self, context, x, what) -> None:
         if not np.isfinite(x).all():

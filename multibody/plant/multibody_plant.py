@@ -9,6 +9,7 @@ from .contact_config import _ContactSettingsMixin
 from ._constraints import _ConstraintsMixin
 from ._continuous_dynamics import _ContinuousDynamicsMixin
 from ._discrete_step import _DiscreteStepMixin
+from ._pipeline_step import _PipelineStepMixin
 from ._dynamics import _DynamicsMixin
 from ._geometry import _GeometryMixin
 from ._kinematics import _KinematicsMixin
@@ -20,7 +21,7 @@ from ._contact_mixin import _ContactMixin
 
 class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _DynamicsMixin, _ConstraintsMixin,
                      _RandomStateMixin, _GeometryMixin, _ContactSettingsMixin, _ContactMixin, _DiscreteStepMixin,
-                     _ContinuousDynamicsMixin, _SystemMixin,
+                     _PipelineStepMixin, _ContinuousDynamicsMixin, _SystemMixin,
                      LeafSystem):
     """Rigid multibody system ẋ = f(t, x, u) (time_step = 0) or x⁺ = f(x, u) (time_step > 0).
 

@@ -1,5 +1,5 @@
-"""The dedicated compiled kernels (mass matrix, inverse dynamics, bias term, actuated discrete step) against the
-reference recursive Newton–Euler kernel (`calc_inverse_dynamics`), and the plant paths that call them."""
+"""The dedicated compiled kernels (mass matrix, inverse dynamics, bias term) against the reference recursive
+Newton–Euler kernel (`calc_inverse_dynamics`), and the plant paths that call them."""
 from __future__ import annotations
 
 import numpy as np
@@ -98,49 +98,3 @@ def test_inverse_dynamics_input_handling():
         plant.CalcInverseDynamics(context, vdot, MultibodyForces(other))
     with pytest.raises(ValueError, match="MultibodyForces sized for this plant"):
         plant.CalcInverseDynamics(context, vdot, np.zeros(7))
-
-
-def _discrete_context(plant, u):
-    context = plant.CreateDefaultContext()
-    plant.SetPositions(context, np.linspace(-0.8, 0.9, plant.num_positions()))
-    plant.SetVelocities(context, np.linspace(0.5, -0.5, plant.num_velocities()))
-    plant.get_actuation_input_port().FixValue(context, u)
-    return context
-
-
-def test_actuated_step_matches_general_step():
-    """The one-call actuated step (no applied forces) and the general discrete step agree, outputs included."""
-    from mallard.systems.analysis import Simulator
-    spec = tw.serial_arm()
-    fast, general = (tw.build(tw.engine_mallard(), spec, time_step=1e-3)[0] for _ in range(2))
-    u = np.linspace(-2.0, 3.0, fast.num_actuated_dofs())
-    cf, cg = _discrete_context(fast, u), _discrete_context(general, u)
-    general.get_applied_generalized_force_input_port().FixValue(cg, np.zeros(general.num_velocities()))
-    assert fast._actuated_step_applies(cf) and not general._actuated_step_applies(cg)
-    sf, sg = Simulator(fast, cf), Simulator(general, cg)
-    sf.AdvanceTo(0.05)
-    sg.AdvanceTo(0.05)
-    np.testing.assert_allclose(fast.GetPositionsAndVelocities(cf), general.GetPositionsAndVelocities(cg),
-                               rtol=0, atol=1e-12)
-    np.testing.assert_allclose(fast.get_generalized_acceleration_output_port().Eval(cf),
-                               general.get_generalized_acceleration_output_port().Eval(cg), rtol=0, atol=1e-9)
-    np.testing.assert_array_equal(fast.get_net_actuation_output_port().Eval(cf), u)
-    np.testing.assert_array_equal(fast.get_state_output_port().Eval(cf), fast.GetPositionsAndVelocities(cf))
-
-
-def test_actuated_step_errors():
-    from mallard.systems.analysis import Simulator
-    plant = tw.build(tw.engine_mallard(), tw.serial_arm(), time_step=1e-3)[0]
-    nu = plant.num_actuated_dofs()
-    context = _discrete_context(plant, np.r_[np.nan, np.zeros(nu - 1)])
-    x0 = plant.GetPositionsAndVelocities(context)
-    with pytest.raises(RuntimeError, match="NaN in the actuation input"):
-        Simulator(plant, context).AdvanceTo(0.01)
-    np.testing.assert_array_equal(plant.GetPositionsAndVelocities(context), x0)  # the failed step wrote nothing
-    context = _discrete_context(plant, np.full(nu, 1e308))
-    with pytest.raises(RuntimeError, match="non-finite state after the discrete step"):
-        Simulator(plant, context).AdvanceTo(0.01)
-    np.testing.assert_array_equal(plant.GetPositionsAndVelocities(context), x0)
-    context = _discrete_context(plant, np.zeros(nu))
-    with pytest.raises(ValueError, match="discrete step got a state of size 3"):
-        plant._ActuatedStepInto(context, np.zeros(3))

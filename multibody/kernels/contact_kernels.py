@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
-from ..kernels.pipeline import map_velocity_to_qdot
+from .joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
+from .pipeline import map_velocity_to_qdot
 
 _QUAT_JOINTS = (QUATERNION_FLOATING, BALL_QUATERNION)
 
@@ -125,15 +125,6 @@ def IntegratePositions(order, ji, q, v, h, qdot_other):
             for i in range(3):
                 out[qs + 4 + i] = q[qs + 4 + i] + h * v[vs + 3 + i]
     return out
-
-
-def IntegrateDiscretePositions(plant, q, v_next, h, qdot):
-    """q⁺ of the discrete plant's constrained step: MuJoCo's exact quaternion update when the plant's
-    options select it ('mujoco', the default for models with MuJoCo parameters), else Drake's q + h·N(q)·v⁺."""
-    if plant.get_constraint_solver_options().position_integration_is_mujoco(plant):
-        m = plant._model
-        return IntegratePositions(m.order, m.ji, q, v_next, h, qdot)
-    return q + h * qdot
 
 
 @njit(cache=True)

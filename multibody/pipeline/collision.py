@@ -1,0 +1,134 @@
+"""Collision of the discrete step (MuJoCo's mj_collision, MJX's collision_driver.py): the world poses of the
+proximity geometries from the body poses, then the scene's broad phase, narrow phase and contact frames
+(geometry/collision/engine.py) for the dynamic pairs and MuJoCo's explicit pairs, in one compiled pass.
+
+`GeomModel` is compiled from the SceneGraph context's proximity geometries (geometry/compiled_scene.py) and the
+plant's body of each; it is rebuilt when that geometry data changes.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.experimental import structref
+
+from ...geometry.collision.engine import pair_contact_points, scene_contact_points
+from ...geometry.collision.narrowphase import MAXCON, MAXCON_HFIELD
+from .structs import F1, F2, F3, I1, I2, INT, declare, floats, ints
+
+
+@structref.register
+class GeomModelType(types.StructRef):
+    """numba type of GeomModel."""
+
+
+class GeomModel(structref.StructRefProxy):
+    """Proximity geometries (rows in SceneGraph's proximity order) and MuJoCo's explicit pairs."""
+
+
+GEOM_MODEL = declare(GeomModelType, GeomModel, [
+    ("ngeom", INT),
+    ("geom_type", I1), ("geom_size", F2),        # collision/narrowphase.py type codes and sizes (ng, 3)
+    ("geom_body", I1),                           # plant body of each geometry
+    ("geom_frame", I1),                          # SceneGraph frame row (pairs on one frame never collide)
+    ("R_BG", F3), ("p_BG", F2),                  # pose of the geometry in its body
+    ("margin", F1), ("gap", F1),                 # MuJoCo margin and gap [m]
+    ("contype", I1), ("conaffinity", I1),
+    ("excluded", I1),                            # filtered pair keys i·ng + j (i < j), explicit pairs included
+    ("verts", F2), ("vadr", I1), ("vnum", I1),   # convex hull vertices (meshes), height-field grids
+    ("faces", F1), ("fadr", I1),                 # packed hull faces of the mesh rows
+    ("cap0", INT),                               # contacts per pair the narrow phase reserves
+    ("pair_geom", I2),                           # (np, 2) MuJoCo explicit pairs, in pair order
+    ("pair_margin", F1), ("pair_gap", F1),
+])
+
+
+@njit(cache=True)
+def new_geom_model(ngeom, geom_type, geom_size, geom_body, geom_frame, R_BG, p_BG, margin, gap, contype, conaffinity,
+                   excluded, verts, vadr, vnum, faces, fadr, cap0, pair_geom, pair_margin, pair_gap):
+    g = structref.new(GEOM_MODEL)
+    g.ngeom, g.geom_type, g.geom_size, g.geom_body, g.geom_frame = ngeom, geom_type, geom_size, geom_body, geom_frame
+    g.R_BG, g.p_BG, g.margin, g.gap, g.contype, g.conaffinity = R_BG, p_BG, margin, gap, contype, conaffinity
+    g.excluded, g.verts, g.vadr, g.vnum, g.faces, g.fadr, g.cap0 = excluded, verts, vadr, vnum, faces, fadr, cap0
+    g.pair_geom, g.pair_margin, g.pair_gap = pair_geom, pair_margin, pair_gap
+    return g
+
+
+def EmptyGeomModel() -> GeomModel:
+    """A model without proximity geometries (a plant not connected to a SceneGraph)."""
+    z, zi = np.zeros(0), np.zeros(0, np.int64)
+    return new_geom_model(0, zi, np.zeros((0, 3)), zi, zi, np.zeros((0, 3, 3)), np.zeros((0, 3)), z, z, zi, zi, zi,
+                          np.zeros((0, 3)), zi, zi, z, np.zeros(1, np.int64), 0, np.zeros((0, 2), np.int64), z, z)
+
+
+def CompileGeometry(scene, geom_body: np.ndarray) -> GeomModel:
+    """The GeomModel of a CompiledScene (geometry/compiled_scene.py) whose proximity geometry k is attached to the
+    plant body geom_body[k]."""
+    cm = scene.model
+    rows = scene.proximity_rows
+    n = int(cm.n)
+    if cm.forced is None:
+        pairs, pm, pg = np.zeros((0, 2), np.int64), np.zeros(0), np.zeros(0)
+    else:
+        pairs, pm, pg = cm.forced
+    return new_geom_model(
+        n, ints(cm.types), floats(cm.sizes, (n, 3)), ints(geom_body), ints(cm.frame),
+        floats(scene.R_FG[rows], (n, 3, 3)), floats(scene.p_FG[rows], (n, 3)), floats(cm.margins),
+        floats(scene.gaps), ints(cm.contype), ints(cm.conaffinity), ints(cm._dynamic_excluded),
+        floats(cm.verts, (-1, 3)), ints(cm.vadr), ints(cm.vnum), floats(cm.faces), ints(cm.fadr),
+        int(max(MAXCON, MAXCON_HFIELD)), ints(pairs, (-1, 2)), floats(pm), floats(pg))
+
+
+@njit(cache=True)
+def geometry_poses(m, d):
+    """X_WG = X_WB·X_BG of every proximity geometry into d.R_WG, d.p_WG (SceneGraph's expression order)."""
+    g = m.geom
+    ng = g.ngeom
+    R_WG = np.empty((ng, 3, 3))
+    p_WG = np.empty((ng, 3))
+    R_WB, p_WB, R_BG, p_BG = d.R_WB, d.p_WB, g.R_BG, g.p_BG
+    for k in range(ng):
+        b = g.geom_body[k]
+        for i in range(3):
+            for j in range(3):
+                R_WG[k, i, j] = R_WB[b, i, 0] * R_BG[k, 0, j] + R_WB[b, i, 1] * R_BG[k, 1, j] + \
+                    R_WB[b, i, 2] * R_BG[k, 2, j]
+            p_WG[k, i] = R_WB[b, i, 0] * p_BG[k, 0] + R_WB[b, i, 1] * p_BG[k, 1] + R_WB[b, i, 2] * p_BG[k, 2] + \
+                p_WB[b, i]
+    d.R_WG, d.p_WG = R_WG, p_WG
+
+
+@njit(cache=True)
+def collision(m, d):
+    """Every contact candidate of the step into d.col_*: the dynamic pairs' contacts (within the sum of the two
+    margins + gaps), then the explicit pairs' (their own margin + gap): distance, point, MuJoCo contact frame
+    (rows: normal from geometry 1 to 2, two tangents), geometry rows, margin, and the explicit pair (-1: none)."""
+    g = m.geom
+    geometry_poses(m, d)
+    dist, pos, frame, g1, g2, margin, _gap = scene_contact_points(
+        g.geom_type, g.geom_size, d.R_WG, d.p_WG, g.verts, g.vadr, g.vnum, g.margin, g.geom_frame, g.contype,
+        g.conaffinity, g.excluded, g.gap, g.cap0, g.faces, g.fadr)
+    npair = g.pair_geom.shape[0]
+    if npair == 0:
+        d.col_dist, d.col_pos, d.col_frame, d.col_g1, d.col_g2, d.col_margin = dist, pos, frame, g1, g2, margin
+        d.col_pair = np.full(dist.shape[0], -1, np.int64)
+        return
+    fd, fp, ff, f1, f2, fm, _fg, fpair = pair_contact_points(
+        g.pair_geom, g.pair_margin, g.pair_gap, g.geom_type, g.geom_size, d.R_WG, d.p_WG, g.verts, g.vadr, g.vnum,
+        g.faces, g.fadr)
+    nd, nf = dist.shape[0], fd.shape[0]
+    n = nd + nf
+    d.col_dist = np.concatenate((dist, fd))
+    col_pos = np.empty((n, 3))
+    col_frame = np.empty((n, 3, 3))
+    col_pos[:nd] = pos
+    col_pos[nd:] = fp
+    col_frame[:nd] = frame
+    col_frame[nd:] = ff
+    d.col_pos, d.col_frame = col_pos, col_frame
+    d.col_g1 = np.concatenate((g1, f1))
+    d.col_g2 = np.concatenate((g2, f2))
+    d.col_margin = np.concatenate((margin, fm))
+    pair = np.full(n, -1, np.int64)
+    pair[nd:] = fpair
+    d.col_pair = pair

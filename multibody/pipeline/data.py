@@ -1,0 +1,134 @@
+"""Data: the per-context scratch of the compiled step (MuJoCo's mjData): kinematics, forces, contacts, constraint
+rows, solver results. It lives in a cache entry of the plant's context (never shared between contexts, dropped by
+Clone and pickle, rebuilt on first use); the state the next step needs (the solver's warm start) travels in the
+context's state instead (see `StepResults`).
+
+Stages assign whole arrays to Data's fields; a field holds whatever the last stage that computed it left.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.experimental import structref
+
+from .structs import BOOL, F1, F2, F3, FLOAT, I1, I2, INT, declare
+
+
+@structref.register
+class DataType(types.StructRef):
+    """numba type of Data."""
+
+
+class Data(structref.StructRefProxy):
+    """One context's scratch of the compiled step (see module docstring and `DATA` for the fields)."""
+
+
+DATA = declare(DataType, Data, [
+    # diagnostics: the stage running (STAGE_* in forward.py), the offending row / contact of an error status
+    ("stage", INT), ("bad_index", INT), ("bad_what", INT),
+    # smooth (smooth.py): state, body parameters (nb × 13), kinematics at Wo in W
+    ("q", F1), ("v", F1), ("bp", F2),
+    ("R_WB", F3), ("p_WB", F2), ("R_WF", F3), ("p_WF", F2), ("p_WM", F2), ("S", F2), ("V", F2), ("c", F2),
+    ("Iw", F3),
+    # forces: body forces at origins (nb × 6), generalized forces without damping, MuJoCo actuator forces
+    ("F", F2), ("tau", F1), ("actuator_force", F1),
+    # M̂ = M + h·D, unconstrained and constrained accelerations
+    ("M", F2), ("qacc_smooth", F1), ("qacc", F1),
+    # collision (collision.py): geometry poses and candidates
+    ("R_WG", F3), ("p_WG", F2),
+    ("col_dist", F1), ("col_pos", F2), ("col_frame", F3), ("col_g1", I1), ("col_g2", I1), ("col_margin", F1),
+    ("col_pair", I1),
+    # contacts (contact.py): MuJoCo contacts first (ncon_mujoco), then Drake's
+    ("ncon", INT), ("ncon_mujoco", INT),
+    ("con_body", I2), ("con_geom", I2), ("con_dist", F1), ("con_pos", F2), ("con_frame", F3),
+    ("con_condim", I1), ("con_friction", F2), ("con_solref", F2), ("con_solreffriction", F2), ("con_solimp", F2),
+    ("con_includemargin", F1), ("con_drake", F2), ("con_J", F3),
+    # constraint rows (constraint.py)
+    ("efc_J", F2), ("efc_type", I1), ("efc_id", I1), ("efc_pos", F1), ("efc_margin", F1), ("efc_floss", F1),
+    ("efc_diagA", F1), ("efc_R", F1), ("efc_D", F1), ("efc_KBIP", F2), ("efc_vel", F1), ("efc_aref", F1),
+    ("efc_limit", I1), ("ne", INT), ("nf", INT), ("nl", INT),
+    ("con_dim", I1), ("con_fric", F2), ("con_mu", F1), ("con_efc_address", I1),
+    # solve (solver.py)
+    ("efc_force", F1), ("qfrc_constraint", F1), ("con_force", F2), ("tau_contact", F1),
+    ("qacc_warmstart", F1), ("warm_valid", BOOL),
+    ("solver_converged", BOOL), ("solver_iterations", INT), ("solver_residual", FLOAT),
+])
+
+
+@njit(cache=True)
+def new_data():
+    """An empty Data (every array of size 0); the step sizes its fields."""
+    d = structref.new(DATA)
+    z1, z2, z3 = np.zeros(0), np.zeros((0, 0)), np.zeros((0, 0, 0))
+    i1, i2 = np.zeros(0, np.int64), np.zeros((0, 0), np.int64)
+    d.stage, d.bad_index, d.bad_what = 0, -1, -1
+    d.q, d.v, d.bp = z1, z1, z2
+    d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM, d.S, d.V, d.c, d.Iw = z3, z2, z3, z2, z2, z2, z2, z2, z3
+    d.F, d.tau, d.actuator_force = z2, z1, z1
+    d.M, d.qacc_smooth, d.qacc = z2, z1, z1
+    d.R_WG, d.p_WG = z3, z2
+    d.col_dist, d.col_pos, d.col_frame, d.col_g1, d.col_g2, d.col_margin, d.col_pair = z1, z2, z3, i1, i1, z1, i1
+    d.ncon, d.ncon_mujoco = 0, 0
+    d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame = i2, i2, z1, z2, z3
+    d.con_condim, d.con_friction, d.con_solref, d.con_solreffriction, d.con_solimp = i1, z2, z2, z2, z2
+    d.con_includemargin, d.con_drake, d.con_J = z1, z2, z3
+    d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin, d.efc_floss = z2, i1, i1, z1, z1, z1
+    d.efc_diagA, d.efc_R, d.efc_D, d.efc_KBIP, d.efc_vel, d.efc_aref = z1, z1, z1, z2, z1, z1
+    d.efc_limit, d.ne, d.nf, d.nl = i1, 0, 0, 0
+    d.con_dim, d.con_fric, d.con_mu, d.con_efc_address = i1, z2, z1, i1
+    d.efc_force, d.qfrc_constraint, d.con_force, d.tau_contact = z1, z1, z2, z1
+    d.qacc_warmstart, d.warm_valid = z1, False
+    d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
+    return d
+
+
+@njit(cache=True)
+def contact_arrays(d):
+    """The last step's contacts as arrays: (body pairs (ncon, 2), geometry rows (ncon, 2), distance, point (ncon, 3),
+    frame (ncon, 3, 3) rows normal from A to B and tangents, contact-frame force on B (ncon, 6), the relative
+    velocity Jacobians' translational rows (ncon, 3, nv))."""
+    return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force,
+            np.ascontiguousarray(d.con_J[:, :3, :]))
+
+
+@njit(cache=True)
+def error_info(d):
+    """(stage, bad_index, bad_what) of the last step (see forward.py's status codes)."""
+    return d.stage, d.bad_index, d.bad_what
+
+
+class StepResults:
+    """What one discrete step leaves in the context's state for the next (an abstract state value): the sampled
+    outputs [v̇ (nv); net actuation u (nu); generalized contact forces (nv)], the solver's warm start (nv), whether
+    it is valid, and the solve's convergence, iterations and residual — one float row of `size(nv, nu)`.
+
+    Two rows share one buffer: a step reads the current row and writes the other one, then the context's value
+    becomes the other row's StepResults (no allocation per step). Copies (Clone, pickle) copy both rows."""
+
+    __slots__ = ("buffer", "row", "data", "other")
+
+    def __init__(self, buffer: np.ndarray, row: int, other: "StepResults | None" = None):
+        self.buffer, self.row = buffer, row
+        self.data = buffer[row]  # this row (a view of the shared buffer)
+        self.other = other if other is not None else StepResults(buffer, 1 - row, self)
+
+    @staticmethod
+    def New(nv: int, nu: int) -> "StepResults":
+        return StepResults(np.zeros((2, StepResults.size(nv, nu))), 0)
+
+    @staticmethod
+    def size(nv: int, nu: int) -> int:
+        return 3 * nv + nu + 4
+
+    def __deepcopy__(self, memo) -> "StepResults":
+        return StepResults(self.buffer.copy(), self.row)
+
+    def __copy__(self) -> "StepResults":
+        return StepResults(self.buffer.copy(), self.row)
+
+    def __getstate__(self) -> dict:
+        return {"buffer": self.buffer, "row": self.row}
+
+    def __setstate__(self, state: dict) -> None:
+        StepResults.__init__(self, state["buffer"], state["row"])

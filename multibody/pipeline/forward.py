@@ -1,0 +1,109 @@
+"""The discrete step in one compiled call (MuJoCo's mj_step with its Euler integrator, MJX's forward.py):
+
+    smooth (kinematics, gravity, passive, applied, actuation; M̂ and a₀)
+    → collision → contacts → constraint rows → solve → Euler integration,
+
+over a Model (model.py) and one context's Data (data.py). A plant without constraint rows or contact geometry
+takes one dense solve of (M + h·D)·v̇ = τ − D·v − C·v instead of the constraint stages.
+
+`step` returns a status (STEP_*); everything the caller needs to word an error is in Data (stage, bad_index,
+bad_what; read with data.error_info). Exceptions raised inside (np.linalg.LinAlgError: M̂ or the solver's Hessian
+not positive definite) leave Data.stage at the stage that raised.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .actuation import ACTUATION_NAN_CTRL, ACTUATION_NAN_U, actuation
+from .collision import collision
+from .constraint import ROWS_BAD_LIMIT, ROWS_OK, assemble
+from .contact import CONTACTS_BAD_MUJOCO_GEOMETRY, CONTACTS_OK, no_contacts, select_contacts
+from .integrate import euler
+from .passive import passive
+from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
+from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
+
+STEP_OK, STEP_NOT_CONVERGED = 0, 1  # success (the second: the constraint solver hit its iteration limit)
+STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_FINITE, STEP_BAD_SIZES = 2, 3, 4, 5
+STEP_BAD_LIMIT, STEP_BAD_GEOMETRY, STEP_RIGID_PAIR, STEP_BAD_SAP = 6, 7, 8, 9
+STEP_SOLVER_BAD_INPUT, STEP_SOLVER_NOT_FINITE = 10, 11
+STAGE_SMOOTH, STAGE_COLLISION, STAGE_CONSTRAINT, STAGE_SOLVER, STAGE_INTEGRATE = 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, warm_valid):
+    """d.qacc (v̇) of the step from state x (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED or an error."""
+    d.stage = STAGE_SMOOTH
+    kinematics(m, d, x, bp)
+    gravity(m, d, g_W)
+    passive(m, d)
+    applied_forces(m, d, tau_in, F_in)
+    st = actuation(m, d, u, ctrl)
+    if st == ACTUATION_NAN_U:
+        return STEP_NAN_ACTUATION
+    if st == ACTUATION_NAN_CTRL:
+        return STEP_NAN_CTRL
+    if not m.opt.use_solver:
+        unconstrained_step(m, d)
+        no_contacts(m, d)
+        d.tau_contact = np.zeros(m.tree.nv)
+        d.warm_valid = False
+        d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
+        return STEP_OK
+    mass_matrix(m, d)
+    smooth_acceleration(m, d)
+    d.stage = STAGE_COLLISION
+    if collide and m.geom.ngeom > 1:
+        collision(m, d)
+        st = select_contacts(m, d)
+        if st != CONTACTS_OK:
+            return STEP_BAD_GEOMETRY if st == CONTACTS_BAD_MUJOCO_GEOMETRY else STEP_RIGID_PAIR
+    else:
+        no_contacts(m, d)
+    d.stage = STAGE_CONSTRAINT
+    st = assemble(m, d)
+    if st != ROWS_OK:
+        return STEP_BAD_LIMIT if st == ROWS_BAD_LIMIT else STEP_BAD_SAP
+    d.stage = STAGE_SOLVER
+    st = solve(m, d, warm, warm_valid)
+    if st == SOLVE_OK:
+        return STEP_OK
+    if st == SOLVE_NOT_CONVERGED:
+        return STEP_NOT_CONVERGED
+    return STEP_SOLVER_BAD_INPUT if st == SOLVE_BAD_INPUT else STEP_SOLVER_NOT_FINITE
+
+
+@njit(cache=True)
+def step(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, x_next, results):
+    """One discrete step from state x = [q; v; ...] with body parameters bp (nb·13), joint actuation u (nu), MuJoCo
+    ctrl, applied generalized forces tau_in (nv or 0) and body forces F_in (nb × 6 or 0 × 6), gravity g_W, contacts
+    when `collide` (the plant's geometry query is connected) and the previous step's results row `warm`
+    (data.StepResults). Writes [q⁺; v⁺] into x_next[:nq + nv] and this step's results row into `results`."""
+    t = m.tree
+    nq, nv, nu = t.nq, t.nv, u.shape[0]
+    n = 3 * nv + nu + 4
+    if (x.shape[0] < nq + nv or x_next.shape[0] < nq + nv or warm.shape[0] != n or results.shape[0] != n
+            or bp.shape[0] != t.nb * 13 or g_W.shape[0] != 3 or u.shape[0] != m.act.dofs.shape[0]
+            or ctrl.shape[0] != m.act.nctrl or not (tau_in.shape[0] == 0 or tau_in.shape[0] == nv)
+            or not (F_in.shape[0] == 0 or F_in.shape[0] == t.nb)):
+        return STEP_BAD_SIZES
+    status = forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm[2 * nv + nu:3 * nv + nu],
+                     warm[3 * nv + nu] != 0.0)
+    if status != STEP_OK and status != STEP_NOT_CONVERGED:
+        return status
+    d.stage = STAGE_INTEGRATE
+    finite = euler(m, d, x_next)
+    for i in range(nv):
+        results[i] = d.qacc[i]
+        results[nv + nu + i] = d.tau_contact[i]
+    for i in range(nu):
+        results[nv + i] = u[i]
+    if d.warm_valid:
+        for i in range(nv):
+            results[2 * nv + nu + i] = d.qacc_warmstart[i]
+    results[3 * nv + nu] = 1.0 if d.warm_valid else 0.0
+    results[3 * nv + nu + 1] = 1.0 if d.solver_converged else 0.0
+    results[3 * nv + nu + 2] = d.solver_iterations
+    results[3 * nv + nu + 3] = d.solver_residual
+    return status if finite else STEP_NOT_FINITE

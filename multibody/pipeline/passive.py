@@ -1,0 +1,53 @@
+"""Passive forces of the discrete step: joint springs τ = −k·(q − q₀) on single-dof joints (Drake's RevoluteSpring
+and PrismaticSpring, MJCF hinge / slide `stiffness`). Joint damping is implicit in M̂ (smooth.py)."""
+from __future__ import annotations
+
+from numba import njit
+from numba.core import types
+from numba.experimental import structref
+
+from ..tree.force_element import PrismaticSpring, RevoluteSpring
+from .structs import F1, I1, declare, floats, ints
+
+
+@structref.register
+class PassiveModelType(types.StructRef):
+    """numba type of PassiveModel."""
+
+
+class PassiveModel(structref.StructRefProxy):
+    """Joint springs, one row each: q index, v index, nominal position q₀ [rad, m], stiffness k [N m/rad, N/m]."""
+
+
+PASSIVE_MODEL = declare(PassiveModelType, PassiveModel, [
+    ("spring_q", I1), ("spring_v", I1), ("spring_q0", F1), ("spring_k", F1),
+])
+
+
+@njit(cache=True)
+def new_passive_model(spring_q, spring_v, spring_q0, spring_k):
+    p = structref.new(PASSIVE_MODEL)
+    p.spring_q, p.spring_v, p.spring_q0, p.spring_k = spring_q, spring_v, spring_q0, spring_k
+    return p
+
+
+#: The force element types this stage computes (the plant's other force elements are not compiled).
+COMPILED_FORCE_ELEMENTS = (RevoluteSpring, PrismaticSpring)
+
+
+def CompilePassive(plant) -> PassiveModel:
+    """The joint springs among the plant's force elements, in registration order."""
+    springs = [fe for fe in plant._force_elements[1:] if isinstance(fe, COMPILED_FORCE_ELEMENTS)]
+    q0 = [fe.nominal_angle() if isinstance(fe, RevoluteSpring) else fe.nominal_position() for fe in springs]
+    return new_passive_model(ints([fe.joint().position_start() for fe in springs]),
+                             ints([fe.joint().velocity_start() for fe in springs]), floats(q0),
+                             floats([fe.stiffness() for fe in springs]))
+
+
+@njit(cache=True)
+def passive(m, d):
+    """Add the joint spring torques / forces to d.tau."""
+    p = m.passive
+    tau, q = d.tau, d.q
+    for i in range(p.spring_q.shape[0]):
+        tau[p.spring_v[i]] -= p.spring_k[i] * (q[p.spring_q[i]] - p.spring_q0[i])

@@ -1,0 +1,141 @@
+"""Smooth dynamics of the discrete step (MuJoCo's mj_fwdPosition / mj_fwdVelocity part, MJX's smooth.py):
+kinematics, gravity, the mass matrix with implicit joint damping M̂ = M + h·D and the unconstrained acceleration
+a₀ = M̂⁻¹(τ − D·v − C(q, v)·v), all over the tree arrays of `TreeModel`.
+
+The tree arrays keep the layout of kernels/compiled_model.py (rows of `ji` / `jf` per body: parent, joint type,
+q and v ranges; joint frames and axis), so the stages reuse the tree kernels of multibody/kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.experimental import structref
+from numba.core import types
+
+from ..contact.elimination import ReverseTreeSolve
+from ..kernels.dynamics import gravity_forces_at_body_origins
+from ..kernels.pipeline import discrete_step, inverse_dynamics_from_inertias, kinematics_stage, mass_matrix_from_inertias
+from .structs import B1, BOOL, F1, F2, FLOAT, I1, I2, INT, bools, declare, floats, ints
+
+BODY_PARAM_COLUMNS = 13  # mass, p_BoBcm_B (3), I_BBo_B (9, row-major): a body's row of the context parameter
+
+
+@structref.register
+class TreeModelType(types.StructRef):
+    """numba type of TreeModel."""
+
+
+class TreeModel(structref.StructRefProxy):
+    """The multibody tree of a Model: sizes, topology, joint frames, rotor inertia, damping, gravity mask, the
+    dof ranges of independent trees and MuJoCo's inverse weights at the reference configuration."""
+
+
+TREE_MODEL = declare(TreeModelType, TreeModel, [
+    ("nq", INT), ("nv", INT), ("nb", INT),
+    ("h", FLOAT),                   # time step [s]
+    ("order", I1),                  # bodies, parents first (the world excluded)
+    ("ji", I2),                     # (nb, 6): parent, joint type, q start, nq, v start, nv (kernels/compiled_model.py)
+    ("jf", F2),                     # (nb, 28): X_PF, X_MB, axis, pitch per joint
+    ("refl", F1),                   # (nv,) reflected rotor inertia / armature on the diagonal of M [kg m², kg]
+    ("damping", F1),                # (nv,) joint viscous damping D [N m s, N s/m]
+    ("has_damping", BOOL),
+    ("gravity_mask", B1),           # (nb,) bodies gravity acts on
+    ("mass_blocks", I1),            # dof range starts of M's independent trees (first 0, last nv)
+    ("solver_blocks", I1),          # the same for the constraint solver's factorization; empty: found from M
+    ("dof_invweight0", F1),         # (nv,) MuJoCo's dof_invweight0
+    ("body_invweight0", F2),        # (nb, 2) MuJoCo's body_invweight0 (translation, rotation)
+    ("meaninertia", FLOAT),         # mean of diag(M) at the reference configuration (solver tolerance scale)
+])
+
+
+@njit(cache=True)
+def new_tree_model(nq, nv, nb, h, order, ji, jf, refl, damping, has_damping, gravity_mask, mass_blocks,
+                   solver_blocks, dof_invweight0, body_invweight0, meaninertia):
+    t = structref.new(TREE_MODEL)
+    t.nq, t.nv, t.nb, t.h = nq, nv, nb, h
+    t.order, t.ji, t.jf = order, ji, jf
+    t.refl, t.damping, t.has_damping, t.gravity_mask = refl, damping, has_damping, gravity_mask
+    t.mass_blocks, t.solver_blocks = mass_blocks, solver_blocks
+    t.dof_invweight0, t.body_invweight0, t.meaninertia = dof_invweight0, body_invweight0, meaninertia
+    return t
+
+
+def CompileTree(plant, rows, tree_blocks) -> TreeModel:
+    """The TreeModel of a finalized discrete plant. `rows` (plant/_constraint_rows.py ConstraintRowModel, or None)
+    gives MuJoCo's inverse weights; `tree_blocks` the dof ranges of the plant's trees (None: unknown)."""
+    m = plant._model
+    blocks = tree_blocks
+    mass_blocks = np.array([0, m.nv]) if blocks is None or blocks.shape[0] < 2 or blocks[-1] != m.nv else blocks
+    if rows is not None:
+        dof_iw, body_iw, meaninertia = rows.dof_invweight0, rows.body_invweight0, rows.meaninertia
+    else:
+        dof_iw, body_iw, meaninertia = np.zeros(m.nv), np.zeros((m.nb, 2)), 1.0
+    return new_tree_model(
+        int(m.nq), int(m.nv), int(m.nb), float(plant.time_step()), ints(m.order), ints(m.ji), floats(m.jf),
+        floats(m.reflected_inertia), floats(m.damping), bool(np.any(m.damping)), bools(plant._gravity_mask),
+        ints(mass_blocks), ints(blocks if blocks is not None else np.zeros(0)), floats(dof_iw),
+        floats(body_iw, (m.nb, 2)), float(meaninertia))
+
+
+# ---- stages ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def kinematics(m, d, x, bp_flat):
+    """q, v from the state x = [q; v; ...]; world poses, joint frames, motion subspace S, velocities V, bias
+    terms c and world inertias Iw from the body parameters (the context's nb × 13 mass properties)."""
+    t = m.tree
+    d.q = x[:t.nq].copy()
+    d.v = x[t.nq:t.nq + t.nv].copy()
+    d.bp = bp_flat.reshape((t.nb, BODY_PARAM_COLUMNS))
+    R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_stage(t.order, t.ji, t.jf, d.bp, d.q, d.v, t.nv)
+    d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM = R_WB, p_WB, R_WF, p_WF, p_WM
+    d.S, d.V, d.c, d.Iw = S, V, c, Iw
+
+
+@njit(cache=True)
+def gravity(m, d, g_W):
+    """Body weights F_Bo_W (nb × 6) into d.F; d.tau starts at zero."""
+    d.F = gravity_forces_at_body_origins(d.bp, d.R_WB, g_W, m.tree.gravity_mask)
+    d.tau = np.zeros(m.tree.nv)
+
+
+@njit(cache=True)
+def applied_forces(m, d, tau_in, F_in):
+    """Add the applied generalized forces (nv) and body spatial forces F_Bo_W (nb × 6) of the plant's inputs."""
+    for i in range(tau_in.shape[0]):
+        d.tau[i] += tau_in[i]
+    F = d.F
+    for b in range(F_in.shape[0]):
+        for k in range(6):
+            F[b, k] += F_in[b, k]
+
+
+@njit(cache=True)
+def mass_matrix(m, d):
+    """M̂ = M(q) + h·D by the composite-rigid-body algorithm (joint damping implicit, as MuJoCo and Drake)."""
+    t = m.tree
+    M = mass_matrix_from_inertias(t.order, t.ji, t.refl, d.S, d.Iw)
+    if t.has_damping:
+        for i in range(t.nv):
+            M[i, i] += t.h * t.damping[i]
+    d.M = M
+
+
+@njit(cache=True)
+def smooth_acceleration(m, d):
+    """a₀ = M̂⁻¹(τ − D·v − C(q, v)·v + Σ J_WBᵀ F_Bo_W): bias by RNEA at v̇ = 0, solve by a tree-ordered envelope
+    Cholesky of M̂ (raises np.linalg.LinAlgError when M̂ is not positive definite)."""
+    t = m.tree
+    tau = d.tau
+    if t.has_damping:
+        tau = tau - t.damping * d.v
+    minus_rhs = inverse_dynamics_from_inertias(t.order, t.ji, t.refl, d.S, d.Iw, d.p_WB, d.V, d.c, np.zeros(t.nv),
+                                               d.F, tau)
+    d.qacc_smooth = ReverseTreeSolve(d.M, t.mass_blocks, -minus_rhs)
+
+
+@njit(cache=True)
+def unconstrained_step(m, d):
+    """v̇ of a step without constraint rows: (M + h·D)·v̇ = τ − D·v − C·v + Σ J_WBᵀ F_Bo_W, one dense solve; d.qacc."""
+    t = m.tree
+    _x, a = discrete_step(t.order, t.ji, t.refl, d.S, d.Iw, d.p_WB, d.V, d.c, d.F, d.tau, t.damping, t.h, d.q, d.v)
+    d.qacc = a

@@ -1,0 +1,137 @@
+"""The constraint solve of the discrete step (MuJoCo's mj_fwdConstraint, MJX's solver.py): minimize
+½‖a − a₀‖²_M̂ + s(J·a − aref) for the accelerations a by Newton (default), CG or PGS (contact/primal_solver.py,
+contact/pgs_solver.py), warm-started with the previous step's solution when its cost is lower (as MuJoCo).
+
+With MuJoCo's position integration and joint damping, the constraints are solved with the undamped M and a₀ (as
+MuJoCo's Euler does) and the implicit damping is applied afterwards to the total force:
+a = (M + h·D)⁻¹(M̂·a₀ + Jᵀf).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.experimental import structref
+
+from ..contact.contact_results import ContactForces
+from ..contact.linalg import MatTVec
+from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
+from ..contact.primal_solver import CheckedPrimalSolve, StartPoint
+from .structs import BOOL, FLOAT, INT, declare
+
+SOLVER_NEWTON, SOLVER_CG, SOLVER_PGS = 0, 1, 2
+SOLVER_CODES = {"newton": SOLVER_NEWTON, "cg": SOLVER_CG, "pgs": SOLVER_PGS}
+#: Status codes of `solve`.
+SOLVE_OK, SOLVE_NOT_CONVERGED, SOLVE_BAD_INPUT, SOLVE_NOT_FINITE = 0, 1, 2, 3
+
+
+@structref.register
+class OptionModelType(types.StructRef):
+    """numba type of OptionModel."""
+
+
+class OptionModel(structref.StructRefProxy):
+    """The constraint solver's options and the step's integration choices."""
+
+
+OPTION_MODEL = declare(OptionModelType, OptionModel, [
+    ("use_solver", BOOL),         # the plant has constraint rows or contact geometry (else one dense solve)
+    ("cone", INT),                # 0 pyramidal, 1 elliptic
+    ("impratio", FLOAT),
+    ("solver", INT),              # SOLVER_*
+    ("iterations", INT), ("tolerance", FLOAT), ("ls_iterations", INT), ("ls_tolerance", FLOAT),
+    ("mujoco_positions", BOOL),   # q⁺ by MuJoCo's mj_integratePos (else Drake's q + h·N(q)·v⁺)
+    ("mujoco_damping", BOOL),     # MuJoCo's Euler: constraints solved with M, damping applied afterwards
+])
+
+
+@njit(cache=True)
+def new_option_model(use_solver, cone, impratio, solver, iterations, tolerance, ls_iterations, ls_tolerance,
+                     mujoco_positions, mujoco_damping):
+    o = structref.new(OPTION_MODEL)
+    o.use_solver, o.cone, o.impratio, o.solver = use_solver, cone, impratio, solver
+    o.iterations, o.tolerance, o.ls_iterations, o.ls_tolerance = iterations, tolerance, ls_iterations, ls_tolerance
+    o.mujoco_positions, o.mujoco_damping = mujoco_positions, mujoco_damping
+    return o
+
+
+def CompileOptions(plant, use_solver: bool, mjcf_positions: bool) -> OptionModel:
+    """The OptionModel of the plant's ConstraintSolverOptions. `mjcf_positions`: MuJoCo's position update applies
+    even without constraint rows (MJCF models)."""
+    opts = plant.get_constraint_solver_options()
+    mujoco = opts.position_integration_is_mujoco(plant)
+    m = plant._model
+    return new_option_model(bool(use_solver), 1 if opts.cone == "elliptic" else 0, float(opts.impratio),
+                            SOLVER_CODES[opts.solver], int(opts.iterations), float(opts.tolerance),
+                            int(opts.ls_iterations), float(opts.ls_tolerance),
+                            bool(mujoco and (use_solver or mjcf_positions)),
+                            bool(use_solver and mujoco and np.any(m.damping)))
+
+
+@njit(cache=True)
+def solve(m, d, warm, warm_valid):
+    """d.qacc from d.M (M̂), d.qacc_smooth (a₀) and the rows d.efc_*; row forces d.efc_force, J'f d.qfrc_constraint,
+    contact-frame forces d.con_force, generalized contact forces d.tau_contact, and d.qacc_warmstart (the solver's
+    own solution, next step's warm start; d.warm_valid False without rows). Returns SOLVE_*."""
+    t, o = m.tree, m.opt
+    nv = t.nv
+    nefc = d.efc_J.shape[0]
+    M, a0 = d.M, d.qacc_smooth
+    tau_smooth = np.zeros(0)
+    if o.mujoco_damping and nefc:
+        tau_smooth = np.dot(M, a0)
+        M = M.copy()
+        for i in range(nv):
+            M[i, i] -= t.h * t.damping[i]
+        a0 = np.linalg.solve(M, tau_smooth)
+    d.con_force = np.zeros((d.ncon, 6))
+    d.tau_contact = np.zeros(nv)
+    d.solver_iterations, d.solver_residual, d.solver_converged = 0, 0.0, True
+    if nefc == 0:
+        d.qacc = a0.copy()
+        d.efc_force = np.zeros(0)
+        d.warm_valid = False
+        return SOLVE_OK
+    scale = 1.0 / (t.meaninertia * max(1, nv))
+    w = warm if warm_valid else np.zeros(0)
+    J = d.efc_J
+    if o.solver == SOLVER_PGS:
+        status, start = StartPoint(M, a0, w, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id,
+                                   d.ne, d.nf, d.con_dim, d.con_mu, d.con_fric, False)
+        if status != 0:
+            return SOLVE_BAD_INPUT
+        f0 = ForceFromAcceleration(start, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne,
+                                   d.nf, d.con_dim, d.con_mu, d.con_fric)
+        qacc, force, converged, it, residual = PGSSolve(M, a0, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss,
+                                                        d.efc_type, d.efc_id, d.ne, d.nf, d.con_dim, d.con_fric, f0,
+                                                        o.iterations, o.tolerance, scale)
+        qfrc = MatTVec(J, force)
+        for k in range(nv):
+            if not np.isfinite(qacc[k]):
+                return SOLVE_NOT_FINITE
+    else:
+        status, qacc, force, _state, converged, it, residual, _cost, qfrc = CheckedPrimalSolve(
+            M, a0, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne, d.nf, d.con_dim,
+            d.con_mu, d.con_fric, w, o.solver == SOLVER_NEWTON, o.iterations, o.tolerance, o.ls_iterations,
+            o.ls_tolerance, scale, t.solver_blocks)
+        if status == 1:
+            return SOLVE_BAD_INPUT
+        if status == 4:
+            return SOLVE_NOT_FINITE
+    d.qacc_warmstart, d.warm_valid = qacc, True
+    d.solver_iterations, d.solver_residual, d.solver_converged = it, residual, converged
+    if o.mujoco_damping:
+        Md = M.copy()
+        for i in range(nv):
+            Md[i, i] += t.h * t.damping[i]
+        qacc = np.linalg.solve(Md, tau_smooth + qfrc)
+    d.qacc, d.efc_force, d.qfrc_constraint = qacc, force, qfrc
+    ncon = d.ncon
+    if ncon:
+        d.con_force = ContactForces(force, d.efc_type, d.con_efc_address, d.con_dim, d.con_fric)
+        c0 = d.con_efc_address[0]
+        if c0 == 0:
+            d.tau_contact = qfrc.copy()
+        elif c0 < nefc:
+            d.tau_contact = MatTVec(np.ascontiguousarray(J[c0:]), force[c0:].copy())
+    return SOLVE_OK if converged else SOLVE_NOT_CONVERGED

@@ -1,0 +1,315 @@
+"""The discrete plant's compiled step (multibody/pipeline): the plant compiles its Model at the first step (and
+again when its SceneGraph's geometry data or its solver options change), keeps one Data per context in a cache
+entry, gathers its inputs and makes one compiled call per step. The results row the next step needs (the solver's
+warm start) is the plant's abstract state (pipeline/data.py StepResults), so it travels with Clone and pickle.
+
+Until every feature is compiled, a plant using one that is not (see `UncompiledFeatures`) steps on the Python
+path of _discrete_step.py; that path and this list shrink as features move into multibody/pipeline.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..contact import PointPairContactInfo
+from ..contact.parameters import MixContactParameters
+from ..kernels.entry_points import compiled_entry
+from ..pipeline.actuation import CompileActuation, GAIN_AFFINE, BIAS_AFFINE
+from ..pipeline.collision import CompileGeometry, EmptyGeomModel
+from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTION, SAP_BAD_RELAXATION,
+                                   SAP_BAD_STIFFNESS)
+from ..pipeline.contact import CompileContact
+from ..pipeline.data import StepResults, contact_arrays, error_info, new_data
+from ..pipeline.forward import (STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT, STEP_BAD_SAP,
+                                STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED, STEP_NOT_FINITE,
+                                STEP_OK, STEP_RIGID_PAIR, STEP_SOLVER_BAD_INPUT, step)
+from ..pipeline.model import new_model
+from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
+from ..pipeline.smooth import CompileTree
+from ..pipeline.solver import CompileOptions
+
+_F64 = np.dtype(np.float64)
+_STEP_ENTRY: list = []  # the process's compiled entry of pipeline.forward.step (see kernels/entry_points.py)
+
+
+def UncompiledFeatures(plant) -> list[str]:
+    """The features of a finalized discrete plant the compiled step does not compute yet (empty: it steps
+    compiled). Scene-dependent ones (SignedDistanceField geometries) are checked when the Model is compiled."""
+    out = []
+    if plant._mjcf_mocap is not None:
+        out.append("MJCF mocap bodies")
+    other = sorted({type(fe).__name__ for fe in plant._force_elements[1:] if not isinstance(fe, COMPILED_FORCE_ELEMENTS)})
+    if other:
+        out.append(f"force elements {other}")
+    if plant._force_contributors:
+        out.append("force contributors")
+    if plant._constraints:
+        out.append("constraints (coupler, distance, ball, weld, MJCF equalities)")
+    solver = plant._contact_solver
+    if plant._discrete_solver is not solver:
+        out.append("a custom discrete constraint solver (_SetDiscreteConstraintSolver)")
+    if solver is not None and solver.rows.tendons is not None:
+        out.append("MJCF tendon limits / frictionloss")
+    if getattr(plant, "_tendon_inertia", None) is not None:
+        out.append("MJCF tendon armature")
+    if getattr(plant, "_mjcf_integrator", None) is not None:
+        out.append(f"MJCF integrator '{plant._mjcf_integrator}'")
+    if getattr(plant, "_mjcf_sensor_ports", None):
+        out.append("MJCF sensors")
+    act = getattr(plant, "_mjcf_actuation", None)
+    if act is not None:
+        if act.na:
+            out.append("MJCF actuator activations")
+        if act.sites or act.spatial or act.balls or act.so3:
+            out.append("MJCF site / spatial-tendon / ball / free / orientation transmissions")
+        if act.tlim or act.passive:
+            out.append("MJCF tendon actuatorfrcrange / springs / dampers")
+        if act.gravcomp:
+            out.append("MJCF gravity compensation")
+        if act.plugins:
+            out.append("MJCF engine plugins")
+        on = act.enabled
+        if np.any(on & (act.gaintype > GAIN_AFFINE)) or np.any(on & (act.biastype > BIAS_AFFINE)):
+            out.append("MJCF muscle actuators")
+    return out
+
+
+class _CompiledModel:
+    """One compiled Model with what built it (the SceneGraph geometry data and solver options it is valid for)."""
+
+    __slots__ = ("scene", "options", "model", "geom_rows", "geom_ids", "pairs")
+
+    def __init__(self, scene, options, model, geom_rows, geom_ids, pairs):
+        self.scene, self.options, self.model = scene, options, model
+        self.geom_rows, self.geom_ids, self.pairs = geom_rows, geom_ids, pairs
+
+
+class _PipelineStepMixin:
+    """The compiled discrete step of MultibodyPlant."""
+
+    def _DeclarePipeline(self) -> None:
+        """At Finalize (discrete plants): the per-context Data cache entry and the compiled-model slot."""
+        self._pipeline_features = None  # UncompiledFeatures, listed at the first step
+        self._pipeline_compiled = None  # the last _CompiledModel
+        self._pipeline_tree = None      # (tree, passive, actuation, rows) parts: fixed after Finalize
+        self._pipeline_last = None      # the last step's StepResults (for get_constraint_solver_statistics)
+        self._pipeline_failures = 0
+        self._pipeline_zeros = (np.zeros(0), np.zeros((0, 6)))
+        self._pipeline_data = self.DeclareCacheEntry(
+            "compiled step data", alloc=_PipelineScratch, calc=lambda context, value: None,
+            prerequisites_of_calc={self.nothing_ticket()})
+
+    # ---- the model ------------------------------------------------------------------------------------------
+    def _PipelineModel(self, context):
+        """(compiled Model, contacts on) for this context, or None when the plant steps on the Python path."""
+        if self._pipeline_features is None:
+            self._pipeline_features = UncompiledFeatures(self)
+        if self._pipeline_features:
+            return None
+        collide = self._pipeline_collide(context)
+        scene = query = None
+        if collide:
+            query = self._geometry_query_port.Eval(context)
+            scene = query._sg._state(query._context).compiled()
+        got = self._pipeline_compiled
+        options = self.get_constraint_solver_options()
+        if got is None or got.scene is not scene or got.options is not options:
+            got = self._CompilePipelineModel(scene, options, query)
+            if got is None:
+                return None
+            self._pipeline_compiled = got
+        return got.model, collide
+
+    def _pipeline_collide(self, context) -> bool:
+        """Whether the step computes contacts: the plant has collision geometry and its geometry query is
+        connected (cached with the context's input wiring)."""
+        if self._contact_solver is None or not self._contact_solver._has_geometry:
+            return False
+        key = (id(context._root), context._root._wiring_version)
+        cached = getattr(context, "_mbp_query_wiring", None)
+        if cached is None or cached[0] != key:
+            cached = context._mbp_query_wiring = (key, self._geometry_query_port.HasValue(context))
+        return cached[1]
+
+    def _CompilePipelineModel(self, scene, options, query) -> _CompiledModel | None:
+        """The Model for SceneGraph geometry data `scene` (a CompiledScene; None: no contacts) and `options`."""
+        solver = self._contact_solver
+        if self._pipeline_tree is None:
+            rows = solver.rows if solver is not None else None
+            self._pipeline_tree = (
+                CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
+                CompileActuation(self, getattr(self, "_mjcf_actuation", None)), CompileRows(rows))
+        tree, passive, act, rows = self._pipeline_tree
+        opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
+        geom_rows, geom_ids, pairs = [], [], []
+        if scene is None:
+            geom, contact = EmptyGeomModel(), CompileContact([], [], self.get_sap_near_rigid_threshold())
+        else:
+            if scene.model.sdf:
+                self._pipeline_features = ["SignedDistanceField (MJCF type='sdf') geometries"]
+                return None
+            table = solver.geometry
+            inspector = query.inspector()
+            table.Sync(inspector)
+            geom_ids = list(scene.proximity_ids)
+            geom_rows = [table.Row(inspector, k, gid) for k, gid in enumerate(geom_ids)]
+            forced = scene.model.forced
+            for i, j in (forced[0].tolist() if forced is not None else []):
+                a, b = geom_rows[i], geom_rows[j]
+                pairs.append(a.pairs.get(b.gid) or b.pairs.get(a.gid))
+            geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
+            contact = CompileContact(geom_rows, pairs, self.get_sap_near_rigid_threshold())
+        model = new_model(tree, passive, act, rows, geom, contact, opt)
+        return _CompiledModel(scene, options, model, geom_rows, geom_ids, pairs)
+
+    # ---- one step ---------------------------------------------------------------------------------------------
+    def _PipelineInputs(self, context) -> tuple:
+        """(u, ctrl, applied generalized forces, applied body forces) as the compiled step reads them; unconnected
+        applied-force inputs are empty arrays."""
+        whole, connected, has_tau, has_F = self._input_wiring(context)
+        if self._model.nu == 0:
+            u = self._pipeline_zeros[0]
+        elif whole and not connected:  # the usual wiring: read the actuation input without copying it
+            u = self._eval_input_raw(context, self._actuation_port._index)._data
+            if u.dtype is not _F64 or not u.flags.c_contiguous:
+                u = np.ascontiguousarray(u, dtype=np.float64)
+        else:
+            u = self._EvalActuation(context)
+        act = getattr(self, "_mjcf_actuation", None)
+        if act is None or act.nu == 0:
+            ctrl = self._pipeline_zeros[0]
+        else:
+            ctrl = np.zeros(act.nu)
+            for port, sl in zip(act.ports, act.ctrl_slices):
+                if port.HasValue(context):
+                    ctrl[sl] = port.Eval(context)
+        tau_in, F_in = self._pipeline_zeros
+        if has_tau or has_F:
+            tau_in, F_in = self._EvalAppliedForces(context, self._eval_kinematics(context))
+        return u, ctrl, tau_in, F_in
+
+    def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
+                      results: np.ndarray):
+        """One compiled step from `context` into x_next and the results row `results` (the previous row `warm`);
+        raises the plant's errors. Returns the context's Data."""
+        u, ctrl, tau_in, F_in = self._PipelineInputs(context)
+        g_W = self.gravity_field()._g
+        f = self._fast
+        if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the step reads
+            f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
+        d = self._pipeline_data._eval(context)._value.data
+        x = self._qv_vector(context)._data
+        bp = context.get_numeric_parameter(self._param_index)._data
+        if not _STEP_ENTRY:
+            _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, tau_in, F_in, f.g_W, collide, warm,
+                                              x_next, results))
+        try:
+            status = _STEP_ENTRY[0](model, d, x, bp, u, ctrl, tau_in, F_in, f.g_W, collide, warm, x_next, results)
+        except np.linalg.LinAlgError:
+            stage = error_info(d)[0]
+            if stage == STAGE_SOLVER:
+                raise ValueError(f"SolveConstraints ({self.get_constraint_solver_options().solver}): the mass matrix M "
+                                 "(or M + J'DJ) is not positive definite; check the inertias and armature of the "
+                                 "model") from None
+            if stage == STAGE_SMOOTH:
+                self._ThrowSingularMassMatrix(context)
+            raise
+        if status != STEP_OK:
+            self._PipelineStatus(context, status, d, x, x_next, results, u, ctrl)
+        return d
+
+    def _PipelineStatus(self, context, status, d, x, x_next, results, u, ctrl) -> None:
+        """Act on a step's non-OK status: count a non-converged solve (raise if asked), else raise the error."""
+        name = self.get_name()
+        opts = self.get_constraint_solver_options()
+        if status == STEP_NOT_CONVERGED:
+            self._pipeline_failures += 1
+            if opts.throw_on_failure:
+                nv, nu = self._model.nv, self._model.nu
+                it, res = int(results[3 * nv + nu + 2]), float(results[3 * nv + nu + 3])
+                raise RuntimeError(f"MultibodyPlant '{name}' constraint solver at t = {context.get_time()} "
+                                   f"({opts.solver}) did not converge: {it} iterations, residual {res:.3e}; raise "
+                                   "`iterations` or loosen `tolerance`")
+            return
+        _stage, bad, what = error_info(d)
+        if status == STEP_NAN_ACTUATION:
+            raise RuntimeError(f"MultibodyPlant '{name}': NaN in the actuation input")
+        if status == STEP_NAN_CTRL:
+            raise RuntimeError(f"MultibodyPlant '{name}': NaN in an MJCF ctrl input port")
+        if status == STEP_NOT_FINITE:
+            self._check_finite(context, x_next[:self._model.nq + self._model.nv], "state after the discrete step")
+        if status == STEP_BAD_SIZES:
+            raise ValueError(f"MultibodyPlant '{name}': the discrete step got a state of size {x.shape[0]}, an "
+                             f"actuation of size {u.shape[0]} or a ctrl of size {ctrl.shape[0]}; expected "
+                             f"{self._model.nq + self._model.nv}, {self._model.nu} and {ctrl.shape[0]}")
+        if status == STEP_BAD_LIMIT:
+            self._contact_solver.rows.RaiseIfBadLimit(int(bad))
+        compiled = self._pipeline_compiled
+        if status == STEP_BAD_GEOMETRY:
+            body, geom = contact_arrays(d)[:2]
+            a, b = (compiled.geom_rows[int(k)] for k in geom[bad])
+            MixContactParameters(a.mujoco or {"name": a.name}, b.mujoco or {"name": b.name})
+        if status == STEP_RIGID_PAIR:
+            raise ValueError("point contact: both geometries are rigid (infinite stiffness)")
+        if status == STEP_BAD_SAP:
+            key = {SAP_BAD_STIFFNESS: "stiffness", SAP_BAD_RELAXATION: "relaxation_time",
+                   SAP_BAD_FRICTION: "mu", SAP_BAD_DELASSUS: "w"}[int(what)]
+            raise ValueError(f"contact between geometries {[compiled.geom_rows[int(k)].name for k in contact_arrays(d)[1][bad]]}"
+                             f": {key} is invalid (stiffness and w must be > 0, relaxation_time and friction >= 0)")
+        if status == STEP_SOLVER_BAD_INPUT:
+            raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
+        nv, nu = self._model.nv, self._model.nu
+        raise RuntimeError(f"SolveConstraints ({opts.solver}): the solution contains NaN/inf after "
+                           f"{int(results[3 * nv + nu + 2])} iterations (residual {results[3 * nv + nu + 3]}); the "
+                           "constraint problem is ill-posed")
+
+    def _PipelineDryStep(self, context):
+        """(x⁺, results row, Data) of the step that starts at `context`, leaving the context unchanged; None on the
+        Python path."""
+        got = self._PipelineModel(context)
+        if got is None:
+            return None
+        model, collide = got
+        m = self._model
+        cur = context.get_abstract_state(self._sampled_index).get_value()
+        x_next = np.empty(m.nq + m.nv)
+        results = np.empty(StepResults.size(m.nv, m.nu))
+        d = self._PipelineStep(context, model, collide, x_next, cur.data, results)
+        return x_next, results, d
+
+    def _PipelineContactInfos(self, context, d) -> list:
+        """PointPairContactInfo of every contact of the step whose Data is `d` (force on B at the contact point)."""
+        body, geom, dist, pos, frame, force, J = contact_arrays(d)
+        out = []
+        if dist.shape[0] == 0:
+            return out
+        from ...geometry import PenetrationAsPointPair
+        ids = self._pipeline_compiled.geom_ids
+        v = self.GetVelocities(context)
+        vrel = J @ v  # (ncon, 3) [separation speed, slip components] in the contact frame
+        for c in range(dist.shape[0]):
+            f_W = frame[c].T @ force[c, :3]
+            n, depth = frame[c, 0], -float(dist[c])  # n from A to B; the pair's points straddle pos
+            pair = PenetrationAsPointPair(ids[int(geom[c, 0])], ids[int(geom[c, 1])], pos[c] + 0.5 * depth * n,
+                                          pos[c] - 0.5 * depth * n, -n.copy(), depth)
+            out.append(PointPairContactInfo(self._bodies[int(body[c, 0])].index(), self._bodies[int(body[c, 1])].index(),
+                                            f_W, pos[c].copy(), float(vrel[c, 0]), float(np.hypot(vrel[c, 1], vrel[c, 2])),
+                                            pair))
+        return out
+
+
+class _PipelineScratch:
+    """The cache entry value holding one context's native Data (rebuilt, never copied, for a cloned context)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self):
+        self.data = new_data()
+
+    def __deepcopy__(self, memo) -> "_PipelineScratch":
+        return _PipelineScratch()
+
+    def __getstate__(self) -> dict:
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self.data = new_data()

@@ -62,8 +62,8 @@ def _world_from_block(frame_parent, dst, src, R_blk, p_blk):
 
 
 @njit(cache=True)
-def _geometry_poses(geom_frame, R_FG, p_FG, R_WF, p_WF):
-    """X_WG = X_WF X_FG for every geometry."""
+def compose_poses(geom_frame, R_FG, p_FG, R_WF, p_WF):
+    """X_WG = X_WF X_FG for every geometry G on frame geom_frame[G] (R_WG (ng, 3, 3), p_WG (ng, 3))."""
     ng = geom_frame.shape[0]
     R_WG = np.empty((ng, 3, 3))
     p_WG = np.empty((ng, 3))
@@ -242,7 +242,7 @@ class CompiledScene:
 
     def geometry_poses(self, R_WF, p_WF):
         """World poses (R_WG (ng, 3, 3), p_WG (ng, 3)) of all geometries."""
-        return _geometry_poses(self.geom_frame, np.ascontiguousarray(self.R_FG), np.ascontiguousarray(self.p_FG),
+        return compose_poses(self.geom_frame, np.ascontiguousarray(self.R_FG), np.ascontiguousarray(self.p_FG),
                                R_WF, p_WF)
 
     def row(self, gid) -> int:

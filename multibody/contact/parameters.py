@@ -211,6 +211,17 @@ def ClampSolimp(solimp: np.ndarray) -> np.ndarray:
     return s
 
 
+@njit(cache=True)
+def SolmixWeight(s1, s2):
+    """The weight of geometry 1 in a pair's mixed solref / solimp: s1/(s1 + s2), MuJoCo's rules when a solmix is
+    below mjMINVAL (both: ½; one: all to the other)."""
+    if s1 >= MINVAL and s2 >= MINVAL:
+        return s1 / (s1 + s2)
+    if s1 < MINVAL and s2 < MINVAL:
+        return 0.5
+    return 0.0 if s1 < MINVAL else 1.0
+
+
 def MixContactParameters(geom1: dict, geom2: dict) -> dict:
     """Contact parameters of a geom pair, MuJoCo's rules (mj_contactParam).
 
@@ -240,15 +251,7 @@ def MixContactParameters(geom1: dict, geom2: dict) -> dict:
         condim, solref, solimp, fri = c2, r2.copy(), i2.copy(), f2.copy()
     else:
         condim = max(c1, c2)
-        s1, s2 = float(geom1.get("solmix", 1.0)), float(geom2.get("solmix", 1.0))
-        if s1 >= MINVAL and s2 >= MINVAL:
-            mix = s1 / (s1 + s2)
-        elif s1 < MINVAL and s2 < MINVAL:
-            mix = 0.5
-        elif s1 < MINVAL:
-            mix = 0.0
-        else:
-            mix = 1.0
+        mix = SolmixWeight(float(geom1.get("solmix", 1.0)), float(geom2.get("solmix", 1.0)))
         if r1[0] > 0 and r2[0] > 0:
             solref = mix * r1 + (1.0 - mix) * r2
         else:

@@ -13,6 +13,7 @@ from numba.core import types
 from numba.experimental import structref
 
 from ...geometry.collision.engine import pair_contact_points, scene_contact_points
+from ...geometry.compiled_scene import compose_poses
 from ...geometry.collision.narrowphase import MAXCON, MAXCON_HFIELD
 from .structs import F1, F2, F3, I1, I2, INT, declare, floats, ints
 
@@ -81,21 +82,9 @@ def CompileGeometry(scene, geom_body: np.ndarray) -> GeomModel:
 
 @njit(cache=True)
 def geometry_poses(m, d):
-    """X_WG = X_WB·X_BG of every proximity geometry into d.R_WG, d.p_WG (SceneGraph's expression order)."""
+    """X_WG = X_WB·X_BG of every proximity geometry into d.R_WG, d.p_WG (SceneGraph's own composition)."""
     g = m.geom
-    ng = g.ngeom
-    R_WG = np.empty((ng, 3, 3))
-    p_WG = np.empty((ng, 3))
-    R_WB, p_WB, R_BG, p_BG = d.R_WB, d.p_WB, g.R_BG, g.p_BG
-    for k in range(ng):
-        b = g.geom_body[k]
-        for i in range(3):
-            for j in range(3):
-                R_WG[k, i, j] = R_WB[b, i, 0] * R_BG[k, 0, j] + R_WB[b, i, 1] * R_BG[k, 1, j] + \
-                    R_WB[b, i, 2] * R_BG[k, 2, j]
-            p_WG[k, i] = R_WB[b, i, 0] * p_BG[k, 0] + R_WB[b, i, 1] * p_BG[k, 1] + R_WB[b, i, 2] * p_BG[k, 2] + \
-                p_WB[b, i]
-    d.R_WG, d.p_WG = R_WG, p_WG
+    d.R_WG, d.p_WG = compose_poses(g.geom_body, g.R_BG, g.p_BG, d.R_WB, d.p_WB)
 
 
 @njit(cache=True)

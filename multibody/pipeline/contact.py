@@ -14,7 +14,7 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
-from ..contact.parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, MINVAL
+from ..contact.parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, SolmixWeight, ValidateFriction
 from ..kernels.contact_kernels import ContactJacobians
 from .structs import B1, F1, F2, FLOAT, I1, declare, floats, ints
 
@@ -63,7 +63,6 @@ def new_contact_model(geom_mujoco, geom_bad, geom_priority, geom_condim, geom_so
 def CompileContact(rows: list, pairs: list, sap_beta: float) -> ContactModel:
     """The ContactModel of proximity geometries `rows` (plant/_contact_geometry.py GeometryContactData, validated)
     and explicit `pairs` (geometry/mujoco_pairs.py MujocoExplicitPair, in the GeomModel's pair order)."""
-    from ..contact.parameters import ValidateFriction  # noqa: PLC0415 (only here: the compile-time checks)
     ng = len(rows)
     mj = [r.mujoco or {} for r in rows]
     bad = []
@@ -101,15 +100,7 @@ def _mix_mujoco(cm, i, j, c, condim, friction, solref, solimp, includemargin, g_
         f0, f1, f2 = cm.geom_friction[w, 0], cm.geom_friction[w, 1], cm.geom_friction[w, 2]
     else:
         condim[c] = max(cm.geom_condim[i], cm.geom_condim[j])
-        s1, s2 = cm.geom_solmix[i], cm.geom_solmix[j]
-        if s1 >= MINVAL and s2 >= MINVAL:
-            mix = s1 / (s1 + s2)
-        elif s1 < MINVAL and s2 < MINVAL:
-            mix = 0.5
-        elif s1 < MINVAL:
-            mix = 0.0
-        else:
-            mix = 1.0
+        mix = SolmixWeight(cm.geom_solmix[i], cm.geom_solmix[j])
         r1, r2 = cm.geom_solref[i], cm.geom_solref[j]
         for k in range(2):
             solref[c, k] = mix * r1[k] + (1.0 - mix) * r2[k] if r1[0] > 0 and r2[0] > 0 else min(r1[k], r2[k])

@@ -73,6 +73,26 @@ def UncompiledFeatures(plant) -> list[str]:
     return out
 
 
+class _PipelineCache:
+    """The plant's compiled pieces (process-local: numba structs do not pickle; rebuilt on demand after loading):
+    the uncompiled features it uses (None: not listed yet), the Model of the last step with what built it, and the
+    parts fixed after Finalize."""
+
+    __slots__ = ("features", "compiled", "tree")
+
+    def __init__(self):
+        self.features, self.compiled, self.tree = None, None, None
+
+    def __getstate__(self) -> dict:
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__()
+
+    def __deepcopy__(self, memo) -> "_PipelineCache":
+        return _PipelineCache()
+
+
 class _CompiledModel:
     """One compiled Model with what built it (the SceneGraph geometry data and solver options it is valid for)."""
 
@@ -86,11 +106,12 @@ class _CompiledModel:
 class _PipelineStepMixin:
     """The compiled discrete step of MultibodyPlant."""
 
+    def _ResetPipeline(self) -> None:
+        """Forget the compiled pieces (construction, and a change of the plant's forces or solver)."""
+        self._pipeline = _PipelineCache()
+
     def _DeclarePipeline(self) -> None:
-        """At Finalize (discrete plants): the per-context Data cache entry and the compiled-model slot."""
-        self._pipeline_features = None  # UncompiledFeatures, listed at the first step
-        self._pipeline_compiled = None  # the last _CompiledModel
-        self._pipeline_tree = None      # (tree, passive, actuation, rows) parts: fixed after Finalize
+        """At Finalize (discrete plants): the per-context Data cache entry and the step statistics."""
         self._pipeline_last = None      # the last step's StepResults (for get_constraint_solver_statistics)
         self._pipeline_failures = 0
         self._pipeline_zeros = (np.zeros(0), np.zeros((0, 6)))
@@ -101,22 +122,23 @@ class _PipelineStepMixin:
     # ---- the model ------------------------------------------------------------------------------------------
     def _PipelineModel(self, context):
         """(compiled Model, contacts on) for this context, or None when the plant steps on the Python path."""
-        if self._pipeline_features is None:
-            self._pipeline_features = UncompiledFeatures(self)
-        if self._pipeline_features:
+        cache = self._pipeline
+        if cache.features is None:
+            cache.features = UncompiledFeatures(self)
+        if cache.features:
             return None
         collide = self._pipeline_collide(context)
         scene = query = None
         if collide:
             query = self._geometry_query_port.Eval(context)
             scene = query._sg._state(query._context).compiled()
-        got = self._pipeline_compiled
+        got = cache.compiled
         options = self.get_constraint_solver_options()
         if got is None or got.scene is not scene or got.options is not options:
             got = self._CompilePipelineModel(scene, options, query)
             if got is None:
                 return None
-            self._pipeline_compiled = got
+            cache.compiled = got
         return got.model, collide
 
     def _pipeline_collide(self, context) -> bool:
@@ -133,19 +155,20 @@ class _PipelineStepMixin:
     def _CompilePipelineModel(self, scene, options, query) -> _CompiledModel | None:
         """The Model for SceneGraph geometry data `scene` (a CompiledScene; None: no contacts) and `options`."""
         solver = self._contact_solver
-        if self._pipeline_tree is None:
+        cache = self._pipeline
+        if cache.tree is None:
             rows = solver.rows if solver is not None else None
-            self._pipeline_tree = (
+            cache.tree = (
                 CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
                 CompileActuation(self, getattr(self, "_mjcf_actuation", None)), CompileRows(rows))
-        tree, passive, act, rows = self._pipeline_tree
+        tree, passive, act, rows = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
         if scene is None:
             geom, contact = EmptyGeomModel(), CompileContact([], [], self.get_sap_near_rigid_threshold())
         else:
             if scene.model.sdf:
-                self._pipeline_features = ["SignedDistanceField (MJCF type='sdf') geometries"]
+                cache.features = ["SignedDistanceField (MJCF type='sdf') geometries"]
                 return None
             table = solver.geometry
             inspector = query.inspector()
@@ -243,7 +266,7 @@ class _PipelineStepMixin:
                              f"{self._model.nq + self._model.nv}, {self._model.nu} and {ctrl.shape[0]}")
         if status == STEP_BAD_LIMIT:
             self._contact_solver.rows.RaiseIfBadLimit(int(bad))
-        compiled = self._pipeline_compiled
+        compiled = self._pipeline.compiled
         if status == STEP_BAD_GEOMETRY:
             body, geom = contact_arrays(d)[:2]
             a, b = (compiled.geom_rows[int(k)] for k in geom[bad])
@@ -283,7 +306,7 @@ class _PipelineStepMixin:
         if dist.shape[0] == 0:
             return out
         from ...geometry import PenetrationAsPointPair
-        ids = self._pipeline_compiled.geom_ids
+        ids = self._pipeline.compiled.geom_ids
         v = self.GetVelocities(context)
         vrel = J @ v  # (ncon, 3) [separation speed, slip components] in the contact frame
         for c in range(dist.shape[0]):

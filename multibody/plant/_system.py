@@ -297,7 +297,7 @@ class _SystemMixin:
         if not callable(contributor):
             raise ValueError("force contributor must be callable(plant, context, kin, F_Bo_W, tau)")
         self._force_contributors.append(contributor)
-        self._pipeline_features = None  # the compiled step's coverage is listed again
+        self._ResetPipeline()  # the compiled step's coverage is listed again
 
     def _AssembleForces(self, context, kin, include_damping: bool):
         """Total (τ, F_Bo_W) except inertial terms: actuation, inputs, force elements, contributors."""
@@ -340,7 +340,7 @@ class _SystemMixin:
             from ._mjcf_plant import ApplyMujocoInvWeights
             ApplyMujocoInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
-        self._pipeline_features = None  # the compiled step's coverage is listed again
+        self._ResetPipeline()  # the compiled step's coverage is listed again
 
     def _check_finite(self, context, x, what) -> None:
         if not np.isfinite(x).all():

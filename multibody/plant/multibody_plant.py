@@ -42,6 +42,7 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
         self._use_sampled_output_ports = True
         self._free_random: dict[int, dict] = {}
         self._discrete_solver = None
+        self._ResetPipeline()
         self._DeclareGeometryPorts()
         self._init_geometry()
         self._init_tree()

@@ -44,7 +44,7 @@ ARM = """<mujoco model="arm"><option timestep="0.002" cone="{cone}"/>
 
 def _python_path(plant) -> None:
     """Step `plant` on the Python path of _discrete_step.py (what the compiled step replaces)."""
-    plant._pipeline_features = ["the Python path, for comparison"]
+    plant._pipeline.features = ["the Python path, for comparison"]
 
 
 def _arm(cone="pyramidal", condim=3, python=False):
@@ -218,3 +218,15 @@ def test_a_contact_step_allocates_nothing_in_python():
     finally:
         tracemalloc.stop()
     assert growth[1] < 64 * 1024  # the last step's contact arrays, whatever the number of steps
+
+
+def test_a_pickled_diagram_steps_on_as_the_original():
+    """A plant pickled after compiling its step (with its diagram and context) compiles again in the copy."""
+    diagram, plant, root, context = _box_drop()
+    Simulator(diagram, root).AdvanceTo(0.2)
+    diagram2, root2 = pickle.loads(pickle.dumps((diagram, root)))
+    Simulator(diagram, root).AdvanceTo(0.4)
+    Simulator(diagram2, root2).AdvanceTo(0.4)
+    plant2 = diagram2.GetSubsystemByName(plant.get_name())
+    np.testing.assert_array_equal(plant2.GetPositionsAndVelocities(plant2.GetMyContextFromRoot(root2)),
+                                  plant.GetPositionsAndVelocities(context))

@@ -146,10 +146,10 @@ class _PipelineStepMixin:
         connected (cached with the context's input wiring)."""
         if self._contact_solver is None or not self._contact_solver._has_geometry:
             return False
-        key = (id(context._root), context._root._wiring_version)
+        version = context._root._wiring_version
         cached = getattr(context, "_mbp_query_wiring", None)
-        if cached is None or cached[0] != key:
-            cached = context._mbp_query_wiring = (key, self._geometry_query_port.HasValue(context))
+        if cached is None or cached[0] != version:
+            cached = context._mbp_query_wiring = (version, self._geometry_query_port.HasValue(context))
         return cached[1]
 
     def _CompilePipelineModel(self, scene, options, query) -> _CompiledModel | None:

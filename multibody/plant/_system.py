@@ -231,15 +231,15 @@ class _SystemMixin:
     def _input_wiring(self, context) -> tuple:
         """(whole actuation port has a value, instances whose actuation ports have one, applied generalized
         force has a value, applied spatial force has a value), cached until fixed inputs change."""
-        key = (id(context._root), context._root._wiring_version)
+        version = context._root._wiring_version  # (copied with the context, as the wiring it describes)
         cached = getattr(context, "_mbp_input_wiring", None)
-        if cached is None or cached[0] != key:
+        if cached is None or cached[0] != version:
             whole = self._actuation_port.HasValue(context)
             connected = [i for i in self._actuated_instances if self._instance_actuation_ports[i].HasValue(context)]
             cached = context._mbp_input_wiring = (
-                key, whole, connected, self._applied_generalized_force_port.HasValue(context),
-                self._applied_spatial_force_port.HasValue(context))
-        return cached[1:]
+                version, (whole, connected, self._applied_generalized_force_port.HasValue(context),
+                          self._applied_spatial_force_port.HasValue(context)))
+        return cached[1]
 
     def _EvalActuation(self, context) -> np.ndarray:
         m = self._model

@@ -85,10 +85,10 @@ class _DiscreteStepMixin:
         view = state.get_mutable_abstract_state(self._sampled_index)
         current = view.get_value()
         nxt = current.other
-        got = self._PipelineModel(context)
-        if got is not None:
-            self._PipelineStep(context, got[0], got[1], state.get_mutable_discrete_state(0)._data, current.data,
-                               nxt.data)
+        compiled = self._PipelineModel(context)
+        if compiled is not None:
+            self._PipelineStep(context, compiled.model, self._pipeline_collide(context),
+                               state.get_mutable_discrete_state(0)._data, current.data, nxt.data)
             view.set_value(nxt)
             self._pipeline_last = nxt
             return

@@ -120,8 +120,9 @@ class _PipelineStepMixin:
             prerequisites_of_calc={self.nothing_ticket()})
 
     # ---- the model ------------------------------------------------------------------------------------------
-    def _PipelineModel(self, context):
-        """(compiled Model, contacts on) for this context, or None when the plant steps on the Python path."""
+    def _PipelineModel(self, context) -> "_CompiledModel | None":
+        """The compiled Model for this context (contacts on when `_pipeline_collide`), or None when the plant
+        steps on the Python path."""
         cache = self._pipeline
         if cache.features is None:
             cache.features = UncompiledFeatures(self)
@@ -139,7 +140,7 @@ class _PipelineStepMixin:
             if got is None:
                 return None
             cache.compiled = got
-        return got.model, collide
+        return got
 
     def _pipeline_collide(self, context) -> bool:
         """Whether the step computes contacts: the plant has collision geometry and its geometry query is
@@ -185,13 +186,15 @@ class _PipelineStepMixin:
         return _CompiledModel(scene, options, model, geom_rows, geom_ids, pairs)
 
     # ---- one step ---------------------------------------------------------------------------------------------
-    def _PipelineInputs(self, context) -> tuple:
-        """(u, ctrl, applied generalized forces, applied body forces) as the compiled step reads them; unconnected
-        applied-force inputs are empty arrays."""
+    def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
+                      results: np.ndarray):
+        """One compiled step from `context` into x_next and the results row `results` (the previous row `warm`);
+        raises the plant's errors. Returns the context's Data. Allocates no Python object in the usual wiring."""
+        # the inputs: the actuation input read without copying it, the MJCF ctrl ports, the applied forces
         whole, connected, has_tau, has_F = self._input_wiring(context)
         if self._model.nu == 0:
             u = self._pipeline_zeros[0]
-        elif whole and not connected:  # the usual wiring: read the actuation input without copying it
+        elif whole and not connected:
             u = self._eval_input_raw(context, self._actuation_port._index)._data
             if u.dtype is not _F64 or not u.flags.c_contiguous:
                 u = np.ascontiguousarray(u, dtype=np.float64)
@@ -208,13 +211,6 @@ class _PipelineStepMixin:
         tau_in, F_in = self._pipeline_zeros
         if has_tau or has_F:
             tau_in, F_in = self._EvalAppliedForces(context, self._eval_kinematics(context))
-        return u, ctrl, tau_in, F_in
-
-    def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
-                      results: np.ndarray):
-        """One compiled step from `context` into x_next and the results row `results` (the previous row `warm`);
-        raises the plant's errors. Returns the context's Data."""
-        u, ctrl, tau_in, F_in = self._PipelineInputs(context)
         g_W = self.gravity_field()._g
         f = self._fast
         if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the step reads
@@ -288,15 +284,14 @@ class _PipelineStepMixin:
     def _PipelineDryStep(self, context):
         """(x⁺, results row, Data) of the step that starts at `context`, leaving the context unchanged; None on the
         Python path."""
-        got = self._PipelineModel(context)
-        if got is None:
+        compiled = self._PipelineModel(context)
+        if compiled is None:
             return None
-        model, collide = got
         m = self._model
         cur = context.get_abstract_state(self._sampled_index).get_value()
         x_next = np.empty(m.nq + m.nv)
         results = np.empty(StepResults.size(m.nv, m.nu))
-        d = self._PipelineStep(context, model, collide, x_next, cur.data, results)
+        d = self._PipelineStep(context, compiled.model, self._pipeline_collide(context), x_next, cur.data, results)
         return x_next, results, d
 
     def _PipelineContactInfos(self, context, d) -> list:

@@ -88,10 +88,11 @@ class ModelScene:
         self.visualizer = None
         if meshcat is not None:
             self.visualizer = MeshcatVisualizer.AddToBuilder(
-                builder, self.scene_graph, meshcat, MeshcatVisualizerParams(publish_period=PUBLISH_PERIOD))
+                builder, self.scene_graph, meshcat, MeshcatVisualizerParams(publish_period=PUBLISH_PERIOD,
+                                                                            prefix="illustration"))
             MeshcatVisualizer.AddToBuilder(
                 builder, self.scene_graph, meshcat,
-                MeshcatVisualizerParams(publish_period=PUBLISH_PERIOD, role=Role.kProximity,
+                MeshcatVisualizerParams(publish_period=PUBLISH_PERIOD, role=Role.kProximity, prefix="proximity",
                                         default_color=Rgba(1.0, 0.35, 0.1, 0.5), visible_by_default=False))
         self.loggers = [LogVectorOutput(self.plant.get_state_output_port(), builder, PUBLISH_PERIOD)]
         for plant_map in GetMjcfPlantMaps(self.plant):

@@ -59,7 +59,7 @@ def test_summary_plot_and_replay(quickstart):
     animation = [c for c in html_commands(page) if c["type"] == "set_animation"]
     assert len(animation) == 1 and animation[0]["options"]["play"]
     paths = {track["path"] for track in animation[0]["animations"]}
-    assert {"/drake/illustration/iiwa14/iiwa_link_7", "/drake/illustration/box/box"} <= paths
+    assert {"/drake/visualizer/iiwa14/iiwa_link_7", "/drake/visualizer/box/box"} <= paths  # pydrake's default prefix
 
 
 def test_replay_draws_the_robot_in_headless_chromium(quickstart, tmp_path):

@@ -190,8 +190,8 @@ class MjcfActuation:
         self.row_ctrl = np.array(row_ctrl, dtype=int)
         self.so3 = so3  # So3Servo of every supported orientation servo
         self.period = np.array(periods, dtype=float)  # wrap period of rotational position servos (0: none)
-        self.moment = np.array(rows).reshape(-1, nv)
-        self.qmoment = np.array(qrows).reshape(-1, nq)
+        self.moment = np.array(rows, float).reshape(len(rows), nv)  # len(): a zero-DOF model has nv = 0
+        self.qmoment = np.array(qrows, float).reshape(len(qrows), nq)
         f = lambda fn: np.array([fn(a) for a in acts], dtype=float)  # noqa: E731
         self.enabled = np.array(enabled, dtype=bool)
         self.ctrl_lo, self.ctrl_hi = np.array(ctrl_lo, float), np.array(ctrl_hi, float)

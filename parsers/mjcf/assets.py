@@ -17,6 +17,7 @@ from .context import CompileContext
 from .defaults import merge_value
 from .errors import error_at
 from .inertia import inertia_box, mesh_mass_properties
+from .mesh_files import ReadObj, ReadStl
 from .model import MjcfMesh
 from .plugins import plugin_of
 from .plugins import resolve as resolve_plugin
@@ -93,15 +94,13 @@ def _load_mesh_file(path: Path | str, el: Element, content_type: str | None = No
     except (OSError, ValueError, RuntimeError) as exc:
         raise error_at(el.where, f"cannot read mesh file '{_label(name)}': {exc}") from None
     fmt = _mesh_format(name, content_type, media, el)
-    import trimesh  # heavy import, only when a mesh file is used
-
-    try:
-        mesh = trimesh.load(io.BytesIO(data), file_type=fmt, force="mesh", process=(fmt == "stl"))
-    except Exception as exc:  # trimesh raises many types for corrupt files
+    try:  # MuJoCo's own decoders' rules (mesh_files.py)
+        v, f = ReadObj(data.decode("utf-8", errors="replace")) if fmt == "obj" else ReadStl(data)
+    except ValueError as exc:
         raise error_at(el.where, f"cannot read mesh file '{_label(name)}': {exc}") from None
-    if not hasattr(mesh, "vertices") or not hasattr(mesh, "faces") or len(mesh.vertices) == 0:
+    if len(v) == 0:
         raise error_at(el.where, f"mesh file '{_label(name)}' has no vertices")
-    return np.asarray(mesh.vertices, float), np.asarray(mesh.faces, int)
+    return v, f
 
 
 def _hull(vertices: np.ndarray, el: Element) -> tuple[np.ndarray, np.ndarray]:
@@ -172,6 +171,8 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
             raise error_at(el.where, "a mesh given by vertex data needs a name")
     else:
         raise error_at(el.where, "mesh needs a 'file' or 'vertex' attribute")
+    # MuJoCo keeps mesh vertices in single precision (mjModel.mesh_vert is float32) and transforms them in double
+    v = np.asarray(v, np.float32).astype(float)
     # MuJoCo's order: subtract refpos, rotate by the conjugate of refquat, then scale
     v = (v - np.asarray(a["refpos"], float)) @ quat_to_mat(quat_conj(quat_normalize(a["refquat"]))).T
     v = v * np.asarray(a["scale"], float)
@@ -187,8 +188,6 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
         vol, com, inertia = mesh_mass_properties(mass_v, mass_f, mode)
     except ValueError as exc:
         raise error_at(el.where, f"mesh '{name}': {exc}") from None
-    if vol <= 1e-14:
-        raise error_at(el.where, f"mesh '{name}' has non-positive volume; check face orientation")
     principal, quat = _principal(inertia)
     verts = (v - com) @ quat_to_mat(quat)
     return MjcfMesh(name, verts, f, com, quat, vol, inertia_box(principal), mode, a.get("file"))

@@ -75,8 +75,15 @@ def attach_submodel(walker, bid: int, el: Element, frame) -> None:
     sub = CompileContext(read_compiler(root), DefaultClasses(root.find_all("default")), model_dir, ctx.strict,
                          mesh_list=ctx.mesh_list, warned=ctx.warned, unsupported=ctx.unsupported,
                          attach_stack=ctx.attach_stack + [key], attached=ctx.attached)
+    first_mesh = len(ctx.mesh_list)
     read_assets(sub, root)
-    prefix = el.get("prefix")
+    prefix = el.get("prefix") or ""
+    # the sub-model's assets join the model under prefixed names (its own lookups stay unprefixed)
+    for m in ctx.mesh_list[first_mesh:]:
+        m.name = prefix + m.name
+    ctx.materials.update({prefix + k: v for k, v in sub.materials.items()})
+    ctx.hfields.update({prefix + k: v for k, v in sub.hfields.items()})
+    ctx.textures.extend(sub.textures)
     from .tree import TreeWalker  # local import: tree imports this module's handler
 
     sw = TreeWalker(sub, attach_handler=attach_submodel, prefix=prefix, bodies=walker.bodies)

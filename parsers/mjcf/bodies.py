@@ -19,6 +19,11 @@ from .rotations import (MJ_EPS, eig3, frame_accum, quat_conj, full_from6, global
 from .tree import BodyBuild, Placed
 
 _FROMTO_TYPES = ("capsule", "cylinder", "ellipsoid", "box")
+def _prefixed(p, asset: str | None) -> str | None:
+    """An asset name as the model knows it: an attached sub-model's assets carry its attach prefix."""
+    return None if asset is None else p.prefix + asset
+
+
 _NSIZE = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3, "plane": 0, "hfield": 0,
           "mesh": 0, "sdf": 0}
 
@@ -163,8 +168,8 @@ def compile_geom(ctx: CompileContext, p: Placed, bid: int, infer: bool) -> MjcfG
     pos, quat = frame_accum(p.fpos, p.fquat, pos, quat)
     g = MjcfGeom(_name(p), gtype, bid, _arr(size), pos, quat, a["contype"], a["conaffinity"], a["condim"],
                  a["priority"], _arr(a["friction"]), a["solmix"], _arr(a["solref"]), _arr(a["solimp"]),
-                 a["margin"], a["gap"], a["group"], _arr(a["rgba"]), a.get("material"), mesh_id,
-                 a.get("hfield"), mass, inertia, a["fluidshape"], _arr(a["fluidcoef"]), tuple(a.get("user") or ()),
+                 a["margin"], a["gap"], a["group"], _arr(a["rgba"]), _prefixed(p, a.get("material")), mesh_id,
+                 _prefixed(p, a.get("hfield")), mass, inertia, a["fluidshape"], _arr(a["fluidcoef"]), tuple(a.get("user") or ()),
                  p.where)
     return g
 

@@ -48,8 +48,6 @@ def compile_tendons(ctx: CompileContext, root: Element, names: Names, joints) ->
                 raise error_at(el.where, f"{what}: range[0] must be smaller than range[1] when limited")
             afl = _limited(ctx, a["actuatorfrclimited"], a["actuatorfrcrange"], el.where, "tendon actuatorfrc")
             sl = list(a["springlength"])
-            if len(el.attrs.get("springlength", ())) == 1:
-                sl[1] = sl[0]
             out.append(MjcfTendon(
                 a.get("name") or "", el.tag, wraps, limited, _arr(a["range"]), afl, _arr(a["actuatorfrcrange"]),
                 _arr(a["solreflimit"]), _arr(a["solimplimit"]), _arr(a["solreffriction"]), _arr(a["solimpfriction"]),

@@ -20,7 +20,12 @@ ORIENT_ATTRS = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
 
 
 def merge_value(spec: AttrSpec, current, given):
-    """Merge an explicitly given value onto the current one (partial arrays keep trailing values)."""
+    """Merge an explicitly given value onto the current one (partial arrays keep trailing values).
+
+    A single tendon `springlength` means [value, value] (a dead band of width 0), in a default class as on the
+    element (MuJoCo's reader duplicates it wherever it reads the attribute)."""
+    if spec.name == "springlength" and isinstance(given, tuple) and len(given) == 1:
+        return (given[0], given[0])
     if spec.fewer_ok and isinstance(given, tuple) and len(given) < spec.length:
         base = list(current if current is not None else spec.default)
         base[:len(given)] = given

@@ -90,54 +90,67 @@ def geom_inertia(gtype: str, size, mass: float, shell: bool, inertia_box=None) -
     raise ValueError(f"shell inertia is not supported for {gtype} geoms (supported: sphere, capsule, cylinder)")
 
 
-def mesh_mass_properties(vertices: np.ndarray, faces: np.ndarray, mode: str
-                         ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Volume (or area for `shell`), centre of mass and 3x3 inertia about the COM for unit density.
+MINVAL = 1e-15  # MuJoCo's mjMINVAL: faces with |cross| below it have no area, sums below it are invalid
 
-    `legacy` sums |pyramid volumes| about the faces' area-weighted centroid (MuJoCo's old rule), `exact` and
-    `convex` sum signed volumes (the caller passes the hull for `convex`), `shell` spreads mass
-    uniformly over the surface.
+
+def _triangles(v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(area, unit normal, centre) of each face; degenerate faces (|cross| < mjMINVAL) get area 0 and
+    normal 0, so they add nothing to areas, volumes or inertia (MuJoCo's `triangle`)."""
+    p0, p1, p2 = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+    cross = np.cross(p1 - p0, p2 - p0)
+    length = np.sqrt(np.einsum("ij,ij->i", cross, cross))
+    ok = length >= MINVAL
+    normal = np.where(ok[:, None], cross / np.where(ok, length, 1.0)[:, None], 0.0)
+    return np.where(ok, 0.5 * length, 0.0), normal, (p0 + p1 + p2) / 3
+
+
+def mesh_mass_properties(vertices: np.ndarray, faces: np.ndarray, mode: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """Volume (area for `shell`), centre of mass and 3x3 inertia per unit volume (area) about it, by MuJoCo's
+    mesh compiler rules (user_mesh.cc: ComputeFaceCentroid, ComputeVolume/ComputeSurfaceArea, ComputeInertia).
+
+    Pyramids from the faces to an apex: first the area-weighted face centroid (for the centre of mass), then the
+    centre of mass itself (for the inertia and the final volume). `exact` and `convex` sum signed volumes,
+    `legacy` their absolute values, `shell` spreads the mass over the surface (its centre is MuJoCo's
+    3/4 face centre + 1/4 face centroid weighting); for `convex` the caller passes the hull (closed, so the
+    apex does not matter). Degenerate faces count for nothing. Raises ValueError with MuJoCo's reasons.
     """
     v = np.asarray(vertices, dtype=float)
-    f = np.asarray(faces, dtype=int)
-    tri = v[f]  # (m, 3, 3)
-    tri_area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
-    # pyramids share the area-weighted centroid of the faces as apex (matters for `legacy` only)
-    centroid = (tri_area[:, None] * tri.mean(axis=1)).sum(axis=0) / max(float(tri_area.sum()), 1e-15)
-    a = v[f[:, 0]] - centroid
-    b = v[f[:, 1]] - centroid
-    c = v[f[:, 2]] - centroid
-    cross = np.cross(b - a, c - a)
-    areas = 0.5 * np.linalg.norm(cross, axis=1)
-    if np.any(areas < 1e-14):
-        raise ValueError("mesh has a triangle with area below 1e-14")
+    f = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
+    area, _, centre = _triangles(v, f)
+    total_area = float(area.sum())
+    if total_area < MINVAL:
+        raise ValueError("mesh surface area is too small")
+    facecen = (area[:, None] * centre).sum(axis=0) / total_area
     if mode == "shell":
-        w = areas
-        total = float(w.sum())
-        com = (w[:, None] * (a + b + c) / 3).sum(axis=0) / total
-        # second moments of each triangle (uniform surface density)
-        cov = np.zeros((3, 3))
-        for i in range(len(f)):
-            p = np.stack([a[i], b[i], c[i]])
-            s = p.sum(axis=0)
-            cov += w[i] / 12 * (np.outer(s, s) + p.T @ p)
-        total_m = total
+        w, cen = area, centre
+        com = (w[:, None] * (0.75 * cen + 0.25 * facecen)).sum(axis=0) / total_area
     else:
-        vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6
+        a, n, cen = _triangles(v, f)
+        w = np.einsum("ij,ij->i", cen - facecen, n) * a / 3
         if mode == "legacy":
-            vol = np.abs(vol)
-        w = vol
+            w = np.abs(w)
         total = float(w.sum())
-        com = (w[:, None] * (a + b + c) / 4).sum(axis=0) / total
-        cov = np.zeros((3, 3))
-        for i in range(len(f)):
-            p = np.stack([a[i], b[i], c[i]])
-            s = p.sum(axis=0)
-            cov += w[i] / 20 * (np.outer(s, s) + p.T @ p)
-        total_m = total
-    cov_c = cov - total_m * np.outer(com, com)
-    inertia = np.trace(cov_c) * np.eye(3) - cov_c
-    return total, com + centroid, inertia / total_m
+        if total < MINVAL:
+            raise ValueError("mesh volume is negative (misoriented triangles)" if total < 0 else
+                             "mesh volume is too small; try setting inertia to shell")
+        com = (w[:, None] * (0.75 * cen + 0.25 * facecen)).sum(axis=0) / total
+    # second moments about the centre of mass, volumes recomputed with it as the apex
+    vc = v - com
+    a, n, cen = _triangles(vc, f)
+    if mode == "shell":
+        w, C = a, 12.0
+    else:
+        w = np.einsum("ij,ij->i", cen, n) * a / 3
+        if mode == "legacy":
+            w = np.abs(w)
+        C = 20.0
+    D, E, F = vc[f[:, 0]], vc[f[:, 1]], vc[f[:, 2]]
+    s = D + E + F
+    P = (np.einsum("n,ni,nj->ij", w, s, s) + np.einsum("n,ni,nj->ij", w, D, D)
+         + np.einsum("n,ni,nj->ij", w, E, E) + np.einsum("n,ni,nj->ij", w, F, F)) / C
+    total = float(w.sum())
+    inertia = np.trace(P) * np.eye(3) - P
+    return total, com, inertia / total
 
 
 def principal_frame(inertia_unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,4 +161,4 @@ def principal_frame(inertia_unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def inertia_box(principal: np.ndarray) -> np.ndarray:
     """Half sizes of the box with the same principal inertia per unit mass."""
     i0, i1, i2 = principal
-    return np.sqrt(np.maximum(1e-14, 1.5 * np.array([i1 + i2 - i0, i0 + i2 - i1, i0 + i1 - i2])))
+    return np.sqrt(np.maximum(0.0, 1.5 * np.array([i1 + i2 - i0, i0 + i2 - i1, i0 + i1 - i2])))

@@ -97,9 +97,8 @@ def resolve(ctx, el: Element, kind: str, what: str) -> int:
         raise error_at(el.where, f"{what}: plugins inside attached sub-models are not supported; declare the "
                                  f"element in the main model")
     plugin, instance = el.get("plugin"), el.get("instance")
-    if (plugin is None) == (instance is None):
-        raise error_at(el.where, f"{what}: give exactly one of 'plugin' (implicit instance) or 'instance' "
-                                 f"(a declared <instance>)")
+    if plugin is None and instance is None:
+        raise error_at(el.where, f"{what}: give 'plugin' (implicit instance) or 'instance' (a declared <instance>)")
     if instance is not None:
         if instance not in table.by_name:
             known = ", ".join(table.by_name) or "none"
@@ -109,6 +108,9 @@ def resolve(ctx, el: Element, kind: str, what: str) -> int:
                            f"{what}: config is not allowed on an element that references the existing instance "
                            f"'{instance}'; configure the <instance> in <extension> instead")
         iid = table.by_name[instance]
+        if plugin is not None and plugin != table.instances[iid].plugin:  # both given (MuJoCo uses the instance)
+            raise error_at(el.where, f"{what}: plugin '{plugin}' does not match instance '{instance}' of plugin "
+                                     f"'{table.instances[iid].plugin}'")
     else:
         if plugin not in table.declared:
             declared = ", ".join(table.declared) or "none"

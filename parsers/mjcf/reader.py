@@ -210,6 +210,8 @@ class _Validator:
             if spec is None:
                 valid = ", ".join(sorted(table)) or "none"
                 raise error_at(raw.where, f"unknown attribute '{name}' (valid: {valid})")
+            if spec.kind in ("i", "r") and not text.strip():
+                continue  # MuJoCo reads an empty numeric attribute (rgba="") as not given
             attrs[name] = convert(spec, text, raw.where)
         for spec in table.values():
             if spec.required and spec.name not in attrs:

@@ -35,7 +35,7 @@ SITE = (
 )
 CAMERA = (
     "name:s; class:s; mode:[fixed|track|trackcom|targetbody|targetbodycom]=fixed; target:s;"
-    "orthographic:b=false; fovy:r=45; resolution:i2=1 1; focal:r2=0 0; focalpixel:i2=0 0;"
+    "orthographic:b=false; fovy:r=45; resolution:i2=1 1; focal:r2=0 0; focalpixel:r2=0 0;"
     "principal:r2=0 0; principalpixel:r2=0 0; sensorsize:r2=0 0; ipd:r=0.068; pos:r3=0 0 0; user:r*; "
     + ORIENT
 )

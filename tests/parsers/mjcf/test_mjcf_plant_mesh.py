@@ -99,8 +99,9 @@ def test_mesh_brick_on_plane_gets_mujocos_four_contacts():
     SetMujocoState(plant, plant.GetMyContextFromRoot(root), md.qpos, md.qvel)
     query = scene_graph.get_query_output_port().Eval(scene_graph.GetMyContextFromRoot(root))
     contacts = query.ComputeContactPoints()
-    ref = sorted((c.dist, *c.pos, *c.frame[:3]) for c in md.contact[:md.ncon])
-    mine = sorted((d, *p, *f[0]) for d, p, f in zip(contacts.dist, contacts.pos_W, contacts.frame_W))
+    by_point = lambda row: tuple(np.round(row[1:4], 9))  # noqa: E731 - equal depths: order by contact point
+    ref = sorted(((c.dist, *c.pos, *c.frame[:3]) for c in md.contact[:md.ncon]), key=by_point)
+    mine = sorted(((d, *p, *f[0]) for d, p, f in zip(contacts.dist, contacts.pos_W, contacts.frame_W)), key=by_point)
     assert md.ncon == 4 and len(mine) == 4
     np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-9)
 

@@ -168,10 +168,10 @@ SENSOR_PLUGIN = '<sensor><plugin name="t" instance="motor"/></sensor>'
     (_model(EXT, ARM, '<actuator><plugin joint="hinge" instance="motor">\n<config key="resistance" value="1"/>'
                       '\n</plugin></actuator>'), 'key="resistance" value="1"', "config",
      "config is not allowed on an element that references the existing instance 'motor'"),
-    (_model(EXT, ARM, '<actuator><plugin joint="hinge" instance="motor" plugin="mallard.actuator.dcmotor"/>'
-                      '</actuator>'), "<actuator><plugin", "plugin", "give exactly one of 'plugin'"),
+    (_model(EXT, ARM, '<actuator><plugin joint="hinge" instance="motor" plugin="mallard.sensor.other"/>'
+                      '</actuator>'), "<actuator><plugin", "plugin", "does not match instance 'motor'"),
     (_model(EXT, '<sensor><plugin name="t"/></sensor>'), '<plugin name="t"/>', "plugin",
-     "give exactly one of 'plugin'"),
+     "give 'plugin' (implicit instance) or 'instance'"),
     (_model(EXT.replace('key="resistance" value="2"', 'key="resistence" value="2"')), "resistence", "config",
      "plugin 'mallard.actuator.dcmotor': unknown config attribute 'resistence' (valid: resistance,"),
     (_model(EXT.replace('value="0.01"', 'value="-1"')), 'value="-1"', "config",

@@ -148,7 +148,7 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
 
 def _ApplyMujocoCollisionFilters(plant, model: MjcfModel, pm) -> None:
     """MuJoCo's body-pair filtering: bodies of one weld group never collide; with the filterparent flag, a
-    weld group does not collide with its parent weld group unless that is the world; <exclude> pairs.
+    weld group does not collide with its parent weld group unless either is the world; <exclude> pairs.
     (The plant filters bodies it joins directly; a multi-joint MJCF body hangs from its MJCF parent through
     massless bodies, so the pairs are declared here on the MJCF bodies themselves.)"""
     from mallard.geometry import CollisionFilterDeclaration, GeometrySet
@@ -160,8 +160,9 @@ def _ApplyMujocoCollisionFilters(plant, model: MjcfModel, pm) -> None:
     weld = [b.weldid for b in model.bodies]
     parent_weld = [weld[model.bodies[w].parent] if w else 0 for w in weld]
     filterparent = model.option.flags.get("filterparent", True)
-    if not filterparent:  # MuJoCo then lets a body collide with its parent: the plant must not filter the joint
-        plant._adjacent_filter_exempt.update(int(b.index()) for b in pm.bodies[1:] if b is not None)
+    # MuJoCo's rules below replace the plant's adjacent-body rule for MJCF bodies: a body whose parent is welded
+    # to the world collides with it (the plant's rule would filter that joint's pair)
+    plant._adjacent_filter_exempt.update(int(b.index()) for b in pm.bodies[1:] if b is not None)
     pairs = set()
     for i, b1 in enumerate(bodies):
         for b2 in bodies[i + 1:]:

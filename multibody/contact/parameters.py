@@ -83,32 +83,16 @@ def ValidateSolref(solref: Sequence[float], what: str = "constraint", name: str 
 
 def ValidateSolimp(solimp: Sequence[float], what: str = "constraint", name: str | None = None,
                    index: int | None = None) -> np.ndarray:
-    """Check one solimp 5-tuple (dmin, dmax, width, midpoint, power); returns it as an array.
+    """Check one solimp 5-tuple (dmin, dmax, width, midpoint, power) is 5 finite numbers; returns it as an array.
 
-    dmin, dmax and midpoint in [0, 1], width >= 0, power >= 1; raises ValueError naming the
-    constraint otherwise. Values on the interval ends (e.g. dmin = 0, used by real models) are legal and
-    clamped to [0.0001, 0.9999] later, as MuJoCo does (ClampSolimp).
+    As in MuJoCo, any finite values are accepted and clamped where they are used (ClampSolimp): the d's and the
+    midpoint to [0.0001, 0.9999], width >= 0, power >= 1 (real models give e.g. dmin = 2 or dmin = 0); raises
+    ValueError naming the constraint for a wrong size or a non-finite value.
     """
     imp = np.asarray(solimp, dtype=np.float64).reshape(-1)
-    if imp.shape == (5,):  # fast accept of the valid case; errors are worded below
-        dmin, dmax, width, mid, power = imp.tolist()
-        if 0.0 <= dmin <= 1.0 and 0.0 <= dmax <= 1.0 and 0.0 <= width < np.inf and 0.0 <= mid <= 1.0 \
-                and 1.0 <= power < np.inf:
-            return imp
-    label = _label(what, name, index)
     if imp.shape != (5,) or not np.all(np.isfinite(imp)):
-        raise ValueError(f"{label}: solimp must be 5 finite numbers (dmin, dmax, width, midpoint, "
-                         f"power), got {list(imp)}")
-    dmin, dmax, width, mid, power = imp
-    if not (0.0 <= dmin <= 1.0 and 0.0 <= dmax <= 1.0):
-        raise ValueError(f"{label}: solimp dmin={dmin}, dmax={dmax} must both lie in [0, 1] "
-                         f"(impedance is a fraction; 0.9 0.95 is MuJoCo's default)")
-    if width < 0.0:
-        raise ValueError(f"{label}: solimp width={width} must be >= 0")
-    if not (0.0 <= mid <= 1.0):
-        raise ValueError(f"{label}: solimp midpoint={mid} must lie in [0, 1]")
-    if power < 1.0:
-        raise ValueError(f"{label}: solimp power={power} must be >= 1")
+        raise ValueError(f"{_label(what, name, index)}: solimp must be 5 finite numbers (dmin, dmax, width, "
+                         f"midpoint, power), got {list(imp)}")
     return imp
 
 

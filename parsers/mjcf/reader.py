@@ -181,6 +181,20 @@ def convert(spec: AttrSpec, text: str, where: Where):
     return values
 
 
+#: MuJoCo 4 elements and attributes mallard reads but cannot simulate yet: a clear error instead of "unknown"
+_UNSUPPORTED_ELEMENTS = {("sensor", "contact"): "contact sensors", ("sensor", "insidesite"): "insidesite sensors",
+                         ("sensor", "tactile"): "tactile sensors"}
+_UNSUPPORTED_ATTRIBUTES = {("geom", "surfacevel"): "geom surface velocities (conveyors)",
+                           ("mesh", "builtin"): "built-in meshes", ("mesh", "params"): "built-in meshes"}
+_POLYNOMIAL = {("joint", "stiffness"), ("joint", "damping"), ("tendon", "stiffness"), ("tendon", "damping"),
+               ("spatial", "stiffness"), ("spatial", "damping"), ("fixed", "stiffness"), ("fixed", "damping")}
+
+
+def _unsupported(where: Where, what: str) -> MjcfError:
+    return error_at(where, f"{what}: a MuJoCo 4 feature mallard does not support yet; remove it to load the "
+                           f"model")
+
+
 class _Validator:
     def __init__(self, strict: bool):
         self.strict = strict
@@ -207,6 +221,11 @@ class _Validator:
         attrs: dict[str, object] = {}
         for name, text in raw.attrs.items():
             spec = table.get(name)
+            if (raw.tag, name) in _UNSUPPORTED_ATTRIBUTES:
+                raise _unsupported(raw.where, f"attribute '{name}': {_UNSUPPORTED_ATTRIBUTES[raw.tag, name]}")
+            if (raw.tag, name) in _POLYNOMIAL and len(text.split()) > 1:
+                raise _unsupported(raw.where, f"attribute '{name}': polynomial {name} ({len(text.split())} "
+                                              f"coefficients)")
             if spec is None:
                 valid = ", ".join(sorted(table)) or "none"
                 raise error_at(raw.where, f"unknown attribute '{name}' (valid: {valid})")
@@ -220,6 +239,8 @@ class _Validator:
         kids = []
         for c in raw.children:
             ckey = allowed.get(c.tag)
+            if ckey is None and (raw.tag, c.tag) in _UNSUPPORTED_ELEMENTS:
+                raise _unsupported(c.where, f"<{raw.tag}><{c.tag}>: {_UNSUPPORTED_ELEMENTS[raw.tag, c.tag]}")
             if ckey is None:
                 valid = ", ".join(sorted(allowed)) or "none"
                 raise error_at(c.where, f"unknown element <{c.tag}> inside <{raw.tag}> (valid: {valid})")

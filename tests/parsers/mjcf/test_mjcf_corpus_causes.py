@@ -15,7 +15,7 @@ from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
 from mallard.parsers import Parser
-from mallard.parsers.mjcf import load_mjcf
+from mallard.parsers.mjcf import MjcfError, load_mjcf
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder
 
@@ -154,3 +154,14 @@ def test_zero_dof_model_with_contacts_and_tendon_steps():
     sim.AdvanceTo(10 * mm.opt.timestep)
     # world-welded bodies are never collided with each other, as in MuJoCo
     assert plant.get_contact_results_output_port().Eval(ctx).num_point_pair_contacts() == md.ncon == 0
+
+
+@pytest.mark.parametrize("xml, match", [
+    ('<geom size=".1" surfacevel="1 0 0"/>', r":1: <geom>: attribute 'surfacevel': geom surface velocities"),
+    ('<joint stiffness="1 2 3"/><geom size=".1"/>', r":1: <joint>: attribute 'stiffness': polynomial stiffness"),
+    ('<freejoint/><geom size=".1"/></body></worldbody><sensor><contact/></sensor><worldbody><body>',
+     r":1: <contact>: <sensor><contact>: contact sensors: a MuJoCo 4 feature"),
+])
+def test_unsupported_mujoco4_features_are_named(xml, match):
+    with pytest.raises(MjcfError, match=match):
+        load_mjcf(f"<mujoco><worldbody><body>{xml}</body></worldbody></mujoco>")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from oracles import require_mujoco
 
-from mallard.multibody.contact import (ConstraintAssembler, Impedance, JointCouplerRow, MixContactParameters,
+from mallard.multibody.contact import (ClampSolimp, ConstraintAssembler, Impedance, JointCouplerRow, MixContactParameters,
                                        SolrefStiffnessDamping, ValidateSolimp, ValidateSolref)
 
 
@@ -91,15 +91,20 @@ def test_bad_solref_names_the_contact(solref, match):
                         [0.0], [1.0], [1.0], names=["ball/floor"])
 
 
-@pytest.mark.parametrize("solimp, match", [((-0.1, 0.95, 0.001, 0.5, 2), "dmin"), ((0.9, 1.2, 0.001, 0.5, 2), "dmax"),
-                                           ((0.9, 0.95, -1, 0.5, 2), "width"), ((0.9, 0.95, 0.001, 1.5, 2), "midpoint"),
-                                           ((0.9, 0.95, 0.001, 0.5, 0.5), "power")])
-def test_bad_solimp_names_the_constraint(solimp, match):
+@pytest.mark.parametrize("solimp", [(np.nan, 0.95, 0.001, 0.5, 2), (0.9, 0.95, np.inf, 0.5, 2), (0.9, 0.95)])
+def test_bad_solimp_names_the_constraint(solimp):
     asm = ConstraintAssembler(2)
-    with pytest.raises(ValueError, match=f"limit 'elbow'.*{match}"):
+    with pytest.raises(ValueError, match="limit 'elbow'.*5 finite numbers"):
         asm.AddLimit([[1.0, 0.0]], -0.01, 0.0, 1.0, solimp=solimp, name="elbow")
-    with pytest.raises(ValueError, match=f"equality constraint 'loop'.*{match}"):
+    with pytest.raises(ValueError, match="equality constraint 'loop'.*5 finite numbers"):
         asm.AddEquality("joint", [[1.0, -1.0]], [0.1], 1.0, solimp=solimp, name="loop")
+
+
+def test_out_of_range_solimp_is_clamped_where_used_as_in_mujoco():
+    # MuJoCo accepts any finite solimp (Menagerie gripper pads give dmin = 2) and clamps it when used
+    raw = (2.0, -1.0, -0.5, 1.5, 0.5)
+    np.testing.assert_array_equal(ValidateSolimp(raw), raw)
+    np.testing.assert_array_equal(ClampSolimp(np.array(raw))[0], [0.9999, 0.0001, 0.0, 0.9999, 1.0])
 
 
 def test_negative_friction_and_bad_sizes_are_rejected():

@@ -72,7 +72,7 @@ def CompileActuation(plant, mjcf) -> ActuationModel:
     jlim = np.array(mjcf.jlim, dtype=float).reshape(-1, 3)
     return new_actuation_model(
         ints(m.actuator_dofs), int(mjcf.nu), floats(mjcf.ctrl_lo), floats(mjcf.ctrl_hi), ints(mjcf.row_ctrl),
-        floats(mjcf.moment, (-1, m.nv)), floats(mjcf.qmoment, (-1, m.nq)), bools(mjcf.enabled),
+        floats(mjcf.moment, (len(mjcf.moment), m.nv)), floats(mjcf.qmoment, (len(mjcf.qmoment), m.nq)), bools(mjcf.enabled),
         ints(mjcf.gaintype), floats(mjcf.gain, (-1, 3)), ints(mjcf.biastype), floats(mjcf.bias, (-1, 3)),
         floats(mjcf.force_lo), floats(mjcf.force_hi), floats(mjcf.period), ints(jlim[:, 0]), floats(jlim[:, 1]),
         floats(jlim[:, 2]))

@@ -37,8 +37,8 @@ def _props(**mujoco):
     (dict(solref=(0.0, 1.0)), "time constant is zero"),
     (dict(solref=(-0.02, 1.0)), "mixes formats"),
     (dict(solref=(0.02, 0.0)), "dampratio"),
-    (dict(solimp=(0.9, 1.5, 0.001, 0.5, 2.0)), "dmax"),
-    (dict(solimp=(0.9, 0.95, 0.001, 0.5, 0.5)), "power"),
+    (dict(solimp=(0.9, float("nan"), 0.001, 0.5, 2.0)), r"solimp.*5 finite"),
+    (dict(solimp=(0.9, 0.95, 0.001)), r"solimp.*5 finite"),
     (dict(friction=(-0.5, 0.005, 0.0001)), "friction"),
 ])
 def test_bad_geometry_parameters_name_the_geometry(params, message):
@@ -71,8 +71,8 @@ def test_bad_joint_and_constraint_parameters_name_them():
     with pytest.raises(ValueError, match="unknown MuJoCo joint parameter"):
         SetJointMujocoParameters(plant, ja, stiffness=3.0)
     k = plant.AddCouplerConstraint(ja, jb, 2.0)
-    with pytest.raises(ValueError, match="Coupler constraint 0.*width"):
-        SetConstraintMujocoParameters(plant, k, solimp=(0.9, 0.95, -0.001, 0.5, 2.0))
+    with pytest.raises(ValueError, match="Coupler constraint 0.*solimp.*5 finite"):
+        SetConstraintMujocoParameters(plant, k, solimp=(0.9, 0.95, float("inf"), 0.5, 2.0))
     with pytest.raises(ValueError, match="constraint index 5 does not exist"):
         SetConstraintMujocoParameters(plant, 5, solref=(0.02, 1.0))
     with pytest.raises(ValueError, match="cone 'round'"):

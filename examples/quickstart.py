@@ -10,14 +10,13 @@ saves a plot of the logged signals and a self-contained HTML replay (open it in 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from mallard.geometry import Box, ProximityProperties, Sphere
-from mallard.geometry.meshcat import Meshcat, MeshcatParams
-from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
+from mallard.geometry import Box, Meshcat, MeshcatParams, MeshcatVisualizer, ProximityProperties, Sphere
 from mallard.multibody.math import RigidTransform
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, CoulombFriction, MultibodyPlant
 from mallard.multibody.tree import SpatialInertia
@@ -177,6 +176,8 @@ def run(duration: float = 3.6, out: str | Path = "quickstart.png", html: str | P
 def main() -> None:
     args = parse_args(__doc__, 3.6, "quickstart.png", extra=[
         (("--html",), {"default": "quickstart.html", "help": "HTML file for the replay (default quickstart.html)"})])
+    print("building the diagram and simulating (the first run also compiles mallard's numba kernels, once)",
+          file=sys.stderr, flush=True)
     s = run(args.duration, args.out, args.html, show_progress=True)
     (x0, y0, _), (x1, y1, _) = s["box_start"], s["box_end"]
     total = s["build_seconds"] + s["simulate_seconds"] + s["output_seconds"]

@@ -1,0 +1,98 @@
+"""Batched stepping: B states of one discrete MultibodyPlant advanced in one compiled call (a numba prange over the
+batch), with (B, n) states and inputs, for policy rollouts, sweeps of one model and vector environments.
+
+Member b is stepped by the plant's own compiled step (forward.step) with its own Data and warm-start row, so its
+trajectory equals a context of the plant stepped from the same state under the same actuation, bit for bit. The
+members share the compiled Model, the body parameters and gravity of the context the stepper was made from.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+from numba.typed import List
+
+from .data import StepResults, new_data
+from .forward import STEP_NOT_CONVERGED, STEP_OK, step
+
+__all__ = ["BatchedStepper"]
+
+_STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not finite", 5: "inconsistent sizes",
+                6: "a bad joint limit", 7: "an unsupported contact geometry", 8: "a rigid contact pair",
+                9: "a bad SAP contact", 10: "bad constraint solver input", 11: "a constraint solve that is not finite"}
+
+
+@njit(parallel=True, cache=True)
+def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_next, results, status):
+    """Steps every row b of X (B, nq + nv) under U[b] (B, nu) and ctrl[b] (B, nctrl) into X_next[b]; warm[b] is
+    member b's previous results row and results[b] receives this step's (see forward.step)."""
+    for b in prange(X.shape[0]):
+        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], tau_in, F_in, g_W, collide, warm[b], X_next[b],
+                         results[b])
+
+
+class BatchedStepper:
+    """`BatchedStepper(plant, batch_size, context=None)`: Step(x (B, nq + nv), u (B, nu)) -> x after one (or
+    num_steps) time steps of the discrete plant, for all B members in one compiled call. `context` (the plant's,
+    in its diagram when contacts through SceneGraph are wanted) gives the body parameters, gravity and whether
+    contacts are computed; by default a new plant context (no contacts)."""
+
+    def __init__(self, plant, batch_size: int, context=None) -> None:
+        if not plant.is_finalized() or plant.time_step() <= 0:
+            raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} must be a finalized discrete plant "
+                             f"(time_step > 0), got time_step = {plant.time_step()}")
+        self._batch = int(batch_size)
+        if self._batch < 1:
+            raise ValueError(f"BatchedStepper: batch_size must be >= 1, got {batch_size}")
+        context = plant.CreateDefaultContext() if context is None else context
+        plant.ValidateContext(context)
+        compiled = plant._PipelineModel(context)
+        if compiled is None:
+            raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has features the compiled step does not "
+                             f"cover ({', '.join(plant._pipeline.features)}); step its contexts one by one")
+        self._plant, self._model, self._collide = plant, compiled.model, plant._pipeline_collide(context)
+        self._nx = plant.num_positions() + plant.num_velocities()
+        self._nu = plant.num_actuated_dofs()
+        act = getattr(plant, "_mjcf_actuation", None)
+        self._nctrl = 0 if act is None else act.nu
+        self._bp = np.ascontiguousarray(context.get_numeric_parameter(plant._param_index).CopyToVector())
+        self._g_W = np.ascontiguousarray(plant.gravity_field().gravity_vector(), dtype=np.float64)
+        self._datas = List([new_data() for _ in range(self._batch)])
+        width = StepResults.size(plant.num_velocities(), self._nu)
+        self._warm, self._results = np.zeros((self._batch, width)), np.zeros((self._batch, width))
+        self._status = np.zeros(self._batch, dtype=np.int64)
+        self._no_forces = (np.zeros(0), np.zeros((0, 6)))
+
+    def batch_size(self) -> int:
+        return self._batch
+
+    def ResetWarmStarts(self) -> None:
+        """Forget the constraint solver's warm starts (as new contexts would: before unrelated states)."""
+        self._warm[:] = 0.0
+
+    def _rows(self, value, width: int, what: str) -> np.ndarray:
+        rows = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)))
+        if not np.all(np.isfinite(rows)):
+            bad = int(np.flatnonzero(~np.isfinite(rows).all(axis=1))[0])
+            raise ValueError(f"BatchedStepper.Step: {what} of batch member {bad} is not finite: {rows[bad]}")
+        return rows
+
+    def Step(self, x, u=None, num_steps: int = 1, ctrl=None) -> np.ndarray:
+        """The (B, nq + nv) states after `num_steps` steps from x under actuation u (B, nu; a (nu,) row is used
+        for all members) and MJCF ctrl (B, nctrl)."""
+        X = self._rows(x, self._nx, "the state").copy()
+        U = self._rows(np.zeros(self._nu) if u is None else u, self._nu, "the actuation")
+        C = self._rows(np.zeros(self._nctrl) if ctrl is None else ctrl, self._nctrl, "ctrl")
+        X_next = np.empty_like(X)
+        for _ in range(int(num_steps)):
+            step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._collide,
+                       self._warm, X_next, self._results, self._status)
+            bad = np.flatnonzero((self._status != STEP_OK) & (self._status != STEP_NOT_CONVERGED))
+            if bad.size:
+                b = int(bad[0])
+                raise RuntimeError(f"BatchedStepper.Step: the step of batch member {b} of "
+                                   f"{self._plant.GetSystemPathname()} failed with "
+                                   f"{_STATUS_TEXT.get(int(self._status[b]), f'status {self._status[b]}')} "
+                                   f"(state {X[b]}, actuation {U[b]})")
+            X, X_next = X_next, X
+            self._warm, self._results = self._results, self._warm
+        return X

@@ -13,7 +13,9 @@ from typing import Optional
 
 from lxml import etree
 
-__all__ = ["ParseError", "ParseWarning", "Diagnostic", "element_tag", "parse_xml"]
+from .resources import ReadFileBounded
+
+__all__ = ["ParseError", "ParseWarning", "Diagnostic", "element_tag", "parse_xml", "describe_non_xml"]
 
 DRAKE_NAMESPACE = "http://drake.mit.edu"
 
@@ -110,10 +112,34 @@ def parse_xml(text: bytes | str, diagnostic: Diagnostic):
                 if text is not None:
                     continue
             line = exc.lineno if getattr(exc, "lineno", None) else None
-            raise ParseError(f"malformed XML: {msg}", diagnostic.filename, line,
-                             _element_near(text, line)) from None
+            element = _element_near(text, line)
+            not_xml = describe_non_xml(text) if element is None else None
+            if not_xml is not None:
+                raise ParseError(not_xml, diagnostic.filename, None, None) from None
+            raise ParseError(f"malformed XML: {msg}", diagnostic.filename, line, element) from None
         except ValueError as exc:  # e.g. unicode strings with an encoding declaration
             raise ParseError(f"malformed XML: {exc}", diagnostic.filename, None, None) from None
+
+
+def describe_non_xml(text: bytes) -> Optional[str]:
+    """Why `text` holds no XML at all (the file is empty, binary, or text without an element), or None
+    when it looks like (broken) XML: the message a parse error gives instead of a line number."""
+    body = text[3:] if text.startswith(b"\xef\xbb\xbf") else text
+    if not body.strip():
+        return "the file is empty" if not body else "the file is empty (it holds only white space)"
+    head = body[:4096]
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        return f"the file is binary, not XML text (it holds a NUL byte at offset {nul})"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4 and not re.match(rb"\s*<\?xml[^>]*encoding", head):
+            return f"the file is binary, not XML text (byte 0x{head[exc.start]:02x} at offset {exc.start} is not UTF-8)"
+    if not _FIRST_TAG.search(head):
+        shown = head.strip()[:40].decode("utf-8", "replace")
+        return f"the file holds no XML element (it starts with {shown!r})"
+    return None
 
 
 def _element_near(text: bytes, line: Optional[int]) -> Optional[str]:
@@ -157,10 +183,9 @@ def read_model_source(filename, file_contents, strict: bool, rejected_message: s
         if rejected_suffix is not None and filename.endswith(rejected_suffix):
             diag.error(None, rejected_message)
         try:
-            with open(filename, "rb") as f:
-                text = f.read()
+            text = ReadFileBounded(filename)
         except OSError as exc:
-            diag.error(None, f"cannot read file: {exc.strerror}")
+            diag.error(None, f"cannot read file: {exc}")
         root_dir = os.path.dirname(os.path.abspath(filename))
     else:
         diag = Diagnostic("<string>", strict)

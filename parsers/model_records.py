@@ -16,6 +16,8 @@ from typing import Optional
 
 import numpy as np
 
+from .errors import ParseError
+
 __all__ = [
     "InertialRecord", "ShapeRecord", "GeometryRecord", "LinkRecord", "MimicRecord",
     "JointRecord", "ActuatorRecord", "FrameRecord", "BushingRecord", "BallConstraintRecord",
@@ -315,35 +317,39 @@ def CalcCollisionFilterGroups(models: list) -> tuple:
     Returns (groups, exclusions): `groups` maps "model::group" to the set of "model::link"
     members (member groups expanded); `exclusions` is the set of (group, group) pairs whose
     members must not collide (a group paired with itself filters collisions within it).
-    Raises ValueError for references to groups that do not exist.
+    Raises ParseError, located at the group that names it, for a reference to a group that does not
+    exist or for groups that include each other.
     """
     declared: dict = {}
     for m in models:
         for g in m.collision_filter_groups:
-            declared[f"{m.name}::{g.name}"] = (m.name, g)
+            declared[f"{m.name}::{g.name}"] = (m, g)
     groups: dict = {}
 
-    def members(name: str, stack: tuple) -> set:
+    def error(detail: str, by) -> ParseError:
+        model, g = by
+        return ParseError(f"collision filter group '{g.name}': {detail}", model.filename, g.line,
+                          "drake:collision_filter_group")
+
+    def members(name: str, stack: tuple, by) -> set:
         if name in groups:
             return groups[name]
         if name not in declared:
-            raise ValueError(f"collision filter group '{name}' is not defined; groups: "
-                             f"{sorted(declared)}")
+            raise error(f"names group '{name}', which is not defined; groups: {sorted(declared)}", by)
         if name in stack:
-            raise ValueError(f"collision filter groups include each other: "
-                             f"{' -> '.join(stack + (name,))}")
-        scope, g = declared[name]
-        out = {f"{scope}::{link}" for link in g.members}
+            raise error(f"collision filter groups include each other: {' -> '.join(stack + (name,))}", by)
+        model, g = declared[name]
+        out = {f"{model.name}::{link}" for link in g.members}
         for sub in g.member_groups:
-            out |= members(f"{scope}::{sub}", stack + (name,))
+            out |= members(f"{model.name}::{sub}", stack + (name,), (model, g))
         groups[name] = out
         return out
 
     exclusions: set = set()
-    for name, (scope, g) in declared.items():
-        members(name, ())
+    for name, (model, g) in declared.items():
+        members(name, (), (model, g))
         for other in g.ignored_groups:
-            other_name = f"{scope}::{other}"
-            members(other_name, ())
+            other_name = f"{model.name}::{other}"
+            members(other_name, (), (model, g))
             exclusions.add(tuple(sorted((name, other_name))))
     return groups, exclusions

@@ -30,6 +30,8 @@ from typing import Optional
 
 import numpy as np
 
+from mallard.common.blas_threads import single_threaded_blas
+
 from .errors import ParseError, ParseWarning
 from .model_reader import ReadModels, ReadModelsFromString
 from .model_records import WORLD, CalcCollisionFilterGroups, ModelRecord
@@ -262,7 +264,8 @@ class Parser:
         self._check_can_add()
         if filename is not None and not os.path.isfile(filename):
             raise ParseError(f"file not found: '{os.path.abspath(filename)}'", filename)
-        return AddMjcfToPlant(self, filename, file_contents)
+        with single_threaded_blas():  # the compiler's length-range simulations step a plant thousands of times
+            return AddMjcfToPlant(self, filename, file_contents)
 
     def _check_can_add(self) -> None:
         if self._plant.is_finalized():
@@ -342,6 +345,8 @@ class Parser:
         inertias = {(rec.name, link.name): _SpatialInertia(rec, link) for rec in records for link in rec.links}
         try:
             groups, exclusions = CalcCollisionFilterGroups(records)
+        except ParseError:
+            raise
         except ValueError as exc:
             raise ParseError(str(exc), records[0].filename if records else "<string>") from None
         instances = {rec.name: plant.AddModelInstance(rec.name) for rec in included + own}

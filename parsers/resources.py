@@ -23,6 +23,7 @@ import base64
 import binascii
 import os
 import re
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from urllib.parse import unquote_to_bytes
 __all__ = [
     "Resource", "ResourceProvider", "RegisterResourceProvider", "UnregisterResourceProvider",
     "GetResourceProvider", "CheckScheme", "OpenResource", "ReadResource", "ResourceDirectory", "JoinResourceName",
-    "ParseDataUri",
+    "ParseDataUri", "ReadFileBounded",
 ]
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
@@ -203,17 +204,35 @@ def CheckScheme(name: str) -> None:
                          f"{', '.join(sorted(_PROVIDERS))}); register one with RegisterResourceProvider")
 
 
+def ReadFileBounded(path: str | os.PathLike, max_bytes: int = _MAX_BYTES) -> bytes:
+    """The bytes of the regular file `path`, read with a size bound.
+
+    Raises OSError (FileNotFoundError when missing) for anything else: a device such as /dev/zero, a pipe
+    or a folder (which could be read forever), or a file longer than `max_bytes` (checked while reading,
+    so a file that grows or lies about its size cannot exhaust memory either)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"'{_short(os.fspath(path))}' is not a regular file (a device, pipe or folder); model "
+                          "files and assets must be regular files")
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"file '{_short(os.fspath(path))}' not found") from None
+    except OSError as exc:
+        raise OSError(exc.strerror and f"cannot read file '{_short(os.fspath(path))}': {exc.strerror}"
+                      or str(exc)) from None
+    if len(data) > max_bytes:
+        raise OSError(f"file '{_short(os.fspath(path))}' is larger than {max_bytes} bytes")
+    return data
+
+
 def _read_file(path: str) -> bytes:
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"resource '{_short(path)}' not found: no such file, and its name has no registered "
                                 f"scheme (registered: {', '.join(sorted(_PROVIDERS))})")
-    try:
-        if p.stat().st_size > _MAX_BYTES:
-            raise OSError(f"file '{path}' is larger than {_MAX_BYTES} bytes")
-        return p.read_bytes()
-    except OSError as exc:
-        raise OSError(f"cannot read file '{path}': {exc.strerror or exc}") from None
+    return ReadFileBounded(p)
 
 
 def OpenResource(name: str | os.PathLike, base: str | os.PathLike | None = None) -> Resource:

@@ -11,6 +11,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import Diagnostic, parse_xml
+from .resources import ReadFileBounded
 from .model_records import WORLD, FrameRecord, ModelRecord
 from .sdformat_frames import MODEL_FRAME, WORLD_FRAME, MergedScope, join_scope
 from .xml_values import child, children, parse_bool, resolve_path, tag, text_of
@@ -58,8 +59,11 @@ class SdfIncludeReader:
     def read_included_model(self, path: str, node, diag: Diagnostic) -> tuple:
         """(diagnostic, `<model>` element) of included SDFormat file `path`."""
         sub_diag = Diagnostic(path, self.strict)
-        with open(path, "rb") as f:
-            root = parse_xml(f.read(), sub_diag)
+        try:
+            text = ReadFileBounded(path)
+        except OSError as exc:
+            diag.error(node, f"cannot read included file: {exc}")
+        root = parse_xml(text, sub_diag)
         model_nodes = self.check_sdf_root(root, sub_diag)
         if len(model_nodes) != 1 or tag(model_nodes[0]) != "model":
             diag.error(node, f"included file '{path}' must contain exactly one <model>")
@@ -128,8 +132,11 @@ class SdfIncludeReader:
         config = os.path.join(folder, "model.config")
         if os.path.isfile(config):
             cdiag = Diagnostic(config, self.strict)
-            with open(config, "rb") as f:
-                root = parse_xml(f.read(), cdiag)
+            try:
+                text = ReadFileBounded(config)
+            except OSError as exc:
+                diag.error(node, f"cannot read '{config}': {exc}")
+            root = parse_xml(text, cdiag)
             sdfs = [text_of(s) for s in children(root, "sdf") if text_of(s)]
             if sdfs:
                 return os.path.join(folder, sdfs[-1])

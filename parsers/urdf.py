@@ -90,6 +90,8 @@ class _UrdfReader(UrdfGeometryReader):
         name = model_name or get_attr(root, "name")
         if not name:
             self.diag.error(root, "missing required attribute 'name' (or pass a model name)")
+        if not name.replace("::", ""):
+            self.diag.error(root, f"model name {name!r} is empty: it holds only '::' scope separators")
         model = ModelRecord(name=name, filename=self.diag.filename, format="urdf")
         self.warn_unknown(root, _ROBOT_CHILDREN)
         for m in children(root, "material"):

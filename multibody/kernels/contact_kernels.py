@@ -74,7 +74,10 @@ def InverseWeights(ji, S, M, p_WBcm, dof_groups, minval: float = 1e-15):
     """
     nb = p_WBcm.shape[0]
     nv = M.shape[0]
-    Minv = np.linalg.inv(M) if nv else np.zeros((0, 0))
+    try:
+        Minv = np.linalg.inv(M) if nv else np.zeros((0, 0))
+    except np.linalg.LinAlgError:  # a massless body on a joint: Drake accepts it at Finalize, fails when stepping
+        Minv = np.linalg.pinv(M)
     body = np.zeros((nb, 2))
     for b in range(1, nb):
         Jv, Jw = PointJacobians(ji, S, b, p_WBcm[b])

@@ -5,6 +5,9 @@ import warnings
 
 import numpy as np
 
+from mallard.common.blas_threads import single_threaded_blas
+
+from ._model_check import CheckModelIsFinite
 from ..tree.force_element import ForceElement, UniformGravityFieldElement
 from ..tree.frame import FixedOffsetFrame, Frame
 from ..tree.indices import (BodyIndex, ForceElementIndex, FrameIndex, JointActuatorIndex, JointIndex,
@@ -437,13 +440,15 @@ class _TreeBuilderMixin:
         self._gravity_mask = self._gravity_enabled_mask().astype(np.bool_)
         self._FilterAdjacentAndWeldedCollisions()
         self._finalized = True
-        self._DeclareSystemResources()
-        self._FinalizeContact()
-        if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
-            from ._mjcf_actuation import FinalizeMjcfActuation
-            from ._mjcf_tendon_armature import FinalizeMjcfTendonArmature
-            FinalizeMjcfActuation(self)
-            FinalizeMjcfTendonArmature(self)
+        with single_threaded_blas():  # small dense factorizations (see mallard.common.blas_threads)
+            self._DeclareSystemResources()
+            CheckModelIsFinite(self)
+            self._FinalizeContact()
+            if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
+                from ._mjcf_actuation import FinalizeMjcfActuation
+                from ._mjcf_tendon_armature import FinalizeMjcfTendonArmature
+                FinalizeMjcfActuation(self)
+                FinalizeMjcfTendonArmature(self)
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -9,6 +9,8 @@ SolveConstraints (Newton by default, warm-started with the previous step's accel
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -215,12 +217,54 @@ class DiscreteContactSolver:
         opts = self._plant.get_constraint_solver_options()
         contacts, info = self.CalcContacts(context, kin)
         nmj = contacts.n_mujoco
-        if self.rows.only_limits and nmj == contacts.size and "solreffriction" not in info and (
-                nmj == 0 or info.get("validated") or self.geometry.SlotsValidated(self.geometry.last_slots)):
-            problem = self._LimitContactProblem(kin, contacts, info, h, opts)
-        else:
-            problem = self._GeneralProblem(kin, contacts, info, h, opts, M_hat)
-        return self._SolveProblem(context, problem, contacts, kin, M_hat, a_free, h, opts)
+        problem = None
+        try:
+            if self.rows.only_limits and nmj == contacts.size and "solreffriction" not in info and (
+                    nmj == 0 or info.get("validated") or self.geometry.SlotsValidated(self.geometry.last_slots)):
+                problem = self._LimitContactProblem(kin, contacts, info, h, opts)
+            else:
+                problem = self._GeneralProblem(kin, contacts, info, h, opts, M_hat)
+            return self._SolveProblem(context, problem, contacts, kin, M_hat, a_free, h, opts)
+        except ValueError as exc:  # e.g. NaN in the rows: name the contact or constraint that brought it
+            self._RaiseIfNonFiniteContact(context, contacts)
+            if problem is not None:
+                self._RaiseIfNonFiniteRow(context, problem)
+            bad_sap = re.match(r"contact #(\d+): (.*)", str(exc))
+            if bad_sap is not None and nmj + int(bad_sap.group(1)) < contacts.size:
+                raise RuntimeError(f"MultibodyPlant '{self._plant.get_name()}' at t = {context.get_time()}: the contact "
+                                   f"between {self._ContactLabel(context, contacts, nmj + int(bad_sap.group(1)))}: "
+                                   f"{bad_sap.group(2)}") from None
+            raise
+
+    def _ContactLabel(self, context, contacts: ContactSet, k: int) -> str:
+        """`geometry 'a' of body 'x' and geometry 'b' of body 'y'` for contact k (error messages)."""
+        plant = self._plant
+        inspector = plant.get_geometry_query_input_port().Eval(context).inspector()
+        ids = (contacts.id_A[k], contacts.id_B[k])
+        bodies = (plant._bodies[int(contacts.body_A[k])], plant._bodies[int(contacts.body_B[k])])
+        return " and ".join(f"geometry '{inspector.GetName(g)}' of body '{b.name()}'" for g, b in zip(ids, bodies))
+
+    def _RaiseIfNonFiniteRow(self, context, problem: ConstraintProblem) -> None:
+        """RuntimeError naming the first constraint row (joint limit, equality, tendon, ...) whose position error,
+        reference acceleration or Jacobian is not finite."""
+        for r in range(problem.nefc):
+            if np.isfinite(problem.efc_pos[r]) and np.isfinite(problem.efc_aref[r]) and np.all(np.isfinite(problem.J[r])):
+                continue
+            name = problem.names[r] if problem.names is not None and r < len(problem.names) else f"row {r}"
+            raise RuntimeError(f"MultibodyPlant '{self._plant.get_name()}' at t = {context.get_time()}: the constraint "
+                               f"'{name}' is not finite (position error {problem.efc_pos[r]}, reference acceleration "
+                               f"{problem.efc_aref[r]}); a frame, site or body it uses is too far out (e.g. at 1e308)")
+
+    def _RaiseIfNonFiniteContact(self, context, contacts: ContactSet) -> None:
+        """RuntimeError naming the geometries of the first contact whose distance, point, frame or Jacobian is
+        not finite (a collision geometry of enormous size or at an enormous distance)."""
+        for k in range(contacts.size):
+            if all(np.all(np.isfinite(a[k])) for a in (contacts.dist, contacts.pos_W, contacts.frame_W, contacts.J)):
+                continue
+            raise RuntimeError(f"MultibodyPlant '{self._plant.get_name()}' at t = {context.get_time()}: the contact "
+                               f"between {self._ContactLabel(context, contacts, k)} is not finite (distance "
+                               f"{contacts.dist[k]}, point {contacts.pos_W[k].tolist()}); a geometry's size or pose is "
+                               "too large (e.g. 1e308) or not finite")
 
     def _LimitContactProblem(self, kin, contacts: ContactSet, info: dict, h: float, opts) -> ConstraintProblem:
         """The problem of a step whose rows are joint limits and MuJoCo contacts of already validated pairs: one

@@ -70,6 +70,27 @@ class ContinuousContactModel:
         tau = GeneralizedContactForces(J, f_B)
         return PointContactState(bA, bB, pairs, p_WC, f_B, sep, slip, tau)
 
+    def DescribePenetrations(self, context, count: int = 3) -> str | None:
+        """The `count` deepest penetrations, `'body' (geometry 'g') into 'body' (geometry 'h') by 0.42 m`, for
+        error messages (a plant started deep inside the ground makes the contact forces very stiff)."""
+        plant = self._plant
+        port = plant.get_geometry_query_input_port()
+        if plant.num_collision_geometries() == 0 or not port.HasValue(context):
+            return None
+        query = port.Eval(context)
+        pairs = sorted(query.ComputePointPairPenetration(), key=lambda p: -p.depth)[:count]
+        if not pairs:
+            return None
+        inspector = query.inspector()
+        self.geometry.Sync(inspector)
+
+        def name(gid) -> str:
+            body = plant._bodies[self.geometry.ById(inspector, gid).body]
+            return f"'{body.name()}' (geometry '{inspector.GetName(gid)}')"
+
+        return "deepest contact penetrations: " + ", ".join(
+            f"{name(p.id_A)} and {name(p.id_B)} by {p.depth:.3g} m" for p in pairs)
+
     def __call__(self, plant, context, kin, F_Bo_W, tau) -> None:
         tau += self.Calc(context, kin).tau
 

@@ -10,6 +10,7 @@ from ..pipeline.data import StepResults
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
+from ._model_check import ThrowZeroQuaternion
 
 _PARAM_COLS = 13
 
@@ -178,7 +179,10 @@ class _SystemMixin:
         x = self._qv_view(context)
         nq = self._model.nq
         jf = None if self._mjcf_mocap is None else self._mjcf_mocap.JointFrames(self, context, self._model.jf)
-        value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context), jf))
+        try:
+            value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context), jf))
+        except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
+            ThrowZeroQuaternion(self, np.asarray(x[:nq]))
 
     def _CalcStateOutput(self, context, output) -> None:
         """The 'state' output [q; v]: one copy from the context's state array (the framework validated context)."""
@@ -345,8 +349,14 @@ class _SystemMixin:
     def _check_finite(self, context, x, what) -> None:
         if not np.isfinite(x).all():
             bad = np.flatnonzero(~np.isfinite(x))
+            m = self._model
+            names = (self.GetVelocityNames(False) if x.size == m.nv else
+                     self.GetStateNames(False) + [f"activation {i}" for i in range(x.size - m.nq - m.nv)]
+                     if x.size >= m.nq + m.nv else None)
+            shown = [names[i] for i in bad[:8]] if names else bad.tolist()
             raise RuntimeError(f"MultibodyPlant '{self.get_name()}' at t = {context.get_time()}: non-finite {what} "
-                               f"(entries {bad.tolist()}); the simulation diverged — check inputs, gains and time step")
+                               f"({', '.join(map(repr, shown))}{', ...' if bad.size > 8 else ''}); the simulation "
+                               "diverged — check inputs, gains, stiffnesses and time step")
 
     # ---- default state ---------------------------------------------------------------------------------
     def SetDefaultState(self, context, state) -> None:

@@ -66,7 +66,7 @@ class JointActuator(MultibodyElement):
 
     def default_reflected_inertia(self) -> float:
         """ρ²·Iᵣ."""
-        return self._gear_ratio ** 2 * self._rotor_inertia
+        return self._gear_ratio * self._gear_ratio * self._rotor_inertia  # (inf on overflow; ** would raise)
 
     def _pre_finalize(self, what):
         if self._plant is not None and self._plant.is_finalized():

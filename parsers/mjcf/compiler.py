@@ -22,8 +22,9 @@ from .constraints import compile_contacts, compile_equalities, compile_tendons
 from .context import CompileContext
 from .defaults import DefaultClasses
 from .errors import error_at
+from .finite_check import check_finite_elements
 from .fuse import fuse_static
-from .mass_check import check_moving_bodies
+from .mass_check import check_finite_bodies, check_mass_matrix, check_moving_bodies
 from .model import JOINT_NQ, JOINT_NV, MjcfModel
 from .reader import Element, read_mjcf
 from .reference_inertia import composite_inertias, dof_axes, dof_m0, mass_matrix0, tree_pattern
@@ -86,6 +87,9 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
         for b in bodies[1:]:
             b.mass *= scale
             b.inertia = b.inertia * scale
+    check_finite_bodies(bodies, geoms)
+    check_finite_elements({"joint": joints, "geom": geoms, "site": sites, "tendon": tendons, "actuator": actuators,
+                           "equality": equalities, "sensor": sensors, "pair": pairs, "body": bodies})
     check_moving_bodies(bodies)
     nq = sum(JOINT_NQ[j.type] for j in joints)
     nv = sum(JOINT_NV[j.type] for j in joints)
@@ -121,10 +125,14 @@ def _set_constants(ctx, bodies, joints, geoms, sites, tendons, equalities, actua
     m0 = dof_m0(bodies, joints, axes, comp)
     mass = mass_matrix0(bodies, joints, axes, comp)
     pattern = tree_pattern(bodies, joints, axes)
-    for t in tendons:
+    for i, t in enumerate(tendons):
         t.jacobian0 = tendon_jacobian0(t, bodies, joints, sites, geoms, poses, axes)
+        if not np.all(np.isfinite(t.jacobian0)):
+            raise error_at(t.where, f"tendon '{t.name or i}': its length or Jacobian at qpos0 is not finite (a site, "
+                                    "geom or joint on its path is too far out, e.g. at 1e308)")
         if t.armature > 0:  # only entries inside the tree sparsity pattern exist in MuJoCo's inertia matrix
             mass = mass + t.armature * np.outer(t.jacobian0, t.jacobian0) * pattern
+    check_mass_matrix(mass, joints, bodies)
     simple = body_simple(bodies, joints, tendons, sites, geoms)
     dof_inv, body_inv = invweights(bodies, joints, mass, simple, poses, axes)
     apply_springdamper(joints, dof_inv)

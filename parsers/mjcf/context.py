@@ -58,10 +58,14 @@ class CompileContext:
         kind = attrs.get("__orient__", "quat")
         if kind == "quat" or attrs.get(kind) is None:
             q = np.asarray(attrs.get("quat") or (1.0, 0.0, 0.0, 0.0), dtype=float)
+            if not np.all(np.isfinite(q)):
+                raise error_at(where, f"quat {q.tolist()} is not finite")
             if float(q @ q) < MJ_EPS:
                 raise error_at(where, "quat has zero length")
             return quat_normalize(q)
         v = np.asarray(attrs[kind], dtype=float)
+        if not np.all(np.isfinite(v)):
+            raise error_at(where, f"{kind} {v.tolist()} is not finite")
         if kind == "axisangle":
             axis = v[:3]
             n = float(np.linalg.norm(axis))

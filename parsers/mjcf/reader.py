@@ -15,6 +15,7 @@ from pathlib import Path
 from lxml import etree
 
 from .. import resources
+from ..errors import describe_non_xml
 from .errors import MjcfError, MjcfUnsupportedWarning, Where, error_at
 from .schema import AttrSpec, attributes, children
 
@@ -71,17 +72,16 @@ def _parse_xml_text(text: bytes, file: str) -> _Raw:
         root = etree.fromstring(text, _parser())
     except etree.XMLSyntaxError as exc:
         line = getattr(exc, "lineno", 0) or 0
-        raise MjcfError(f"{file}:{line}: <xml>: malformed XML: {exc.msg}") from None
+        detail = describe_non_xml(text) or f"malformed XML: {exc.msg}"
+        raise MjcfError(f"{file}:{line}: <xml>: {detail}") from None
     return _to_raw(root, file)
 
 
 def _read_file(path: Path, where: Where | None) -> bytes:
     try:
-        if path.stat().st_size > _MAX_BYTES:
-            raise error_at(where, f"file '{path}' is larger than {_MAX_BYTES} bytes")
-        return path.read_bytes()
+        return resources.ReadFileBounded(path, _MAX_BYTES)
     except OSError as exc:
-        raise error_at(where, f"cannot read file '{path}': {exc.strerror or exc}") from None
+        raise error_at(where, str(exc)) from None
 
 
 def _label(name: str) -> str:

@@ -67,6 +67,11 @@ def read_option(root: Element) -> tuple[MjcfOption, list[Element]]:
         sdf_iterations=o["sdf_iterations"], sdf_initpoints=o["sdf_initpoints"], apirate=o["apirate"],
         actuatorgroupdisable=tuple(sorted({g for s in secs for g in (s.get("actuatorgroupdisable") or ())})),
         flags=flags)
+    for name in ("timestep", "gravity", "wind", "magnetic", "density", "viscosity", "impratio", "o_margin", "o_solref",
+                 "o_solimp", "o_friction"):
+        if not np.all(np.isfinite(getattr(opt, name))):  # MuJoCo reads inf and simulates NaN
+            where = next((s.where for s in secs if name in s.attrs), secs[0].where if secs else None)
+            raise error_at(where, f"option {name} {np.asarray(getattr(opt, name)).tolist()} is not finite")
     return opt, secs
 
 

@@ -94,7 +94,11 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
     pair_geoms = {g for pair in model.pairs for g in (pair.geom1, pair.geom2)}
     collide = opt.flags.get("contact", True)  # <flag contact="disable">: no collision geometry, no contacts
     for g, geom in enumerate(model.geoms):
-        shape = _Shape(geom)
+        try:
+            shape = _Shape(geom)
+        except ValueError as exc:  # e.g. an infinite size
+            where = f"{geom.where}: " if geom.where is not None else "MJCF: "
+            raise ValueError(f"{where}geom '{geom.name or g}': {exc}") from None
         if geom.type == "sdf" and geom.plugin >= 0:  # engine-plugin SDF (multibody/plant/_mjcf_plugins.py)
             from mallard.multibody.plant._mjcf_plugins import MjcfSdfShape
             shape = MjcfSdfShape(model, geom)

@@ -11,6 +11,10 @@ import math
 import numpy as np
 
 from mallard.systems.framework.dependency import K_TIME, K_XC
+from mallard.systems.framework.state_check import all_finite
+
+from .integrator_diagnostics import (CrawlMonitor, NonFiniteDerivative, nonfinite_state_message, raise_if_nonfinite_at,
+                                     traced_step_message)
 
 __all__ = ["IntegratorBase", "StepResult"]
 
@@ -45,6 +49,8 @@ class IntegratorBase:
         self._initial_step_target = math.nan
         self._ideal_h = math.nan
         self._initialized = False
+        self._watch_nonfinite = False  # set while a failed step is traced (integrator_diagnostics)
+        self._crawl = CrawlMonitor()
         self.ResetStatistics()
 
     # ----- configuration -------------------------------------------------------------------------
@@ -129,6 +135,7 @@ class IntegratorBase:
             self._ideal_h = self._max_step if self._fixed else min(self._max_step, 0.1 * self._max_step)
         else:
             self._ideal_h = min(self._initial_step_target, self._max_step)
+        self._crawl.reset()
         self._initialized = True
 
     def is_initialized(self) -> bool:
@@ -196,14 +203,13 @@ class IntegratorBase:
         out = np.empty_like(x)
         self._system._calc_derivatives_into(self._context, out)
         self._num_fev += 1
+        if self._watch_nonfinite and not all_finite(out):
+            raise NonFiniteDerivative(t, x.copy(), out)
         return out
 
     def _check_finite(self, x: np.ndarray, t: float) -> None:
-        if not np.all(np.isfinite(x)):
-            bad = int(np.flatnonzero(~np.isfinite(x))[0])
-            raise RuntimeError(f"{type(self).__name__}: the continuous state of {self._system.GetSystemPathname()} "
-                               f"became non-finite at t = {t:.9g} s (state index {bad}); the system's derivatives "
-                               "blew up (reduce the step size, or check the model)")
+        if not all_finite(x):
+            raise RuntimeError(nonfinite_state_message(self, t, x, became=True))
 
     # ----- stepping --------------------------------------------------------------------------------
     def _do_step(self, h: float) -> np.ndarray | None:
@@ -234,6 +240,13 @@ class IntegratorBase:
                                        f"{failure}") from None
                 raise RuntimeError(f"{type(self).__name__}: the fixed step of {h:g} s failed at t = {t0:.9g} s "
                                    f"({failure}); use error control or a smaller maximum step size") from None
+        if not all_finite(self._context._xc):  # say whether the start or a stage was non-finite
+            t1, x1 = self._context._time, self._context._xc.copy()
+            raise_if_nonfinite_at(self, t0, x0)
+            message = traced_step_message(self, t0, x0, h)
+            if message is not None:
+                raise RuntimeError(message)
+            self._set(t1, x1)
         self._after_step(h)
 
     def _step_error_controlled(self, h_max: float) -> bool:
@@ -245,6 +258,7 @@ class IntegratorBase:
         truncated = not math.isnan(self._ideal_h) and h_max < self._ideal_h
         h = h_max if math.isnan(self._ideal_h) else min(self._ideal_h, h_max)
         accuracy = self._accuracy if self._accuracy is not None else self.get_accuracy_in_use()
+        checked_start = False
         while True:
             try:
                 err = self._do_step(h)
@@ -268,15 +282,22 @@ class IntegratorBase:
                 if h < h_max:
                     self._smallest_adapted = min(self._smallest_adapted, h)
                 self._after_step(h)
+                self._crawl.accepted(self, t0, h, h_max)
                 return h >= h_max
             self._num_shrinkages += 1
             self._set(t0, x0)
+            if math.isinf(err_norm) and not checked_start:  # non-finite at the start: no smaller step helps
+                raise_if_nonfinite_at(self, t0, x0)
+                checked_start = True
             if math.isinf(err_norm):
                 new_h = 0.5 * h
             else:
                 new_h = max(_SAFETY * h * (accuracy / err_norm) ** (1.0 / self.error_order), _MIN_SHRINK * h)
                 new_h = min(new_h, 0.9 * h)
             if new_h < self.get_working_minimum_step_size():
+                message = traced_step_message(self, t0, x0, h) if self._throw_on_min and math.isinf(err_norm) else None
+                if message is not None:
+                    raise RuntimeError(message)
                 if self._throw_on_min:
                     raise RuntimeError(
                         f"{type(self).__name__}: the step size needed to reach accuracy {accuracy:g} fell below the "

@@ -11,6 +11,7 @@ import time as _time
 from dataclasses import dataclass
 from typing import Callable
 
+from mallard.common.blas_threads import with_single_threaded_blas
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
                                               UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
 from mallard.systems.framework.event_handling import handle_discrete, handle_publish, handle_unrestricted
@@ -243,6 +244,7 @@ class Simulator(PortableAttributes):
         return None
 
     # ----- initialization ----------------------------------------------------------------------------
+    @with_single_threaded_blas
     def Initialize(self, params: InitializeParams | None = None) -> SimulatorStatus:
         """Runs initialization events and the publishes due at the start time (implicit in the first AdvanceTo)."""
         params = params or InitializeParams()
@@ -304,6 +306,7 @@ class Simulator(PortableAttributes):
         return _join(self._per_step, self._timed if self._trigger_time else _EMPTY,
                      self._witnessed if self._trigger_witness else _EMPTY)
 
+    @with_single_threaded_blas
     def AdvanceTo(self, boundary_time: float, interruptible: bool = True,
                   show_progress: bool | None = None) -> SimulatorStatus:
         """Advances to `boundary_time` (events due exactly then are left pending, as in Drake).

@@ -11,6 +11,8 @@ import numpy as np
 
 from .dependency import K_XA, K_XC, K_XD
 from .events import EventStatus, more_severe
+from .state_check import (all_finite, is_numeric_nonfinite, nonfinite_abstract_message,
+                          nonfinite_continuous_update_message, nonfinite_discrete_message)
 from .state import AbstractValues
 from .value import AbstractValue, _clone_object
 
@@ -99,6 +101,8 @@ def handle_discrete(context, events):
     status, scratch = calc_discrete(context, events)
     if not _failed(status):
         root = context._root
+        if not all_finite(scratch):
+            _raise_if_new_nonfinite(root, events, check_continuous=False)
         np.copyto(root._xd, scratch)
         root._bump(K_XD)
     return status
@@ -116,19 +120,50 @@ def handle_unrestricted(context, events):
         if leaf_context._abstract and all(leaf_context is not t for t in touched):
             touched.append(leaf_context)
             leaf_context._scratch_state._abstract = _CopyOnWriteValues(leaf_context._abstract)
-    status = None
-    for _leaf, leaf_context, event in events:
-        status = more_severe(status, event._handle(leaf_context, leaf_context._scratch_state))
-        if _failed(status):
-            return status
-    np.copyto(root._xc, root._xc_scratch)
-    np.copyto(root._xd, root._xd_scratch)
-    for leaf_context in touched:
-        leaf_context._scratch_state._abstract._apply()
-        leaf_context._scratch_state._abstract = AbstractValues([])
+    try:
+        status = None
+        for _leaf, leaf_context, event in events:
+            status = more_severe(status, event._handle(leaf_context, leaf_context._scratch_state))
+            if _failed(status):
+                return status
+        if not (all_finite(root._xc_scratch) and all_finite(root._xd_scratch)):
+            _raise_if_new_nonfinite(root, events, check_continuous=True)
+        for leaf_context in touched:
+            _check_abstract_writes(root, events, leaf_context)
+        np.copyto(root._xc, root._xc_scratch)
+        np.copyto(root._xd, root._xd_scratch)
+        for leaf_context in touched:
+            leaf_context._scratch_state._abstract._apply()
+    finally:
+        for leaf_context in touched:
+            leaf_context._scratch_state._abstract = AbstractValues([])
     versions = root._versions
     versions[K_XC] += 1
     versions[K_XD] += 1
     versions[K_XA] += 1
     root._vsum += 3
     return status
+
+
+def _raise_if_new_nonfinite(root, events, check_continuous: bool) -> None:
+    """Raises RuntimeError naming the system, state and time when the update made a state non-finite
+    (NaN or inf already in the state before the update is left alone); the state keeps its old values."""
+    pairs = []
+    for leaf, leaf_context, _event in events:
+        if all(leaf_context is not lc for _l, lc in pairs):
+            pairs.append((leaf, leaf_context))
+    message = nonfinite_continuous_update_message(pairs, root._time) if check_continuous else None
+    message = message or nonfinite_discrete_message(pairs, root._time)
+    if message is not None:
+        raise RuntimeError(message)
+
+
+def _check_abstract_writes(root, events, leaf_context) -> None:
+    """Raises RuntimeError when an unrestricted update wrote a numeric abstract value holding NaN/inf
+    (over a value that was finite)."""
+    values = leaf_context._scratch_state._abstract
+    for index, view in values._views.items():
+        if view._written and is_numeric_nonfinite(view._value) and \
+                not is_numeric_nonfinite(values._at(index).get_value()):
+            leaf = next(leaf for leaf, lc, _e in events if lc is leaf_context)
+            raise RuntimeError(nonfinite_abstract_message(leaf, leaf_context, index, view._value, root._time))

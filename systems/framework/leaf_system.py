@@ -416,6 +416,11 @@ class LeafSystem(System):
     def _count_continuous(self) -> tuple[int, int, int, int]:
         return self._xc_nq + self._xc_nv + self._xc_nz, self._xc_nq, self._xc_nv, self._xc_nz
 
+    def _DescribeStiffness(self, context) -> str | None:
+        """What in this system's current state may make its dynamics stiff (for an integrator's error
+        message when it crawls), or None; e.g. the plant names its deepest contact penetrations."""
+        return None
+
     def _calc_derivatives_into(self, context, out: np.ndarray) -> None:
         derivatives = getattr(context, "_derivs", None)
         if derivatives is None:

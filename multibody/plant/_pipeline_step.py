@@ -26,6 +26,7 @@ from ..pipeline.model import new_model
 from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
 from ..pipeline.smooth import CompileTree
 from ..pipeline.solver import CompileOptions
+from ._model_check import ThrowZeroQuaternion
 
 _F64 = np.dtype(np.float64)
 _STEP_ENTRY: list = []  # the process's compiled entry of pipeline.forward.step (see kernels/entry_points.py)
@@ -232,6 +233,8 @@ class _PipelineStepMixin:
             if stage == STAGE_SMOOTH:
                 self._ThrowSingularMassMatrix(context)
             raise
+        except ZeroDivisionError:  # a zero quaternion in the state (compiled kernels raise on division by zero)
+            ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))
         if status != STEP_OK:
             self._PipelineStatus(context, status, d, x, x_next, results, u, ctrl)
         return d

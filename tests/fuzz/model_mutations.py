@@ -291,7 +291,7 @@ def load_outcome(path: str, time_step: float, package_xml: Path | None, limit_s:
         message = str(err)
         quoted = set(re.findall(r"'([^']+)'", message))  # element names, or state names such as 'elbow_q'
         if any(q in names or q.rsplit("_", 1)[0] in names for q in quoted) or \
-                re.search(r"(constraint|geometry) '[^']+'", message):
+                re.search(r"(constraint|geometry|geometries) \[?'[^']+'", message):
             return Outcome("model_error", f"{type(err).__name__} at {stage}: {message}")
         return Outcome("unlocated_error", f"{type(err).__name__} at {stage}: {message}")
     except Exception as err:  # noqa: BLE001 - the classification is the point

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Overload", "REQUIRED", "resolve"]
+__all__ = ["Overload", "REQUIRED", "declares", "resolve"]
 
 REQUIRED = object()
 
@@ -70,3 +70,14 @@ def resolve(who: str, overloads: tuple, args: tuple, kwargs: dict) -> tuple[int,
     accepted = "\n".join(f"  {k + 1}. {who}{o}" for k, o in enumerate(overloads))
     raise TypeError(f"{who}(): incompatible arguments ({', '.join(given)}); the supported signatures are:\n"
                     f"{accepted}")
+
+
+def declares(overloads: tuple, context_first: bool = False):
+    """Attach the parameter lists a ``*args, **kwargs`` callable resolves (``__overloads__``; with
+    ``context_first`` each also takes a leading ``context``), so tools can read its real signature."""
+    def attach(fn):
+        fn.__overloads__ = tuple(overloads)
+        fn.__context_first__ = context_first
+        return fn
+
+    return attach

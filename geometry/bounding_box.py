@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mallard.common.overloads import Overload, resolve
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.geometry.plane import Plane
 from mallard.geometry.shapes import HalfSpace
 from mallard.multibody.math import RigidTransform
@@ -210,3 +210,5 @@ Obb._OVERLOADS = (Overload(("a_G", Obb), ("b_H", Obb), ("X_GH", RigidTransform))
                   Overload(("obb_G", Obb), ("aabb_H", Aabb), ("X_GH", RigidTransform)),
                   Overload(("bv_H", Obb), ("hs_C", HalfSpace), ("X_CH", RigidTransform)),
                   Overload(("bv_H", Obb), ("plane_P", Plane), ("X_PH", RigidTransform)))
+declares(Aabb._OVERLOADS)(Aabb.HasOverlap)
+declares(Obb._OVERLOADS)(Obb.HasOverlap)

@@ -21,9 +21,11 @@ import weakref
 
 import numpy as np
 
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.geometry.meshcat import Meshcat
+from mallard.geometry.query_object import QueryObject
 from mallard.geometry.rgba import Rgba
-from mallard.systems.framework import LeafSystem, Value
+from mallard.systems.framework import LeafSystem, OutputPort, Value
 
 _SIDES = 16  # facets around the shaft and the cones
 _BUILDERS_WITH_NAMED_VISUALIZER: "weakref.WeakSet" = weakref.WeakSet()
@@ -110,6 +112,13 @@ def _frame_along(f: np.ndarray, p: np.ndarray) -> np.ndarray:
     return X
 
 
+_ADD_OVERLOADS = (
+    Overload(("builder", None), ("contact_results_port", OutputPort), ("query_object_port", OutputPort),
+             ("meshcat", Meshcat), ("params", None, None)),
+    Overload(("builder", None), ("contact_results_port", OutputPort), ("meshcat", Meshcat), ("params", None, None)),
+    Overload(("builder", None), ("plant", None), ("meshcat", Meshcat), ("params", None, None)))
+
+
 class ContactVisualizer(LeafSystem):
     """Shows point-contact forces of a MultibodyPlant in a Meshcat, updated at params.publish_period."""
 
@@ -127,6 +136,9 @@ class ContactVisualizer(LeafSystem):
         self._prefix = self._params.prefix.strip("/")
         self._head_length = 4.0 * self._params.radius  # m: each cone's height
         self._contact_port = self.DeclareAbstractInputPort("contact_results", Value(ContactResults()))
+        # pydrake names hydroelastic arrows after the geometries of a QueryObject on this port; mallard's plant
+        # reports point contacts, named from the contact results, so it is accepted for wiring and not read.
+        self._query_port = self.DeclareAbstractInputPort("query_object", Value(QueryObject()), required=False)
         self.DeclarePeriodicPublishEvent(self._params.publish_period, 0.0, self._publish)
         self.DeclareForcedPublishEvent(self._publish)
         self.DeclareInitializationPublishEvent(self._on_initialize)
@@ -138,17 +150,30 @@ class ContactVisualizer(LeafSystem):
         """The abstract input port ``contact_results`` (ContactResults from a MultibodyPlant)."""
         return self._contact_port
 
+    def query_object_input_port(self):
+        """The abstract input port ``query_object`` (SceneGraph's QueryObject; optional)."""
+        return self._query_port
+
     @staticmethod
-    def AddToBuilder(builder, plant, meshcat: Meshcat,
-                     params: ContactVisualizerParams | None = None) -> "ContactVisualizer":
-        """Add a ContactVisualizer to ``builder`` fed by ``plant``'s contact_results output port (the plant must
-        be finalized); returns the visualizer, named "meshcat_contact_visualizer" unless that name is taken."""
-        if not hasattr(plant, "get_contact_results_output_port"):
-            raise ValueError("ContactVisualizer.AddToBuilder: pass a finalized MultibodyPlant; given "
-                             f"{type(plant).__name__}")
-        if not plant.is_finalized():
-            raise RuntimeError(f"ContactVisualizer.AddToBuilder: MultibodyPlant '{plant.get_name()}' is not "
-                               "finalized; call plant.Finalize() first")
+    @declares(_ADD_OVERLOADS)
+    def AddToBuilder(*args, **kwargs) -> "ContactVisualizer":
+        """AddToBuilder(builder, plant, meshcat, params=None), or AddToBuilder(builder, contact_results_port,
+        [query_object_port,] meshcat, params=None): add a ContactVisualizer fed by a finalized plant's
+        contact_results output (or the given port); returns the visualizer, named "meshcat_contact_visualizer"
+        unless that name is taken."""
+        k, a = resolve("ContactVisualizer.AddToBuilder", _ADD_OVERLOADS, args, kwargs)
+        builder, meshcat, params = a["builder"], a["meshcat"], a["params"]
+        if k == 2:
+            plant = a["plant"]
+            if not hasattr(plant, "get_contact_results_output_port"):
+                raise ValueError("ContactVisualizer.AddToBuilder: pass a finalized MultibodyPlant; given "
+                                 f"{type(plant).__name__}")
+            if not plant.is_finalized():
+                raise RuntimeError(f"ContactVisualizer.AddToBuilder: MultibodyPlant '{plant.get_name()}' is not "
+                                   "finalized; call plant.Finalize() first")
+            contact_port = plant.get_contact_results_output_port()
+        else:
+            contact_port = a["contact_results_port"]
         visualizer = ContactVisualizer(meshcat, params)
         getter = getattr(builder, "GetSystems", None)
         if getter is not None:
@@ -160,7 +185,9 @@ class ContactVisualizer(LeafSystem):
         builder.AddSystem(visualizer)
         if not taken and getter is None:
             _BUILDERS_WITH_NAMED_VISUALIZER.add(builder)
-        builder.Connect(plant.get_contact_results_output_port(), visualizer.contact_results_input_port())
+        builder.Connect(contact_port, visualizer.contact_results_input_port())
+        if a.get("query_object_port") is not None:
+            builder.Connect(a["query_object_port"], visualizer.query_object_input_port())
         return visualizer
 
     # ----- drawing ----------------------------------------------------------------------------------

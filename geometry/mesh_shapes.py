@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from mallard.common.memory_file import MemoryFile
-from mallard.common.overloads import Overload, resolve
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.geometry.mesh_source import InMemoryMesh, MeshSource
 from mallard.geometry.shapes import MESH, Shape, fmt_double
 
@@ -174,3 +174,7 @@ class Convex(_MeshShape):
             raise ValueError(f"Convex: the label must be a single line; given {label!r}")
         source = MeshSource(mesh=InMemoryMesh(_points_obj(a["points"], label)))
         self._Init(source, _scale3(a.get("scale", 1.0), a.get("scale3"), "Convex"))
+
+
+declares(_MeshShape._OVERLOADS)(_MeshShape.__init__)
+declares(Convex._OVERLOADS)(Convex.__init__)

@@ -19,7 +19,7 @@ import zipfile
 
 import numpy as np
 
-from mallard.common.overloads import Overload, resolve
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.geometry.meshcat_animation import MeshcatAnimation, transform_matrix
 from mallard.geometry.meshcat_controls import MeshcatControls
 from mallard.geometry.meshcat_params import (Gamepad, MeshcatParams, OrthographicCamera, PerspectiveCamera,
@@ -85,6 +85,7 @@ class Meshcat(MeshcatControls):
     Gamepad = Gamepad
     SideOfFaceToRender = SideOfFaceToRender
 
+    @declares(_INIT_OVERLOADS)
     def __init__(self, *args, **kwargs):
         k, a = resolve("Meshcat", _INIT_OVERLOADS, args, kwargs)
         params = MeshcatParams(port=None if a["port"] is None else int(a["port"])) if k == 0 else a["params"]
@@ -171,6 +172,7 @@ class Meshcat(MeshcatControls):
                  ("wireframe_line_width", None, 1.0), ("side", None, SideOfFaceToRender.kDoubleSide)))
     _CLOUD_OVERLOAD = (Overload(("path", str), ("cloud", None), ("point_size", None, 0.001), ("rgba", None, None)),)
 
+    @declares(_OBJECT_OVERLOADS + _CLOUD_OVERLOAD)
     def SetObject(self, *args, **kwargs) -> None:
         """Draw at ``path``: SetObject(path, shape, rgba=Rgba(.9, .9, .9)) a Shape (mesh files keep their own
         materials where the viewer supports them); SetObject(path, cloud, point_size=0.001, rgba=...) a point
@@ -260,6 +262,7 @@ class Meshcat(MeshcatControls):
     _TRANSFORM_OVERLOADS = (Overload(("path", str), ("X_ParentPath", None), ("time_in_recording", None, None)),
                             Overload(("path", str), ("matrix", None)))
 
+    @declares(_TRANSFORM_OVERLOADS)
     def SetTransform(self, *args, **kwargs) -> None:
         """SetTransform(path, X_ParentPath, time_in_recording=None) or SetTransform(path, matrix): the pose of
         ``path`` in its parent path (RigidTransform or 4x4). While recording, a ``time_in_recording`` (s) keys

@@ -34,7 +34,7 @@ class MeshcatPointCloudVisualizer(LeafSystem):
         self._point_size = 0.001
         self._rgba = Rgba(0.9, 0.9, 0.9, 1.0)
         self._cloud_port = self.DeclareAbstractInputPort("cloud", Value(np.zeros((3, 0))))
-        self._pose_port = self.DeclareAbstractInputPort("X_ParentPointCloud", Value(RigidTransform()))
+        self._pose_port = self.DeclareAbstractInputPort("X_ParentPointCloud", Value(RigidTransform()), required=False)
         self.DeclarePeriodicPublishEvent(float(publish_period), 0.0, self._publish)
         self.DeclareForcedPublishEvent(self._publish)
 

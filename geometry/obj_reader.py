@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from mallard.common.memory_file import MemoryFile
-from mallard.common.overloads import Overload, resolve
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.geometry.mesh_source import MeshSource
 from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 
@@ -84,6 +84,7 @@ _OVERLOADS = (Overload(("filename", (str, os.PathLike, MeshSource)), ("scale", N
               Overload(("filename", (str, os.PathLike, MeshSource)), ("scale3", (list, tuple, np.ndarray))))
 
 
+@declares(_OVERLOADS)
 def ReadObjToTriangleSurfaceMesh(*args, **kwargs) -> TriangleSurfaceMesh:
     """ReadObjToTriangleSurfaceMesh(filename, scale=1.0) or (filename, scale3): the OBJ file's surface as a
     TriangleSurfaceMesh, vertices scaled per axis (a mirroring scale reverses the winding, keeping the

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from mallard.common.overloads import Overload, resolve
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.common.value import AbstractValue, Value
 from mallard.geometry.identifiers import GeometryLookupError
 
@@ -278,6 +278,7 @@ _MATERIAL_OVERLOADS = (
              ("properties", ProximityProperties, None)),
     Overload(("properties", ProximityProperties), ("dissipation", _NUMBER, None), ("point_stiffness", _NUMBER, None),
              ("friction", CoulombFriction, None)))
+declares(_MATERIAL_OVERLOADS)(AddContactMaterial)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -322,6 +323,7 @@ def AddRigidHydroelasticProperties(*args, **kwargs) -> None:
 
 _RIGID_OVERLOADS = (Overload(("resolution_hint", _NUMBER), ("properties", ProximityProperties)),
                     Overload(("properties", ProximityProperties)))
+declares(_RIGID_OVERLOADS)(AddRigidHydroelasticProperties)
 
 
 def AddCompliantHydroelasticProperties(resolution_hint: float, hydroelastic_modulus: float,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from mallard.common.overloads import Overload, resolve
+from mallard.common.overloads import Overload, declares, resolve
 from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.collision_filter import CollisionFilterManager
 from mallard.geometry.frame_pose_vector import FramePoseVector
@@ -167,6 +167,7 @@ class SceneGraph(LeafSystem):
     _FRAME_OVERLOADS = (Overload(("source_id", SourceId), ("frame", GeometryFrame)),
                         Overload(("source_id", SourceId), ("parent_id", FrameId), ("frame", GeometryFrame)))
 
+    @declares(_FRAME_OVERLOADS)
     def RegisterFrame(self, *args, **kwargs) -> FrameId:
         """RegisterFrame(source_id, frame) on the world frame, or RegisterFrame(source_id, parent_id, frame)."""
         _, a = resolve("SceneGraph.RegisterFrame", self._FRAME_OVERLOADS, args, kwargs)
@@ -175,6 +176,7 @@ class SceneGraph(LeafSystem):
     _GEOMETRY_OVERLOADS = (Overload(("source_id", SourceId), ("frame_id", FrameId),
                                     ("geometry", GeometryInstance)),)
 
+    @declares(_GEOMETRY_OVERLOADS, context_first=True)
     def RegisterGeometry(self, *args, **kwargs) -> GeometryId:
         """RegisterGeometry([context,] source_id, frame_id, geometry): attach a GeometryInstance to a frame
         of the source (in the model, or only in ``context``); roles follow the properties set on it."""
@@ -190,6 +192,7 @@ class SceneGraph(LeafSystem):
 
     _REMOVE_OVERLOADS = (Overload(("source_id", SourceId), ("geometry_id", GeometryId)),)
 
+    @declares(_REMOVE_OVERLOADS, context_first=True)
     def RemoveGeometry(self, *args, **kwargs) -> None:
         """RemoveGeometry([context,] source_id, geometry_id)."""
         state, args, kwargs = self._split_context("RemoveGeometry", args, kwargs)
@@ -200,6 +203,7 @@ class SceneGraph(LeafSystem):
                                 ("properties", (ProximityProperties, IllustrationProperties, PerceptionProperties)),
                                 ("assign", RoleAssign, RoleAssign.kNew)),)
 
+    @declares(_ROLE_OVERLOADS, context_first=True)
     def AssignRole(self, *args, **kwargs) -> None:
         """AssignRole([context,] source_id, geometry_id, properties, assign=RoleAssign.kNew): give a geometry
         the role of ``properties`` (Proximity/Illustration/PerceptionProperties)."""
@@ -210,6 +214,7 @@ class SceneGraph(LeafSystem):
     _REMOVE_ROLE_OVERLOADS = (Overload(("source_id", SourceId), ("frame_id", FrameId), ("role", Role)),
                               Overload(("source_id", SourceId), ("geometry_id", GeometryId), ("role", Role)))
 
+    @declares(_REMOVE_ROLE_OVERLOADS, context_first=True)
     def RemoveRole(self, *args, **kwargs) -> int:
         """RemoveRole([context,] source_id, geometry_id or frame_id, role): the number of geometries whose role
         was removed."""
@@ -222,6 +227,7 @@ class SceneGraph(LeafSystem):
     _SHAPE_OVERLOADS = (Overload(("source_id", SourceId), ("geometry_id", GeometryId), ("shape", Shape),
                                  ("X_FG", None, None)),)
 
+    @declares(_SHAPE_OVERLOADS, context_first=True)
     def ChangeShape(self, *args, **kwargs) -> None:
         """ChangeShape([context,] source_id, geometry_id, shape, X_FG=None): replace a geometry's shape (and its
         pose in its frame when X_FG is given)."""
@@ -256,6 +262,7 @@ class SceneGraph(LeafSystem):
         """0: mallard has no render engines (cameras and rendering are out of its scope)."""
         return 0
 
+    @declares((Overload(("name", str)),), context_first=True)
     def HasRenderer(self, *args, **kwargs) -> bool:
         """HasRenderer([context,] name): always False, mallard has no render engines."""
         self._split_context("HasRenderer", args, kwargs)

@@ -13,6 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
+from mallard.common.overloads import Overload, declares
+
 # Collision-kernel type codes; the order follows MuJoCo's mjtGeom so pair tables read the same.
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 TYPE_NAMES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh")
@@ -398,6 +400,19 @@ def CalcHalfSpaceRotation(Hz_dir_F) -> np.ndarray:
     x = np.cross(z, e)
     x /= np.linalg.norm(x)
     return np.column_stack([x, np.cross(z, x), z])
+
+
+# The primitives' two constructor forms, as pydrake lists them (read by tools through __overloads__).
+def _forms(*names: str, defaults: tuple = ()) -> tuple:
+    optional = dict(zip(names[len(names) - len(defaults):], defaults))
+    return (Overload(*[(n, None, optional[n]) if n in optional else (n, None) for n in names]),
+            Overload(("measures", None)))
+
+
+for _shape, _names, _defaults in ((Box, ("width", "depth", "height"), ()), (Cylinder, ("radius", "length"), ()),
+                                  (Capsule, ("radius", "length"), ()), (Ellipsoid, ("a", "b", "c"), ()),
+                                  (MeshcatCone, ("height", "a", "b"), (1.0, 1.0))):
+    declares(_forms(*_names, defaults=_defaults))(_shape.__init__)
 
 
 # Mesh and Convex live in mesh_shapes.py (they need the mesh readers); importable from here as before.

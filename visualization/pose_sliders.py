@@ -63,7 +63,7 @@ class MeshcatPoseSliders(LeafSystem):
             if self._visible[i]:
                 meshcat.AddSlider(self._names[i], lo[i], hi[i], st[i], values[i], decrement_keycodes[i],
                                   increment_keycodes[i])
-        self.DeclareAbstractInputPort("pose", Value(RigidTransform()))
+        self.DeclareAbstractInputPort("pose", Value(RigidTransform()), required=False)
         self.DeclareAbstractOutputPort("pose", lambda: Value(RigidTransform()), self._calc_output)
         self.DeclareInitializationPublishEvent(self._on_initialization)
 

@@ -1,11 +1,13 @@
 """mallard.visualization (pydrake.visualization): ModelVisualizer, the default Meshcat layers
 (VisualizationConfig, ApplyVisualizationConfig, AddDefaultVisualization), frame triads, joint and pose sliders,
-plotting helpers, and matplotlib planar visualization. Meshcat itself lives in mallard.geometry, as in
+plotting helpers, matplotlib planar visualization, and VideoWriter with the image systems (for images from
+any source: mallard has no camera renderer). Meshcat itself lives in mallard.geometry, as in
 pydrake.geometry."""
 from mallard.geometry.contact_visualizer import ContactVisualizer, ContactVisualizerParams
 from mallard.geometry.meshcat import Meshcat, MeshcatParams, StartMeshcat
 from mallard.geometry.meshcat_animation import MeshcatAnimation
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
+from mallard.visualization.image_systems import ColorizeDepthImage, ColorizeLabelImage, ConcatenateImages
 from mallard.visualization.default_visualization import AddDefaultVisualization, ApplyVisualizationConfig
 from mallard.visualization.inertia_visualizer import InertiaVisualizer
 from mallard.visualization.joint_sliders import JointSliders
@@ -16,13 +18,15 @@ from mallard.visualization.plotting import plot_sublevelset_expression, plot_sub
 from mallard.visualization.pose_sliders import MeshcatPoseSliders, MeshcatPoseSliders_
 from mallard.visualization.pyplot_visualizer import PyPlotVisualizer
 from mallard.visualization.triad import AddFrameTriadIllustration
+from mallard.visualization.video import VideoWriter
 from mallard.visualization.visualization_config import VisualizationConfig
 
 __all__ = [
-    "AddDefaultVisualization", "AddFrameTriadIllustration", "ApplyVisualizationConfig",
-    "ConnectPlanarSceneGraphVisualizer", "ContactVisualizer", "ContactVisualizerParams", "InertiaVisualizer",
+    "AddDefaultVisualization", "AddFrameTriadIllustration", "ApplyVisualizationConfig", "ColorizeDepthImage",
+    "ColorizeLabelImage", "ConcatenateImages", "ConnectPlanarSceneGraphVisualizer", "ContactVisualizer",
+    "ContactVisualizerParams", "InertiaVisualizer",
     "JointSliders", "Meshcat", "MeshcatAnimation", "MeshcatParams", "MeshcatPoseSliders", "MeshcatPoseSliders_",
     "MeshcatVisualizer", "MeshcatVisualizerParams", "ModelVisualizer", "PlanarSceneGraphVisualizer",
-    "PyPlotVisualizer", "StartMeshcat", "VisualizationConfig", "plot_sublevelset_expression",
+    "PyPlotVisualizer", "StartMeshcat", "VideoWriter", "VisualizationConfig", "plot_sublevelset_expression",
     "plot_sublevelset_quadratic",
 ]

@@ -26,8 +26,8 @@ def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_nex
     """Steps every row b of X (B, nq + nv) under U[b] (B, nu) and ctrl[b] (B, nctrl) into X_next[b]; warm[b] is
     member b's previous results row and results[b] receives this step's (see forward.step)."""
     for b in prange(X.shape[0]):
-        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], tau_in, F_in, g_W, collide, warm[b], X_next[b],
-                         results[b])
+        status[b] = np.int64(step(m, datas[b], X[b], bp, U[b], ctrl[b], tau_in, F_in, g_W, collide, warm[b],
+                                  X_next[b], results[b]))
 
 
 class BatchedStepper:

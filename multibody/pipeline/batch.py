@@ -26,8 +26,8 @@ def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_nex
     """Steps every row b of X (B, nq + nv) under U[b] (B, nu) and ctrl[b] (B, nctrl) into X_next[b]; warm[b] is
     member b's previous results row and results[b] receives this step's (see forward.step)."""
     for b in prange(X.shape[0]):
-        status[b] = np.int64(step(m, datas[b], X[b], bp, U[b], ctrl[b], tau_in, F_in, g_W, collide, warm[b],
-                                  X_next[b], results[b]))
+        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], tau_in, F_in, g_W, collide, warm[b], X_next[b],
+                         results[b])
 
 
 class BatchedStepper:
@@ -59,15 +59,19 @@ class BatchedStepper:
         self._datas = List([new_data() for _ in range(self._batch)])
         width = StepResults.size(plant.num_velocities(), self._nu)
         self._warm, self._results = np.zeros((self._batch, width)), np.zeros((self._batch, width))
-        self._status = np.zeros(self._batch, dtype=np.int64)
+        self._status = np.zeros(self._batch, dtype=np.uint64)  # forward.step's status type
         self._no_forces = (np.zeros(0), np.zeros((0, 6)))
 
     def batch_size(self) -> int:
         return self._batch
 
-    def ResetWarmStarts(self) -> None:
-        """Forget the constraint solver's warm starts (as new contexts would: before unrelated states)."""
-        self._warm[:] = 0.0
+    def ResetWarmStarts(self, members=None) -> None:
+        """Forget the constraint solver's warm starts (as new contexts would: before unrelated states), of all
+        members or of those selected by `members` (a boolean mask or indices)."""
+        if members is None:
+            self._warm[:] = 0.0
+        else:
+            self._warm[members] = 0.0
 
     def _rows(self, value, width: int, what: str) -> np.ndarray:
         rows = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)))

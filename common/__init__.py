@@ -1,11 +1,15 @@
-"""mallard.common: pydrake.common-style names (value types, RandomDistribution, RandomGenerator, Parallelism)."""
-from mallard.systems.primitives.random_source import RandomDistribution
-
+"""mallard.common: pydrake.common-style names (values, containers, RandomDistribution, RandomGenerator, Parallelism,
+logging and temp-folder helpers)."""
 from .containers import namedview
+from .environment import configure_logging, temp_directory
 from .memory_file import MemoryFile
 from .parallelism import Parallelism
+from .random_distribution import CalcProbabilityDensity, RandomDistribution
 from .random_generator import RandomGenerator
+from .scalar_template import pretty_class_name
+from .tolerance_type import ToleranceType
 from .value import AbstractValue, Value
 
-__all__ = ["AbstractValue", "MemoryFile", "Parallelism", "RandomDistribution", "RandomGenerator", "Value",
-           "namedview"]
+__all__ = ["AbstractValue", "CalcProbabilityDensity", "MemoryFile", "Parallelism", "RandomDistribution",
+           "RandomGenerator", "ToleranceType", "Value", "configure_logging", "namedview", "pretty_class_name",
+           "temp_directory"]

@@ -6,18 +6,24 @@ for another scalar type is a clear error rather than an AttributeError.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
-__all__ = ["ScalarTemplate", "check_scalar_type"]
+__all__ = ["ScalarTemplate", "check_scalar_type", "define_scalar_templates", "double_only_error",
+           "pretty_class_name"]
+
+
+def double_only_error(what: str) -> TypeError:
+    """The error for any request of a non-double scalar type (`what` names the request)."""
+    return TypeError(f"{what}: mallard computes in double precision only. Linearize, FirstOrderTaylorApproximation "
+                     "and LinearQuadraticRegulator work on float systems by finite differences, so no AutoDiffXd or "
+                     "symbolic instantiation or conversion is needed")
 
 
 def check_scalar_type(name: str, T: Any) -> None:
     """Accepts float / None (the default scalar); anything else raises TypeError explaining why."""
     if T is None or T is float:
         return
-    raise TypeError(f"{name}[{getattr(T, '__name__', T)}]: mallard computes in double precision only. Linearize, "
-                    f"FirstOrderTaylorApproximation and LinearQuadraticRegulator work on {name}[float] systems by "
-                    "finite differences, so no AutoDiffXd or symbolic instantiation is needed")
+    raise double_only_error(f"{name}[{getattr(T, '__name__', T)}]")
 
 
 class ScalarTemplate:
@@ -27,6 +33,16 @@ class ScalarTemplate:
         self._name = name
         self._cls = cls
 
+    @property
+    def name(self) -> str:
+        """The template's name, e.g. "PassThrough_"."""
+        return self._name
+
+    @property
+    def param_list(self) -> list[tuple]:
+        """The instantiated parameter tuples: only (float,) in mallard."""
+        return [(float,)]
+
     def __getitem__(self, T: Any) -> type:
         check_scalar_type(self._name, T)
         return self._cls
@@ -34,5 +50,28 @@ class ScalarTemplate:
     def get_instantiation(self, param: Any = None) -> tuple[type, tuple]:
         return self[param], (float,)
 
+    def is_instantiation(self, cls: type) -> bool:
+        """True when `cls` is this template's float class."""
+        return cls is self._cls
+
+    def is_subclass_of_instantiation(self, cls: type) -> bool:
+        """True when `cls` derives from this template's float class."""
+        return isinstance(cls, type) and issubclass(cls, self._cls)
+
     def __repr__(self) -> str:
         return f"<ScalarTemplate {self._name}>"
+
+
+def define_scalar_templates(namespace: dict, names: Iterable[str]) -> list[str]:
+    """Adds `Name_ = ScalarTemplate("Name_", Name)` to `namespace` for each class name; returns the new names."""
+    added = []
+    for name in names:
+        template = f"{name}_"
+        namespace[template] = ScalarTemplate(template, namespace[name])
+        added.append(template)
+    return added
+
+
+def pretty_class_name(cls: type, *, use_qualname: bool = False) -> str:
+    """The class name for display (`Value[str]`, `PassThrough`); `use_qualname` gives the qualified name."""
+    return cls.__qualname__ if use_qualname else cls.__name__

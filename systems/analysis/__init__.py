@@ -1,5 +1,8 @@
 """mallard.systems.analysis: Simulator, integrators, SimulatorConfig, Monte Carlo (mirrors pydrake.systems.analysis)."""
+from mallard.common.scalar_template import define_scalar_templates
+
 from .batch_eval import BatchEvalTimeDerivatives, BatchEvalUniquePeriodicDiscreteUpdate
+from .discrete_time_approximation import DiscreteTimeApproximation
 from .explicit_integrators import (BogackiShampine3Integrator, ExplicitEulerIntegrator, RungeKutta2Integrator,
                                    RungeKutta3Integrator, RungeKutta4Integrator, RungeKutta5Integrator,
                                    SemiExplicitEulerIntegrator)
@@ -12,17 +15,19 @@ from .simulator import InitializeParams, PrintSimulatorStatistics, Simulator
 from .simulator_config import (ApplySimulatorConfig, ExtractSimulatorConfig, GetIntegrationSchemes,
                                ResetIntegratorFromFlags, SimulatorConfig)
 from .simulator_status import SimulatorStatus
-from mallard.common.scalar_template import ScalarTemplate
-
-Simulator_ = ScalarTemplate("Simulator_", Simulator)
 
 __all__ = [
     "ApplySimulatorConfig", "BatchEvalTimeDerivatives", "BatchEvalUniquePeriodicDiscreteUpdate",
-    "BogackiShampine3Integrator", "ExplicitEulerIntegrator", "ExtractSimulatorConfig",
+    "BogackiShampine3Integrator", "DiscreteTimeApproximation", "ExplicitEulerIntegrator", "ExtractSimulatorConfig",
     "GetIntegrationSchemes", "ImplicitEulerIntegrator", "InitializeParams", "IntegratorBase", "MonteCarloSimulation",
     "ParallelMap", "ParallelMapAsCompleted", "PrintSimulatorStatistics", "RandomSimulation", "RandomSimulationResult",
     "SampleErrors", "SampleFailure", "kNoConcurrency", "kUseHardwareConcurrency",
     "RadauIntegrator", "ResetIntegratorFromFlags", "RungeKutta2Integrator", "RungeKutta3Integrator",
     "RungeKutta4Integrator", "RungeKutta5Integrator", "SemiExplicitEulerIntegrator", "Simulator", "SimulatorConfig",
-    "SimulatorStatus", "StepResult", "Simulator_",
+    "SimulatorStatus", "StepResult",
 ]
+__all__ += define_scalar_templates(globals(), [
+    "ExplicitEulerIntegrator", "ImplicitEulerIntegrator", "IntegratorBase", "RadauIntegrator",
+    "RungeKutta2Integrator", "RungeKutta3Integrator", "RungeKutta5Integrator", "SemiExplicitEulerIntegrator",
+    "Simulator",
+])

@@ -5,21 +5,22 @@ function is evaluated with the framework's no-copy path.
 """
 from __future__ import annotations
 
-import enum
 import math
 
 import numpy as np
 
+from mallard.common.cpp_enum import CppEnum
 from mallard.systems.framework.dependency import K_TIME, K_XC
 from mallard.systems.framework.state_check import all_finite
 
 from .integrator_diagnostics import (CrawlMonitor, NonFiniteDerivative, nonfinite_state_message, raise_if_nonfinite_at,
                                      traced_step_message)
+from mallard.systems.trajectories import PiecewisePolynomial
 
 __all__ = ["IntegratorBase", "StepResult"]
 
 
-class StepResult(enum.IntEnum):
+class StepResult(CppEnum):
     kReachedPublishTime = 1
     kReachedZeroCrossing = 2
     kReachedUpdateTime = 3
@@ -151,8 +152,8 @@ class IntegratorBase:
         self._num_fev = 0
         self._num_failures = 0
         self._num_shrinkages = 0
-        self._largest_step = 0.0
-        self._smallest_adapted = math.inf
+        self._largest_step = math.nan  # NaN until a step is taken, as Drake reports
+        self._smallest_adapted = math.nan
         self._actual_initial_step = math.nan
 
     def get_num_steps_taken(self) -> int:
@@ -227,7 +228,7 @@ class IntegratorBase:
 
     def _step_fixed(self, h: float) -> None:
         t0 = self._context._time
-        x0 = self._context._xc.copy()
+        x0 = self._step_start = self._context._xc.copy()
         while True:
             try:
                 self._do_step(h)
@@ -253,7 +254,7 @@ class IntegratorBase:
         """Takes one accepted step of at most h_max; returns True when it was the full h_max."""
         ctx = self._context
         t0 = ctx._time
-        x0 = ctx._xc.copy()
+        x0 = self._step_start = ctx._xc.copy()
         # A step cut short to land on an event does not shrink the step size error control had chosen.
         truncated = not math.isnan(self._ideal_h) and h_max < self._ideal_h
         h = h_max if math.isnan(self._ideal_h) else min(self._ideal_h, h_max)
@@ -280,7 +281,7 @@ class IntegratorBase:
                     new_h = max(new_h, self._ideal_h)
                 self._ideal_h = min(new_h, self._max_step)
                 if h < h_max:
-                    self._smallest_adapted = min(self._smallest_adapted, h)
+                    self._smallest_adapted = h if not self._smallest_adapted <= h else self._smallest_adapted
                 self._after_step(h)
                 self._crawl.accepted(self, t0, h, h_max)
                 return h >= h_max
@@ -308,9 +309,36 @@ class IntegratorBase:
                 return False
             h = new_h
 
+    # ----- dense output ----------------------------------------------------------------------------
+    def StartDenseIntegration(self) -> None:
+        """Starts recording every step as a cubic Hermite segment of a PiecewisePolynomial x(t)."""
+        self._dense = PiecewisePolynomial()
+
+    def get_dense_output(self) -> PiecewisePolynomial | None:
+        """The dense output recorded so far (None when not recording)."""
+        return getattr(self, "_dense", None)
+
+    def StopDenseIntegration(self) -> PiecewisePolynomial | None:
+        """Stops recording; returns the dense output."""
+        dense, self._dense = self.get_dense_output(), None
+        return dense
+
+    def _record_dense(self, t0: float, x0: np.ndarray) -> None:
+        """Appends the step just taken from (t0, x0) to the dense output."""
+        ctx = self._context
+        t1, x1 = ctx._time, ctx._xc.copy()
+        xdot1 = self._f(t1, x1)
+        xdot0 = self._f(t0, x0)
+        self._set(t1, x1)
+        segment = PiecewisePolynomial.CubicHermite([t0, t1], np.stack([x0, x1], axis=1),
+                                                   np.stack([xdot0, xdot1], axis=1))
+        self._dense.ConcatenateInTime(segment)
+
     def _after_step(self, h: float) -> None:
+        if getattr(self, "_dense", None) is not None:
+            self._record_dense(self._context._time - h, self._step_start)
         self._num_steps += 1
-        self._largest_step = max(self._largest_step, h)
+        self._largest_step = h if not self._largest_step >= h else self._largest_step
         if math.isnan(self._actual_initial_step):
             self._actual_initial_step = h
         self._check_finite(self._context._xc, self._context._time)

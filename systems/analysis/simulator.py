@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 import time as _time
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 from mallard.common.blas_threads import with_single_threaded_blas
+from mallard.common.deprecation import DrakeDeprecationWarning
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
                                               UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
 from mallard.systems.framework.event_handling import handle_discrete, handle_publish, handle_unrestricted
@@ -24,6 +26,10 @@ from .simulator_status import SimulatorStatus
 __all__ = ["Simulator", "InitializeParams", "PrintSimulatorStatistics"]
 
 _INF = math.inf
+_DEPRECATED_PER_STEP = ("(Deprecated.) This is no longer controlled by the Simulator. It must be defined in the "
+                        "LeafSystem instead (a per-step or initialization publish event). See "
+                        "https://drake.mit.edu/troubleshooting.html#force-publishing. Drake removes it on or after "
+                        "2026-06-01.")
 
 
 @dataclass
@@ -102,7 +108,9 @@ class Simulator(PortableAttributes):
         return self._context is not None
 
     def reset_context(self, context) -> None:
-        self._system._check_context(context, "Simulator.reset_context")
+        """Simulates `context` from now on (None leaves the simulator without a context, as in pydrake)."""
+        if context is not None:
+            self._system._check_context(context, "Simulator.reset_context")
         self._context = context
         self._integrator.reset_context(context)
         self._initialized = False
@@ -120,12 +128,16 @@ class Simulator(PortableAttributes):
         return integrator
 
     def set_publish_every_time_step(self, publish: bool) -> None:
+        """Deprecated in Drake 1.51 (removal 2026-06-01); declare a per-step publish event in the system."""
+        warnings.warn(_DEPRECATED_PER_STEP, DrakeDeprecationWarning, stacklevel=2)
         self._publish_every_step = bool(publish)
 
     def get_publish_every_time_step(self) -> bool:
         return self._publish_every_step
 
     def set_publish_at_initialization(self, publish: bool) -> None:
+        """Deprecated in Drake 1.51 (removal 2026-06-01); declare an initialization event in the system."""
+        warnings.warn(_DEPRECATED_PER_STEP, DrakeDeprecationWarning, stacklevel=2)
         self._publish_at_init = bool(publish)
 
     def set_target_realtime_rate(self, realtime_rate: float) -> None:
@@ -157,7 +169,15 @@ class Simulator(PortableAttributes):
         self._monitor = None
 
     def get_monitor(self):
-        return self._monitor
+        """The monitor as a function returning an EventStatus (DidNothing when it returns None), or None."""
+        monitor = self._monitor
+        if monitor is None:
+            return None
+
+        def status_of(root_context):
+            status = monitor(root_context)
+            return EventStatus.DidNothing() if status is None else status
+        return status_of
 
     def ResetStatistics(self) -> None:
         self._num_steps = 0

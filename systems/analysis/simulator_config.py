@@ -44,6 +44,15 @@ class SimulatorConfig(BaseModel):
         super().__init__(**kwargs)
 
 
+def make_integrator(scheme: str, system, max_step_size: float, context):
+    """A new integrator of the named scheme for `system` and `context`."""
+    if scheme not in _SCHEMES:
+        raise ValueError(f"Unknown integration scheme '{scheme}'; mallard provides {GetIntegrationSchemes()}")
+    integrator = _SCHEMES[scheme](system, max_step_size, context)
+    integrator.set_maximum_step_size(max_step_size)
+    return integrator
+
+
 def GetIntegrationSchemes() -> list[str]:
     """The scheme names accepted by ResetIntegratorFromFlags / SimulatorConfig."""
     return sorted(_SCHEMES)
@@ -51,10 +60,7 @@ def GetIntegrationSchemes() -> list[str]:
 
 def ResetIntegratorFromFlags(simulator, scheme: str, max_step_size: float):
     """Replaces the simulator's integrator by the one named `scheme`; returns it."""
-    if scheme not in _SCHEMES:
-        raise ValueError(f"Unknown integration scheme '{scheme}'; mallard provides {GetIntegrationSchemes()}")
-    integrator = _SCHEMES[scheme](simulator.get_system(), max_step_size, simulator.get_mutable_context())
-    integrator.set_maximum_step_size(max_step_size)
+    integrator = make_integrator(scheme, simulator.get_system(), max_step_size, simulator.get_mutable_context())
     return simulator.reset_integrator(integrator)
 
 
@@ -66,7 +72,7 @@ def ApplySimulatorConfig(config: SimulatorConfig, simulator) -> None:
     if not integrator.get_fixed_step_mode():
         integrator.set_target_accuracy(config.accuracy)
     simulator.set_target_realtime_rate(config.target_realtime_rate)
-    simulator.set_publish_every_time_step(config.publish_every_time_step)
+    simulator._publish_every_step = bool(config.publish_every_time_step)  # (the setter is deprecated)
     simulator.get_mutable_context().SetTime(config.start_time)
 
 

@@ -1,7 +1,7 @@
 """SimulatorStatus: why and when `Simulator.AdvanceTo` returned."""
 from __future__ import annotations
 
-import enum
+from mallard.common.cpp_enum import CppEnum
 
 __all__ = ["SimulatorStatus"]
 
@@ -9,7 +9,7 @@ __all__ = ["SimulatorStatus"]
 class SimulatorStatus:
     """The outcome of AdvanceTo: reached the boundary, reached a termination condition, or a handler failed."""
 
-    class ReturnReason(enum.IntEnum):
+    class ReturnReason(CppEnum):
         kReachedBoundaryTime = 0
         kReachedTerminationCondition = 1
         kEventHandlerFailed = 2

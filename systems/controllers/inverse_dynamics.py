@@ -9,7 +9,7 @@ from `plant_context` (copied at construction) or the plant's default context.
 """
 from __future__ import annotations
 
-import enum
+from mallard.common.cpp_enum import CppEnum
 
 from mallard.systems.framework import InputPort, LeafSystem, OutputPort
 from mallard.systems.primitives._util import input_data
@@ -18,7 +18,7 @@ from ._checks import finalized_plant, plant_context_copy
 __all__ = ["InverseDynamics", "InverseDynamicsMode"]
 
 
-class InverseDynamicsMode(enum.IntEnum):
+class InverseDynamicsMode(CppEnum):
     """What InverseDynamics computes: full inverse dynamics, or gravity compensation only."""
     kInverseDynamics = 0
     kGravityCompensation = 1

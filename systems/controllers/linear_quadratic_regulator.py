@@ -89,12 +89,41 @@ def _check_closed_loop(A, B, K, discrete: bool, what: str) -> None:
                            "marginally stable mode in Q.")
 
 
-def _continuous_lqr(A, B, Q, R, N, what: str) -> tuple[np.ndarray, np.ndarray]:
+def _kernel(F: np.ndarray) -> np.ndarray:
+    """P whose orthonormal rows span the null space of F (P Fᵀ = 0, P Pᵀ = I), by pivoted QR of Fᵀ."""
+    Qf, Rf, _ = scipy.linalg.qr(F.T, pivoting=True)
+    tol = max(F.shape) * np.finfo(float).eps * (abs(Rf[0, 0]) if Rf.size else 0.0)
+    rank = int(np.sum(np.abs(np.diag(Rf)) > tol)) if Rf.size else 0
+    return Qf[:, rank:].T
+
+
+def _continuous_lqr(A, B, Q, R, N, what: str, F=None) -> tuple[np.ndarray, np.ndarray]:
     A, B, Q, R, N = _lqr_matrices(A, B, Q, R, N, what)
+    if F is not None and np.size(F):
+        return _constrained_lqr(A, B, Q, R, N, matrix(F, f"{what}: F"), what)
     _check_stabilizable(A, B, R, N, False, what)
     S = _solve(scipy.linalg.solve_continuous_are, (A, B, Q, R, None, N), what, "continuous")
     K = np.linalg.solve(R, B.T @ S + N.T)
     _check_closed_loop(A, B, K, False, what)
+    return K, S
+
+
+def _constrained_lqr(A, B, Q, R, N, F, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """LQR on the subspace F x = 0: with y = P x (P the kernel of F), solve the reduced problem
+    ẏ = P A1 Pᵀ y + P B u̅ with cost yᵀ P Q1 Pᵀ y + u̅ᵀ R u̅ (A1 = A − B R⁻¹Nᵀ, Q1 = Q − N R⁻¹Nᵀ), as Drake does."""
+    n = A.shape[0]
+    if F.shape[1] != n:
+        raise ValueError(f"{what}: F must have num_states = {n} columns, got shape {F.shape}")
+    P = _kernel(F)
+    if P.shape[0] == 0:
+        raise ValueError(f"{what}: F x = 0 leaves no state free (rank(F) must be < num_states)")
+    A1 = A - B @ np.linalg.solve(R, N.T)
+    Q1 = Q - N @ np.linalg.solve(R, N.T)
+    Ay, By, Qy = P @ A1 @ P.T, P @ B, P @ Q1 @ P.T
+    _check_stabilizable(Ay, By, R, np.zeros_like(By), False, what)
+    Sy = _solve(scipy.linalg.solve_continuous_are, (Ay, By, 0.5 * (Qy + Qy.T), R), what, "continuous")
+    S = P.T @ Sy @ P
+    K = np.linalg.solve(R, B.T @ S + N.T @ P.T @ P)
     return K, S
 
 
@@ -121,7 +150,8 @@ def _lqr_for(A, B, Q, R, N, time_period: float, what: str) -> tuple[np.ndarray, 
 def LinearQuadraticRegulator(*args, **kwargs):
     """Three forms, as in pydrake:
 
-    * `(A, B, Q, R, N=empty)` → `(K, S)` for ẋ = Ax + Bu (u = −Kx, J = xᵀSx);
+    * `(A, B, Q, R, N=empty, F=empty)` → `(K, S)` for ẋ = Ax + Bu (u = −Kx, J = xᵀSx), on the subspace
+      F x = 0 when F is given;
     * `(system: LinearSystem, Q, R, N=empty)` → a stateless LinearSystem with D = −K (discrete LQR when the
       system's time_period > 0);
     * `(system, context, Q, R, N=empty, input_port_index=0)` → an AffineSystem u = u0 − K(x − x0) that
@@ -133,19 +163,21 @@ def LinearQuadraticRegulator(*args, **kwargs):
         if len(args) > 1 and isinstance(args[1], Context) or "context" in kwargs:
             return _regulator_at_context(*args, **kwargs)
         return _regulator_for_linear_system(*args, **kwargs)
-    names = ("A", "B", "Q", "R", "N")
+    names = ("A", "B", "Q", "R", "N", "F")
     if len(args) > len(names):
-        raise TypeError(f"{what}(A, B, Q, R, N=empty) takes at most 5 arguments, got {len(args)}")
+        raise TypeError(f"{what}(A, B, Q, R, N=empty, F=empty) takes at most 6 arguments, got {len(args)}")
     values = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names or key in values:
-            raise TypeError(f"{what}: unexpected or repeated argument '{key}'; the matrix form is (A, B, Q, R, N)")
+            raise TypeError(f"{what}: unexpected or repeated argument '{key}'; the matrix form is "
+                            "(A, B, Q, R, N=empty, F=empty)")
         values[key] = value
     missing = [k for k in names[:4] if k not in values]
     if missing:
         raise TypeError(f"{what}: missing {missing}; call (A, B, Q, R, N=empty), (system, Q, R, N=empty) or "
                         "(system, context, Q, R, N=empty, input_port_index=0)")
-    return _continuous_lqr(values["A"], values["B"], values["Q"], values["R"], values.get("N"), what)
+    return _continuous_lqr(values["A"], values["B"], values["Q"], values["R"], values.get("N"), what,
+                           values.get("F"))
 
 
 def _regulator_for_linear_system(system, Q, R, N=None) -> LinearSystem:

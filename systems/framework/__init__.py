@@ -3,8 +3,9 @@
 Mirrors `pydrake.systems.framework` (and `pydrake.common.value` for AbstractValue / Value).
 """
 from .basic_vector import BasicVector, Subvector, Supervector, VectorBase
-from .cache import CacheEntry, ValueProducer
-from .context import Context, DiagramContext, LeafContext
+from .bus_value import BusValue
+from .cache import CacheEntry, CacheEntryValue, ValueProducer
+from .context import Context, ContextBase, DiagramContext, LeafContext
 from .dependency import DependencyTicket
 from .diagram import Diagram
 from .diagram_builder import DiagramBuilder
@@ -15,19 +16,15 @@ from .ports import (DiagramOutputPort, FixedInputPortValue, InputPort, InputPort
                     OutputPort, OutputPortSelection, PortDataType, UseDefaultName, kUseDefaultName)
 from .state import (AbstractParameterIndex, AbstractStateIndex, AbstractValues, CacheIndex, ContinuousState,
                     ContinuousStateIndex, DiscreteStateIndex, DiscreteValues, InputPortIndex, NumericParameterIndex,
-                    OutputPortIndex, Parameters, State, SubsystemIndex)
+                    OutputPortIndex, Parameters, State, SubsystemIndex, SystemConstraintIndex)
 from .system import System, SystemOutput
+from .system_base import SystemBase
+from .system_constraint import ExternalSystemConstraint as _ExternalSystemConstraint
+from .system_scalar_converter import SystemScalarConverter
+from .system_visitor import SystemVisitor
 from .value import AbstractValue, Value
 from .vector_system import VectorSystem
-from mallard.common.scalar_template import ScalarTemplate
-
-LeafSystem_ = ScalarTemplate("LeafSystem_", LeafSystem)
-Diagram_ = ScalarTemplate("Diagram_", Diagram)
-DiagramBuilder_ = ScalarTemplate("DiagramBuilder_", DiagramBuilder)
-BasicVector_ = ScalarTemplate("BasicVector_", BasicVector)
-Context_ = ScalarTemplate("Context_", Context)
-System_ = ScalarTemplate("System_", System)
-VectorSystem_ = ScalarTemplate("VectorSystem_", VectorSystem)
+from mallard.common.scalar_template import define_scalar_templates
 
 __all__ = [
     "AbstractParameterIndex", "AbstractStateIndex", "AbstractValue", "AbstractValues", "BasicVector", "CacheEntry",
@@ -39,5 +36,13 @@ __all__ = [
     "State", "Subvector", "SubsystemIndex", "Supervector", "System", "SystemOutput", "TriggerType",
     "UnrestrictedUpdateEvent", "UseDefaultName", "Value", "ValueProducer", "VectorBase", "VectorSystem",
     "WitnessFunction", "WitnessFunctionDirection", "WitnessTriggeredEventData", "kUseDefaultName",
-    "BasicVector_", "Context_", "DiagramBuilder_", "Diagram_", "LeafSystem_", "System_", "VectorSystem_",
+    "BusValue", "CacheEntryValue", "ContextBase", "SystemBase", "SystemConstraintIndex", "SystemScalarConverter", "SystemVisitor",
+    "_ExternalSystemConstraint",
 ]
+# pydrake's scalar-template spellings (`LeafSystem_[float]`, ...): every one instantiates the float class.
+__all__ += define_scalar_templates(globals(), [
+    "BasicVector", "Context", "ContinuousState", "Diagram", "DiagramBuilder", "DiscreteUpdateEvent",
+    "DiscreteValues", "Event", "InputPort", "LeafContext", "LeafOutputPort", "LeafSystem", "OutputPort",
+    "Parameters", "PublishEvent", "State", "Subvector", "Supervector", "System", "SystemOutput",
+    "SystemVisitor", "UnrestrictedUpdateEvent", "VectorBase", "VectorSystem", "WitnessFunction",
+])

@@ -71,8 +71,8 @@ class VectorBase:
     def set_value(self, value: Any) -> None:
         self.SetFromVector(value)
 
-    def SetFrom(self, other: "VectorBase") -> None:
-        self.SetFromVector(other._data)
+    def SetFrom(self, value: "VectorBase") -> None:
+        self.SetFromVector(value.CopyToVector())
 
     def SetAtIndex(self, index: int, value: float) -> None:
         self._notify()
@@ -85,8 +85,9 @@ class VectorBase:
         self._notify()
         self._data[:] = 0.0
 
-    def PlusEqScaled(self, scale: float, vec: "VectorBase | np.ndarray") -> "VectorBase":
-        other = vec._data if isinstance(vec, VectorBase) else _as_vector(vec)
+    def PlusEqScaled(self, scale: float, rhs: "VectorBase | np.ndarray") -> "VectorBase":
+        """self += scale * rhs; returns self."""
+        other = rhs.CopyToVector() if isinstance(rhs, VectorBase) else _as_vector(rhs)
         self._notify()
         self._data += scale * other
         return self
@@ -101,8 +102,11 @@ class VectorBase:
     def __iter__(self) -> Iterable[float]:
         return iter(self._data.tolist())
 
+    def __str__(self) -> str:
+        return str(self.CopyToVector().tolist())
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._data.tolist()})"
+        return f"{type(self).__name__}({self.CopyToVector().tolist()})"
 
     def __getstate__(self):
         return {"data": self._data.copy()}
@@ -118,7 +122,10 @@ class BasicVector(VectorBase):
 
     __slots__ = ()
 
-    def __init__(self, data: Any = None) -> None:
+    def __init__(self, data: Any = None, *, size: int | None = None) -> None:
+        """`BasicVector(data)` copies a vector; `BasicVector(size)` (an int) is zeros of that size."""
+        if size is not None:
+            data = int(size)
         if data is None:
             arr = np.zeros(0)
         elif isinstance(data, (int, np.integer)) and not isinstance(data, bool):
@@ -205,8 +212,8 @@ class Supervector(VectorBase):
         self._notify()
         self._base[self._index] = 0.0
 
-    def PlusEqScaled(self, scale, vec):
-        other = vec.CopyToVector() if isinstance(vec, VectorBase) else _as_vector(vec)
+    def PlusEqScaled(self, scale, rhs):
+        other = rhs.CopyToVector() if isinstance(rhs, VectorBase) else _as_vector(rhs)
         self._notify()
         self._base[self._index] += scale * other
         return self

@@ -7,7 +7,14 @@ from .dependency import DependencyTicket
 from .portable import PortableAttributes, PortableSlots
 from .value import AbstractValue, Value
 
-__all__ = ["ValueProducer", "CacheEntry", "CachedSlot"]
+__all__ = ["ValueProducer", "CacheEntry", "CacheEntryValue", "CachedSlot", "OutputPortCacheEntry"]
+
+# A context's cache slot: [version stamp, value, caching disabled?, CacheEntryValue view or None].
+STAMP, VALUE, DISABLED, VIEW = range(4)
+
+
+def new_slot(disabled: bool = False) -> list:
+    return [-1, None, disabled, None]
 
 
 class ValueProducer(PortableAttributes):
@@ -20,8 +27,13 @@ class ValueProducer(PortableAttributes):
         self._calc = calc
 
     def Allocate(self) -> AbstractValue:
+        """The allocator's result, which must be an AbstractValue (e.g. `Value(...)`), as in pydrake."""
         value = self._allocate()
-        return value if isinstance(value, AbstractValue) else Value(value)
+        if not isinstance(value, AbstractValue):
+            name = getattr(self._allocate, "__qualname__", None) or repr(self._allocate)
+            raise RuntimeError(f"ValueProducer: the allocate callback {name}() must return a Value (an "
+                               f"AbstractValue), not {type(value).__name__}")
+        return value
 
     def Calc(self, context, value: AbstractValue) -> None:
         self._calc(context, value)
@@ -45,7 +57,7 @@ class CachedSlot:
         value = slot[1]
         if value is None:
             value = slot[1] = self._alloc()
-        elif slot[0] == stamp and root._caching:
+        elif slot[0] == stamp and root._caching and not slot[2]:
             return value
         elif root._frozen:
             raise RuntimeError(f"{self._describe()} is out of date but the cache is frozen")
@@ -58,10 +70,12 @@ class CacheEntry(PortableSlots, CachedSlot):
     """A cached computation declared with `LeafSystem.DeclareCacheEntry`."""
 
     __slots__ = ("_system", "_description", "_producer", "_slot", "_index", "_prerequisites", "_kinds", "_all",
-                 "_alloc", "_calc", "_ticket")
+                 "_alloc", "_calc", "_ticket", "_disabled_by_default", "_default_prerequisites")
 
     def __init__(self, system, index: int, slot: int, description: str, producer: ValueProducer,
-                 prerequisites: set) -> None:
+                 prerequisites: set, default_prerequisites: bool = False) -> None:
+        self._disabled_by_default = False
+        self._default_prerequisites = default_prerequisites
         self._system = system
         self._description = description
         self._producer = producer
@@ -105,3 +119,81 @@ class CacheEntry(PortableSlots, CachedSlot):
         root = context._root
         stamp = root._vsum if self._all else sum(root._versions[k] for k in self._kinds)
         return slot[1] is None or slot[0] != stamp
+
+    # ----- caching controls ----------------------------------------------------------------------
+    def is_cache_entry_disabled(self, context) -> bool:
+        return bool(context._cache[self._slot][DISABLED])
+
+    def disable_caching(self, context) -> None:
+        context._cache[self._slot][DISABLED] = True
+
+    def enable_caching(self, context) -> None:
+        context._cache[self._slot][DISABLED] = False
+
+    def is_disabled_by_default(self) -> bool:
+        return self._disabled_by_default
+
+    def disable_caching_by_default(self) -> None:
+        """New contexts start with this entry's caching disabled (recomputed on every Eval)."""
+        self._disabled_by_default = True
+
+    def has_default_prerequisites(self) -> bool:
+        """True when the prerequisites were left to the default (all sources)."""
+        return self._default_prerequisites
+
+    def get_cache_entry_value(self, context) -> "CacheEntryValue":
+        """The context's storage of this entry (the same object on every call)."""
+        slot = context._cache[self._slot]
+        if slot[VALUE] is None:
+            slot[VALUE] = self._alloc()
+        if slot[VIEW] is None:
+            slot[VIEW] = CacheEntryValue(self, context)
+        return slot[VIEW]
+
+    get_mutable_cache_entry_value = get_cache_entry_value
+
+
+class CacheEntryValue:
+    """A context's stored value of one cache entry: GetValueOrThrow refuses an out-of-date value."""
+
+    __slots__ = ("_entry", "_context")
+
+    def __init__(self, entry: CacheEntry, context) -> None:
+        self._entry, self._context = entry, context
+
+    def GetValueOrThrow(self) -> Any:
+        if self._entry.is_out_of_date(self._context):
+            raise RuntimeError(f"GetValueOrThrow on {self._entry._describe()}: the current value is out of date; "
+                               "use CacheEntry.Eval(context) to compute it")
+        return self._context._cache[self._entry._slot][VALUE].get_value()
+
+    def GetMutableValueOrThrow(self) -> Any:
+        """The stored object, to update in place (whether or not it is up to date)."""
+        return self._context._cache[self._entry._slot][VALUE].get_mutable_value()
+
+
+class OutputPortCacheEntry:
+    """The cache entry behind a leaf output port (`LeafOutputPort.cache_entry()`)."""
+
+    __slots__ = ("_port",)
+
+    def __init__(self, port) -> None:
+        self._port = port
+
+    def description(self) -> str:
+        return f"output port '{self._port.get_name()}' of {self._port.get_system().GetSystemPathname()}"
+
+    def is_disabled_by_default(self) -> bool:
+        return self._port._disabled_by_default
+
+    def disable_caching_by_default(self) -> None:
+        self._port._disabled_by_default = True
+
+    def is_cache_entry_disabled(self, context) -> bool:
+        return bool(context._cache[self._port._slot][DISABLED])
+
+    def disable_caching(self, context) -> None:
+        context._cache[self._port._slot][DISABLED] = True
+
+    def enable_caching(self, context) -> None:
+        context._cache[self._port._slot][DISABLED] = False

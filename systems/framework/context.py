@@ -12,11 +12,13 @@ from typing import Any
 import numpy as np
 
 from .basic_vector import BasicVector, VectorBase
+from .cache import new_slot
 from .dependency import K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, NUM_KINDS
 from .state import AbstractValues, ContinuousState, DiscreteValues, Parameters, State, check_size
+from .context_text import context_to_string
 from .value import AbstractValue
 
-__all__ = ["Context", "LeafContext", "DiagramContext"]
+__all__ = ["ContextBase", "Context", "LeafContext", "DiagramContext"]
 
 _TRANSIENT = ("_root", "_parent", "_continuous", "_discrete", "_abstract_values", "_params", "_state",
               "_input_sources", "_sources_version", "_scratch_state", "_leaf_contexts", "_xc", "_xd",
@@ -24,13 +26,50 @@ _TRANSIENT = ("_root", "_parent", "_continuous", "_discrete", "_abstract_values"
               "_derivs", "_xcdot_slot", "_deriv_views")
 
 
-class Context:
+class ContextBase:
+    """The scalar-independent part of a context (pydrake's ContextBase): its system's name, port counts and
+    cache controls. `Context` adds time, state and parameters."""
+
+    def GetSystemName(self) -> str:
+        return self._pathname.rsplit("::", 1)[-1]
+
+    def GetSystemPathname(self) -> str:
+        return self._pathname
+
+    def num_input_ports(self) -> int:
+        return len(self._fixed_inputs)
+
+    def num_output_ports(self) -> int:
+        return self._num_output_ports
+
+    # ----- caching controls (the whole tree shares its root's) -----------------------------------
+    def DisableCaching(self) -> None:
+        self._root._caching = False
+
+    def EnableCaching(self) -> None:
+        self._root._caching = True
+
+    def SetAllCacheEntriesOutOfDate(self) -> None:
+        self._root._bump(K_ACC)
+
+    def FreezeCache(self) -> None:
+        self._root._frozen = True
+
+    def UnfreezeCache(self) -> None:
+        self._root._frozen = False
+
+    def is_cache_frozen(self) -> bool:
+        return self._root._frozen
+
+
+class Context(ContextBase):
     """Common API of leaf and diagram contexts (pydrake's `Context`)."""
 
-    def __init__(self, system_id: int, pathname: str, num_inputs: int) -> None:
+    def __init__(self, system_id: int, pathname: str, num_inputs: int, num_outputs: int) -> None:
         self._system_id = system_id
         self._pathname = pathname
         self._fixed_inputs: list = [None] * num_inputs
+        self._num_output_ports = num_outputs
         self._time = 0.0
         self._accuracy: float | None = None
         self._caching = True
@@ -74,9 +113,9 @@ class Context:
     def get_time(self) -> float:
         return self._root._time
 
-    def SetTime(self, time: float) -> None:
+    def SetTime(self, time_sec: float) -> None:
         root = self._require_root("SetTime")
-        root._time = float(time)
+        root._time = float(time_sec)
         root._versions[K_TIME] += 1
         root._vsum += 1
 
@@ -138,8 +177,12 @@ class Context:
         self._root._bump(K_XD)
         return self._discrete._only(f"get_mutable_discrete_state_vector on {self._pathname}")
 
-    def SetDiscreteState(self, *args: Any) -> None:
+    def SetDiscreteState(self, *args: Any, group_index: int | None = None, xd: Any = None) -> None:
         """`SetDiscreteState(xd)` (one group), `SetDiscreteState(group_index, xd)` or `(DiscreteValues)`."""
+        if group_index is not None:
+            args = (group_index,) + args
+        if xd is not None:
+            args = args + (xd,)
         if len(args) == 1 and isinstance(args[0], DiscreteValues):
             self._discrete.SetFrom(args[0])
         elif len(args) == 1:
@@ -262,24 +305,8 @@ class Context:
         if was_root:
             self._make_root()
 
-    # ----- caching controls ----------------------------------------------------------------------
-    def DisableCaching(self) -> None:
-        self._root._caching = False
-
-    def EnableCaching(self) -> None:
-        self._root._caching = True
-
-    def SetAllCacheEntriesOutOfDate(self) -> None:
-        self._root._bump(K_ACC)
-
-    def FreezeCache(self) -> None:
-        self._root._frozen = True
-
-    def UnfreezeCache(self) -> None:
-        self._root._frozen = False
-
-    def is_cache_frozen(self) -> bool:
-        return self._root._frozen
+    def __str__(self) -> str:
+        return context_to_string(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._pathname}, time={self.get_time() if self._root else self._time})"
@@ -288,18 +315,18 @@ class Context:
 class LeafContext(Context):
     """The context of one LeafSystem: views into the root arrays plus its own abstract data and cache."""
 
-    def __init__(self, system_id: int, pathname: str, num_inputs: int, nq: int, nv: int, nz: int,
+    def __init__(self, system_id: int, pathname: str, num_inputs: int, num_outputs: int, nq: int, nv: int, nz: int,
                  group_values: list[np.ndarray], abstract_state: list[AbstractValue],
                  numeric_parameters: list[BasicVector], abstract_parameters: list[AbstractValue],
                  num_cache_slots: int) -> None:
-        super().__init__(system_id, pathname, num_inputs)
+        super().__init__(system_id, pathname, num_inputs, num_outputs)
         self._nq, self._nv, self._nz = nq, nv, nz
         self._xc_local = np.zeros(nq + nv + nz)
         self._xd_locals = [np.array(g, dtype=float) for g in group_values]
         self._abstract = abstract_state
         self._numeric_params = numeric_parameters
         self._abstract_params = abstract_parameters
-        self._cache = [[-1, None] for _ in range(num_cache_slots)]
+        self._cache = [new_slot() for _ in range(num_cache_slots)]
 
     def _count_sizes(self) -> tuple[int, int]:
         return self._nq + self._nv + self._nz, sum(len(g) for g in self._xd_locals)
@@ -308,7 +335,7 @@ class LeafContext(Context):
         if self._root is not None:
             state["_xc_local"] = self._continuous._vector._data.copy()
             state["_xd_locals"] = [g._data.copy() for g in self._discrete._groups]
-        state["_cache"] = [[-1, None] for _ in self._cache]
+        state["_cache"] = [new_slot(slot[2]) for slot in self._cache]
 
     def _bind(self, root: Context, parent: Context | None, xc_off: int, xd_off: int) -> tuple[int, int]:
         self._root, self._parent = root, parent
@@ -340,8 +367,9 @@ class LeafContext(Context):
 class DiagramContext(Context):
     """The context of a Diagram: one subcontext per subsystem, in subsystem order."""
 
-    def __init__(self, system_id: int, pathname: str, num_inputs: int, children: list[Context]) -> None:
-        super().__init__(system_id, pathname, num_inputs)
+    def __init__(self, system_id: int, pathname: str, num_inputs: int, num_outputs: int,
+                 children: list[Context]) -> None:
+        super().__init__(system_id, pathname, num_inputs, num_outputs)
         self._children = children
         self._cache = []
 

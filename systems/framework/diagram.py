@@ -92,6 +92,10 @@ class Diagram(SubsystemLookup, System):
     def AreConnected(self, output: OutputPort, input: InputPort) -> bool:
         return self._diagram_connections.get(input) is output
 
+    def Accept(self, v) -> None:
+        """Calls `v.VisitDiagram(self)` (the visitor recurses with `child.Accept(v)` if it wants)."""
+        v.VisitDiagram(self)
+
     def GetMutableSubsystemState(self, subsystem: System, context):
         return self.GetSubsystemContext(subsystem, context).get_mutable_state()
 
@@ -107,7 +111,8 @@ class Diagram(SubsystemLookup, System):
     def _allocate_context_tree(self) -> DiagramContext:
         self._require_built()
         children = [s._allocate_context_tree() for s in self._diagram_systems]
-        return DiagramContext(self._system_id, self.GetSystemPathname(), len(self._input_ports), children)
+        return DiagramContext(self._system_id, self.GetSystemPathname(), len(self._input_ports),
+                              len(self._output_ports), children)
 
     def _leaf_systems(self) -> list:
         return self._diagram_leaves

@@ -4,6 +4,7 @@ from __future__ import annotations
 import networkx as nx
 
 from .diagram import Diagram, SubsystemLookup
+from .overloads import one_argument
 from .ports import InputPort, OutputPort, PortDataType, UseDefaultName
 from .state import InputPortIndex, OutputPortIndex
 from .system import System
@@ -155,8 +156,13 @@ class DiagramBuilder(SubsystemLookup):
         self._input_exports.append((name, [input]))
         return InputPortIndex(len(self._input_exports) - 1)
 
-    def ConnectInput(self, diagram_port, input: InputPort) -> None:
+    def ConnectInput(self, *args, diagram_port_name: str | None = None, diagram_port_index: int | None = None,
+                     input: InputPort | None = None) -> None:
         """Connects an already exported diagram input (by name or index) to another subsystem input."""
+        if input is None and len(args) == 2:
+            args, input = args[:1], args[1]
+        diagram_port = one_argument("ConnectInput", args, diagram_port_name=diagram_port_name,
+                                    diagram_port_index=diagram_port_index)
         self._require_not_built("ConnectInput")
         self._check_owned(input._system, "ConnectInput")
         self._check_free(input, "ConnectInput")

@@ -43,8 +43,10 @@ class _CopyOnWriteValue(AbstractValue):
         self.set_value(_clone_object(other.get_value()))
 
     def Clone(self):
-        from .value import Value
-        return Value(_clone_object(self.get_value()))
+        clone = self._original.Clone()
+        if self._written:
+            clone.set_value(_clone_object(self._value))
+        return clone
 
 
 class _CopyOnWriteValues(AbstractValues):

@@ -1,8 +1,9 @@
 """Events, event status, periodic-event data and witness functions (pydrake.systems.framework)."""
 from __future__ import annotations
 
-import enum
 from typing import Any, Callable
+
+from mallard.common.cpp_enum import CppEnum
 
 from .portable import PortableAttributes, PortableSlots
 
@@ -12,7 +13,7 @@ __all__ = [
 ]
 
 
-class TriggerType(enum.IntEnum):
+class TriggerType(CppEnum):
     kUnknown = 0
     kInitialization = 1
     kForced = 2
@@ -25,7 +26,7 @@ class TriggerType(enum.IntEnum):
 class EventStatus:
     """Result of an event handler: did nothing, succeeded, reached termination, or failed."""
 
-    class Severity(enum.IntEnum):
+    class Severity(CppEnum):
         kDidNothing = 0
         kSucceeded = 1
         kReachedTermination = 2
@@ -142,11 +143,16 @@ class WitnessTriggeredEventData:
 
 
 class Event(PortableSlots):
-    """Base of the three event kinds; holds the callback and the trigger type."""
+    """Base of the three event kinds; holds the callback and the trigger type.
 
-    __slots__ = ("_callback", "_trigger_type", "_event_data")
+    The handler is `callback(context, event, ...)` or `system_callback(system, context, event, ...)`, the
+    system being the one that declared the event.
+    """
 
-    def __init__(self, *args: Any, callback: Callable | None = None, trigger_type: TriggerType | None = None) -> None:
+    __slots__ = ("_callback", "_trigger_type", "_event_data", "_system_callback", "_owner")
+
+    def __init__(self, *args: Any, callback: Callable | None = None, system_callback: Callable | None = None,
+                 trigger_type: TriggerType | None = None) -> None:
         for a in args:  # accept (callback), (trigger_type, callback) and (trigger_type)
             if isinstance(a, TriggerType):
                 trigger_type = a
@@ -154,9 +160,13 @@ class Event(PortableSlots):
                 callback = a
             else:
                 raise TypeError(f"{type(self).__name__}: unexpected argument {a!r}")
-        self._callback = callback
+        if callback is not None and system_callback is not None:
+            raise TypeError(f"{type(self).__name__}: give callback or system_callback, not both")
+        self._system_callback = system_callback is not None
+        self._callback = system_callback if self._system_callback else callback
         self._trigger_type = TriggerType.kUnknown if trigger_type is None else TriggerType(trigger_type)
         self._event_data = None
+        self._owner = None
 
     def get_trigger_type(self) -> TriggerType:
         return self._trigger_type
@@ -164,10 +174,21 @@ class Event(PortableSlots):
     def get_event_data(self) -> Any:
         return self._event_data
 
-    def _with_trigger(self, trigger_type: TriggerType, data: Any = None) -> "Event":
+    def _with_trigger(self, trigger_type: TriggerType, data: Any = None, owner: Any = None) -> "Event":
+        """A copy with the given trigger (and data); `owner` is the declaring system (for system_callback)."""
         ev = object.__new__(type(self))
         ev._callback, ev._trigger_type, ev._event_data = self._callback, trigger_type, data
+        ev._system_callback = self._system_callback
+        ev._owner = owner if owner is not None else self._owner
         return ev
+
+    def _invoke(self, context, *more):
+        callback = self._callback
+        if callback is None:
+            return None
+        if self._system_callback:
+            return callback(self._owner, context, self, *more)
+        return callback(context, self, *more)
 
 
 class PublishEvent(Event):
@@ -177,8 +198,7 @@ class PublishEvent(Event):
 
     def _handle(self, context, _arg=None):
         """Runs the handler; returns what it returned (None or an EventStatus)."""
-        callback = self._callback
-        return None if callback is None else callback(context, self)
+        return self._invoke(context)
 
 
 class DiscreteUpdateEvent(Event):
@@ -187,8 +207,7 @@ class DiscreteUpdateEvent(Event):
     __slots__ = ()
 
     def _handle(self, context, discrete_state):
-        callback = self._callback
-        return None if callback is None else callback(context, self, discrete_state)
+        return self._invoke(context, discrete_state)
 
 
 class UnrestrictedUpdateEvent(Event):
@@ -197,11 +216,10 @@ class UnrestrictedUpdateEvent(Event):
     __slots__ = ()
 
     def _handle(self, context, state):
-        callback = self._callback
-        return None if callback is None else callback(context, self, state)
+        return self._invoke(context, state)
 
 
-class WitnessFunctionDirection(enum.IntEnum):
+class WitnessFunctionDirection(CppEnum):
     kNone = 0
     kPositiveThenNonPositive = 1
     kNegativeThenNonNegative = 2

@@ -12,6 +12,7 @@ from .context import LeafContext
 from .dependency import ALL_KINDS, resolve_kinds
 from .events import (DiscreteUpdateEvent, Event, PeriodicEventData, PublishEvent, TriggerType,
                      UnrestrictedUpdateEvent, WitnessFunction)
+from .overloads import one_argument
 from .portable import portable
 from .ports import LeafOutputPort, PortDataType, UseDefaultName
 from .state import (AbstractParameterIndex, AbstractStateIndex, ContinuousStateIndex, DiscreteStateIndex,
@@ -121,8 +122,12 @@ class LeafSystem(System):
         self._prereqs_resolved = False
 
     # ----- state -----------------------------------------------------------------------------------
-    def DeclareContinuousState(self, *args: Any) -> ContinuousStateIndex:
+    def DeclareContinuousState(self, *args: Any, num_state_variables: int | None = None, model_vector: Any = None,
+                               num_q: int | None = None, num_v: int | None = None,
+                               num_z: int | None = None) -> ContinuousStateIndex:
         """`(num_state_variables)`, `(num_q, num_v, num_z)`, `(model_vector)` or `(model_vector, num_q, num_v, num_z)`."""
+        first = [x for x in (num_state_variables, model_vector) if x is not None]
+        args = tuple(first) + args + tuple(x for x in (num_q, num_v, num_z) if x is not None)
         if len(args) == 1:
             if isinstance(args[0], (int, np.integer)):
                 model, nq, nv, nz = np.zeros(int(args[0])), 0, 0, int(args[0])
@@ -145,8 +150,11 @@ class LeafSystem(System):
         self._xc_model = model
         return ContinuousStateIndex(0)
 
-    def DeclareDiscreteState(self, arg: Any) -> DiscreteStateIndex:
+    def DeclareDiscreteState(self, *args: Any, num_state_variables: int | None = None, vector: Any = None,
+                             model_vector: Any = None) -> DiscreteStateIndex:
         """`(num_state_variables)`, `(vector)` or `(model_vector: BasicVector)`; returns the group index."""
+        arg = one_argument("DeclareDiscreteState", args, num_state_variables=num_state_variables, vector=vector,
+                   model_vector=model_vector)
         self._discrete_models.append(_model_vector(arg, f"DeclareDiscreteState on {self.GetSystemPathname()}"))
         return DiscreteStateIndex(len(self._discrete_models) - 1)
 
@@ -175,10 +183,13 @@ class LeafSystem(System):
         return len(self._abstract_parameter_models)
 
     # ----- ports -----------------------------------------------------------------------------------
-    def DeclareVectorInputPort(self, name: Any, size: Any, random_type: Any = None, *,
-                               required: bool = True):
-        """A vector input; `size` is an int or a model BasicVector. `required=False` (a mallard extension)
-        exempts the port from the Simulator's unconnected-input check."""
+    def DeclareVectorInputPort(self, name: Any, *args: Any, size: Any = None, model_vector: Any = None,
+                               random_type: Any = None, required: bool = True):
+        """A vector input of `size` or shaped as `model_vector` (a BasicVector). `required=False` (a mallard
+        extension) exempts the port from the Simulator's unconnected-input check."""
+        if len(args) == 2:  # (name, size_or_model, random_type) positionally
+            args, random_type = args[:1], args[1]
+        size = one_argument(f"DeclareVectorInputPort({name})", args, size=size, model_vector=model_vector)
         model = _model_vector(size, f"DeclareVectorInputPort({name})")
         return self._new_input_port(name, PortDataType.kVectorValued, model.size(), model, required, random_type)
 
@@ -205,8 +216,18 @@ class LeafSystem(System):
         self._prereqs_resolved = False
         return port
 
-    def DeclareVectorOutputPort(self, name: Any, size: Any, calc: Callable, prerequisites_of_calc: set | None = None):
-        """`calc(context, output: BasicVector)`; outputs depend on every source unless prerequisites_of_calc says less."""
+    def DeclareVectorOutputPort(self, name: Any, *args: Any, size: Any = None, model_value: Any = None,
+                                calc: Callable | None = None, prerequisites_of_calc: set | None = None):
+        """A vector output of `size` (or shaped as `model_value`, a BasicVector) computed by
+        `calc(context, output: BasicVector)`; it depends on every source unless prerequisites_of_calc says less."""
+        args = list(args)
+        if size is None and model_value is None and args:
+            size = args.pop(0)
+        if calc is None and args:
+            calc = args.pop(0)
+        if prerequisites_of_calc is None and args:
+            prerequisites_of_calc = args.pop(0)
+        size = one_argument(f"DeclareVectorOutputPort({name})", tuple(args), size=size, model_value=model_value)
         model = _model_vector(size, f"DeclareVectorOutputPort({name})")
         alloc = model.Clone
         return self._new_output_port(name, PortDataType.kVectorValued, model.size(), alloc, calc, prerequisites_of_calc)
@@ -249,12 +270,13 @@ class LeafSystem(System):
                           prerequisites_of_calc: set | None = None, *, alloc: Callable | None = None,
                           calc: Callable | None = None) -> CacheEntry:
         """A cached computation: `value_producer` (or alloc=/calc=) plus its prerequisites."""
-        if value_producer is None:
-            value_producer = ValueProducer(allocate=alloc, calc=calc)
-        if prerequisites_of_calc is None:
+        if value_producer is None:  # mallard's alloc=/calc= form: a plain allocated object is wrapped in a Value
+            value_producer = ValueProducer(allocate=_Allocator(alloc), calc=calc)
+        default = prerequisites_of_calc is None
+        if default:
             prerequisites_of_calc = {self.all_sources_ticket()}
         entry = CacheEntry(self, len(self._cache_entries), self._num_slots, description, value_producer,
-                           prerequisites_of_calc)
+                           prerequisites_of_calc, default)
         self._num_slots += 1
         self._cache_entries.append(entry)
         self._prereqs_resolved = False
@@ -292,16 +314,16 @@ class LeafSystem(System):
 
     def DeclarePeriodicEvent(self, period_sec: float, offset_sec: float, event: Event) -> None:
         data = self._check_period(period_sec, offset_sec, "DeclarePeriodicEvent")
-        self._periodic_events.append((data, event._with_trigger(TriggerType.kPeriodic, data)))
+        self._periodic_events.append((data, event._with_trigger(TriggerType.kPeriodic, data, self)))
 
     def DeclarePerStepEvent(self, event: Event) -> None:
-        self._per_step_events.append(event._with_trigger(TriggerType.kPerStep))
+        self._per_step_events.append(event._with_trigger(TriggerType.kPerStep, None, self))
 
     def DeclareInitializationEvent(self, event: Event) -> None:
-        self._init_events.append(event._with_trigger(TriggerType.kInitialization))
+        self._init_events.append(event._with_trigger(TriggerType.kInitialization, None, self))
 
     def _forced(self, event: Event) -> None:
-        self._forced_events.append(event._with_trigger(TriggerType.kForced))
+        self._forced_events.append(event._with_trigger(TriggerType.kForced, None, self))
 
     def DeclarePeriodicPublishEvent(self, period_sec: float, offset_sec: float, publish: Callable) -> None:
         self.DeclarePeriodicEvent(period_sec, offset_sec, PublishEvent(_Adapt(publish, "publish")))
@@ -340,10 +362,12 @@ class LeafSystem(System):
         self._forced(UnrestrictedUpdateEvent(_Adapt(update, "update")))
 
     def MakeWitnessFunction(self, description: str, direction_type, calc: Callable,
-                            event: Event | None = None) -> WitnessFunction:
-        if event is not None:
-            event = event._with_trigger(TriggerType.kWitness)
-        return WitnessFunction(self, description, direction_type, calc, event)
+                            e: Event | None = None) -> WitnessFunction:
+        """A witness function `calc(context) -> float` whose zero crossings (per `direction_type`) trigger the
+        event `e` (optional)."""
+        if e is not None:
+            e = e._with_trigger(TriggerType.kWitness, None, self)
+        return WitnessFunction(self, description, direction_type, calc, e)
 
     def DoGetWitnessFunctions(self, context) -> list:
         """Override to return the witness functions active in `context` (default: none)."""
@@ -401,11 +425,18 @@ class LeafSystem(System):
     def _allocate_context_tree(self) -> LeafContext:
         if not self._prereqs_resolved:
             self._resolve_prerequisites()
-        return LeafContext(
-            self._system_id, self.GetSystemPathname(), len(self._input_ports), self._xc_nq, self._xc_nv, self._xc_nz,
+        context = LeafContext(
+            self._system_id, self.GetSystemPathname(), len(self._input_ports), len(self._output_ports),
+            self._xc_nq, self._xc_nv, self._xc_nz,
             [m._data for m in self._discrete_models], [m.Clone() for m in self._abstract_models],
             [m.Clone() for m in self._numeric_parameter_models], [m.Clone() for m in self._abstract_parameter_models],
             self._num_slots)
+        for port in self._output_ports:
+            context._cache[port._slot][2] = port._disabled_by_default
+        for entry in self._cache_entries:  # allocated now, so a bad allocator fails at context creation
+            slot = context._cache[entry._slot]
+            slot[1], slot[2] = entry._alloc(), entry._disabled_by_default
+        return context
 
     def _leaf_systems(self) -> list:
         return [self]

@@ -1,13 +1,14 @@
 """Input and output ports (pydrake semantics: vector `Eval` returns a fresh copy)."""
 from __future__ import annotations
 
-import enum
 from typing import Any, Callable
 
 import numpy as np
 
+from mallard.common.cpp_enum import CppEnum
+
 from .basic_vector import BasicVector, VectorBase
-from .cache import CachedSlot
+from .cache import CachedSlot, OutputPortCacheEntry
 from .context import fixed_inputs_changed
 from .dependency import DependencyTicket
 from .portable import PortableSlots
@@ -19,17 +20,17 @@ __all__ = [
 ]
 
 
-class PortDataType(enum.IntEnum):
+class PortDataType(CppEnum):
     kVectorValued = 0
     kAbstractValued = 1
 
 
-class InputPortSelection(enum.IntEnum):
+class InputPortSelection(CppEnum):
     kNoInput = -1
     kUseFirstInputIfItExists = -2
 
 
-class OutputPortSelection(enum.IntEnum):
+class OutputPortSelection(CppEnum):
     kNoOutput = -1
     kUseFirstOutputIfItExists = -2
 
@@ -151,24 +152,41 @@ class InputPort(_PortBase):
         """Fixes this port's value in `context` (a vector, list, float, BasicVector or any object)."""
         self._check(context, "FixValue")
         if self._data_type == PortDataType.kVectorValued:
-            if isinstance(value, AbstractValue):
-                value = value.get_value()
-            data = value._data if isinstance(value, VectorBase) else value
-            arr = np.asarray(data, dtype=float).reshape(-1)
-            if arr.shape[0] != self._size:
-                raise ValueError(f"FixValue on {self.GetFullDescription()}: expected a vector of size "
-                                 f"{self._size}, got size {arr.shape[0]}")
-            stored: Any = BasicVector(arr)
+            stored: Any = BasicVector(self._vector_data(value))
         else:
-            stored = value.Clone() if isinstance(value, Value) else Value(value)
-            model = self._model.get_value() if isinstance(self._model, AbstractValue) else None
-            if model is not None and not isinstance(stored.get_value(), type(model)):
-                raise ValueError(f"FixValue on {self.GetFullDescription()}: expected a value of type "
-                                 f"{type(model).__name__}, got {type(stored.get_value()).__name__}")
+            model = self._model if isinstance(self._model, AbstractValue) else Value(self._model)
+            if isinstance(value, AbstractValue):
+                if type(value) is not type(model):
+                    raise RuntimeError(f"FixValue on {self.GetFullDescription()}: the port holds {type(model).__name__}"
+                                       f", got a {type(value).__name__}")
+                stored = value.Clone()
+            else:
+                stored = model.Clone()
+                stored.set_value(value)  # TypeError when `value` is not of the port's type
         fixed = FixedInputPortValue(stored, context)
         context._fixed_inputs[int(self._index)] = fixed
         fixed_inputs_changed(context)
         return fixed
+
+    def _vector_data(self, value: Any) -> np.ndarray:
+        """FixValue's vector: from an array, list, scalar, BasicVector or Value[BasicVector]; a wrong size is a
+        RuntimeError and a non-numeric value a TypeError (pydrake's exceptions)."""
+        if isinstance(value, AbstractValue):
+            value = value.get_value()
+            if not isinstance(value, VectorBase):
+                raise RuntimeError(f"FixValue on {self.GetFullDescription()}: the port is vector-valued, got a "
+                                   f"Value holding {type(value).__name__}")
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"FixValue on {self.GetFullDescription()}: the port is vector-valued, got {value!r:.40}")
+        try:
+            arr = np.asarray(value._data if isinstance(value, VectorBase) else value, dtype=float).reshape(-1)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"FixValue on {self.GetFullDescription()}: the port is vector-valued, got "
+                            f"{type(value).__name__} ({e})") from None
+        if arr.shape[0] != self._size:
+            raise RuntimeError(f"FixValue on {self.GetFullDescription()}: expected a vector of size {self._size}, "
+                               f"got size {arr.shape[0]}")
+        return arr
 
     def Allocate(self) -> AbstractValue:
         if self._data_type == PortDataType.kVectorValued:
@@ -217,7 +235,8 @@ class OutputPort(_PortBase):
 class LeafOutputPort(CachedSlot, OutputPort):
     """An output computed by a calc callback into a value cached in the leaf context."""
 
-    __slots__ = ("_alloc", "_calc", "_slot", "_kinds", "_all", "_prerequisites", "_is_state_port")
+    __slots__ = ("_alloc", "_calc", "_slot", "_kinds", "_all", "_prerequisites", "_is_state_port",
+                 "_disabled_by_default")
 
     def __init__(self, system, index, name: str, data_type: PortDataType, size: int,
                  alloc: Callable[[], Any], calc: Callable, slot: int, prerequisites: set) -> None:
@@ -228,6 +247,14 @@ class LeafOutputPort(CachedSlot, OutputPort):
         self._kinds: tuple = ()
         self._all = True
         self._is_state_port = False
+        self._disabled_by_default = False
+
+    def cache_entry(self) -> OutputPortCacheEntry:
+        """The cache entry holding this port's value in each context."""
+        return OutputPortCacheEntry(self)
+
+    def disable_caching_by_default(self) -> None:
+        self._disabled_by_default = True
 
     def Allocate(self) -> AbstractValue:
         value = self._alloc()

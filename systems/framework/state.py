@@ -16,6 +16,7 @@ __all__ = [
     "ContinuousState", "DiscreteValues", "AbstractValues", "State", "Parameters",
     "ContinuousStateIndex", "DiscreteStateIndex", "AbstractStateIndex", "NumericParameterIndex",
     "AbstractParameterIndex", "InputPortIndex", "OutputPortIndex", "SubsystemIndex", "CacheIndex",
+    "SystemConstraintIndex",
 ]
 
 
@@ -24,6 +25,10 @@ class _TypedIndex(int):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({int(self)})"
+
+    def is_valid(self) -> bool:
+        """True for a non-negative index."""
+        return int(self) >= 0
 
 
 class ContinuousStateIndex(_TypedIndex): pass
@@ -35,6 +40,7 @@ class InputPortIndex(_TypedIndex): pass
 class OutputPortIndex(_TypedIndex): pass
 class SubsystemIndex(_TypedIndex): pass
 class CacheIndex(_TypedIndex): pass
+class SystemConstraintIndex(_TypedIndex): pass
 
 
 class ContinuousState:
@@ -134,7 +140,13 @@ class DiscreteValues:
 
     __slots__ = ("_groups",)
 
-    def __init__(self, groups: Sequence[Any] | Any = ()) -> None:
+    def __init__(self, groups: Sequence[Any] | Any = (), *, data: Sequence[Any] | None = None,
+                 datum: Any = None) -> None:
+        """`DiscreteValues()`, `(data: list of vectors)` or `(datum: one vector)`; groups are held, not copied."""
+        if data is not None:
+            groups = data
+        if datum is not None:
+            groups = [datum]
         if isinstance(groups, (VectorBase, np.ndarray)):
             groups = [groups]
         self._groups = [g if isinstance(g, VectorBase) else BasicVector(g) for g in groups]
@@ -170,8 +182,12 @@ class DiscreteValues:
     def get_mutable_value(self, index: int = 0) -> np.ndarray:
         return self._group(index).get_mutable_value()
 
-    def set_value(self, *args: Any) -> None:
-        """`set_value(xd)` for a single group or `set_value(group_index, xd)`."""
+    def set_value(self, *args: Any, index: int | None = None, value: Any = None) -> None:
+        """`set_value(value)` for a single group or `set_value(index, value)`."""
+        if index is not None:
+            args = (index,) + args
+        if value is not None:
+            args = args + (value,)
         if len(args) == 1:
             self._only("set_value").SetFromVector(args[0])
         else:
@@ -207,8 +223,8 @@ class AbstractValues:
 
     __slots__ = ("_values", "_owner", "_kind")
 
-    def __init__(self, values: Sequence[AbstractValue] = (), owner: Any = None, kind: int = -1) -> None:
-        self._values = list(values)
+    def __init__(self, data: Sequence[AbstractValue] = (), owner: Any = None, kind: int = -1) -> None:
+        self._values = list(data)
         self._owner = owner
         self._kind = kind
 
@@ -234,6 +250,10 @@ class AbstractValues:
             mine.SetFrom(theirs)
         if self._owner is not None:
             self._owner._bump(self._kind)
+
+    def Clone(self) -> "AbstractValues":
+        """Independent copies of every value."""
+        return AbstractValues([v.Clone() for v in self._values])
 
 
 class State:
@@ -285,7 +305,13 @@ class Parameters:
 
     __slots__ = ("_numeric", "_abstract")
 
-    def __init__(self, numeric: Sequence[VectorBase] = (), abstract: AbstractValues | Sequence[AbstractValue] = ()) -> None:
+    def __init__(self, numeric: Sequence[VectorBase] = (), abstract: AbstractValues | Sequence[AbstractValue] = (),
+                 *, vec: VectorBase | None = None, value: AbstractValue | None = None) -> None:
+        """`(numeric=[vectors], abstract=[values])`, or one parameter `(vec=vector)` / `(value=value)`."""
+        if vec is not None:
+            numeric = [vec]
+        if value is not None:
+            abstract = [value]
         self._numeric = list(numeric)
         self._abstract = abstract if isinstance(abstract, AbstractValues) else AbstractValues(abstract)
 
@@ -311,6 +337,24 @@ class Parameters:
 
     def get_mutable_abstract_parameter(self, index: int) -> AbstractValue:
         return self._abstract.get_mutable_value(index)
+
+    def get_numeric_parameters(self) -> DiscreteValues:
+        """All numeric parameter groups (the vectors themselves, not copies)."""
+        return DiscreteValues(self._numeric)
+
+    def set_numeric_parameters(self, numeric_params: DiscreteValues) -> None:
+        """Replaces the numeric parameter groups (earlier references stop tracking this object)."""
+        self._numeric = list(numeric_params._groups)
+
+    def get_abstract_parameters(self) -> AbstractValues:
+        return self._abstract
+
+    def set_abstract_parameters(self, abstract_params: AbstractValues) -> None:
+        """Replaces the abstract parameters (earlier references stop tracking this object)."""
+        self._abstract = abstract_params
+
+    def Clone(self) -> "Parameters":
+        return Parameters([BasicVector(p.CopyToVector()) for p in self._numeric], self._abstract.Clone())
 
     def SetFrom(self, other: "Parameters") -> None:
         for mine, theirs in zip(self._numeric, other._numeric):

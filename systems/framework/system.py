@@ -1,59 +1,23 @@
 """System: the base of LeafSystem and Diagram (ports, contexts, evaluation, events, naming)."""
 from __future__ import annotations
 
-import itertools
-import secrets
-
 import numpy as np
 
+from mallard.common.scalar_template import double_only_error
+
 from .basic_vector import BasicVector, VectorBase
-from .dependency import (ALL_KINDS, K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, DependencyTicket)
-from .system_events import SystemEvents
+from .dependency import K_P, K_XA, K_XC, K_XD
 from .portable import PortableAttributes
-from .ports import InputPort, OutputPort
-from .state import ContinuousState, InputPortIndex
+from .ports import InputPort, OutputPort, PortDataType
+from .state import ContinuousState, DiscreteValues, InputPortIndex, SystemConstraintIndex
+from .system_base import SystemBase
+from .system_constraint import ExternalSystemConstraint
+from .system_events import SystemEvents
+from .system_scalar_converter import ScalarConversionMethod, SystemScalarConverter
+from .system_visitor import SystemVisitor
 from .value import AbstractValue, Value
 
 __all__ = ["System", "SystemOutput"]
-
-# System ids are unique across processes (a random 62-bit start per process, then counting), so a context
-# pickled with its diagram still names that diagram's systems in a process that built others.
-_ids = itertools.count(secrets.randbits(62) << 20)
-
-_STATE = frozenset((K_XC, K_XD, K_XA))
-_TICKETS = {
-    "nothing_ticket": DependencyTicket((), name="nothing_ticket"),
-    "time_ticket": DependencyTicket((K_TIME,), name="time_ticket"),
-    "accuracy_ticket": DependencyTicket((K_ACC,), name="accuracy_ticket"),
-    "q_ticket": DependencyTicket((K_XC,), name="q_ticket"),
-    "v_ticket": DependencyTicket((K_XC,), name="v_ticket"),
-    "z_ticket": DependencyTicket((K_XC,), name="z_ticket"),
-    "xc_ticket": DependencyTicket((K_XC,), name="xc_ticket"),
-    "xd_ticket": DependencyTicket((K_XD,), name="xd_ticket"),
-    "xa_ticket": DependencyTicket((K_XA,), name="xa_ticket"),
-    "all_state_ticket": DependencyTicket(_STATE, name="all_state_ticket"),
-    "pn_ticket": DependencyTicket((K_P,), name="pn_ticket"),
-    "pa_ticket": DependencyTicket((K_P,), name="pa_ticket"),
-    "all_parameters_ticket": DependencyTicket((K_P,), name="all_parameters_ticket"),
-    "all_input_ports_ticket": DependencyTicket((K_U,), all_inputs=True, name="all_input_ports_ticket"),
-    "all_sources_except_input_ports_ticket": DependencyTicket(
-        (K_TIME, K_ACC, K_XC, K_XD, K_XA, K_P), name="all_sources_except_input_ports_ticket"),
-    "all_sources_ticket": DependencyTicket(ALL_KINDS, all_inputs=True, name="all_sources_ticket"),
-    "configuration_ticket": DependencyTicket(ALL_KINDS, all_inputs=True, name="configuration_ticket"),
-    "kinematics_ticket": DependencyTicket(ALL_KINDS, all_inputs=True, name="kinematics_ticket"),
-    "xcdot_ticket": DependencyTicket(ALL_KINDS, all_inputs=True, name="xcdot_ticket"),
-}
-
-
-def _ticket_method(name: str):
-    """An accessor returning the fixed ticket `name` (e.g. `system.xc_ticket()`)."""
-    ticket = _TICKETS[name]
-
-    def method(self) -> DependencyTicket:
-        return ticket
-    method.__name__ = name
-    method.__doc__ = f"The dependency ticket `{name}` (for prerequisites_of_calc)."
-    return method
 
 
 class SystemOutput:
@@ -78,75 +42,18 @@ class SystemOutput:
         return self._values[index]
 
 
-class System(PortableAttributes, SystemEvents):
+class System(SystemBase, PortableAttributes, SystemEvents):
     """Base class of every system: ports, names, contexts, evaluation of inputs, outputs and dynamics."""
 
     def __init__(self) -> None:
-        self._system_id = next(_ids)
-        self._system_name = ""
+        SystemBase.__init__(self)
         self._input_ports: list[InputPort] = []
         self._output_ports: list[OutputPort] = []
         self._parent_diagram = None           # the Diagram this system belongs to, once built
         self._index_in_parent = -1
         self._owner_builder = None    # the DiagramBuilder holding it before Build()
 
-    # ----- names ---------------------------------------------------------------------------------
-    def get_name(self) -> str:
-        return self._system_name
-
-    def set_name(self, name: str) -> None:
-        if self._parent_diagram is not None:
-            raise RuntimeError(f"set_name: {self.GetSystemPathname()} is already part of a built Diagram")
-        self._system_name = str(name)
-
-    def GetSystemName(self) -> str:
-        return self._system_name if self._system_name else "_"
-
-    def GetSystemPathname(self) -> str:
-        parts = []
-        system = self
-        while system is not None:
-            parts.append(system.GetSystemName())
-            system = system._parent_diagram
-        return "::" + "::".join(reversed(parts))
-
-    def GetSystemType(self) -> str:
-        cls = type(self)
-        return f"{cls.__module__}.{cls.__qualname__}"
-
-    def GetMemoryObjectName(self) -> str:
-        cls = type(self)
-        return f"{cls.__module__.replace('.', '/')}/{cls.__qualname__}@{id(self):016x}"
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.GetSystemPathname()}>"
-
-    # ----- tickets with an index -------------------------------------------------------------------
-    def input_port_ticket(self, index: int) -> DependencyTicket:
-        return self.get_input_port(index).ticket()
-
-    def discrete_state_ticket(self, index: int) -> DependencyTicket:
-        return _TICKETS["xd_ticket"]
-
-    def abstract_state_ticket(self, index: int) -> DependencyTicket:
-        return _TICKETS["xa_ticket"]
-
-    def numeric_parameter_ticket(self, index: int) -> DependencyTicket:
-        return _TICKETS["pn_ticket"]
-
-    def abstract_parameter_ticket(self, index: int) -> DependencyTicket:
-        return _TICKETS["pa_ticket"]
-
-    def cache_entry_ticket(self, index: int) -> DependencyTicket:
-        return DependencyTicket(cache_index=int(index), name=f"cache_entry_ticket({int(index)})")
-
     # ----- ports -----------------------------------------------------------------------------------
-    def num_input_ports(self) -> int:
-        return len(self._input_ports)
-
-    def num_output_ports(self) -> int:
-        return len(self._output_ports)
-
     def get_input_port(self, port_index: int | None = None, warn_deprecated: bool = True) -> InputPort:
         try:
             if port_index >= 0:
@@ -221,9 +128,8 @@ class System(PortableAttributes, SystemEvents):
         return context
 
     def AllocateContext(self):
-        if self._parent_diagram is not None:
-            raise RuntimeError(f"CreateDefaultContext: {self.GetSystemPathname()} is a subsystem of a Diagram; "
-                               "create the diagram's context and use GetMyContextFromRoot(root_context)")
+        """A new root context of this system alone (for a subsystem of a diagram: a standalone context whose
+        inputs are unconnected, as in pydrake; use GetMyContextFromRoot for its context inside the diagram)."""
         context = self._allocate_context_tree()
         context._make_root()
         return context
@@ -424,8 +330,13 @@ class System(PortableAttributes, SystemEvents):
         return self._map_qdot_to_v(context, qd)
 
     # ----- structure queries -------------------------------------------------------------------------
-    def HasDirectFeedthrough(self, *args: int) -> bool:
-        """`HasDirectFeedthrough(output_port_index)` or `HasDirectFeedthrough(input_port_index, output_port_index)`."""
+    def HasDirectFeedthrough(self, *args: int, input_port: int | None = None,
+                             output_port: int | None = None) -> bool:
+        """`HasDirectFeedthrough(output_port)` or `HasDirectFeedthrough(input_port, output_port)` (indices)."""
+        if input_port is not None:
+            args = (input_port,) + args
+        if output_port is not None:
+            args = args + (output_port,)
         if len(args) == 1:
             return any(self._feedthrough(i, int(args[0])) for i in range(self.num_input_ports()))
         return self._feedthrough(int(args[0]), int(args[1]))
@@ -444,17 +355,105 @@ class System(PortableAttributes, SystemEvents):
             raise RuntimeError(f"Clone: {self.GetSystemPathname()} belongs to a diagram or builder; clone the whole diagram")
         return copy.deepcopy(self)
 
+    def _double_only(self, what: str):
+        return double_only_error(f"{self.GetSystemPathname()} ({type(self).__name__}).{what}")
+
     def ToAutoDiffXd(self):
-        raise RuntimeError(f"{self.GetSystemPathname()} ({type(self).__name__}): mallard systems compute in double "
-                           "precision only; Linearize and LinearQuadraticRegulator work on any system by finite "
-                           "differences, so no AutoDiffXd conversion is needed")
+        raise self._double_only("ToAutoDiffXd")
 
-    ToSymbolic = ToAutoDiffXd
+    def ToAutoDiffXdMaybe(self):
+        raise self._double_only("ToAutoDiffXdMaybe")
 
-    def ToScalarType(self, *args):
-        return self.ToAutoDiffXd()
+    def ToSymbolic(self):
+        raise self._double_only("ToSymbolic")
 
+    def ToSymbolicMaybe(self):
+        raise self._double_only("ToSymbolicMaybe")
 
-for _name in _TICKETS:
-    setattr(System, _name, _ticket_method(_name))
-del _name
+    ToScalarType = ScalarConversionMethod(maybe=False)
+    ToScalarTypeMaybe = ScalarConversionMethod(maybe=True)
+
+    def get_system_scalar_converter(self) -> SystemScalarConverter:
+        return SystemScalarConverter()
+
+    # ----- allocation helpers ----------------------------------------------------------------------
+    def AllocateDiscreteVariables(self) -> DiscreteValues:
+        """New discrete state groups shaped as this system's, holding the default (model) values."""
+        context = self._allocate_context_tree()
+        context._make_root()
+        return context.get_discrete_state().Clone()
+
+    def AllocateInputVector(self, input_port: InputPort) -> BasicVector:
+        """A new vector suited to the vector-valued `input_port`."""
+        input_port._require_vector("AllocateInputVector")
+        return input_port.Allocate().get_value()
+
+    def AllocateInputAbstract(self, input_port: InputPort) -> AbstractValue:
+        """A new value suited to the abstract-valued `input_port`."""
+        if input_port.get_data_type() == PortDataType.kVectorValued:
+            raise RuntimeError(f"AllocateInputAbstract: {input_port.GetFullDescription()} is vector-valued")
+        return input_port.Allocate()
+
+    def AllocateImplicitTimeDerivativesResidual(self) -> np.ndarray:
+        return np.zeros(self.implicit_time_derivatives_residual_size())
+
+    def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives: ContinuousState,
+                                            residual: np.ndarray | None = None) -> np.ndarray | None:
+        """residual = proposed xcdot - f(x) (Drake's default for explicit dynamics); written into `residual`
+        when given, else returned."""
+        value = proposed_derivatives.CopyToVector() - self.EvalTimeDerivatives(context).CopyToVector()
+        if residual is None:
+            return value
+        residual[:] = value
+        return None
+
+    # ----- energy (0 unless a leaf overrides DoCalc*; diagrams sum their leaves) --------------------------
+    def _sum_over_leaves(self, context, method: str) -> float:
+        self._check_context(context, method)
+        pairs = self._leaf_pairs(context)
+        if len(pairs) == 1 and pairs[0][0] is self:
+            return float(getattr(self, "Do" + method)(context))
+        return float(sum(getattr(leaf, method)(leaf_context) for leaf, leaf_context in pairs))
+
+    def CalcPotentialEnergy(self, context) -> float:
+        return self._sum_over_leaves(context, "CalcPotentialEnergy")
+
+    def CalcKineticEnergy(self, context) -> float:
+        return self._sum_over_leaves(context, "CalcKineticEnergy")
+
+    def CalcConservativePower(self, context) -> float:
+        return self._sum_over_leaves(context, "CalcConservativePower")
+
+    def CalcNonConservativePower(self, context) -> float:
+        return self._sum_over_leaves(context, "CalcNonConservativePower")
+
+    def EvalPotentialEnergy(self, context) -> float:
+        return self.CalcPotentialEnergy(context)
+
+    def EvalKineticEnergy(self, context) -> float:
+        return self.CalcKineticEnergy(context)
+
+    def DoCalcPotentialEnergy(self, context) -> float:
+        return 0.0
+
+    def DoCalcKineticEnergy(self, context) -> float:
+        return 0.0
+
+    def DoCalcConservativePower(self, context) -> float:
+        return 0.0
+
+    def DoCalcNonConservativePower(self, context) -> float:
+        return 0.0
+
+    # ----- system constraints and visitors -----------------------------------------------------------
+    def num_constraints(self) -> int:
+        return len(self.__dict__.get("_external_constraints", ()))
+
+    def _AddExternalConstraint(self, constraint: ExternalSystemConstraint) -> SystemConstraintIndex:
+        constraints = self.__dict__.setdefault("_external_constraints", [])
+        constraints.append(constraint)
+        return SystemConstraintIndex(len(constraints) - 1)
+
+    def Accept(self, v: SystemVisitor) -> None:
+        """Calls `v.VisitSystem(self)` (a Diagram calls `v.VisitDiagram(self)`)."""
+        v.VisitSystem(self)

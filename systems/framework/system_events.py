@@ -85,6 +85,14 @@ class SystemEvents:
         events = self._collect(context, "_forced_events", DiscreteUpdateEvent)
         discrete_state.SetFrom(_updated_discrete(context, pairs, events))
 
+    def CalcForcedUnrestrictedUpdate(self, context, state) -> None:
+        """Writes into `state` the state after this system's forced unrestricted updates (context unchanged)."""
+        self._check_context(context, "CalcForcedUnrestrictedUpdate")
+        scratch = context.Clone()
+        _raise_on_failure(handle_unrestricted(scratch, self._collect(scratch, "_forced_events",
+                                                                     UnrestrictedUpdateEvent)))
+        state.SetFrom(scratch.get_state())
+
     def GetWitnessFunctions(self, context) -> list:
         self._check_context(context, "GetWitnessFunctions")
         witnesses = []

@@ -1,4 +1,10 @@
-"""Type-erased values for abstract ports, abstract state and abstract parameters (pydrake.common.value)."""
+"""Type-erased values for abstract ports, abstract state and abstract parameters (pydrake.common.value).
+
+As in pydrake, `Value` is a template over the held type: `Value[str]`, `Value[float]`, `Value[BasicVector]`,
+`Value[object]`. `Value(x)` infers the instantiation (str, bool and float, and mallard's own classes, get their
+own; anything else is `Value[object]`), `Value[T]()` holds a default T, and a typed value refuses to hold an
+object of another type. str / bool / float / int are held by value: they have no mutable reference.
+"""
 from __future__ import annotations
 
 import copy
@@ -6,26 +12,30 @@ from typing import Any
 
 __all__ = ["AbstractValue", "Value"]
 
+# Types pydrake converts to and from C++ by value: a Value of one cannot hand out a mutable reference.
+_CONVERSION_TYPES = (str, bool, float, int)
+_DEFAULTS = {str: "", bool: False, float: 0.0, int: 0, object: None}
+
 
 class AbstractValue:
-    """A type-erased holder of one Python object; `Value` is the concrete holder."""
+    """A type-erased holder of one Python object; `Value[T]` is the concrete holder."""
 
     __slots__ = ()
 
     @staticmethod
     def Make(value: Any) -> "Value":
-        """Wraps `value` in a `Value` (an AbstractValue passes through unchanged)."""
+        """Wraps `value` in a `Value` of its inferred type (an AbstractValue passes through unchanged)."""
         if isinstance(value, AbstractValue):
             return value  # type: ignore[return-value]
         return Value(value)
 
-    def get_value(self) -> Any:  # pragma: no cover - overridden
+    def get_value(self) -> Any:
         raise TypeError("AbstractValue is abstract; use Value(obj) or AbstractValue.Make(obj)")
 
-    def get_mutable_value(self) -> Any:  # pragma: no cover - overridden
+    def get_mutable_value(self) -> Any:
         raise TypeError("AbstractValue is abstract; use Value(obj) or AbstractValue.Make(obj)")
 
-    def set_value(self, value: Any) -> None:  # pragma: no cover - overridden
+    def set_value(self, value: Any) -> None:
         raise TypeError("AbstractValue is abstract; use Value(obj) or AbstractValue.Make(obj)")
 
 
@@ -40,39 +50,118 @@ def _clone_object(obj: Any) -> Any:
             return obj
 
 
+def _inferred_type(value: Any) -> type:
+    """The Value instantiation pydrake would pick for `value`."""
+    t = type(value)
+    if t is bool or t is str:
+        return t
+    if isinstance(value, float):
+        return float
+    if t.__module__.split(".", 1)[0] == "mallard":
+        return t
+    return object
+
+
+def _instantiate(T: Any, value: Any) -> "Value":
+    """Unpickling helper: `Value[T]` holding `value`."""
+    v = Value[T].__new__(Value[T])
+    v._value = value
+    return v
+
+
 class Value(AbstractValue):
-    """Holds one Python object. `Value[T](obj)` is accepted as in pydrake (the type argument is informative)."""
+    """Holds one Python object. `Value[T]` is the instantiation for type T; `Value(obj)` infers T."""
 
     __slots__ = ("_value",)
+    _T: Any = None
+    _instantiations: dict = {}
 
-    def __class_getitem__(cls, item: Any) -> type:
-        return cls
+    def __class_getitem__(cls, T: Any) -> type:
+        inst = Value._instantiations.get(T)
+        if inst is None:
+            name = f"Value[{getattr(T, '__name__', T)}]"
+            inst = type(name, (Value,), {"__slots__": (), "_T": T, "__qualname__": name,
+                                          "__module__": Value.__module__})
+            Value._instantiations[T] = inst
+        return inst
 
-    def __init__(self, value: Any = None) -> None:
-        self._value = value
+    def __new__(cls, *args, **kwargs):
+        if cls is Value:
+            if not args:
+                raise TypeError("Value() needs a value to infer its type; use Value[T]() for a default T")
+            cls = Value[_inferred_type(args[0])]
+        return object.__new__(cls)
+
+    def __init__(self, *args) -> None:
+        T = self._T
+        if not args:
+            if T in _DEFAULTS:
+                self._value = _DEFAULTS[T]
+                return
+            try:
+                self._value = T()
+            except TypeError as e:
+                raise TypeError(f"{type(self).__name__}(): {T.__name__} has no default constructor; "
+                                f"give a value ({e})") from None
+            return
+        value = args[0]
+        if len(args) == 1 and (T is object or isinstance(value, T) or T in _CONVERSION_TYPES):
+            self._value = self._checked(value)
+            return
+        try:  # pydrake's emplace constructor: Value[T](args...) holds T(args...)
+            self._value = T(*args)
+        except TypeError as e:
+            raise TypeError(f"{type(self).__name__}: cannot hold {type(value).__name__} ({e})") from None
+
+    def _checked(self, value: Any) -> Any:
+        """`value` converted to this instantiation's type, or TypeError when it is not one."""
+        T = self._T
+        if T is object or type(value) is T:
+            return value
+        if T is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if T is int and isinstance(value, int) and not isinstance(value, bool):
+            return int(value)
+        if T is bool and type(value).__name__ == "bool_":
+            return bool(value)
+        if T not in _CONVERSION_TYPES and isinstance(value, T):
+            return value
+        raise TypeError(f"{type(self).__name__}.set_value: expected a {getattr(T, '__name__', T)}, "
+                        f"got {type(value).__name__} ({value!r:.60})")
 
     def get_value(self) -> Any:
+        """The held object (for Value[object] and mallard types, the object itself, not a copy)."""
         return self._value
 
     def get_mutable_value(self) -> Any:
+        """The held object, to mutate in place; str / bool / float / int values are immutable (RuntimeError)."""
+        if self._T in _CONVERSION_TYPES:
+            raise RuntimeError(f"Cannot get mutable value (or reference) for a type-conversion type: {self._T}")
         return self._value
 
     def set_value(self, value: Any) -> None:
-        self._value = value
+        """Replaces the held object; it must be of this instantiation's type (TypeError otherwise)."""
+        self._value = self._checked(value)
 
     def Clone(self) -> "Value":
-        """A new Value holding a deep copy of the object."""
-        return Value(_clone_object(self._value))
+        """A new Value of the same instantiation holding a deep copy of the object."""
+        return _instantiate(self._T, _clone_object(self._value))
 
     def SetFrom(self, other: AbstractValue) -> None:
-        """Copies the object held by `other` into this value."""
+        """Copies the object held by `other` (a Value of the same type) into this value."""
+        if isinstance(other, Value) and type(other) is not type(self) and self._T is not object:
+            raise RuntimeError(f"{type(self).__name__}.SetFrom: cannot copy from a {type(other).__name__}")
         self._value = _clone_object(other.get_value())
 
-    def __getstate__(self):
-        return {"_value": self._value}
+    def __reduce__(self):
+        return _instantiate, (self._T, self._value)
 
-    def __setstate__(self, state):
-        self._value = state["_value"]
+    def __copy__(self) -> "Value":
+        return _instantiate(self._T, self._value)
+
+    def __deepcopy__(self, memo) -> "Value":
+        return _instantiate(self._T, copy.deepcopy(self._value, memo))
 
     def __repr__(self) -> str:
         return f"Value({self._value!r})"
+

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from mallard.systems.framework.overloads import one_argument  # noqa: F401 (re-exported for the primitives)
+
 
 def input_data(system, context, index: int = 0) -> np.ndarray:
     """The input vector of port `index` as a read-only-by-convention numpy view (no copy)."""
@@ -61,3 +63,4 @@ def positive_period(value, what: str) -> float:
     if not (v > 0.0 and math.isfinite(v)):
         raise ValueError(f"{what} must be positive and finite, got {value}")
     return v
+

@@ -7,12 +7,10 @@ when D has a non-zero entry.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from mallard.systems.framework import LeafSystem
-from ._util import as_matrix, as_vector, input_data
+from ._util import as_matrix, as_vector
+from .time_varying_affine_system import TimeVaryingAffineSystem
 
 
 def _dims(A, B, f0, C, D, y0) -> tuple[int, int, int]:
@@ -42,11 +40,10 @@ def _fill(M: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return M if M.shape == (rows, cols) else np.zeros((rows, cols))
 
 
-class AffineSystem(LeafSystem):
+class AffineSystem(TimeVaryingAffineSystem):
     """x' = A x + B u + f0 (or x[n+1] = ... when time_period > 0), y = C x + D u + y0; empty = zero."""
 
     def __init__(self, A=None, B=None, f0=None, C=None, D=None, y0=None, time_period: float = 0.0) -> None:
-        super().__init__()
         mats = [as_matrix(np.zeros((0, 0)) if M is None else M, f"AffineSystem: {name}")
                 for M, name in ((A, "A"), (B, "B"), (C, "C"), (D, "D"))]
         vecs = [as_vector(np.zeros(0) if v is None else v, f"AffineSystem: {name}") for v, name in ((f0, "f0"),
@@ -54,26 +51,13 @@ class AffineSystem(LeafSystem):
         A_, B_, C_, D_ = mats
         f0_, y0_ = vecs
         n, m, p = _dims(A_, B_, f0_, C_, D_, y0_)
-        tp = float(time_period)
-        if not (tp >= 0.0 and math.isfinite(tp)):
-            raise ValueError(f"AffineSystem: time_period must be >= 0 (0 = continuous time), got {time_period}")
-        self._n, self._m, self._p, self._time_period = n, m, p, tp
         self._A, self._B, self._f0 = _fill(A_, n, n), _fill(B_, n, m), f0_ if f0_.size else np.zeros(n)
         self._C, self._D, self._y0 = _fill(C_, p, n), _fill(D_, p, m), y0_ if y0_.size else np.zeros(p)
-        self._x0 = np.zeros(n)
-        self._Sx = np.zeros((n, n))
-        if n:
-            if tp == 0.0:
-                self.DeclareContinuousState(n)
-            else:
-                self.DeclareDiscreteState(n)
-                self.DeclarePeriodicDiscreteUpdateEvent(tp, 0.0, self._update)
-        if m:
-            self.DeclareVectorInputPort("u0", m)
-        if p:
-            prereq = {self.all_sources_ticket()} if np.any(self._D != 0.0) else (
-                {self.xc_ticket() if tp == 0.0 else self.xd_ticket()} if n else {self.nothing_ticket()})
-            self.DeclareVectorOutputPort("y0", p, self._calc_output, prereq)
+        # y0 is direct feedthrough only when D has a non-zero entry.
+        super().__init__(n, m, p, time_period, direct_feedthrough=bool(np.any(self._D != 0.0)))
+
+    def _coefficients(self, t: float) -> tuple:
+        return self._A, self._B, self._f0, self._C, self._D, self._y0
 
     # ---- coefficients -----------------------------------------------------------------------------
     def A(self) -> np.ndarray:
@@ -93,18 +77,6 @@ class AffineSystem(LeafSystem):
 
     def y0(self) -> np.ndarray:
         return self._y0.copy()
-
-    def time_period(self) -> float:
-        return self._time_period
-
-    def num_states(self) -> int:
-        return self._n
-
-    def num_inputs(self) -> int:
-        return self._m
-
-    def num_outputs(self) -> int:
-        return self._p
 
     def UpdateCoefficients(self, A, B, f0, C, D, y0) -> None:
         """Replace all coefficients by ones of the same sizes (the feedthrough structure is kept)."""
@@ -126,69 +98,6 @@ class AffineSystem(LeafSystem):
             raise ValueError("UpdateCoefficients: D was zero (no direct feedthrough declared); it must stay zero")
         self._A, self._B, self._C, self._D = new
         self._f0, self._y0 = vecs
-
-    def configure_default_state(self, x0) -> None:
-        """Default initial state x0 of new contexts."""
-        x = as_vector(x0, "configure_default_state: x0")
-        if x.shape[0] != self._n:
-            raise ValueError(f"configure_default_state: x0 must have size {self._n}, got {x.shape[0]}")
-        self._x0 = x
-
-    def configure_random_state(self, covariance) -> None:
-        """Random initial states are x0 + S w with S S^T = covariance and w standard normal."""
-        P = as_matrix(covariance, "configure_random_state: covariance")
-        if P.shape != (self._n, self._n):
-            raise ValueError(f"configure_random_state: covariance must be {self._n}x{self._n}, got {P.shape}")
-        if not np.allclose(P, P.T):
-            raise ValueError("configure_random_state: covariance must be symmetric")
-        w, V = np.linalg.eigh(P)
-        if np.any(w < -1e-12 * max(1.0, float(np.max(np.abs(w))))):
-            raise ValueError("configure_random_state: covariance must be positive semi-definite")
-        self._Sx = V @ np.diag(np.sqrt(np.maximum(w, 0.0)))
-
-    # ---- dynamics ---------------------------------------------------------------------------------
-    def _state(self, context) -> np.ndarray:
-        return context._continuous._vector._data if self._time_period == 0.0 else \
-            context.get_discrete_state(0)._data
-
-    def _f(self, context) -> np.ndarray:
-        x = self._state(context)
-        r = self._A @ x + self._f0
-        if self._m:
-            r += self._B @ input_data(self, context, 0)
-        return r
-
-    def DoCalcTimeDerivatives(self, context, derivatives) -> None:
-        derivatives._vector._data[:] = self._f(context)
-
-    def _update(self, context, discrete_state) -> None:
-        discrete_state.get_mutable_value(0)[:] = self._f(context)
-
-    def _calc_output(self, context, output) -> None:
-        y = output._data
-        y[:] = self._y0
-        if self._n:
-            y += self._C @ self._state(context)
-        if self._m and np.any(self._D != 0.0):
-            y += self._D @ input_data(self, context, 0)
-
-    def SetDefaultState(self, context, state) -> None:
-        super().SetDefaultState(context, state)
-        self._write_state(state, self._x0)
-
-    def SetRandomState(self, context, state, generator) -> None:
-        super().SetDefaultState(context, state)
-        w = generator.standard_normal(self._n) if hasattr(generator, "standard_normal") else \
-            np.random.default_rng(int(generator())).standard_normal(self._n)
-        self._write_state(state, self._x0 + self._Sx @ w)
-
-    def _write_state(self, state, x) -> None:
-        if not self._n:
-            return
-        if self._time_period == 0.0:
-            state._continuous._vector._data[:] = x
-        else:
-            state._discrete._groups[0]._data[:] = x
 
 
 class LinearSystem(AffineSystem):

@@ -4,14 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from mallard.systems.framework import LeafSystem
-from ._util import as_vector, input_data, positive_int
+from ._util import as_vector, input_data, one_argument, positive_int
 
 
 class Integrator(LeafSystem):
     """x' = u0, y0 = x: `Integrator(size)` (starts at zero) or `Integrator(initial_value)`."""
 
-    def __init__(self, arg) -> None:
+    def __init__(self, *args, size: int | None = None, initial_value=None) -> None:
         super().__init__()
+        arg = one_argument("Integrator", args, size=size, initial_value=initial_value)
         if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
             x0 = np.zeros(positive_int(arg, "Integrator: size"))
         else:
@@ -35,9 +36,9 @@ class Integrator(LeafSystem):
             raise ValueError(f"Integrator.set_integral_value: expected size {self._xc_model.shape[0]}, got {v.shape[0]}")
         context.SetContinuousState(v)
 
-    def set_default_integral_value(self, value) -> None:
+    def set_default_integral_value(self, initial_value) -> None:
         """Initial value of the integral in new contexts."""
-        v = as_vector(value, "Integrator.set_default_integral_value")
+        v = as_vector(initial_value, "Integrator.set_default_integral_value")
         if v.shape[0] != self._xc_model.shape[0]:
             raise ValueError(f"Integrator.set_default_integral_value: expected size {self._xc_model.shape[0]}, "
                              f"got {v.shape[0]}")
@@ -47,8 +48,12 @@ class Integrator(LeafSystem):
 class FirstOrderLowPassFilter(LeafSystem):
     """x' = (u0 - x) / tau elementwise, y0 = x: `(time_constant, size=1)` or `(time_constants)` (seconds)."""
 
-    def __init__(self, time_constant, size: int = 1) -> None:
+    def __init__(self, time_constant=None, size: int = 1, *, time_constants=None) -> None:
         super().__init__()
+        if time_constants is not None:
+            if time_constant is not None:
+                raise TypeError("FirstOrderLowPassFilter: give time_constant (and size) or time_constants, not both")
+            time_constant = time_constants
         if np.ndim(time_constant) == 0:
             tau = np.full(positive_int(size, "FirstOrderLowPassFilter: size"), float(time_constant))
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from mallard.systems.framework import AbstractValue, DiagramBuilder, Diagram, LeafSystem, Value
-from ._util import as_vector, input_data, positive_int, positive_period
+from ._util import as_vector, input_data, one_argument, positive_int, positive_period
 from .routing import Multiplexer
 
 
@@ -28,8 +28,13 @@ class ZeroOrderHold(LeafSystem):
     """y = u sampled every `period_sec` from `offset_sec`: `(period_sec, vector_size, offset_sec=0)` or
     `(period_sec, abstract_model_value, offset_sec=0)`. The initial output is zero (or the model value)."""
 
-    def __init__(self, period_sec: float, vector_size_or_model, offset_sec: float = 0.0) -> None:
+    def __init__(self, period_sec: float, *args, vector_size: int | None = None, abstract_model_value=None,
+                 offset_sec: float = 0.0) -> None:
         super().__init__()
+        if len(args) == 2:  # (period_sec, vector_size_or_model, offset_sec) positionally
+            args, offset_sec = args[:1], args[1]
+        vector_size_or_model = one_argument("ZeroOrderHold", args, vector_size=vector_size,
+                                            abstract_model_value=abstract_model_value)
         self._period = positive_period(period_sec, "ZeroOrderHold: period_sec")
         offset = float(offset_sec)
         if not (offset >= 0.0 and math.isfinite(offset)):
@@ -155,10 +160,14 @@ class StateInterpolatorWithDiscreteDerivative(Diagram):
             raise TypeError(f"StateInterpolatorWithDiscreteDerivative.{what}: pass this diagram's Context")
         return self.GetSubsystemContext(self._derivative, context)
 
-    def set_initial_position(self, context, position) -> None:
-        """Start with zero velocity at `position`: u[n] = u[n-1] = position."""
-        self._derivative.set_input_history(self._derivative_state(context, "set_initial_position"),
-                                           position, position)
+    def set_initial_position(self, context=None, position=None, *, state=None) -> None:
+        """Start with zero velocity at `position`: u[n] = u[n-1] = position (in `context`, or in `state`, this
+        diagram's State)."""
+        if state is not None:
+            target = state  # the derivative is this diagram's only stateful subsystem: same discrete groups
+        else:
+            target = self._derivative_state(context, "set_initial_position")
+        self._derivative.set_input_history(target, position, position)
 
     def set_initial_state(self, context, position, velocity) -> None:
         """Start at `position` with `velocity`: u[n] = position, u[n-1] = position - h * velocity."""
@@ -168,3 +177,77 @@ class StateInterpolatorWithDiscreteDerivative(Diagram):
             raise ValueError(f"set_initial_state: position (size {p.size}) and velocity (size {v.size}) differ")
         self._derivative.set_input_history(self._derivative_state(context, "set_initial_state"),
                                            p, p - self._derivative.time_step() * v)
+
+
+class DiscreteTimeDelay(LeafSystem):
+    """delayed_u = u sampled `delay_time_steps` periods of `update_sec` earlier (zeros / the model value until
+    then): `(update_sec, delay_time_steps, vector_size)` or `(update_sec, delay_time_steps,
+    abstract_model_value)`. The buffer holds delay_time_steps + 1 samples, oldest first, as Drake's."""
+
+    def __init__(self, update_sec: float, delay_time_steps: int, *args, vector_size: int | None = None,
+                 abstract_model_value=None) -> None:
+        super().__init__()
+        self._period = positive_period(update_sec, "DiscreteTimeDelay: update_sec")
+        self._buffer = positive_int(delay_time_steps, "DiscreteTimeDelay: delay_time_steps", allow_zero=True) + 1
+        arg = one_argument("DiscreteTimeDelay", args, vector_size=vector_size,
+                           abstract_model_value=abstract_model_value)
+        self._abstract = isinstance(arg, AbstractValue)
+        if self._abstract:
+            self._model = arg
+            self.DeclareAbstractInputPort("u", arg)
+            for _ in range(self._buffer):
+                self.DeclareAbstractState(arg.Clone())
+            self._oldest = self.DeclareAbstractState(Value(0))
+            self.DeclareAbstractOutputPort("delayed_u", arg.Clone, self._copy_abstract, {self.xa_ticket()})
+            self.DeclarePeriodicUnrestrictedUpdateEvent(self._period, 0.0, self._save_abstract)
+        else:
+            self._n = positive_int(arg, "DiscreteTimeDelay: vector_size", allow_zero=True)
+            self.DeclareVectorInputPort("u", self._n)
+            self.DeclareVectorOutputPort("delayed_u", self._n, self._copy_vector, {self.xd_ticket()})
+            self.DeclareDiscreteState(self._n * self._buffer)
+            self.DeclarePeriodicDiscreteUpdateEvent(self._period, 0.0, self._save_vector)
+
+    def _copy_vector(self, context, output) -> None:
+        output.SetFromVector(context.get_discrete_state(0)._data[:self._n])
+
+    def _save_vector(self, context, discrete_state) -> None:
+        old = context.get_discrete_state(0)._data
+        new = discrete_state.get_mutable_value(0)
+        new[:-self._n or None] = old[self._n:]
+        new[len(new) - self._n:] = input_data(self, context, 0)
+
+    def _copy_abstract(self, context, output) -> None:
+        oldest = context.get_abstract_state(int(self._oldest)).get_value()
+        output.SetFrom(context.get_abstract_state(oldest))
+
+    def _save_abstract(self, context, state) -> None:
+        value = self.get_input_port(0).EvalAbstract(context)
+        oldest_value = state.get_mutable_abstract_state(int(self._oldest))
+        oldest = oldest_value.get_value()
+        state.get_mutable_abstract_state(oldest).SetFrom(value)
+        oldest_value.set_value((oldest + 1) % self._buffer)
+
+
+class DiscreteTimeIntegrator(LeafSystem):
+    """x[n+1] = x[n] + time_step * u[n], y = x[n] (forward Euler, a discrete state updated every time_step)."""
+
+    def __init__(self, size: int, time_step: float) -> None:
+        super().__init__()
+        self._h = positive_period(time_step, "DiscreteTimeIntegrator: time_step")
+        n = positive_int(size, "DiscreteTimeIntegrator: size")
+        self.DeclareVectorInputPort("u", n)
+        xd = self.DeclareDiscreteState(n)
+        self.DeclarePeriodicDiscreteUpdateEvent(self._h, 0.0, self._update)
+        self.DeclareStateOutputPort("y", xd)
+
+    def _update(self, context, discrete_state) -> None:
+        discrete_state.get_mutable_value(0)[:] = context.get_discrete_state(0)._data + \
+            self._h * input_data(self, context, 0)
+
+    def time_step(self) -> float:
+        return self._h
+
+    def set_integral_value(self, context, value) -> None:
+        """Sets the integral (the state) in `context`."""
+        self.ValidateContext(context)
+        context.SetDiscreteState(0, as_vector(value, "DiscreteTimeIntegrator.set_integral_value"))

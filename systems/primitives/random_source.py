@@ -6,21 +6,14 @@ gets its own default seed (a process-wide counter, as Drake does); `SetRandomCon
 """
 from __future__ import annotations
 
-import enum
 import itertools
 from typing import Optional
 
 import numpy as np
 
+from mallard.common.random_distribution import RandomDistribution
 from mallard.systems.framework import LeafSystem, Value
 from ._util import positive_int, positive_period
-
-
-class RandomDistribution(enum.IntEnum):
-    """Distributions of RandomSource (pydrake.common.RandomDistribution)."""
-    kUniform = 0      # uniform on [0, 1)
-    kGaussian = 1     # standard normal
-    kExponential = 2  # exponential with rate 1
 
 
 _kDefaultSeed = 5489  # std::mt19937's default seed, Drake's RandomGenerator::default_seed
@@ -111,3 +104,19 @@ class RandomSource(LeafSystem):
         else:
             seed = int(generator()) % 2**32
         self._seed_state(seed, context, state)
+
+
+def AddRandomInputs(sampling_interval_sec: float, builder) -> int:
+    """Connects a new RandomSource (of the port's distribution, sampled every `sampling_interval_sec`) to every
+    random input port (declared with a random_type) of the builder's systems that is not yet connected or
+    exported; returns how many sources were added."""
+    count = 0
+    for system in builder.GetSystems():
+        for i in range(system.num_input_ports()):
+            port = system.get_input_port(i)
+            if not port.is_random() or builder.IsConnectedOrExported(port):
+                continue
+            source = builder.AddSystem(RandomSource(port.get_random_type(), port.size(), sampling_interval_sec))
+            builder.Connect(source.get_output_port(0), port)
+            count += 1
+    return count

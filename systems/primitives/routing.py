@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from mallard.systems.framework import AbstractValue, BasicVector, LeafSystem, VectorBase
-from ._util import as_vector, input_data, positive_int
+from ._util import as_vector, input_data, one_argument, positive_int
 
 
 class PassThrough(LeafSystem):
@@ -13,8 +13,10 @@ class PassThrough(LeafSystem):
     `PassThrough(vector_size)`, `PassThrough(value: vector)` or `PassThrough(abstract_model_value)`.
     """
 
-    def __init__(self, arg) -> None:
+    def __init__(self, *args, vector_size: int | None = None, value=None, abstract_model_value=None) -> None:
         super().__init__()
+        arg = one_argument("PassThrough", args, vector_size=vector_size, value=value,
+                           abstract_model_value=abstract_model_value)
         if isinstance(arg, AbstractValue):
             self._abstract = True
             self._model = arg.Clone()
@@ -44,8 +46,10 @@ class PassThrough(LeafSystem):
 class Multiplexer(LeafSystem):
     """y0 = [u0; u1; ...]: `Multiplexer(num_scalar_inputs)`, `(input_sizes: list)` or `(model_vector)`."""
 
-    def __init__(self, arg) -> None:
+    def __init__(self, *args, num_scalar_inputs: int | None = None, input_sizes=None, model_vector=None) -> None:
         super().__init__()
+        arg = one_argument("Multiplexer", args, num_scalar_inputs=num_scalar_inputs, input_sizes=input_sizes,
+                           model_vector=model_vector)
         model = None
         if isinstance(arg, VectorBase):
             model = arg
@@ -74,8 +78,13 @@ class Multiplexer(LeafSystem):
 class Demultiplexer(LeafSystem):
     """Splits u0 into y0, y1, ...: `Demultiplexer(size, output_ports_size=1)` or `(output_ports_sizes: list)`."""
 
-    def __init__(self, size_or_sizes, output_ports_size: int = 1) -> None:
+    def __init__(self, *args, size: int | None = None, output_ports_size: int | None = None,
+                 output_ports_sizes=None) -> None:
         super().__init__()
+        if len(args) == 2:  # (size, output_ports_size) positionally
+            args, output_ports_size = args[:1], args[1]
+        size_or_sizes = one_argument("Demultiplexer", args, size=size, output_ports_sizes=output_ports_sizes)
+        output_ports_size = 1 if output_ports_size is None else output_ports_size
         if isinstance(size_or_sizes, (int, np.integer)) and not isinstance(size_or_sizes, bool):
             size = positive_int(size_or_sizes, "Demultiplexer: size")
             k = positive_int(output_ports_size, "Demultiplexer: output_ports_size")

@@ -67,14 +67,14 @@ class VectorLogSink(LeafSystem):
     def GetMutableLog(self, context) -> VectorLog:
         return self.GetLog(context)
 
-    def FindLog(self, root_context) -> VectorLog:
+    def FindLog(self, context) -> VectorLog:
         """The log, given the root context of a diagram containing this sink (or the sink's own context)."""
-        if getattr(root_context, "_system_id", None) == self._system_id:
-            return self.GetLog(root_context)
-        return self.GetLog(self.GetMyContextFromRoot(root_context))
+        if getattr(context, "_system_id", None) == self._system_id:
+            return self.GetLog(context)
+        return self.GetLog(self.GetMyContextFromRoot(context))
 
-    def FindMutableLog(self, root_context) -> VectorLog:
-        return self.FindLog(root_context)
+    def FindMutableLog(self, context) -> VectorLog:
+        return self.FindLog(context)
 
 
 def _parse_trigger_args(args: tuple, kwargs: dict, what: str):

@@ -15,7 +15,10 @@ from typing import Sequence
 import numpy as np
 
 from . import spline_fitting as fit
-from .trajectory import Trajectory
+from mallard.common.tolerance_type import ToleranceType
+
+from .piecewise_trajectory import PiecewiseTrajectory
+from .polynomial import Polynomial
 
 
 _POWERS = np.arange(64, dtype=float)
@@ -40,7 +43,7 @@ def _horner(c: np.ndarray, dt: np.ndarray) -> np.ndarray:
     return acc
 
 
-class PiecewisePolynomial(Trajectory):
+class PiecewisePolynomial(PiecewiseTrajectory):
     """A matrix of piecewise polynomials over breaks t_0 < ... < t_N (seconds)."""
 
     # Breaks and coefficients are properties so every edit drops the evaluation caches.
@@ -148,7 +151,8 @@ class PiecewisePolynomial(Trajectory):
         """C2 cubic spline.
 
         Forms: `(breaks, samples, sample_dot_at_start, sample_dot_at_end)` (clamped end slopes) or
-        `(breaks, samples, periodic_end_condition=False)` (periodic, else not-a-knot end conditions).
+        `(breaks, samples, periodic_end=False)` (periodic, else not-a-knot end conditions; pydrake also
+        spells the flag `periodic_end_condition`).
         """
         method = "CubicWithContinuousSecondDerivatives"
         if "sample_dot_at_start" in kwargs or "sample_dot_at_end" in kwargs or len(args) == 2 or (
@@ -161,7 +165,8 @@ class PiecewisePolynomial(Trajectory):
             d0 = fit.as_sample_matrix(d0, rows, cols, f"{method}: sample_dot_at_start")
             d1 = fit.as_sample_matrix(d1, rows, cols, f"{method}: sample_dot_at_end")
             return cls._from_coeffs(t, fit.cubic_clamped_coeffs(t, Y, d0, d1))
-        periodic = bool(args[0]) if args else bool(kwargs.pop("periodic_end_condition", False))
+        periodic = bool(args[0]) if args else bool(kwargs.pop("periodic_end",
+                                                            kwargs.pop("periodic_end_condition", False)))
         if kwargs:
             raise TypeError(f"{method}: unexpected arguments {sorted(kwargs)}")
         t, Y = cls._make(method, breaks, samples, 3)
@@ -198,59 +203,9 @@ class PiecewisePolynomial(Trajectory):
             raise RuntimeError("PiecewisePolynomial has no segments. Number of columns is undefined.")
         return int(self._coeffs.shape[2])
 
-    def _require_segments(self, what: str) -> None:
-        if self.empty():
-            raise RuntimeError(f"PiecewisePolynomial.{what}: the trajectory has no segments")
-
-    def do_start_time(self) -> float:
-        self._require_segments("start_time")
-        return float(self._breaks[0])
-
-    def do_end_time(self) -> float:
-        self._require_segments("end_time")
-        return float(self._breaks[-1])
-
     def get_number_of_segments(self) -> int:
         """Number of polynomial segments."""
         return int(self._coeffs.shape[0])
-
-    def get_segment_times(self) -> list[float]:
-        """The breaks t_0..t_N as a list (seconds)."""
-        return [float(b) for b in self._breaks]
-
-    def _check_segment(self, segment_index: int) -> int:
-        n = self.get_number_of_segments()
-        if not 0 <= segment_index < n:
-            raise ValueError(f"segment index {segment_index} is out of range: the trajectory has {n} segments")
-        return int(segment_index)
-
-    def duration(self, segment_index: int) -> float:
-        """Length (seconds) of segment `segment_index`."""
-        i = self._check_segment(segment_index)
-        return float(self._breaks[i + 1] - self._breaks[i])
-
-    def start_time(self, segment_index: int | None = None) -> float:
-        """Start time (seconds) of the trajectory, or of one segment."""
-        if segment_index is None:
-            return self.do_start_time()
-        return float(self._breaks[self._check_segment(segment_index)])
-
-    def end_time(self, segment_index: int | None = None) -> float:
-        """End time (seconds) of the trajectory, or of one segment."""
-        if segment_index is None:
-            return self.do_end_time()
-        return float(self._breaks[self._check_segment(segment_index) + 1])
-
-    def get_segment_index(self, t: float) -> int:
-        """Index of the segment containing t (t_i <= t < t_{i+1}); clamped to the first/last segment."""
-        if self.empty():
-            return 0
-        i = bisect.bisect_right(self._breaks, float(t)) - 1
-        return min(max(i, 0), self.get_number_of_segments() - 1)
-
-    def is_time_in_range(self, t: float) -> bool:
-        """Whether start_time() <= t <= end_time()."""
-        return bool(self._breaks[0] <= t <= self._breaks[-1]) if not self.empty() else False
 
     def getSegmentPolynomialDegree(self, segment_index: int, row: int = 0, col: int = 0) -> int:
         """Degree of the stored polynomial of one segment (zero leading coefficients count, as in Drake)."""
@@ -327,20 +282,81 @@ class PiecewisePolynomial(Trajectory):
     def __deepcopy__(self, memo):
         return self.Clone()
 
-    def isApprox(self, other: "PiecewisePolynomial", tol: float = 0.0) -> bool:
-        """Same shape and breaks, and coefficients equal to within `tol` (relative to the largest)."""
-        if self.empty() or other.empty():
-            return self.empty() and other.empty()
+    def isApprox(self, other: "PiecewisePolynomial", tol: float,
+                 tol_type: ToleranceType = ToleranceType.kRelative) -> bool:
+        """Same shape, breaks within `tol`, and every coefficient within `tol` (kAbsolute) or within
+        tol * min(|a|, |b|) (kRelative; then the stored degrees must match too), as Drake compares."""
+        if (self.empty() or other.empty()) and not (self.empty() and other.empty()):
+            return False
+        if self.empty():
+            return True
         if (self.rows(), self.cols()) != (other.rows(), other.cols()):
             return False
-        if self._breaks.shape != other._breaks.shape or not np.allclose(self._breaks, other._breaks, rtol=0,
-                                                                           atol=max(tol, 0.0)):
+        if self._breaks.shape != other._breaks.shape or np.any(np.abs(self._breaks - other._breaks) > tol):
             return False
-        D = max(self._coeffs.shape[-1], other._coeffs.shape[-1])
-        a = _pad(self._coeffs, D)
-        b = _pad(other._coeffs, D)
-        scale = max(1.0, float(np.max(np.abs(a))), float(np.max(np.abs(b))))
-        return bool(np.max(np.abs(a - b)) <= tol * scale)
+        a, b = self._coeffs, other._coeffs
+        if ToleranceType(tol_type) == ToleranceType.kAbsolute:
+            D = max(a.shape[-1], b.shape[-1])
+            return bool(np.all(np.abs(_pad(a, D) - _pad(b, D)) <= tol))
+        if a.shape != b.shape:
+            return False
+        return bool(np.all(np.abs(a - b) <= tol * np.minimum(np.abs(a), np.abs(b))))
+
+    # ---- polynomial access and arithmetic -------------------------------------------------------
+    def getPolynomial(self, segment_index: int, row: int = 0, col: int = 0) -> Polynomial:
+        """The polynomial of element (row, col) in segment `segment_index`, in the local time t - t_i."""
+        i = self._check_segment(segment_index)
+        if not (0 <= row < self.rows() and 0 <= col < self.cols()):
+            raise IndexError(f"getPolynomial: element ({row}, {col}) is outside the {self.rows()}x{self.cols()} "
+                             "trajectory")
+        return Polynomial(self._coeffs[i, row, col, :int(self._degrees[i]) + 1])
+
+    def getPolynomialMatrix(self, segment_index: int) -> np.ndarray:
+        """The (rows, cols) object array of Polynomials of one segment."""
+        i = self._check_segment(segment_index)
+        out = np.empty((self.rows(), self.cols()), dtype=object)
+        for r in range(self.rows()):
+            for c in range(self.cols()):
+                out[r, c] = Polynomial(self._coeffs[i, r, c, :int(self._degrees[i]) + 1])
+        return out
+
+    def _combine(self, other, sign: float, op: str) -> "PiecewisePolynomial":
+        if isinstance(other, PiecewisePolynomial):
+            if (self.rows(), self.cols()) != (other.rows(), other.cols()):
+                raise ValueError(f"PiecewisePolynomial {op}: shapes differ ({self.rows()}x{self.cols()} vs "
+                                 f"{other.rows()}x{other.cols()})")
+            if self._breaks.shape != other._breaks.shape or not np.allclose(self._breaks, other._breaks,
+                                                                               rtol=0, atol=fit.kEpsilonTime):
+                raise ValueError(f"PiecewisePolynomial {op}: the two trajectories must have the same breaks")
+            D = max(self._coeffs.shape[-1], other._coeffs.shape[-1])
+            c = _pad(self._coeffs, D) + sign * _pad(other._coeffs, D)
+            degrees = np.maximum(self._degrees, other._degrees)
+        else:
+            offset = np.broadcast_to(np.asarray(other, dtype=float).reshape(
+                (self.rows(), -1) if np.ndim(other) else (1, 1)), (self.rows(), self.cols()))
+            c = self._coeffs.copy()
+            c[..., 0] += sign * offset
+            degrees = self._degrees.copy()
+        return PiecewisePolynomial(_breaks=self._breaks.copy(), _coeffs=c, _degrees=degrees)
+
+    def __add__(self, other) -> "PiecewisePolynomial":
+        return self._combine(other, 1.0, "+")
+
+    __radd__ = __add__
+
+    def __sub__(self, other) -> "PiecewisePolynomial":
+        return self._combine(other, -1.0, "-")
+
+    def __neg__(self) -> "PiecewisePolynomial":
+        return PiecewisePolynomial(_breaks=self._breaks.copy(), _coeffs=-self._coeffs, _degrees=self._degrees.copy())
+
+    def __mul__(self, scale: float) -> "PiecewisePolynomial":
+        if not np.isscalar(scale):
+            raise TypeError("PiecewisePolynomial * x: only scalar x is supported; use Block/Transpose for matrices")
+        return PiecewisePolynomial(_breaks=self._breaks.copy(), _coeffs=self._coeffs * float(scale),
+                                   _degrees=self._degrees.copy())
+
+    __rmul__ = __mul__
 
     # ---- in-place editing -----------------------------------------------------------------------
     def ConcatenateInTime(self, other: "PiecewisePolynomial") -> None:

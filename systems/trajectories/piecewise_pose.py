@@ -9,8 +9,11 @@ from typing import Sequence
 
 import numpy as np
 
+from mallard.multibody.math import RigidTransform
+
 from .piecewise_polynomial import PiecewisePolynomial, _pad
 from .piecewise_quaternion import PiecewiseQuaternionSlerp, rotation_matrix_from_quaternion
+from .piecewise_trajectory import PiecewiseTrajectory
 from .trajectory import Trajectory
 
 
@@ -26,7 +29,7 @@ def _split_pose(X) -> tuple[np.ndarray, np.ndarray]:
     return M[:3, :3], M[:3, 3].copy()
 
 
-class PiecewisePose(Trajectory):
+class PiecewisePose(PiecewiseTrajectory):
     """Pose trajectory from a 3x1 position PiecewisePolynomial and a PiecewiseQuaternionSlerp."""
 
     def __init__(self, position_trajectory: PiecewisePolynomial | None = None,
@@ -75,9 +78,8 @@ class PiecewisePose(Trajectory):
     def get_orientation_trajectory(self) -> PiecewiseQuaternionSlerp:
         return self._orientation
 
-    def GetPose(self, time: float):
-        """X_WB(t) as a `mallard.multibody.math.RigidTransform`."""
-        from mallard.multibody.math import RigidTransform
+    def GetPose(self, time: float) -> RigidTransform:
+        """X_WB(t) as a RigidTransform."""
         return RigidTransform(self.value(time))
 
     def GetVelocity(self, time: float) -> np.ndarray:
@@ -113,26 +115,9 @@ class PiecewisePose(Trajectory):
     def do_cols(self) -> int:
         return 4
 
-    def do_start_time(self) -> float:
-        return self._position.start_time()
-
-    def do_end_time(self) -> float:
-        return self._position.end_time()
-
-    def get_number_of_segments(self) -> int:
-        return self._position.get_number_of_segments()
-
-    def get_segment_times(self) -> list[float]:
-        return self._position.get_segment_times()
-
-    def get_segment_index(self, t: float) -> int:
-        return self._position.get_segment_index(t)
-
-    def duration(self, segment_index: int) -> float:
-        return self._position.duration(segment_index)
-
-    def is_time_in_range(self, t: float) -> bool:
-        return self._position.is_time_in_range(t)
+    @property
+    def _breaks(self) -> np.ndarray:
+        return self._position._breaks
 
     def do_has_derivative(self) -> bool:
         return True

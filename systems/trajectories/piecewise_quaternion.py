@@ -7,11 +7,14 @@ value(t) is the (4, 1) quaternion; EvalDerivative(t, 1) the (3, 1) angular veloc
 """
 from __future__ import annotations
 
-import bisect
 from typing import Sequence
 
 import numpy as np
 
+from mallard.multibody.math.eigen_geometry import Quaternion
+
+from .piecewise_polynomial import PiecewisePolynomial
+from .piecewise_trajectory import PiecewiseTrajectory
 from .spline_fitting import kEpsilonTime
 from .trajectory import Trajectory
 
@@ -92,10 +95,19 @@ def _slerp(q0: np.ndarray, q1: np.ndarray, s: float) -> np.ndarray:
     return c0 * q0 + c1 * q1
 
 
-class PiecewiseQuaternionSlerp(Trajectory):
-    """Orientation trajectory through quaternion samples at `breaks`, slerped within segments."""
+class PiecewiseQuaternionSlerp(PiecewiseTrajectory):
+    """Orientation trajectory through quaternion samples at `breaks`, slerped within segments.
 
-    def __init__(self, breaks: Sequence[float] | None = None, samples: Sequence | None = None):
+    The samples are `quaternions`, `rotation_matrices` (3x3 arrays or RotationMatrix) or `angle_axes`
+    (pydrake's keyword names; any of these forms may also be given positionally).
+    """
+
+    def __init__(self, breaks: Sequence[float] | None = None, quaternions: Sequence | None = None, *,
+                 rotation_matrices: Sequence | None = None, angle_axes: Sequence | None = None):
+        given = [x for x in (quaternions, rotation_matrices, angle_axes) if x is not None]
+        if len(given) > 1:
+            raise TypeError("PiecewiseQuaternionSlerp: give one of quaternions, rotation_matrices or angle_axes")
+        samples = given[0] if given else None
         self._breaks = np.zeros(0)
         self._q = np.zeros((0, 4))
         self._w = np.zeros((0, 3))
@@ -136,9 +148,14 @@ class PiecewiseQuaternionSlerp(Trajectory):
         angle = 2.0 * np.arctan2(sv, dq[0])
         return dq[1:] / sv * angle / h
 
-    def Append(self, time: float, sample) -> None:
-        """Add one segment ending at `time` with orientation `sample` (quaternion, matrix or RotationMatrix)."""
-        q = _to_quaternion(sample)
+    def Append(self, time: float, quaternion=None, *, rotation_matrix=None, angle_axis=None) -> None:
+        """Add one segment ending at `time` with the given orientation (a Quaternion, a rotation matrix or
+        RotationMatrix, or an AngleAxis)."""
+        given = [x for x in (quaternion, rotation_matrix, angle_axis) if x is not None]
+        if len(given) != 1:
+            raise TypeError("PiecewiseQuaternionSlerp.Append: give exactly one of quaternion, rotation_matrix or "
+                            "angle_axis")
+        q = _to_quaternion(given[0])
         if self._breaks.size and not time - self._breaks[-1] >= kEpsilonTime:
             raise ValueError(f"PiecewiseQuaternionSlerp.Append: time {time} must be after end_time() {self._breaks[-1]}")
         self._breaks = np.append(self._breaks, float(time))
@@ -146,8 +163,7 @@ class PiecewiseQuaternionSlerp(Trajectory):
 
     # ---- Trajectory hooks -----------------------------------------------------------------------
     def _require(self) -> None:
-        if self._breaks.size < 2:
-            raise RuntimeError("PiecewiseQuaternionSlerp has no segments")
+        self._require_segments("value")
 
     def do_rows(self) -> int:
         return 4
@@ -155,39 +171,9 @@ class PiecewiseQuaternionSlerp(Trajectory):
     def do_cols(self) -> int:
         return 1
 
-    def do_start_time(self) -> float:
-        self._require()
-        return float(self._breaks[0])
-
-    def do_end_time(self) -> float:
-        self._require()
-        return float(self._breaks[-1])
-
-    def get_number_of_segments(self) -> int:
-        return max(int(self._breaks.size) - 1, 0)
-
-    def get_segment_times(self) -> list[float]:
-        return [float(b) for b in self._breaks]
-
-    def get_segment_index(self, t: float) -> int:
-        if self._breaks.size < 2:
-            return 0
-        i = bisect.bisect_right(self._breaks, float(t)) - 1
-        return min(max(i, 0), self.get_number_of_segments() - 1)
-
-    def duration(self, segment_index: int) -> float:
-        if not 0 <= segment_index < self.get_number_of_segments():
-            raise ValueError(f"segment index {segment_index} is out of range: the trajectory has "
-                             f"{self.get_number_of_segments()} segments")
-        return float(self._breaks[segment_index + 1] - self._breaks[segment_index])
-
-    def is_time_in_range(self, t: float) -> bool:
-        return bool(self._breaks.size >= 2 and self._breaks[0] <= t <= self._breaks[-1])
-
-    def orientation(self, t: float):
-        """The orientation at t as a `mallard.multibody.math.Quaternion` (end values outside the breaks)."""
-        from mallard.multibody.math import Quaternion
-        return Quaternion(self._orientation_wxyz(t))
+    def orientation(self, time: float) -> Quaternion:
+        """The orientation at `time` as a Quaternion (end values outside the breaks)."""
+        return Quaternion(self._orientation_wxyz(time))
 
     def _orientation_wxyz(self, t: float) -> np.ndarray:
         """The unit quaternion [w, x, y, z] at t as an array."""
@@ -197,12 +183,12 @@ class PiecewiseQuaternionSlerp(Trajectory):
         s = min(max(s, 0.0), 1.0)
         return _slerp(self._q[i], self._q[i + 1], s)
 
-    def angular_velocity(self, t: float) -> np.ndarray:
-        """World-frame angular velocity w_W (rad/s) of the segment containing t (end segments outside)."""
+    def angular_velocity(self, time: float) -> np.ndarray:
+        """World-frame angular velocity w_W (rad/s) of the segment containing `time` (end segments outside)."""
         self._require()
-        return self._w[self.get_segment_index(t)].copy()
+        return self._w[self.get_segment_index(time)].copy()
 
-    def angular_acceleration(self, t: float) -> np.ndarray:
+    def angular_acceleration(self, time: float) -> np.ndarray:
         """Zero: the angular velocity is constant within each segment."""
         self._require()
         return np.zeros(3)
@@ -220,7 +206,6 @@ class PiecewiseQuaternionSlerp(Trajectory):
         return np.zeros((3, 1))
 
     def DoMakeDerivative(self, derivative_order: int) -> Trajectory:
-        from .piecewise_polynomial import PiecewisePolynomial
         self._require()
         if derivative_order == 0:
             return self.Clone()

@@ -14,19 +14,38 @@ kEpsilonTime = 1e-10
 _kSlopeEpsilon = 1e-10
 
 
+def _is_vector_sample(s) -> bool:
+    """True for a 1-D sequence of numbers (a list / tuple of scalars or a 1-D array): one row of a matrix."""
+    if isinstance(s, np.ndarray):
+        return s.ndim == 1
+    return isinstance(s, (list, tuple)) and all(np.ndim(x) == 0 for x in s)
+
+
 def as_samples(samples, method: str) -> np.ndarray:
     """Normalize pydrake's sample forms to an (N, rows, cols) array.
 
-    Accepts an ndarray (rows, N) whose columns are the samples (a 1-D array is one row), or a list of
-    samples, each a scalar, a 1-D vector (a column) or a (rows, cols) matrix.
+    As in pydrake, a matrix (an ndarray (rows, N), or a list of rows each a 1-D sequence of numbers) holds one
+    sample per COLUMN; a list of matrices (2-D arrays or nested lists) holds one sample per item. A list of
+    scalars is N scalar samples. A 1-D ndarray is one row (N scalar samples).
     """
-    if isinstance(samples, np.ndarray):
-        a = np.asarray(samples, dtype=float)
+    if isinstance(samples, np.ndarray) or (isinstance(samples, (list, tuple)) and samples
+                                           and all(_is_vector_sample(s) for s in samples)):
+        rows = [np.asarray(r, dtype=float).ravel() for r in samples] if not isinstance(samples, np.ndarray) \
+            else None
+        if rows is not None and len({r.size for r in rows}) > 1:
+            raise ValueError(f"{method}: the rows of the samples matrix have different lengths "
+                             f"{[r.size for r in rows]}; each column of the matrix is one sample")
+        a = np.asarray(samples if rows is None else np.stack(rows), dtype=float)
         if a.ndim == 1:
             a = a[None, :]
         if a.ndim != 2:
             raise ValueError(f"{method}: samples must be a (rows, N) array or a list of matrices, got shape {a.shape}")
         return a.T[:, :, None].copy()
+    return as_matrix_list(samples, method)
+
+
+def as_matrix_list(samples, method: str) -> np.ndarray:
+    """An (N, rows, cols) array from N items, each a scalar, a vector (a column) or a matrix."""
     items = list(samples)
     if not items:
         raise ValueError(f"{method}: samples is empty")

@@ -146,6 +146,7 @@ class RungeKutta5Integrator(IntegratorBase):
 
     supports_error_control = True
     error_order = 5
+    _default_accuracy, _loosest_accuracy = 1e-5, 1e-3
 
     def __init__(self, system, context=None) -> None:
         super().__init__(system, None, context)

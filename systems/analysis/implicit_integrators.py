@@ -16,6 +16,7 @@ _NEWTON_ITERATIONS = 10
 
 class _ImplicitBase(IntegratorBase):
     supports_error_control = True
+    _default_accuracy, _loosest_accuracy, _initial_step_fraction = 1e-1, 5e-1, 1.0  # Drake's defaults
 
     def __init__(self, system, context=None) -> None:
         super().__init__(system, None, context)
@@ -109,6 +110,8 @@ class RadauIntegrator(_ImplicitBase):
         self._stages = num_stages
         if num_stages == 1:
             self.error_order = 2
+        else:
+            self._default_accuracy, self._loosest_accuracy = 1e-3, 1e-2
 
     def _do_step(self, h):
         ctx = self._context

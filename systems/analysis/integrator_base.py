@@ -29,8 +29,11 @@ class StepResult(CppEnum):
     kReachedStepLimit = 6
 
 
-_SAFETY, _MIN_SHRINK, _MAX_GROW, _HYSTERESIS_HIGH = 0.9, 0.1, 5.0, 1.2
-_MAX_STRETCH = 1.01
+# Drake's step-size controller constants (from Simbody): see _adjusted_step_size.
+_SAFETY, _MIN_SHRINK, _MAX_GROW, _HYSTERESIS_LOW, _HYSTERESIS_HIGH = 0.9, 0.1, 5.0, 0.9, 1.2
+_MAX_STRETCH = 1.01          # a step may stretch 1% past the maximum to land on an event
+_NEAR_SMALLER, _NEAR_LARGER = 0.95, 1.001
+_SUBDIVISION = 0.5           # step shrink factor after a failed substep (e.g. a Newton failure)
 
 
 class IntegratorBase:
@@ -38,6 +41,11 @@ class IntegratorBase:
 
     supports_error_control = False
     error_order = 0
+    # Error-controlled integrators: accuracy used when none is set, the loosest accepted, and the first step
+    # as a fraction of the maximum step (each integrator's DoInitialize defaults in Drake).
+    _default_accuracy = 1e-3
+    _loosest_accuracy = 1e-1
+    _initial_step_fraction = 0.1
 
     def __init__(self, system, max_step_size: float | None = None, context=None) -> None:
         self._system = system
@@ -49,6 +57,7 @@ class IntegratorBase:
         self._throw_on_min = True
         self._initial_step_target = math.nan
         self._ideal_h = math.nan
+        self._accuracy_in_use = math.nan
         self._initialized = False
         self._watch_nonfinite = False  # set while a failed step is traced (integrator_diagnostics)
         self._crawl = CrawlMonitor()
@@ -70,10 +79,13 @@ class IntegratorBase:
         return self._accuracy
 
     def get_accuracy_in_use(self) -> float:
-        if self._accuracy is not None:
-            return self._accuracy
-        ctx_acc = self._context.get_accuracy() if self._context is not None else None
-        return ctx_acc if ctx_acc is not None else 1e-4
+        """The accuracy error control works to: the target accuracy, clamped to this integrator's loosest, or
+        its default when none was set (fixed at Initialize, as in Drake)."""
+        if not math.isnan(self._accuracy_in_use):
+            return self._accuracy_in_use
+        if self._accuracy is None:
+            return self._default_accuracy
+        return min(self._accuracy, self._loosest_accuracy)
 
     def set_maximum_step_size(self, max_step_size: float) -> None:
         if not max_step_size > 0:
@@ -105,7 +117,7 @@ class IntegratorBase:
 
     def get_working_minimum_step_size(self) -> float:
         t = abs(self._context.get_time()) if self._context is not None else 0.0
-        return max(self._requested_min_step, 1e-14 * max(1.0, t))
+        return max(self._requested_min_step, max(1e-14, 1e-14 * t))
 
     def request_initial_step_size_target(self, step_size: float) -> None:
         self._initial_step_target = float(step_size)
@@ -128,14 +140,21 @@ class IntegratorBase:
         return self._system
 
     def Initialize(self) -> None:
+        """Checks the settings and fixes the accuracy in use and the first step size target (Drake's rules)."""
         if self._context is None:
             raise RuntimeError(f"{type(self).__name__}.Initialize: no context; pass one or call reset_context")
-        if self._accuracy is None and self.supports_error_control and not self._fixed:
-            self._accuracy = self.get_accuracy_in_use()
-        if math.isnan(self._initial_step_target):
-            self._ideal_h = self._max_step if self._fixed else min(self._max_step, 0.1 * self._max_step)
-        else:
-            self._ideal_h = min(self._initial_step_target, self._max_step)
+        if self._max_step < self._requested_min_step:
+            raise RuntimeError(f"{type(self).__name__}.Initialize: the maximum step size {self._max_step} is less "
+                               f"than the requested minimum step size {self._requested_min_step}")
+        if not math.isnan(self._initial_step_target) and self._initial_step_target > self._max_step:
+            raise RuntimeError(f"{type(self).__name__}.Initialize: the requested initial step size "
+                               f"{self._initial_step_target} is larger than the maximum step size {self._max_step}")
+        if self.supports_error_control:
+            if math.isnan(self._initial_step_target):
+                self._initial_step_target = self._max_step * self._initial_step_fraction
+            self._accuracy_in_use = math.nan
+            self._accuracy_in_use = self.get_accuracy_in_use()
+        self.ResetStatistics()
         self._crawl.reset()
         self._initialized = True
 
@@ -144,6 +163,7 @@ class IntegratorBase:
 
     def Reset(self) -> None:
         self._initialized = False
+        self._ideal_h = math.nan
         self.ResetStatistics()
 
     # ----- statistics ------------------------------------------------------------------------------
@@ -152,6 +172,7 @@ class IntegratorBase:
         self._num_fev = 0
         self._num_failures = 0
         self._num_shrinkages = 0
+        self._num_failure_shrinkages = 0
         self._largest_step = math.nan  # NaN until a step is taken, as Drake reports
         self._smallest_adapted = math.nan
         self._actual_initial_step = math.nan
@@ -169,7 +190,7 @@ class IntegratorBase:
         return self._num_shrinkages
 
     def get_num_step_shrinkages_from_substep_failures(self) -> int:
-        return self._num_failures
+        return self._num_failure_shrinkages
 
     def get_largest_step_size_taken(self) -> float:
         return self._largest_step
@@ -220,11 +241,22 @@ class IntegratorBase:
         """
         raise TypeError(f"{type(self).__name__} does not implement _do_step")
 
-    def _error_norm(self, err: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> float:
+    def _error_norm(self, err: np.ndarray) -> float:
+        """Drake's CalcStateChangeNorm with unit weights: the infinity norm of the v and z parts and of N N⁺ of
+        the q part (q enters through the velocity map, so quaternion changes are measured as rotations)."""
         if err.size == 0:
             return 0.0
-        scale = np.maximum(1.0, np.maximum(np.abs(x0), np.abs(x1)))
-        return float(np.max(np.abs(err) / scale))
+        cs = self._context._continuous
+        nq, nv = cs.num_q(), cs.num_v()
+        if cs._q_index is None:
+            dq, dv, dz = err[:nq], err[nq:nq + nv], err[nq + nv:]
+        else:
+            dq, dv, dz = err[cs._q_index], err[cs._v_index], err[cs._z_index]
+        if nq:
+            system = self._system
+            dq = system._map_v_to_qdot(self._context, system._map_qdot_to_v(self._context, dq))
+        norms = [float(np.max(np.abs(part))) for part in (dq, dv, dz) if part.size]
+        return math.nan if any(math.isnan(n) for n in norms) else max(norms)
 
     def _step_fixed(self, h: float) -> None:
         t0 = self._context._time
@@ -250,64 +282,104 @@ class IntegratorBase:
             self._set(t1, x1)
         self._after_step(h)
 
+    def _adjusted_step_size(self, err: float, h: float) -> tuple[bool, float]:
+        """(step accepted?, next step size) from the error norm of a step of size h (Drake's
+        CalcAdjustedStepSize, Simbody's constants)."""
+        if not math.isfinite(err):
+            return False, _MIN_SHRINK * h
+        accuracy = self.get_accuracy_in_use()
+        new_h = _MAX_GROW * h if err == 0 else _SAFETY * h * (accuracy / err) ** (1.0 / self.error_order)
+        if new_h > h:
+            self._at_minimum_step = False
+            if new_h < _HYSTERESIS_HIGH * h:
+                new_h = h
+        if new_h < h and self._at_minimum_step:
+            return True, h
+        if new_h < h:
+            new_h = h if err <= accuracy else min(new_h, _HYSTERESIS_LOW * h)
+        new_h = max(min(new_h, _MAX_GROW * h), _MIN_SHRINK * h)
+        new_h = min(new_h, self._max_step)
+        self._check_smaller_step(h, new_h)
+        working_min = self.get_working_minimum_step_size()
+        new_h = max(new_h, working_min)
+        if new_h == working_min:
+            self._at_minimum_step = True
+            if new_h < h:
+                return False, new_h
+        return new_h >= h, new_h
+
+    def _check_smaller_step(self, h: float, new_h: float) -> None:
+        if new_h < self.get_working_minimum_step_size() and new_h < h and self._throw_on_min:
+            raise RuntimeError(
+                f"{type(self).__name__}: error control wants to select a step smaller than the minimum allowed "
+                f"({self.get_working_minimum_step_size():g} s) at t = {self._context._time:.9g} s in "
+                f"{self._system.GetSystemPathname()}. This is typically an indication that some part of the system "
+                "with continuous state is going unstable and/or is producing excessively large derivatives (a "
+                "stiff system may need an implicit integrator).")
+
     def _step_error_controlled(self, h_max: float) -> bool:
-        """Takes one accepted step of at most h_max; returns True when it was the full h_max."""
+        """Takes one accepted step of at most h_max (Drake's StepOnceErrorControlledAtMost); returns True when
+        the step was exactly h_max."""
         ctx = self._context
         t0 = ctx._time
         x0 = self._step_start = ctx._xc.copy()
-        # A step cut short to land on an event does not shrink the step size error control had chosen.
-        truncated = not math.isnan(self._ideal_h) and h_max < self._ideal_h
-        h = h_max if math.isnan(self._ideal_h) else min(self._ideal_h, h_max)
-        accuracy = self._accuracy if self._accuracy is not None else self.get_accuracy_in_use()
+        h = self._ideal_h if not math.isnan(self._ideal_h) else self._initial_step_target
+        self._at_minimum_step = False
         checked_start = False
         while True:
-            try:
-                err = self._do_step(h)
-                err_norm = self._error_norm(err, x0, ctx._xc) if err is not None else 0.0
-                if not math.isfinite(err_norm):
-                    raise _StepFailed("non-finite error estimate")
-            except _StepFailed:
-                self._num_failures += 1
-                err_norm = math.inf
-            if err_norm <= accuracy:
-                if err_norm == 0.0:
-                    new_h = _MAX_GROW * h
-                else:
-                    new_h = _SAFETY * h * (accuracy / err_norm) ** (1.0 / self.error_order)
-                    if h < new_h < _HYSTERESIS_HIGH * h:
-                        new_h = h
-                    new_h = min(new_h, _MAX_GROW * h)
-                if truncated:
-                    new_h = max(new_h, self._ideal_h)
-                self._ideal_h = min(new_h, self._max_step)
-                if h < h_max:
-                    self._smallest_adapted = h if not self._smallest_adapted <= h else self._smallest_adapted
+            limited = False
+            if h_max < _NEAR_SMALLER * h:
+                limited, h = True, h_max  # cut short to land on h_max: keep the step size error control chose
+            elif h_max < _NEAR_LARGER * h:
+                h = h_max  # close enough: take h_max rather than leave a sliver
+            h = min(h, self._max_step)
+            while True:
+                try:
+                    err = self._do_step(h)
+                    break
+                except _StepFailed:
+                    self._set(t0, x0)
+                    h *= _SUBDIVISION
+                    if h < np.finfo(float).eps:
+                        raise RuntimeError(f"{type(self).__name__}: the integrator was directed to a near zero-length "
+                                           f"step to converge at t = {t0:.9g} s") from None
+                    self._num_failure_shrinkages += 1
+                    self._num_failures += 1
+            err_norm = self._error_norm(err) if err is not None else 0.0
+            accepted, next_h = self._adjusted_step_size(err_norm, h)
+            if accepted:
+                if not limited:
+                    self._ideal_h = next_h
+                if math.isnan(self._smallest_adapted) or (h < self._smallest_adapted and h < h_max):
+                    self._smallest_adapted = h
                 self._after_step(h)
                 self._crawl.accepted(self, t0, h, h_max)
-                return h >= h_max
+                return h == h_max
             self._num_shrinkages += 1
             self._set(t0, x0)
-            if math.isinf(err_norm) and not checked_start:  # non-finite at the start: no smaller step helps
-                raise_if_nonfinite_at(self, t0, x0)
+            if not math.isfinite(err_norm):
+                if self._after_nonfinite_error(t0, x0, h, next_h, checked_start):
+                    return False
                 checked_start = True
-            if math.isinf(err_norm):
-                new_h = 0.5 * h
-            else:
-                new_h = max(_SAFETY * h * (accuracy / err_norm) ** (1.0 / self.error_order), _MIN_SHRINK * h)
-                new_h = min(new_h, 0.9 * h)
-            if new_h < self.get_working_minimum_step_size():
-                message = traced_step_message(self, t0, x0, h) if self._throw_on_min and math.isinf(err_norm) else None
-                if message is not None:
-                    raise RuntimeError(message)
-                if self._throw_on_min:
-                    raise RuntimeError(
-                        f"{type(self).__name__}: the step size needed to reach accuracy {accuracy:g} fell below the "
-                        f"minimum ({new_h:g} s) at t = {t0:.9g} s in {self._system.GetSystemPathname()}; the system "
-                        "may be stiff (try an implicit integrator) or discontinuous")
-                err = self._do_step(self.get_working_minimum_step_size())
-                self._after_step(self.get_working_minimum_step_size())
-                return False
-            h = new_h
+            h = next_h
+
+    def _after_nonfinite_error(self, t0: float, x0: np.ndarray, h: float, next_h: float, checked_start: bool) -> bool:
+        """After a step from (t0, x0) of size h gave a non-finite error estimate: raise at once when the start is
+        already non-finite (no smaller step helps); when the next step would fall below the minimum, raise naming
+        the first non-finite derivative (or the minimum step size) instead of shrinking forever, or (minimum step
+        violations allowed) take the minimum step and return True."""
+        if not checked_start:
+            raise_if_nonfinite_at(self, t0, x0)
+        if next_h >= self.get_working_minimum_step_size():
+            return False
+        if self._throw_on_min:
+            message = traced_step_message(self, t0, x0, h)
+            if message is not None:
+                raise RuntimeError(message)
+            self._check_smaller_step(h, next_h)
+        self._do_step(self.get_working_minimum_step_size())  # a non-finite result is named by _after_step
+        self._after_step(self.get_working_minimum_step_size())
+        return True
 
     # ----- dense output ----------------------------------------------------------------------------
     def StartDenseIntegration(self) -> None:
@@ -349,42 +421,40 @@ class IntegratorBase:
             raise RuntimeError(f"{type(self).__name__}: call Initialize() before integrating")
         ctx = self._context
         t0 = ctx._time
-        publish_dt, update_dt, boundary_dt = publish_time - t0, update_time - t0, boundary_time - t0
-        if update_dt < publish_dt:
-            result, dt, target = StepResult.kReachedUpdateTime, update_dt, update_time
-        else:
-            result, dt, target = StepResult.kReachedPublishTime, publish_dt, publish_time
-        if boundary_dt < dt:
-            result, dt, target = StepResult.kReachedBoundaryTime, boundary_dt, boundary_time
-        if dt < 0:
+        if min(publish_time, update_time, boundary_time) < t0:
             raise RuntimeError(f"IntegrateNoFurtherThanTime: a target time lies in the past (t = {t0})")
+        result, target = StepResult.kReachedUpdateTime, update_time
+        if publish_time < update_time:
+            result, target = StepResult.kReachedPublishTime, publish_time
+        if boundary_time < target:
+            result, target = StepResult.kReachedBoundaryTime, boundary_time
         if ctx._xc.shape[0] == 0:
             ctx._time = target
             ctx._versions[K_TIME] += 1
             ctx._vsum += 1
             return result
-        if dt == 0:
-            return result
-        h = dt
-        shrunk = False
-        if h > self._max_step:
-            h, shrunk = self._max_step, True
-        if shrunk and h * _MAX_STRETCH >= dt:
-            h, shrunk = dt, False
+        # Steps stretch up to 1% past the maximum to land on an event (never on the boundary time).
+        at_boundary = result == StepResult.kReachedBoundaryTime
+        if (at_boundary and t0 + self._max_step < target) or \
+                (not at_boundary and t0 + self._max_step * _MAX_STRETCH < target):
+            result, target = StepResult.kTimeHasAdvanced, t0 + self._max_step
+        h = target - t0
         if self._fixed:
             self._step_fixed(h)
             full = True
         else:
             full = self._step_error_controlled(h)
-        if shrunk or not full:
-            return StepResult.kTimeHasAdvanced
-        ctx._time = target  # land exactly on the event / boundary time
-        return result
+        if full or ctx._time >= target:
+            ctx._time = target  # land exactly on the target time
+            return result
+        return StepResult.kTimeHasAdvanced
 
     def IntegrateWithMultipleStepsToTime(self, t_final: float) -> None:
         inf = math.inf
-        while self._context._time < t_final:
-            self.IntegrateNoFurtherThanTime(inf, inf, t_final)
+        while True:
+            self.IntegrateNoFurtherThanTime(inf, inf, min(t_final, self._context._time + self._max_step))
+            if self._context._time >= t_final:
+                break
 
     def IntegrateWithSingleFixedStepToTime(self, t_target: float) -> bool:
         h = t_target - self._context._time

@@ -26,10 +26,9 @@ from .simulator_status import SimulatorStatus
 __all__ = ["Simulator", "InitializeParams", "PrintSimulatorStatistics"]
 
 _INF = math.inf
-_DEPRECATED_PER_STEP = ("(Deprecated.) This is no longer controlled by the Simulator. It must be defined in the "
-                        "LeafSystem instead (a per-step or initialization publish event). See "
-                        "https://drake.mit.edu/troubleshooting.html#force-publishing. Drake removes it on or after "
-                        "2026-06-01.")
+_DEPRECATED = ("(Deprecated.) Simulator.{}: this is no longer controlled by the Simulator. It must be defined in "
+               "the LeafSystem instead (a {} publish event). See "
+               "https://drake.mit.edu/troubleshooting.html#force-publishing. Drake removes it on or after 2026-06-01.")
 
 
 @dataclass
@@ -80,6 +79,7 @@ class Simulator(PortableAttributes):
         self._system = system
         self._context = context
         self._integrator = RungeKutta3Integrator(system, context)
+        self._integrator.request_initial_step_size_target(1e-4)  # Drake's Simulator defaults
         self._integrator.set_maximum_step_size(0.1)
         self._integrator.set_target_accuracy(1e-4)
         self._publish_every_step = False
@@ -129,7 +129,8 @@ class Simulator(PortableAttributes):
 
     def set_publish_every_time_step(self, publish: bool) -> None:
         """Deprecated in Drake 1.51 (removal 2026-06-01); declare a per-step publish event in the system."""
-        warnings.warn(_DEPRECATED_PER_STEP, DrakeDeprecationWarning, stacklevel=2)
+        warnings.warn(_DEPRECATED.format("set_publish_every_time_step", "per-step"), DrakeDeprecationWarning,
+                      stacklevel=2)
         self._publish_every_step = bool(publish)
 
     def get_publish_every_time_step(self) -> bool:
@@ -137,7 +138,8 @@ class Simulator(PortableAttributes):
 
     def set_publish_at_initialization(self, publish: bool) -> None:
         """Deprecated in Drake 1.51 (removal 2026-06-01); declare an initialization event in the system."""
-        warnings.warn(_DEPRECATED_PER_STEP, DrakeDeprecationWarning, stacklevel=2)
+        warnings.warn(_DEPRECATED.format("set_publish_at_initialization", "initialization"),
+                      DrakeDeprecationWarning, stacklevel=2)
         self._publish_at_init = bool(publish)
 
     def set_target_realtime_rate(self, realtime_rate: float) -> None:

@@ -17,15 +17,13 @@ def matrix(value, what: str) -> np.ndarray:
 
 
 def same_size_gains(kp, ki, kd, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """kp, ki, kd as vectors of one common, non-zero size."""
+    """kp, ki, kd as vectors of one common size (empty for a plant without positions, as Drake allows)."""
     kp_ = gain_vector(kp, f"{what}: kp")
     ki_ = gain_vector(ki, f"{what}: ki")
     kd_ = gain_vector(kd, f"{what}: kd")
     if not (kp_.size == ki_.size == kd_.size):
         raise ValueError(f"{what}: gains must have equal length: |Kp| = {kp_.size}, |Ki| = {ki_.size}, "
                          f"|Kd| = {kd_.size}")
-    if kp_.size == 0:
-        raise ValueError(f"{what}: the gain vectors are empty; give one gain per controlled position")
     return kp_, ki_, kd_
 
 

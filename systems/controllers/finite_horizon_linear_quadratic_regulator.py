@@ -45,7 +45,7 @@ class FiniteHorizonLinearQuadraticRegulatorOptions:
 
     def __repr__(self) -> str:
         return (f"FiniteHorizonLinearQuadraticRegulatorOptions(Qf={self.Qf}, N={self.N}, "
-                f"input_port_index={self.input_port_index!r}, use_square_root_method={self.use_square_root_method},"
+                f"input_port_index={self.input_port_index}, use_square_root_method={self.use_square_root_method},"
                 f" simulator_config={self.simulator_config!r})")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from mallard.systems.framework import Diagram, DiagramBuilder, InputPort, OutputPort
-from mallard.systems.primitives import Adder, ConstantVectorSource, MatrixGain
+from mallard.systems.primitives import Adder, ConstantVectorSource, SparseMatrixGain
 from ._checks import finalized_plant, require_fully_actuated, same_size_gains
 from .inverse_dynamics import InverseDynamics, InverseDynamicsMode
 from .pid_controller import PidController
@@ -48,7 +48,7 @@ class InverseDynamicsController(Diagram):
             "InverseDynamics", InverseDynamics(plant, InverseDynamicsMode.kInverseDynamics, plant_context))
         self._pid = builder.AddNamedSystem("pid", PidController(kp_, ki_, kd_))
         adder = builder.AddNamedSystem("+", Adder(2, nv))
-        to_actuation = builder.AddNamedSystem("B⁻¹", MatrixGain(B_inv))
+        to_actuation = builder.AddNamedSystem("B⁻¹", SparseMatrixGain(B_inv))
 
         self._estimated = builder.ExportInput(inverse_dynamics.get_input_port_estimated_state(), "estimated_state")
         builder.ConnectInput(self._estimated, self._pid.get_input_port_estimated_state())

@@ -35,12 +35,12 @@ class PidController(LeafSystem):
         if P_x.shape[0] != 2 * n:
             raise ValueError(f"PidController: state projection row dimension mismatch, expecting {2 * n} "
                              f"(= 2 * |kp|), is {P_x.shape[0]}")
-        if P_x.shape[1] == 0:
+        if P_x.shape[1] == 0 and n:
             raise ValueError("PidController: state_projection has no columns (the estimated state would be empty)")
         if P_y.shape[1] != n:
             raise ValueError(f"PidController: output projection column dimension mismatch, expecting {n} "
                              f"(= |kp|), is {P_y.shape[1]}")
-        if P_y.shape[0] == 0:
+        if P_y.shape[0] == 0 and n:
             raise ValueError("PidController: output_projection has no rows (the control output would be empty)")
         self._kp, self._ki, self._kd = kp_, ki_, kd_
         self._n = n

@@ -2,6 +2,8 @@
 
 Mirrors `pydrake.systems.framework` (and `pydrake.common.value` for AbstractValue / Value).
 """
+from mallard.common.scalar_template import define_scalar_templates
+
 from .basic_vector import BasicVector, Subvector, Supervector, VectorBase
 from .bus_value import BusValue
 from .cache import CacheEntry, CacheEntryValue, ValueProducer
@@ -24,7 +26,6 @@ from .system_scalar_converter import SystemScalarConverter
 from .system_visitor import SystemVisitor
 from .value import AbstractValue, Value
 from .vector_system import VectorSystem
-from mallard.common.scalar_template import define_scalar_templates
 
 __all__ = [
     "AbstractParameterIndex", "AbstractStateIndex", "AbstractValue", "AbstractValues", "BasicVector", "CacheEntry",
@@ -36,8 +37,8 @@ __all__ = [
     "State", "Subvector", "SubsystemIndex", "Supervector", "System", "SystemOutput", "TriggerType",
     "UnrestrictedUpdateEvent", "UseDefaultName", "Value", "ValueProducer", "VectorBase", "VectorSystem",
     "WitnessFunction", "WitnessFunctionDirection", "WitnessTriggeredEventData", "kUseDefaultName",
-    "BusValue", "CacheEntryValue", "ContextBase", "SystemBase", "SystemConstraintIndex", "SystemScalarConverter", "SystemVisitor",
-    "_ExternalSystemConstraint",
+    "BusValue", "CacheEntryValue", "ContextBase", "SystemBase", "SystemConstraintIndex", "SystemScalarConverter",
+    "SystemVisitor", "_ExternalSystemConstraint",
 ]
 # pydrake's scalar-template spellings (`LeafSystem_[float]`, ...): every one instantiates the float class.
 __all__ += define_scalar_templates(globals(), [

@@ -61,6 +61,10 @@ class VectorBase:
     def CopyToVector(self) -> np.ndarray:
         return self._data.copy()
 
+    def _get_value_copy(self) -> np.ndarray:
+        """A copy of the numbers (pydrake's name used by its own tests for non-double vectors)."""
+        return self.CopyToVector()
+
     def SetFromVector(self, value: Any) -> None:
         arr = _as_vector(value, "SetFromVector")
         if arr.shape[0] != self._data.shape[0]:

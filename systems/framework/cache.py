@@ -5,6 +5,7 @@ from typing import Any, Callable
 
 from .dependency import DependencyTicket
 from .portable import PortableAttributes, PortableSlots
+from .state import CacheIndex
 from .value import AbstractValue, Value
 
 __all__ = ["ValueProducer", "CacheEntry", "CacheEntryValue", "CachedSlot", "OutputPortCacheEntry"]
@@ -37,6 +38,10 @@ class ValueProducer(PortableAttributes):
 
     def Calc(self, context, value: AbstractValue) -> None:
         self._calc(context, value)
+
+    @staticmethod
+    def NoopCalc(context, value: AbstractValue) -> None:
+        """A calc that leaves the value as allocated (for scratch storage updated by hand)."""
 
 
 class CachedSlot:
@@ -94,8 +99,8 @@ class CacheEntry(PortableSlots, CachedSlot):
     def description(self) -> str:
         return self._description
 
-    def cache_index(self) -> int:
-        return self._index
+    def cache_index(self) -> CacheIndex:
+        return CacheIndex(self._index)
 
     def ticket(self) -> DependencyTicket:
         return self._ticket

@@ -23,6 +23,14 @@ def eigen_row(values) -> str:
     return " ".join(s.rjust(width) for s in items)
 
 
+def _groups_text(groups: list, what: str, item: str) -> list[str]:
+    """The lines listing vector groups (discrete state or numeric parameters): counts, then each group's values."""
+    lines = [f"  {len(groups)} {what} with\n"]
+    for group in groups:
+        lines += [f"     {group.size()} {item}\n", f"       {eigen_row(group.CopyToVector())}\n"]
+    return lines
+
+
 def _leaf_to_string(context) -> str:
     path = context._pathname
     out = [f"{path} Context\n", "-" * (len(path) + 9) + "\n", f"Time: {shortest_double(context.get_time())}\n"]
@@ -34,11 +42,8 @@ def _leaf_to_string(context) -> str:
             out.append(f"  {nxc} continuous states\n")
             out.append(f"    {eigen_row(context.get_continuous_state_vector().CopyToVector())}\n")
         if ngroups:
-            out.append(f"  {ngroups} discrete state groups with\n")
-            for i in range(ngroups):
-                group = context.get_discrete_state(i)
-                out.append(f"     {group.size()} states\n")
-                out.append(f"       {eigen_row(group.CopyToVector())}\n")
+            out.extend(_groups_text([context.get_discrete_state(i) for i in range(ngroups)],
+                                    "discrete state groups", "states"))
         if nabstract:
             out.append(f"  {nabstract} abstract states\n")
         out.append("\n")
@@ -46,11 +51,8 @@ def _leaf_to_string(context) -> str:
     if nnumeric or nabstract_params:
         out.append("Parameters:\n")
         if nnumeric:
-            out.append(f"  {nnumeric} numeric parameter groups with\n")
-            for i in range(nnumeric):
-                group = context.get_numeric_parameter(i)
-                out.append(f"     {group.size()} parameters\n")
-                out.append(f"       {eigen_row(group.CopyToVector())}\n")
+            out.extend(_groups_text([context.get_numeric_parameter(i) for i in range(nnumeric)],
+                                    "numeric parameter groups", "parameters"))
         if nabstract_params:
             out.append(f"  {nabstract_params} abstract parameters\n")
     return "".join(out)

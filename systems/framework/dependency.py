@@ -28,6 +28,9 @@ class DependencyTicket:
         self._all_inputs = all_inputs
         self._name = name
 
+    def is_valid(self) -> bool:
+        return True
+
     def is_input_dependent(self) -> bool:
         return self._all_inputs or self._input_port is not None
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from .basic_vector import BasicVector
 from .context import DiagramContext
+from .graphviz import diagram_fragment
 from .ports import DiagramOutputPort, InputPort, OutputPort
 from .state import ContinuousState, OutputPortIndex
 from .system import System
@@ -91,6 +92,10 @@ class Diagram(SubsystemLookup, System):
 
     def AreConnected(self, output: OutputPort, input: InputPort) -> bool:
         return self._diagram_connections.get(input) is output
+
+    def DoGetGraphvizFragment(self, params):
+        """The diagram as a cluster of its subsystems' fragments and their connections (Drake's layout)."""
+        return diagram_fragment(self, params)
 
     def Accept(self, v) -> None:
         """Calls `v.VisitDiagram(self)` (the visitor recurses with `child.Accept(v)` if it wants)."""

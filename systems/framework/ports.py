@@ -224,6 +224,10 @@ class OutputPort(_PortBase):
         raw = self._eval(context)
         return raw if isinstance(raw, AbstractValue) else Value(raw)
 
+    def Allocate(self) -> AbstractValue:
+        """A new value of this port's type (a diagram port allocates through the port it forwards)."""
+        return self._source.Allocate()
+
     def GetFullDescription(self) -> str:
         return (f"OutputPort[{int(self._index)}] ({self._name}) of System {self._system.GetSystemPathname()} "
                 f"({type(self._system).__name__})")
@@ -276,9 +280,6 @@ class DiagramOutputPort(OutputPort):
         self._system, self._index, self._name = diagram, index, name
         self._data_type, self._size, self._model = source._data_type, source._size, None
         self._child_index, self._source = child_index, source
-
-    def Allocate(self) -> AbstractValue:
-        return self._source.Allocate()
 
     def _eval(self, context):
         return self._source._eval(context._children[self._child_index])

@@ -345,10 +345,6 @@ class System(SystemBase, PortableAttributes, SystemEvents):
         return any(self._feedthrough(i, j) for i in range(self.num_input_ports())
                    for j in range(self.num_output_ports()))
 
-    def GetGraphvizString(self, max_depth: int | None = None, options: dict | None = None) -> str:
-        from .graphviz import graphviz_string
-        return graphviz_string(self, max_depth, options or {})
-
     def Clone(self) -> "System":
         import copy
         if self._parent_diagram is not None or self._owner_builder is not None:

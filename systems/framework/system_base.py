@@ -7,6 +7,7 @@ import itertools
 import secrets
 
 from .dependency import ALL_KINDS, K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, DependencyTicket
+from .graphviz import GraphvizFragment, GraphvizFragmentParams, leaf_fragment, make_params
 
 __all__ = ["SystemBase"]
 
@@ -137,6 +138,23 @@ class SystemBase(metaclass=_SystemMeta):
     def implicit_time_derivatives_residual_size(self) -> int:
         """Size of the implicit-dynamics residual: the number of continuous states."""
         return self.num_continuous_states()
+
+    # ----- graphviz -------------------------------------------------------------------------------------
+    GraphvizFragment = GraphvizFragment
+    GraphvizFragmentParams = GraphvizFragmentParams
+
+    def GetGraphvizString(self, max_depth: int | None = None, options: dict | None = None) -> str:
+        """DOT text of this system (subdiagrams deeper than `max_depth` drawn as one block), as Drake draws it."""
+        fragment = self.GetGraphvizFragment(max_depth, options or {})
+        return f"digraph _{self._system_id} {{\nrankdir=LR\n{''.join(fragment.fragments)}}}\n"
+
+    def GetGraphvizFragment(self, max_depth: int | None = None, options: dict | None = None) -> GraphvizFragment:
+        """This system's DOT fragment and the DOT ids of its ports (what a parent diagram assembles)."""
+        return self.DoGetGraphvizFragment(make_params(self, max_depth, options))
+
+    def DoGetGraphvizFragment(self, params: GraphvizFragmentParams) -> GraphvizFragment:
+        """Override to change the drawing (e.g. add `params.header_lines`), then call the base."""
+        return leaf_fragment(self, params)
 
     # ----- tickets with an index -------------------------------------------------------------------
     def input_port_ticket(self, index: int) -> DependencyTicket:

@@ -14,7 +14,7 @@ class Integrator(LeafSystem):
         super().__init__()
         arg = one_argument("Integrator", args, size=size, initial_value=initial_value)
         if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
-            x0 = np.zeros(positive_int(arg, "Integrator: size"))
+            x0 = np.zeros(positive_int(arg, "Integrator: size", allow_zero=True))
         else:
             x0 = as_vector(arg, "Integrator: initial_value")
             if x0.size == 0:

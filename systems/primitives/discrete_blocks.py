@@ -48,7 +48,7 @@ class ZeroOrderHold(LeafSystem):
             self.DeclarePeriodicUnrestrictedUpdateEvent(self._period, self._offset, self._latch_abstract)
             self.DeclareStateOutputPort("y", xa)
         else:
-            n = positive_int(vector_size_or_model, "ZeroOrderHold: vector_size")
+            n = positive_int(vector_size_or_model, "ZeroOrderHold: vector_size", allow_zero=True)
             self.DeclareVectorInputPort("u", n)
             xd = self.DeclareDiscreteState(n)
             self.DeclarePeriodicDiscreteUpdateEvent(self._period, self._offset, self._latch_vector)

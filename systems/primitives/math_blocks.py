@@ -13,7 +13,7 @@ class Adder(LeafSystem):
     def __init__(self, num_inputs: int, size: int) -> None:
         super().__init__()
         self._num_inputs = positive_int(num_inputs, "Adder: num_inputs")
-        self._size = positive_int(size, "Adder: size")
+        self._size = positive_int(size, "Adder: size", allow_zero=True)
         for i in range(self._num_inputs):
             self.DeclareVectorInputPort(f"u{i}", self._size)
         self.DeclareVectorOutputPort("sum", self._size, self._calc, {self.all_input_ports_ticket()})
@@ -35,7 +35,7 @@ class Gain(LeafSystem):
             if self._k.size == 0:
                 raise ValueError("Gain: the gain vector k must not be empty")
         else:
-            self._k = np.full(positive_int(size, "Gain: size"), float(k))
+            self._k = np.full(positive_int(size, "Gain: size", allow_zero=True), float(k))
         n = self._k.shape[0]
         self.DeclareVectorInputPort("u0", n)
         self.DeclareVectorOutputPort("y0", n, self._calc, {self.all_input_ports_ticket()})

@@ -57,7 +57,7 @@ class Multiplexer(LeafSystem):
         elif isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
             sizes = [1] * positive_int(arg, "Multiplexer: num_scalar_inputs")
         else:
-            sizes = [positive_int(s, "Multiplexer: each input size") for s in arg]
+            sizes = [positive_int(s, "Multiplexer: each input size", allow_zero=True) for s in arg]
             if not sizes:
                 raise ValueError("Multiplexer: input_sizes must not be empty")
         self._sizes = sizes

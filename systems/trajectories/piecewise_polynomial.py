@@ -320,6 +320,27 @@ class PiecewisePolynomial(PiecewiseTrajectory):
                 out[r, c] = Polynomial(self._coeffs[i, r, c, :int(self._degrees[i]) + 1])
         return out
 
+    def setPolynomialMatrixBlock(self, replacement, segment_index: int, row_start: int = 0,
+                                 col_start: int = 0) -> None:
+        """Replaces a block of segment `segment_index` by a matrix of Polynomials (local time t - t_i)."""
+        i = self._check_segment(segment_index)
+        block = np.asarray(replacement, dtype=object)
+        block = block.reshape(block.shape + (1,) * (2 - block.ndim)) if block.ndim < 2 else block
+        rows, cols = block.shape
+        if row_start + rows > self.rows() or col_start + cols > self.cols():
+            raise ValueError(f"setPolynomialMatrixBlock: a {rows}x{cols} block at ({row_start}, {col_start}) does not "
+                             f"fit the {self.rows()}x{self.cols()} trajectory")
+        coeffs = [[np.asarray(p.GetCoefficients(), dtype=float) for p in row] for row in block]
+        D = max(self._coeffs.shape[-1], max(c.size for row in coeffs for c in row))
+        c = _pad(self._coeffs, D)
+        for r, row in enumerate(coeffs):
+            for k, poly in enumerate(row):
+                c[i, row_start + r, col_start + k, :] = 0.0
+                c[i, row_start + r, col_start + k, :poly.size] = poly
+        self._coeffs = c
+        self._degrees = self._degrees.copy()
+        self._degrees[i] = max(int(self._degrees[i]), max(p.size for row in coeffs for p in row) - 1)
+
     def _combine(self, other, sign: float, op: str) -> "PiecewisePolynomial":
         if isinstance(other, PiecewisePolynomial):
             if (self.rows(), self.cols()) != (other.rows(), other.cols()):

@@ -36,7 +36,7 @@ def test_forced_events_and_execute_helpers():
     assert ctx.get_discrete_state_vector().GetAtIndex(0) == 9.0
     s.ExecuteInitializationEvents(ctx)
     sim = Simulator(s)
-    with pytest.warns(DeprecationWarning, match="no longer controlled by the Simulator"):
+    with pytest.warns(FutureWarning, match="no longer controlled by the Simulator"):
         sim.set_publish_every_time_step(True)
     sim.AdvanceTo(0.3)
     assert set(s.triggers) == {TriggerType.kPerStep}

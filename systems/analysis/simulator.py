@@ -6,6 +6,7 @@ witness isolation), then publishes. Events due at the boundary time are left for
 """
 from __future__ import annotations
 
+import functools
 import math
 import time as _time
 import warnings
@@ -176,6 +177,7 @@ class Simulator(PortableAttributes):
         if monitor is None:
             return None
 
+        @functools.wraps(monitor)
         def status_of(root_context):
             status = monitor(root_context)
             return EventStatus.DidNothing() if status is None else status

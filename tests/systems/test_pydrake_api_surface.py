@@ -12,8 +12,8 @@ from oracles import require_pydrake
 from pydrake_signatures import missing_keywords, public_members, pydrake_overloads
 
 # pydrake module -> mallard module (the word swap).
-MODULES = ["systems.framework", "systems.analysis", "systems.primitives", "systems.controllers", "trajectories",
-           "common.value", "common.containers", "systems.scalar_conversion"]
+MODULES = ["systems.framework", "systems.analysis", "systems.primitives", "systems.controllers", "systems.drawing",
+           "trajectories", "common.value", "common.containers", "systems.scalar_conversion"]
 
 # pydrake's abstract bases whose methods every concrete object has: check them on a concrete mallard class.
 CONCRETE = {"SystemBase": "LeafSystem", "System": "LeafSystem", "ContextBase": "LeafContext",
@@ -22,9 +22,6 @@ CONCRETE = {"SystemBase": "LeafSystem", "System": "LeafSystem", "ContextBase": "
 # Names mallard does not provide, with why.
 NOT_MIRRORED = {
     "systems.framework.System.DeclareInputPort": "declared on LeafSystem (DeclareInputPort / DeclareVectorInputPort)",
-    "systems.analysis.MonteCarloSimulation": "Monte Carlo belongs to the scale-out work (systems/analysis)",
-    "systems.analysis.RandomSimulation": "Monte Carlo belongs to the scale-out work (systems/analysis)",
-    "systems.analysis.RandomSimulationResult": "Monte Carlo belongs to the scale-out work (systems/analysis)",
     "systems.analysis.RegionOfAttraction": "symbolic (sums-of-squares on Expression): double-only mallard",
     "systems.analysis.RegionOfAttractionOptions": "symbolic (sums-of-squares on Expression): double-only mallard",
     "systems.primitives.SymbolicVectorSystem": "symbolic dynamics (Expression): double-only mallard",

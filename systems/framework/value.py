@@ -57,8 +57,9 @@ def _inferred_type(value: Any) -> type:
         return t
     if isinstance(value, float):
         return float
-    if t.__module__.split(".", 1)[0] == "mallard":
-        return t
+    for base in t.__mro__[:-1]:  # a user subclass of a mallard class is held as that class (pydrake's C++ type)
+        if base.__module__.split(".", 1)[0] == "mallard":
+            return base
     return object
 
 

@@ -9,11 +9,13 @@ import importlib
 
 _SUBPACKAGES = (
     "mallard.common",
+    "mallard.common.containers",
+    "mallard.common.value",
     "mallard.systems.framework",
     "mallard.systems.analysis",
     "mallard.systems.primitives",
     "mallard.systems.controllers",
-    "mallard.systems.trajectories",
+    "mallard.trajectories",
     "mallard.systems.drawing",
     "mallard.systems.scalar_conversion",
     "mallard.multibody.math",

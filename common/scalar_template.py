@@ -6,9 +6,10 @@ for another scalar type is a clear error rather than an AttributeError.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Iterable
 
-__all__ = ["ScalarTemplate", "check_scalar_type", "define_scalar_templates", "double_only_error",
+__all__ = ["ScalarCast", "ScalarTemplate", "check_scalar_type", "define_scalar_templates", "double_only_error",
            "pretty_class_name"]
 
 
@@ -75,3 +76,19 @@ def define_scalar_templates(namespace: dict, names: Iterable[str]) -> list[str]:
 def pretty_class_name(cls: type, *, use_qualname: bool = False) -> str:
     """The class name for display (`Value[str]`, `PassThrough`); `use_qualname` gives the qualified name."""
     return cls.__qualname__ if use_qualname else cls.__name__
+
+
+class ScalarCast:
+    """pydrake's `obj.cast[T]()` on a value type: `cast[float]()` is a copy; other scalar types raise."""
+
+    def __get__(self, obj, cls):
+        return _BoundCast(obj, cls)
+
+
+class _BoundCast:
+    def __init__(self, obj: Any, cls: type) -> None:
+        self._obj, self._cls = obj, cls
+
+    def __getitem__(self, T: Any):
+        check_scalar_type(f"{self._cls.__name__}.cast", T)
+        return lambda: copy.copy(self._obj)

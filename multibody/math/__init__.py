@@ -5,7 +5,7 @@ Mirrors `pydrake.math` (RigidTransform, RotationMatrix, RollPitchYaw), `pydrake.
 SpatialMomentum). The plain-array kernels in `functions` are numba-compiled for use in other kernels.
 """
 from mallard.multibody.math._validation import MathValueError
-from mallard.multibody.math.eigen_geometry import AngleAxis, Quaternion
+from mallard.multibody.math.eigen_geometry import AngleAxis, Isometry3, Quaternion
 from mallard.multibody.math.functions import (
     angle_axis_from_quaternion,
     determinant3,
@@ -36,9 +36,29 @@ from mallard.multibody.math.spatial_momentum import SpatialMomentum
 from mallard.multibody.math.spatial_vector import SpatialVector
 from mallard.multibody.math.spatial_velocity import SpatialVelocity
 from mallard.multibody.math.symmetric_eigen import symmetric_eigen3
+from mallard.common.scalar_template import ScalarTemplate
+
+SpatialAcceleration_ = ScalarTemplate("SpatialAcceleration_", SpatialAcceleration)
+SpatialForce_ = ScalarTemplate("SpatialForce_", SpatialForce)
+SpatialMomentum_ = ScalarTemplate("SpatialMomentum_", SpatialMomentum)
+SpatialVelocity_ = ScalarTemplate("SpatialVelocity_", SpatialVelocity)
+RigidTransform_ = ScalarTemplate("RigidTransform_", RigidTransform)
+RotationMatrix_ = ScalarTemplate("RotationMatrix_", RotationMatrix)
+RollPitchYaw_ = ScalarTemplate("RollPitchYaw_", RollPitchYaw)
+# Pickles written by Drake <= v1.12 name the float classes "Foo_[float]": keep them loadable.
+for _cls in (SpatialAcceleration, SpatialForce, SpatialMomentum, SpatialVelocity):
+    globals()[f"{_cls.__name__}_[float]"] = _cls
 
 __all__ = [
     "AngleAxis",
+    "Isometry3",
+    "RigidTransform_",
+    "RollPitchYaw_",
+    "RotationMatrix_",
+    "SpatialAcceleration_",
+    "SpatialForce_",
+    "SpatialMomentum_",
+    "SpatialVelocity_",
     "MathValueError",
     "Quaternion",
     "RigidTransform",

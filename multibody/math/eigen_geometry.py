@@ -9,10 +9,12 @@ import math
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarCast
+
 from mallard.multibody.math import functions as F
 from mallard.multibody.math._validation import MathValueError, as_float, as_matrix, as_vector3
 
-__all__ = ["Quaternion", "AngleAxis"]
+__all__ = ["AngleAxis", "Isometry3", "Quaternion"]
 
 _NORM_TOLERANCE = 1e-5
 _EPS = np.finfo(float).eps
@@ -59,6 +61,7 @@ class Quaternion:
     """A unit quaternion q = w + x i + y j + z k (Hamilton convention), stored as [w, x, y, z]."""
 
     __slots__ = ("_q",)
+    cast = ScalarCast()
 
     def __init__(self, *args, **kwargs) -> None:
         if kwargs:
@@ -193,6 +196,7 @@ class AngleAxis:
     """A rotation by `angle` (rad) about the unit vector `axis`."""
 
     __slots__ = ("_angle", "_axis")
+    cast = ScalarCast()
 
     def __init__(self, *args, **kwargs) -> None:
         if kwargs:
@@ -284,3 +288,100 @@ class AngleAxis:
 
     def __reduce__(self):
         return (AngleAxis, (self._angle, self._axis.copy()))
+
+
+class Isometry3:
+    """An Eigen::Isometry3d: a rigid transform stored as a 4x4 homogeneous matrix [[R, p], [0 0 0 1]].
+
+    The rotation block must be orthonormal (checked with the same tolerance as Quaternion's norm).
+    """
+
+    __slots__ = ("_M",)
+    cast = ScalarCast()
+
+    def __init__(self, *args, **kwargs) -> None:
+        names = ("matrix",) if "matrix" in kwargs else ("rotation", "quaternion", "translation", "other")
+        if set(kwargs) - {"matrix", "rotation", "quaternion", "translation", "other"}:
+            raise TypeError(f"Isometry3(): unsupported keyword arguments {sorted(kwargs)}.")
+        args = tuple(args) + tuple(kwargs[k] for k in names if k in kwargs)
+        self._M = np.eye(4)
+        if len(args) == 1:
+            if isinstance(args[0], Isometry3):
+                self._M = args[0]._M.copy()
+            else:
+                self.set_matrix(args[0])
+        elif len(args) == 2:
+            rotation, translation = args
+            self.set_rotation(rotation.rotation() if isinstance(rotation, Quaternion) else rotation)
+            self.set_translation(translation)
+        elif args:
+            raise TypeError(f"Isometry3(): expected 0, 1 or 2 arguments, got {len(args)}.")
+
+    @staticmethod
+    def Identity() -> "Isometry3":
+        return Isometry3()
+
+    def matrix(self) -> np.ndarray:
+        return self._M.copy()
+
+    def set_matrix(self, matrix) -> None:
+        M = as_matrix(matrix, 4, 4, "matrix", "Isometry3")
+        _check_orthonormal(M[:3, :3], "Isometry3")
+        self._M = M.copy()
+
+    def translation(self) -> np.ndarray:
+        return self._M[:3, 3].copy()
+
+    def set_translation(self, translation) -> None:
+        self._M[:3, 3] = as_vector3(translation, "translation", "Isometry3")
+
+    def rotation(self) -> np.ndarray:
+        return self._M[:3, :3].copy()
+
+    def set_rotation(self, rotation) -> None:
+        R = as_matrix(rotation, 3, 3, "rotation", "Isometry3")
+        _check_orthonormal(R, "Isometry3")
+        self._M[:3, :3] = R
+
+    def quaternion(self) -> Quaternion:
+        return Quaternion(self._M[:3, :3])
+
+    def set_quaternion(self, quaternion: Quaternion) -> None:
+        self._M[:3, :3] = quaternion.rotation()
+
+    def inverse(self) -> "Isometry3":
+        out = Isometry3()
+        Rt = self._M[:3, :3].T
+        out._M[:3, :3], out._M[:3, 3] = Rt, -(Rt @ self._M[:3, 3])
+        return out
+
+    def multiply(self, other=None, position=None):
+        """The composition with another Isometry3, or the transformed point(s) (3-vector or 3xN)."""
+        other = position if other is None else other
+        if isinstance(other, Isometry3):
+            out = Isometry3()
+            out._M = self._M @ other._M
+            return out
+        p = np.asarray(other, dtype=np.float64)
+        if p.shape == (3,):
+            return self._M[:3, :3] @ p + self._M[:3, 3]
+        if p.ndim == 2 and p.shape[0] == 3:
+            return self._M[:3, :3] @ p + self._M[:3, 3:4]
+        raise MathValueError(f"Isometry3.multiply(): expected an Isometry3 or 3xN points, got shape {p.shape}.")
+
+    def __matmul__(self, other):
+        return self.multiply(other)
+
+    def __getstate__(self) -> np.ndarray:
+        return self._M.copy()
+
+    def __setstate__(self, state) -> None:
+        self._M = np.array(state, dtype=np.float64).reshape(4, 4)
+
+    def __repr__(self) -> str:
+        return f"Isometry3(matrix={self._M.tolist()})"
+
+
+def _check_orthonormal(R: np.ndarray, func: str) -> None:
+    if not np.all(np.isfinite(R)) or np.max(np.abs(R @ R.T - np.eye(3))) > _NORM_TOLERANCE:
+        raise MathValueError(f"{func}(): Rotation matrix is not orthonormal: {R.tolist()}.")

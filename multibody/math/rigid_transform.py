@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarCast
+
 from mallard.multibody.math._validation import MathValueError, as_float, as_matrix, as_vector3
-from mallard.multibody.math.eigen_geometry import AngleAxis, Quaternion
+from mallard.multibody.math.eigen_geometry import AngleAxis, Isometry3, Quaternion
 from mallard.multibody.math.roll_pitch_yaw import RollPitchYaw
 from mallard.multibody.math.rotation_matrix import RotationMatrix, _check_rotation_matrix
 
@@ -29,6 +31,7 @@ class RigidTransform:
     """A proper rigid transform X_AB = [R_AB, p_AoBo_A]."""
 
     __slots__ = ("_R", "_p")
+    cast = ScalarCast()
 
     def __init__(self, *args, **kwargs) -> None:
         if kwargs:
@@ -51,6 +54,8 @@ class RigidTransform:
                 self._R, self._p = arg._R.copy(), arg._p.copy()
             elif isinstance(arg, RotationMatrix):
                 self._R, self._p = arg._R.copy(), np.zeros(3)
+            elif isinstance(arg, Isometry3):
+                self._R, self._p = self._arrays_from_matrix(arg.matrix())
             elif isinstance(arg, _ROTATION_TYPES):
                 raise TypeError(f"RigidTransform(): a lone {type(arg).__name__} is not accepted (as in pydrake); "
                                 f"pass RigidTransform({type(arg).__name__}, p) or RigidTransform(RotationMatrix).")
@@ -119,6 +124,14 @@ class RigidTransform:
         """Sets both R_AB and p_AoBo_A."""
         self.set_rotation(R)
         self.set_translation(p)
+
+    def SetFromIsometry3(self, pose: Isometry3) -> None:
+        """Sets R_AB and p_AoBo_A from an Isometry3 (its rotation block must be a proper rotation)."""
+        self._R, self._p = self._arrays_from_matrix(pose.matrix())
+
+    def GetAsIsometry3(self) -> Isometry3:
+        """This transform as an Isometry3."""
+        return Isometry3(self.GetAsMatrix4())
 
     def SetIdentity(self) -> "RigidTransform":
         self._R, self._p = np.eye(3), np.zeros(3)
@@ -199,5 +212,10 @@ class RigidTransform:
         p = ", ".join(repr(float(x)) for x in self._p)
         return f"RigidTransform(\n  R=RotationMatrix([\n{rows}  ]),\n  p=[{p}],\n)"
 
-    def __reduce__(self):
-        return (RigidTransform._from_arrays, (self._R.copy(), self._p.copy()))
+    def __getstate__(self) -> np.ndarray:
+        """pydrake's pickle state: the 3x4 matrix [R p]."""
+        return self.GetAsMatrix34()
+
+    def __setstate__(self, state) -> None:
+        M = np.array(state, dtype=np.float64).reshape(3, 4)
+        self._R, self._p = M[:, :3].copy(), M[:, 3].copy()

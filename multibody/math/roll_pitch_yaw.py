@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarCast
+
 from mallard.multibody.math import functions as F
 from mallard.multibody.math._validation import MathValueError, as_float, as_vector3
 from mallard.multibody.math.eigen_geometry import Quaternion
@@ -24,6 +26,7 @@ class RollPitchYaw:
     """Roll, pitch, yaw angles (rad) of a SpaceXYZ rotation sequence."""
 
     __slots__ = ("_rpy",)
+    cast = ScalarCast()
 
     def __init__(self, *args, **kwargs) -> None:
         if kwargs:
@@ -193,5 +196,9 @@ class RollPitchYaw:
         r, p, y = (float(a) for a in self._rpy)
         return f"RollPitchYaw(roll={r!r}, pitch={p!r}, yaw={y!r})"
 
-    def __reduce__(self):
-        return (RollPitchYaw, (self._rpy.copy(),))
+    def __getstate__(self) -> np.ndarray:
+        """pydrake's pickle state: [roll, pitch, yaw]."""
+        return self._rpy.copy()
+
+    def __setstate__(self, state) -> None:
+        self._rpy = np.array(state, dtype=np.float64).reshape(3)

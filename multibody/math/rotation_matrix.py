@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarCast
+
 from mallard.multibody.math import functions as F
 from mallard.multibody.math._validation import MathValueError, as_float, as_matrix, as_vector3
 from mallard.multibody.math.eigen_geometry import AngleAxis, Quaternion
@@ -46,6 +48,7 @@ class RotationMatrix:
     """A 3x3 proper orthonormal matrix R_AB (rotation of frame B relative to frame A)."""
 
     __slots__ = ("_R",)
+    cast = ScalarCast()
 
     def __init__(self, *args, **kwargs) -> None:
         if kwargs:
@@ -253,5 +256,9 @@ class RotationMatrix:
         rows = "".join(f"  [{', '.join(repr(float(x)) for x in row)}],\n" for row in self._R)
         return f"RotationMatrix([\n{rows}])"
 
-    def __reduce__(self):
-        return (RotationMatrix._from_trusted, (self._R.copy(),))
+    def __getstate__(self) -> np.ndarray:
+        """pydrake's pickle state: the 3x3 matrix."""
+        return self._R.copy()
+
+    def __setstate__(self, state) -> None:
+        self._R = np.array(state, dtype=np.float64).reshape(3, 3)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarCast
+
 from mallard.multibody.math._validation import as_float, as_vector3, as_vector6
 
 __all__ = ["SpatialVector"]
@@ -17,6 +19,7 @@ class SpatialVector:
     """Six-vector [rotational; translational] expressed in a frame E."""
 
     __slots__ = ("_V",)
+    cast = ScalarCast()
     # (rotational name, translational name, six-vector name) used by the constructor's keywords and repr.
     _NAMES = ("rotational", "translational", "V")
 
@@ -162,8 +165,12 @@ class SpatialVector:
         t = ", ".join(repr(float(x)) for x in self._V[3:])
         return f"{type(self).__name__}(\n  {rot}=[{r}],\n  {trans}=[{t}],\n)"
 
-    def __reduce__(self):
-        return (type(self)._wrap, (self._V.copy(),))
+    def __getstate__(self) -> np.ndarray:
+        """pydrake's pickle state: the six coefficients [rotational; translational]."""
+        return self._V.copy()
+
+    def __setstate__(self, state) -> None:
+        self._V = np.array(state, dtype=np.float64).reshape(6)
 
 
 def _offset(value, func: str) -> np.ndarray:

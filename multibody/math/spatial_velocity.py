@@ -25,10 +25,11 @@ class SpatialVelocity(SpatialVector):
             raise TypeError("ComposeWithMovingFrameVelocity(): velocity_of_moving_frame must be a SpatialVelocity.")
         return SpatialVelocity._wrap(F.shift_spatial_velocity(self._V, p) + velocity_of_moving_frame._V)
 
-    def dot(self, other) -> float:
+    def dot(self, force=None, momentum=None) -> float:
         """Power F_B_E · V_MB_E for a SpatialForce, or 2× kinetic energy for a SpatialMomentum (same E)."""
         from mallard.multibody.math.spatial_force import SpatialForce
         from mallard.multibody.math.spatial_momentum import SpatialMomentum
+        other = force if momentum is None else momentum
         return self._power(other, (SpatialForce, SpatialMomentum), "dot")
 
     def __matmul__(self, other) -> float:

@@ -261,5 +261,9 @@ class RotationalInertia:
         return (f"{type(self).__name__}(Ixx={m[0]!r}, Iyy={m[1]!r}, Izz={m[2]!r}, "
                 f"Ixy={p[0]!r}, Ixz={p[1]!r}, Iyz={p[2]!r})")
 
-    def __reduce__(self):
-        return (type(self)._wrap, (self._I.copy(),))
+    def __getstate__(self) -> np.ndarray:
+        """pydrake's pickle state: the 3x3 matrix."""
+        return self._I.copy()
+
+    def __setstate__(self, state) -> None:
+        self._I = np.array(state, dtype=np.float64).reshape(3, 3)

@@ -20,8 +20,11 @@ __all__ = ["ParseError", "ParseWarning", "Diagnostic", "element_tag", "parse_xml
 DRAKE_NAMESPACE = "http://drake.mit.edu"
 
 
-class ParseError(ValueError):
+class ParseError(ValueError, RuntimeError):
     """A model file is malformed or says something the readers cannot honor.
+
+    A ValueError (mallard's convention for bad input) and a RuntimeError, which pydrake raises for the same
+    conditions, so code written against either catches it.
 
     Attributes: `filename` (path or "<string>"), `line` (1-based, or None when unknown),
     `element` (the XML tag, e.g. "joint" or "drake:rotor_inertia"), and `detail` (the message).

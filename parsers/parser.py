@@ -124,31 +124,39 @@ class Parser:
     "prefix::name".
     """
 
-    def __init__(self, plant_or_builder, *args, plant=None, scene_graph=None, model_name_prefix: str = ""):
+    def __init__(self, *args, plant=None, scene_graph=None, builder=None, model_name_prefix: str = ""):
         from mallard.multibody.plant import MultibodyPlant
         from mallard.systems.framework import DiagramBuilder
         rest = list(args)
         if rest and isinstance(rest[-1], str):
             model_name_prefix = rest.pop()
-        if len(rest) > 2:
-            raise ValueError(f"Parser: too many arguments {args!r}")
-        self._builder = None
-        if isinstance(plant_or_builder, DiagramBuilder):
-            self._builder = plant_or_builder
+        if rest and isinstance(rest[0], DiagramBuilder):
+            if builder is not None:
+                raise TypeError("Parser(builder, ...): pass the builder once")
+            builder = rest.pop(0)
+        for name in ("plant", "scene_graph"):
             if rest:
-                plant = rest.pop(0)
-            if rest:
-                scene_graph = rest.pop(0)
+                if (plant if name == "plant" else scene_graph) is not None:
+                    raise TypeError(f"Parser: {name} given both by position and by keyword")
+                if name == "plant":
+                    plant = rest.pop(0)
+                else:
+                    scene_graph = rest.pop(0)
+        if rest:
+            raise TypeError(f"Parser: too many arguments {args!r}; use Parser(plant), Parser(plant, scene_graph), "
+                            "Parser(plant, model_name_prefix) or Parser(builder, plant=None, scene_graph=None, "
+                            "model_name_prefix='')")
+        self._builder = builder
+        if builder is not None:
+            if not isinstance(builder, DiagramBuilder):
+                raise TypeError(f"Parser: builder must be a DiagramBuilder, got {type(builder).__name__}")
             if plant is None:
                 plant = self._find_subsystem("plant")
-            if scene_graph is None and self._builder.HasSubsystemNamed("scene_graph"):
-                scene_graph = self._builder.GetSubsystemByName("scene_graph")
-        else:
-            if plant is not None:
-                raise ValueError("Parser(plant, ...): pass the plant once")
-            plant = plant_or_builder
-            if rest:
-                scene_graph = rest.pop(0)
+            if scene_graph is None and builder.HasSubsystemNamed("scene_graph"):
+                scene_graph = builder.GetSubsystemByName("scene_graph")
+        if plant is None:
+            raise TypeError("Parser: needs a MultibodyPlant (Parser(plant) or Parser(plant=...)) or a DiagramBuilder "
+                            "(Parser(builder=...))")
         if not isinstance(plant, MultibodyPlant):
             raise ValueError(f"Parser: expected a MultibodyPlant or a DiagramBuilder, got {type(plant).__name__}")
         if not isinstance(model_name_prefix, str):
@@ -279,9 +287,10 @@ class Parser:
         warnings.warn(str(err), ParseWarning, stacklevel=4)
 
     # ---- naming --------------------------------------------------------------------------------------
-    def _RenameRecords(self, records: list) -> list:
+    def _RenameRecords(self, records: list, model_name: Optional[str] = None) -> list:
         """Copies of `records` under their final instance names (prefix, auto-renaming), references
         to model names rewritten (the records are fresh from a reader: parts not renamed are shared).
+        `model_name` (a full scoped name) replaces the name of the file's one top-level model.
         Raises RuntimeError for a taken name when auto-renaming is off."""
         plant = self._plant
         roots: dict = {}
@@ -290,7 +299,10 @@ class Parser:
             root = rec.name.split("::")[0]
             if root in roots:
                 continue
-            base = f"{self._prefix}::{root}" if self._prefix else root
+            if model_name is not None:
+                base = model_name
+            else:
+                base = f"{self._prefix}::{root}" if self._prefix else root
             name = base
             if self._auto_renaming:
                 k = 0
@@ -329,7 +341,21 @@ class Parser:
         return out
 
     # ---- building ------------------------------------------------------------------------------------
-    def _AddModelRecords(self, records: list) -> list:
+    def _AddModelNamed(self, filename: str, model_name: str):
+        """Add the single top-level model of `filename` as model instance `model_name` (a scoped name), as a
+        model directive's add_model does; returns its ModelInstanceIndex."""
+        self._check_can_add()
+        if not filename.lower().endswith((".urdf", ".sdf", ".xacro")):
+            raise ParseError("model directives add URDF and SDFormat models only", filename)
+        records = ReadModels(filename, package_map=self._package_map, strict=self._strict)
+        sdf_file = any(r.format == "sdf" for r in records)
+        top = {r.name.split("::")[0] for r in records if not (sdf_file and r.format != "sdf")}
+        if len(top) != 1:
+            raise ParseError(f"add_model needs a file with exactly one top-level model; found {sorted(top)}",
+                             filename)
+        return self._AddModelRecords(records, model_name)[0]
+
+    def _AddModelRecords(self, records: list, model_name: Optional[str] = None) -> list:
         """Build the plant elements of `records` (from one file); returns their instances.
 
         Follows pydrake's order, which fixes body, joint and state order: URDF models included by
@@ -337,7 +363,7 @@ class Parser:
         model instances are created outer model first, but each model's nested models are built
         before its own links, joints and actuators.
         """
-        records = self._RenameRecords(records)
+        records = self._RenameRecords(records, model_name)
         plant = self._plant
         sdf_file = any(r.format == "sdf" for r in records)
         included = [r for r in records if sdf_file and r.format != "sdf"]

@@ -93,6 +93,9 @@ class _UrdfReader(UrdfGeometryReader):
         if not name.replace("::", ""):
             self.diag.error(root, f"model name {name!r} is empty: it holds only '::' scope separators")
         model = ModelRecord(name=name, filename=self.diag.filename, format="urdf")
+        if get_attr(root, "version") is not None:  # as urdfdom and Drake: read nowhere, so said to be ignored
+            self.diag.warning(root, "The attribute 'version' found in a 'robot' tag is currently unsupported and "
+                                    "will be ignored.")
         self.warn_unknown(root, _ROBOT_CHILDREN)
         for m in children(root, "material"):
             self.material(m, model.materials, top_level=True)

@@ -14,9 +14,10 @@ from ._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActiv
                           GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
                           SetMujocoState)
 from ..contact.contact_results import ContactResults, PointPairContactInfo
-from ...geometry.properties import CoulombFriction
+from ...geometry.properties import CalcContactFrictionFromSurfaceProperties, CoulombFriction
 
 __all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlantSceneGraphResult",
+           "CalcContactFrictionFromSurfaceProperties",
            "ApplyMultibodyPlantConfig", "ContactModel", "CoulombFriction", "DiscreteContactApproximation",
            "DiscreteContactSolver", "ExternallyAppliedSpatialForce", "HydroelasticContactRepresentation",
            "MultibodyPlant", "MultibodyPlantConfig"]
@@ -26,3 +27,13 @@ __all__ += ["CalcMujocoVelocityMap", "GetMjcfPlantMap", "GetMujocoActivations", 
             "GetMujocoKeyframe", "GetMujocoKeyframeNames", "GetMujocoSensorOutputPort", "GetMujocoState",
             "SetMujocoActivations", "SetMujocoKeyframe", "SetMujocoState"]
 __all__ += ["GetMujocoPluginState", "SetMujocoPluginState"]
+
+from mallard.common.scalar_template import ScalarTemplate as _ScalarTemplate
+
+# pydrake's scalar-template spellings (Foo_[float] is Foo; other scalar types are a clear error).
+for _cls in (ContactResults, CoulombFriction, ExternallyAppliedSpatialForce, MultibodyPlant, PointPairContactInfo):
+    globals()[f"{_cls.__name__}_"] = _ScalarTemplate(f"{_cls.__name__}_", _cls)
+    globals()[f"{_cls.__name__}_[float]"] = _cls  # the names Drake <= v1.12 wrote into pickles
+del _cls
+__all__ += ["ContactResults_", "CoulombFriction_", "ExternallyAppliedSpatialForce_", "MultibodyPlant_",
+            "PointPairContactInfo_"]

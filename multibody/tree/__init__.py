@@ -12,6 +12,7 @@ from .joints import (BallQuaternionJoint, BallRpyJoint, PlanarJoint, PrismaticJo
 from .multibody_forces import MultibodyForces
 from .rigid_body import Body, RigidBody
 from .rotational_inertia import RotationalInertia
+from .scoped_name import ScopedName
 from .spatial_inertia import SpatialInertia
 from .unit_inertia import UnitInertia
 
@@ -20,7 +21,21 @@ __all__ = [
     "ForceElementIndex", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
     "JointActuatorIndex", "JointIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "ModelInstanceIndex", "MultibodyForces",
     "PlanarJoint", "PrismaticJoint", "PrismaticSpring", "QuaternionFloatingJoint", "RevoluteJoint", "RevoluteSpring", "RigidBody",
-    "RigidBodyFrame", "RotationalInertia", "RpyFloatingJoint", "ScrewJoint", "SpatialInertia",
+    "RigidBodyFrame", "RotationalInertia", "RpyFloatingJoint", "ScopedName", "ScrewJoint", "SpatialInertia",
     "UniformGravityFieldElement", "UnitInertia", "UniversalJoint", "WeldJoint", "default_model_instance",
     "world_frame_index", "world_index", "world_model_instance",
 ]
+
+from mallard.common.scalar_template import ScalarTemplate as _ScalarTemplate
+
+# pydrake's scalar-template spellings (Foo_[float] is Foo; other scalar types are a clear error).
+for _cls in (BallQuaternionJoint, BallRpyJoint, Body, BodyFrame, FixedOffsetFrame, ForceElement, Frame, Joint,
+             JointActuator, LinearBushingRollPitchYaw, LinearSpringDamper, MultibodyForces, PlanarJoint,
+             PrismaticJoint, PrismaticSpring, QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring, RigidBody,
+             RigidBodyFrame, RotationalInertia, RpyFloatingJoint, ScrewJoint, SpatialInertia,
+             UniformGravityFieldElement, UnitInertia, UniversalJoint, WeldJoint):
+    globals()[f"{_cls.__name__}_"] = _ScalarTemplate(f"{_cls.__name__}_", _cls)
+    globals()[f"{_cls.__name__}_[float]"] = _cls  # the names Drake <= v1.12 wrote into pickles
+Body_ = _ScalarTemplate("Body_", RigidBody)  # pydrake's dispreferred alias of RigidBody_
+del _cls
+__all__ += [n for n in list(globals()) if n.endswith("_") and not n.startswith("_")]

@@ -25,7 +25,7 @@ def test_add_get_contains_remove(models_dir: Path) -> None:
     assert pm.size() == 0 and pm.GetPackageNames() == []
     pm.AddPackageXml(str(models_dir / "drake_models" / "package.xml"))
     assert pm.Contains("drake_models") and pm.size() == 1
-    assert pm.GetPath("drake_models") == str(models_dir / "drake_models") + os.sep
+    assert pm.GetPath("drake_models") == str(models_dir / "drake_models")  # as given, as pydrake
     pm.Add("drake_models", str(models_dir / "drake_models"))  # equivalent path: allowed
     with pytest.raises(ValueError, match="not equivalent"):
         pm.Add("drake_models", str(models_dir))
@@ -38,7 +38,7 @@ def test_add_get_contains_remove(models_dir: Path) -> None:
 
 
 def test_unknown_package_lists_known_ones() -> None:
-    pm = PackageMap()
+    pm = PackageMap.MakeEmpty()
     pm.PopulateFromFolder(str(DATA))
     with pytest.raises(KeyError) as info:
         pm.GetPath("nope")
@@ -49,7 +49,7 @@ def test_unknown_package_lists_known_ones() -> None:
 
 
 def test_populate_and_add_map_match_pydrake(models_dir: Path) -> None:
-    ours = PackageMap()
+    ours = PackageMap.MakeEmpty()
     ours.PopulateFromFolder(str(models_dir))
     ours.PopulateFromFolder(str(DATA))
     theirs = _pydrake_map()
@@ -58,18 +58,18 @@ def test_populate_and_add_map_match_pydrake(models_dir: Path) -> None:
     assert sorted(ours.GetPackageNames()) == sorted(theirs.GetPackageNames())
     for name in ours.GetPackageNames():
         assert ours.GetPath(name) == theirs.GetPath(name)
-    combined = PackageMap()
+    combined = PackageMap.MakeEmpty()
     combined.AddMap(ours)
     assert sorted(combined.GetPackageNames()) == sorted(ours.GetPackageNames())
 
 
 def test_populate_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MALLARD_TEST_PACKAGES", os.pathsep.join([str(DATA), "/no/such/dir"]))
-    pm = PackageMap()
+    pm = PackageMap.MakeEmpty()
     pm.PopulateFromEnvironment("MALLARD_TEST_PACKAGES")
     assert pm.GetPackageNames() == ["mallard_test_models"]
     monkeypatch.delenv("MALLARD_TEST_PACKAGES")
-    empty = PackageMap()
+    empty = PackageMap.MakeEmpty()
     empty.PopulateFromEnvironment("MALLARD_TEST_PACKAGES")
     assert empty.size() == 0
 
@@ -81,7 +81,7 @@ def test_populate_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     f"file://{TEST_PACKAGE}/urdf/finger.urdf",
 ])
 def test_resolve_url_matches_pydrake(url: str) -> None:
-    ours = PackageMap()
+    ours = PackageMap.MakeEmpty()
     ours.AddPackageXml(str(TEST_PACKAGE / "package.xml"))
     theirs = _pydrake_map()
     theirs.AddPackageXml(str(TEST_PACKAGE / "package.xml"))
@@ -96,7 +96,7 @@ def test_resolve_url_matches_pydrake(url: str) -> None:
     ("package://other/robot.urdf", KeyError, "unknown package 'other'"),
 ])
 def test_resolve_url_errors(url: str, error: type, match: str) -> None:
-    pm = PackageMap()
+    pm = PackageMap.MakeEmpty()
     pm.AddPackageXml(str(TEST_PACKAGE / "package.xml"))
     with pytest.raises(error, match=match):
         pm.ResolveUrl(url)

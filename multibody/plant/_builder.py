@@ -126,12 +126,13 @@ class _TreeBuilderMixin:
         if self.HasBodyNamed(name, mi):
             raise ValueError(f"a body named '{name}' already exists in model instance "
                              f"'{self._instance_names[mi]}'")
-        if M is not None and hasattr(M, "IsPhysicallyValid") and not M.IsPhysicallyValid():
+        unset = M is not None and hasattr(M, "IsNaN") and M.IsNaN()  # SpatialInertia.NaN(): accepted, as pydrake
+        if M is not None and not unset and hasattr(M, "IsPhysicallyValid") and not M.IsPhysicallyValid():
             raise ValueError(f"body '{name}': the spatial inertia is not physically valid (negative mass, "
                              "non-positive-semidefinite inertia or principal moments violating the triangle "
                              "inequality)")
         body = RigidBody(name, mi, M)
-        if body._mass < 0 or not np.all(np.isfinite(body._I_BBo_B)) or not np.isfinite(body._mass):
+        if not unset and (body._mass < 0 or not np.all(np.isfinite(body._I_BBo_B)) or not np.isfinite(body._mass)):
             raise ValueError(f"body '{name}': non-physical spatial inertia (mass {body._mass})")
         return self._register_body(body)
 

@@ -2,7 +2,7 @@
 
 The readers (`ReadUrdf`, `ReadSdf`) turn a file into format-neutral `ModelRecord`s; this module turns
 those records into the plant's public builder calls (AddModelInstance, AddRigidBody, AddFrame,
-AddJoint, AddJointActuator, AddForceElement, AddCouplerConstraint, SetDefaultFreeBodyPose), the
+AddJoint, AddJointActuator, AddForceElement, AddCouplerConstraint, SetDefaultFloatingBaseBodyPose), the
 same calls a user could write by hand, following pydrake's parsing rules:
 
 * a joint (and the `<joint>_parent` / `<joint>_child` frames it needs) goes in its child body's
@@ -396,7 +396,7 @@ class Parser:
                     self._AddMimic(rec, jr, joints)
             for link in rec.links:
                 if (rec.name, link.name) not in inboard:
-                    plant.SetDefaultFreeBodyPose(bodies[(rec.name, link.name)], _transform(rec.X_WM @ link.X_MB))
+                    plant.SetDefaultFloatingBaseBodyPose(bodies[(rec.name, link.name)], _transform(rec.X_WM @ link.X_MB))
         for rec in records:  # (after every frame: they may name a nested model's)
             for br in rec.bushings:
                 AddBushingRecord(plant, rec, br)

@@ -122,7 +122,7 @@ class _Run:
                 child = plant.get_body(bodies[0]).body_frame()
             X_PC = pose.GetDeterministicValue()
             if parent is plant.world_frame() and child.GetFixedPoseInBodyFrame().IsExactlyIdentity():
-                plant.SetDefaultFreeBodyPose(child.body(), X_PC)
+                plant.SetDefaultFloatingBaseBodyPose(child.body(), X_PC)
             else:
                 joint_name = child.body().name()
                 while plant.HasJointNamed(joint_name, instance):

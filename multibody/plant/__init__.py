@@ -4,6 +4,7 @@ from ._geometry import AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphR
 from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
                              DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
 from .multibody_plant import MultibodyPlant
+from ._constraints import DistanceConstraintParams
 from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
                                 SetConstraintMujocoParameters, SetJointMujocoParameters)
 from ._mjcf_actuation import GetMujocoCtrlInputPort
@@ -17,7 +18,7 @@ from ..contact.contact_results import ContactResults, PointPairContactInfo
 from ...geometry.properties import CalcContactFrictionFromSurfaceProperties, CoulombFriction
 
 __all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlantSceneGraphResult",
-           "CalcContactFrictionFromSurfaceProperties",
+           "CalcContactFrictionFromSurfaceProperties", "DistanceConstraintParams",
            "ApplyMultibodyPlantConfig", "ContactModel", "CoulombFriction", "DiscreteContactApproximation",
            "DiscreteContactSolver", "ExternallyAppliedSpatialForce", "HydroelasticContactRepresentation",
            "MultibodyPlant", "MultibodyPlantConfig"]

@@ -17,9 +17,11 @@ from ..tree.joint_actuator import JointActuator
 from ..tree.joints import QuaternionFloatingJoint, WeldJoint
 from ..tree.rigid_body import RigidBody
 from ..tree.topology import check_topology, compile_model, floating_base_order
+from ...systems.framework import Value
+from .element_parameters import ElementParameters, _ElementParametersMixin
 
 
-class _TreeBuilderMixin:
+class _TreeBuilderMixin(_ElementParametersMixin):
     """Bodies, frames, joints, actuators, force elements and model instances, plus Finalize()."""
 
     def _init_tree(self) -> None:
@@ -62,7 +64,7 @@ class _TreeBuilderMixin:
         return ModelInstanceIndex(i)
 
     def _check_element(self, element, kind: str, items: list):
-        idx = element._index
+        idx = getattr(element, "_pos", element._index)  # joints and actuators: list position (removal shifts it)
         if element._plant is not self or idx is None or idx >= len(items) or items[idx] is not element:
             raise ValueError(f"{kind} '{element.name()}' does not belong to MultibodyPlant '{self.get_name()}'")
 
@@ -150,9 +152,13 @@ class _TreeBuilderMixin:
 
     def _get(self, items, index, kind):
         i = int(index)
-        if not 0 <= i < len(items):
-            raise IndexError(f"{kind} index {i} is out of range; the plant has {len(items)} {kind}s")
-        return items[i]
+        if 0 <= i < len(items) and int(items[i]._index) == i:
+            return items[i]
+        for e in items:  # joints and actuators keep their index when an earlier one is removed
+            if int(e._index) == i:
+                return e
+        raise IndexError(f"{kind} index {i} is out of range or was removed; the plant has {kind} indices "
+                         f"{[int(e._index) for e in items]}")
 
     def _find(self, items, name, model_instance, kind, pred=None):
         if model_instance is not None:
@@ -236,6 +242,32 @@ class _TreeBuilderMixin:
         self._frames.append(frame)
         return frame
 
+    def _frame_pose_overrides(self, context) -> dict:
+        """Frame index → (R_PF, p_PF) set in `context` by SetPoseInParentFrame (empty before Finalize)."""
+        if not self._finalized:
+            return {}
+        return self._element_parameters(context).frames
+
+    def _SetFramePoseInContext(self, context, frame, R_PF, p_PF) -> None:
+        self._ThrowIfNotFinalized("SetPoseInParentFrame")
+        self._check_element(frame, "frame", self._frames)
+        users = [j.name() for j in self._joints if any(self._frame_depends_on(f, frame)
+                                                         for f in (j.frame_on_parent(), j.frame_on_child()))]
+        if users:
+            raise RuntimeError(f"SetPoseInParentFrame: frame '{frame.name()}' places joint(s) {users}, whose frames "
+                               "are compiled into the model at Finalize; mallard cannot change them per Context. "
+                               "Give the frame its pose before Finalize instead.")
+        self._mutable_element_parameters(context).frames[int(frame.index())] = (
+            np.array(R_PF, dtype=float), np.array(p_PF, dtype=float))
+
+    @staticmethod
+    def _frame_depends_on(frame, other) -> bool:
+        while frame is not None:
+            if frame is other:
+                return True
+            frame = getattr(frame, "_parent_frame", None)
+        return False
+
     def num_frames(self) -> int:
         return len(self._frames)
 
@@ -277,9 +309,38 @@ class _TreeBuilderMixin:
                     f"joint '{joint.name()}': body '{joint.child_body().name()}' already has parent joint '{j.name()}'; "
                     "a body can have only one inboard joint. Close kinematic loops with AddBallConstraint, "
                     "AddDistanceConstraint or AddWeldConstraint.")
-        joint._attach(self, JointIndex(len(self._joints)))
-        self._joints.append(joint)
+        self._append_indexed(joint, self._joints, JointIndex)
         return joint
+
+    def _append_indexed(self, element, items: list, index_type) -> None:
+        """Add a joint or actuator: its index counts every one ever added (removed indices are not reused)."""
+        counter = f"_next_{index_type.__name__}"
+        index = getattr(self, counter, len(items))
+        element._attach(self, index_type(index))
+        element._pos = len(items)
+        items.append(element)
+        setattr(self, counter, index + 1)
+
+    def _remove_indexed(self, element, items: list) -> None:
+        items.remove(element)
+        for k, e in enumerate(items):
+            e._pos = k
+        element._plant, element._pos = None, None
+
+    def has_joint(self, joint_index) -> bool:
+        """True if a joint with this index exists (it was added and not removed)."""
+        return any(int(j._index) == int(joint_index) for j in self._joints)
+
+    def RemoveJoint(self, joint) -> None:
+        """Remove a joint before Finalize (its index is not reused); its child body becomes free unless another
+        joint is added for it. A joint used by an actuator or force element cannot be removed."""
+        self._ThrowIfFinalized("RemoveJoint")
+        self._check_element(joint, "joint", self._joints)
+        users = [a.name() for a in self._actuators if a.joint() is joint] + \
+            [type(f).__name__ for f in self._force_elements if getattr(f, "_joint", None) is joint]
+        if users:
+            raise RuntimeError(f"RemoveJoint: joint '{joint.name()}' is used by {users}; remove those first")
+        self._remove_indexed(joint, self._joints)
 
     def WeldFrames(self, frame_on_parent_F: Frame, frame_on_child_M: Frame, X_FM=None) -> WeldJoint:
         """Weld frame M to frame F with fixed pose X_FM; the joint is named '<F>_welds_to_<M>'."""
@@ -323,7 +384,7 @@ class _TreeBuilderMixin:
                     return j
             return None
         k = self._model.joint_of_body[int(body_index)]
-        return None if k < 0 else self._joints[k]
+        return None if k < 0 else self._joints[k]  # k: position in self._joints
 
     # ---- actuators --------------------------------------------------------------------------
     def AddJointActuator(self, name: str, joint: Joint, effort_limit: float = np.inf) -> JointActuator:
@@ -334,9 +395,24 @@ class _TreeBuilderMixin:
         if self._has(self._actuators, name, act.model_instance(), "actuator"):
             raise ValueError(f"an actuator named '{name}' already exists in model instance "
                              f"'{self._instance_names[int(act.model_instance())]}'")
-        act._attach(self, JointActuatorIndex(len(self._actuators)))
-        self._actuators.append(act)
+        self._append_indexed(act, self._actuators, JointActuatorIndex)
         return act
+
+    def has_joint_actuator(self, actuator_index) -> bool:
+        """True if an actuator with this index exists (it was added and not removed)."""
+        return any(int(a._index) == int(actuator_index) for a in self._actuators)
+
+    def RemoveJointActuator(self, actuator) -> None:
+        """Remove an actuator before Finalize (its index is not reused)."""
+        self._ThrowIfFinalized("RemoveJointActuator")
+        self._check_element(actuator, "actuator", self._actuators)
+        self._remove_indexed(actuator, self._actuators)
+
+    def RemoveAllJointActuatorEffortLimits(self) -> None:
+        """Set every actuator's effort limit to +∞ (before Finalize)."""
+        self._ThrowIfFinalized("RemoveAllJointActuatorEffortLimits")
+        for a in self._actuators:
+            a.set_effort_limit(np.inf)
 
     def num_actuators(self, model_instance=None) -> int:
         if model_instance is None:
@@ -373,7 +449,7 @@ class _TreeBuilderMixin:
         if not isinstance(force_element, ForceElement):
             raise ValueError(f"AddForceElement expects a ForceElement, got {type(force_element).__name__}")
         if isinstance(force_element, UniformGravityFieldElement):
-            raise ValueError("this plant already has a UniformGravityFieldElement; change it via "
+            raise RuntimeError("this plant already has a UniformGravityFieldElement; change it via "
                              "mutable_gravity_field().set_gravity_vector()")
         if force_element.model_instance() is None:
             force_element._model_instance = ModelInstanceIndex(1)
@@ -427,8 +503,8 @@ class _TreeBuilderMixin:
                 name = "_" + name
             j = QuaternionFloatingJoint(name, self.world_frame(), body.body_frame())
             j._model_instance = body.model_instance()
-            j._attach(self, JointIndex(len(self._joints)))
-            self._joints.append(j)
+            j._ephemeral = True
+            self._append_indexed(j, self._joints, JointIndex)
             body._floating_joint = j
             if int(body.index()) in self._default_free_body_poses:
                 j._default_positions = self._free_pose_to_q(*self._default_free_body_poses[int(body.index())])
@@ -443,6 +519,7 @@ class _TreeBuilderMixin:
         self._finalized = True
         with single_threaded_blas():  # small dense factorizations (see mallard.common.blas_threads)
             self._DeclareSystemResources()
+            self._element_params_index = self.DeclareAbstractParameter(Value(ElementParameters()))
             CheckModelIsFinite(self)
             self._FinalizeContact()
             if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)

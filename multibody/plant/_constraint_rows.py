@@ -95,7 +95,7 @@ class ConstraintRowModel:
         # ---- equality constraints ------------------------------------------------------------------------
         self.equalities = []
         for k, spec in enumerate(plant._constraints):
-            par = GetConstraintMujocoParameters(plant, k)
+            par = GetConstraintMujocoParameters(plant, spec["id"])
             name = f"{spec['kind']} constraint {k}"
             kind = spec["kind"]
             if kind == "Coupler":

@@ -3,21 +3,125 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tree.indices import ConstraintIndex
+from ..tree.indices import BodyIndex, MultibodyConstraintId
+from ._overloads import bind
+
+ConstraintIndex = MultibodyConstraintId  # the type every Add*Constraint returns
+
+
+class DistanceConstraintParams:
+    """The parameters of a distance constraint: |p_PQ| = distance between point P of body A (p_AP, m) and point Q
+    of body B (p_BQ, m), with stiffness (N/m, +∞ = rigid) and damping (N·s/m)."""
+
+    __slots__ = ("_bodyA", "_p_AP", "_bodyB", "_p_BQ", "_distance", "_stiffness", "_damping")
+
+    def __init__(self, bodyA=None, p_AP=None, bodyB=None, p_BQ=None, distance: float = 0.0,
+                 stiffness: float = np.inf, damping: float = 0.0) -> None:
+        if distance is not None and bodyA is not None and not distance > 0:
+            raise ValueError(f"DistanceConstraintParams: distance must be positive, got {distance}")
+        self._bodyA = None if bodyA is None else BodyIndex(int(bodyA))
+        self._bodyB = None if bodyB is None else BodyIndex(int(bodyB))
+        self._p_AP = np.zeros(3) if p_AP is None else np.array(p_AP, dtype=float).reshape(3)
+        self._p_BQ = np.zeros(3) if p_BQ is None else np.array(p_BQ, dtype=float).reshape(3)
+        self._distance, self._stiffness, self._damping = float(distance), float(stiffness), float(damping)
+
+    def bodyA(self):
+        return self._bodyA
+
+    def bodyB(self):
+        return self._bodyB
+
+    def p_AP(self) -> np.ndarray:
+        return self._p_AP.copy()
+
+    def p_BQ(self) -> np.ndarray:
+        return self._p_BQ.copy()
+
+    def distance(self) -> float:
+        return self._distance
+
+    def stiffness(self) -> float:
+        return self._stiffness
+
+    def damping(self) -> float:
+        return self._damping
+
+    def __repr__(self) -> str:
+        return (f"DistanceConstraintParams(bodyA={self._bodyA!r}, p_AP={self._p_AP.tolist()}, bodyB={self._bodyB!r}, "
+                f"p_BQ={self._p_BQ.tolist()}, distance={self._distance}, stiffness={self._stiffness}, "
+                f"damping={self._damping})")
 
 
 class _ConstraintsMixin:
     """Stores constraint specifications; multibody/contact's solver enforces them in the discrete step. As in pydrake, a
     continuous plant accepts them and raises when its dynamics are evaluated."""
 
-    def _add_constraint(self, kind: str, **spec) -> ConstraintIndex:
+    def _add_constraint(self, kind: str, **spec) -> MultibodyConstraintId:
         self._ThrowIfFinalized(f"Add{kind}Constraint")
         spec["kind"] = kind
+        spec["id"] = MultibodyConstraintId(getattr(self, "_next_constraint_id", len(self._constraints)))
+        self._next_constraint_id = int(spec["id"]) + 1
         self._constraints.append(spec)
-        return ConstraintIndex(len(self._constraints) - 1)
+        return spec["id"]
 
     def num_constraints(self) -> int:
         return len(self._constraints)
+
+    def GetConstraintIds(self) -> list:
+        """The ids of the plant's constraints, in the order they were added."""
+        return [spec["id"] for spec in self._constraints]
+
+    def _constraint_spec(self, id) -> dict:
+        for spec in self._constraints:
+            if int(spec["id"]) == int(id):
+                return spec
+        raise ValueError(f"MultibodyPlant '{self.get_name()}': there is no constraint with id {int(id)}; ids: "
+                         f"{[int(s['id']) for s in self._constraints]}")
+
+    def RemoveConstraint(self, id) -> None:
+        """Remove a constraint before Finalize (its id is not reused)."""
+        self._ThrowIfFinalized("RemoveConstraint")
+        self._constraints.remove(self._constraint_spec(id))
+
+    def GetConstraintActiveStatus(self, context, id) -> bool:
+        """Whether the constraint is active in `context` (all are, by default)."""
+        self._constraint_spec(id)
+        return int(id) not in self._element_parameters(context).inactive_constraints
+
+    def SetConstraintActiveStatus(self, context, id, status: bool) -> None:
+        """Activate or deactivate a constraint in `context` only."""
+        self._constraint_spec(id)
+        inactive = self._mutable_element_parameters(context).inactive_constraints
+        (inactive.discard if status else inactive.add)(int(id))
+
+    def _default_distance_params(self, spec) -> DistanceConstraintParams:
+        return DistanceConstraintParams(spec["body_A"].index(), spec["p_AP"], spec["body_B"].index(), spec["p_BQ"],
+                                        spec["distance"], spec["stiffness"], spec["damping"])
+
+    def GetDefaultDistanceConstraintParams(self) -> dict:
+        """id → DistanceConstraintParams of every distance constraint, as added."""
+        return {spec["id"]: self._default_distance_params(spec) for spec in self._constraints
+                if spec["kind"] == "Distance"}
+
+    def GetDistanceConstraintParams(self, context, *args, **kwargs):
+        """GetDistanceConstraintParams(context) → {id: params} or (context, id) → the params in `context`."""
+        b = bind("GetDistanceConstraintParams", args, kwargs, (), ("id",))
+        overrides = self._element_parameters(context).distance_params
+        if "id" not in b:
+            return {k: overrides.get(int(k), v) for k, v in self.GetDefaultDistanceConstraintParams().items()}
+        spec = self._constraint_spec(b["id"])
+        if spec["kind"] != "Distance":
+            raise ValueError(f"constraint {int(b['id'])} is a {spec['kind']} constraint, not a distance constraint")
+        return overrides.get(int(b["id"]), self._default_distance_params(spec))
+
+    def SetDistanceConstraintParams(self, context, id, params: DistanceConstraintParams) -> None:
+        """Set a distance constraint's parameters in `context` only (its bodies must stay the same)."""
+        default = self.GetDistanceConstraintParams(context, id)
+        if (params.bodyA(), params.bodyB()) != (default.bodyA(), default.bodyB()):
+            raise ValueError("SetDistanceConstraintParams: the bodies of a distance constraint cannot change")
+        if not params.distance() > 0:
+            raise ValueError(f"SetDistanceConstraintParams: distance must be positive, got {params.distance()}")
+        self._mutable_element_parameters(context).distance_params[int(id)] = params
 
     def constraint_specs(self) -> list[dict]:
         """The stored constraint specifications (dicts with 'kind' and the element parameters)."""

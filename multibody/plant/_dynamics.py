@@ -44,6 +44,7 @@ class _DynamicsMixin:
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
         """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
+        self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
         kin = self._eval_kinematics(context)
         f = self._fast
         M = np.empty(f.M_shape)
@@ -55,6 +56,7 @@ class _DynamicsMixin:
     def CalcMassMatrixViaInverseDynamics(self, context) -> np.ndarray:
         """M(q) column by column: inverse dynamics with v = 0 and v̇ = eᵢ."""
         self._ThrowIfNotFinalized("CalcMassMatrixViaInverseDynamics")
+        self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrixViaInverseDynamics")
         m = self._model
         M = np.zeros((m.nv, m.nv))
         for i in range(m.nv):
@@ -87,6 +89,7 @@ class _DynamicsMixin:
 
     def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:
         """τ = M(q)v̇ + C(q,v)v − τ_app − Σ J_WBᵀ·Fapp_Bo_W (recursive Newton–Euler)."""
+        self._ThrowIfElementParametersChangeDynamics(context, "CalcInverseDynamics")
         kin = self._eval_kinematics(context)
         f = self._fast
         vdot = self._check_size(known_vdot, f.nv, "known_vdot")
@@ -125,6 +128,7 @@ class _DynamicsMixin:
         f._tau[:] = tau
 
     def _force_element_forces(self, context, include_damping: bool = True):
+        self._ThrowIfElementParametersChangeDynamics(context, "force elements")
         kin = self._eval_kinematics(context)
         F = self._gravity_body_forces(context, kin)
         tau = np.zeros(self._model.nv)
@@ -190,7 +194,7 @@ class _DynamicsMixin:
         self._ThrowIfNotFinalized("MakeActuatorSelectorMatrix")
         items = list(user_to_index_map)
         if items and all(isinstance(i, JointIndex) for i in items):
-            by_joint = {int(a.joint().index()): int(a.index()) for a in self._actuators}
+            by_joint = {int(a.joint().index()): k for k, a in enumerate(self._actuators)}
             acts = []
             for i in items:
                 if int(i) not in by_joint:

@@ -51,8 +51,8 @@ class _KinematicsMixin:
         self._check_element(frame, "frame", self._frames)
         kin = self._eval_kinematics(context)
         b = int(frame.body().index())
-        R = kin.R_WB[b] @ frame._R_BF
-        return R, kin.p_WB[b] + kin.R_WB[b] @ frame._p_BF
+        R_BF, p_BF = frame._pose_in_body(context)
+        return kin.R_WB[b] @ R_BF, kin.p_WB[b] + kin.R_WB[b] @ p_BF
 
     def _check_wrt(self, with_respect_to):
         if not isinstance(with_respect_to, JacobianWrtVariable):
@@ -64,24 +64,24 @@ class _KinematicsMixin:
         return J @ pl.nplus_matrix(m.order, m.ji, np.asarray(self.GetPositions(context), dtype=float), m.nq, m.nv)
 
     # ---- poses and velocities ----------------------------------------------------------------------
-    def EvalBodyPoseInWorld(self, context, body_B):
+    def EvalBodyPoseInWorld(self, context, body):
         """X_WB (from the cached kinematics)."""
         self._ThrowIfNotFinalized("EvalBodyPoseInWorld")
-        b = self._body_index(body_B)
+        b = self._body_index(body)
         kin = self._eval_kinematics(context)
         return make_rigid_transform(kin.R_WB[b], kin.p_WB[b])
 
-    def EvalBodySpatialVelocityInWorld(self, context, body_B):
+    def EvalBodySpatialVelocityInWorld(self, context, body):
         """V_WB at Bo, expressed in W."""
         self._ThrowIfNotFinalized("EvalBodySpatialVelocityInWorld")
-        b = self._body_index(body_B)
+        b = self._body_index(body)
         kin = self._eval_kinematics(context)
         return make_spatial("SpatialVelocity", spatial_to_point(kin.V[b], kin.p_WB[b]))
 
-    def EvalBodySpatialAccelerationInWorld(self, context, body_B):
+    def EvalBodySpatialAccelerationInWorld(self, context, body):
         """A_WB at Bo, expressed in W, from the plant's generalized accelerations."""
         self._ThrowIfNotFinalized("EvalBodySpatialAccelerationInWorld")
-        b = self._body_index(body_B)
+        b = self._body_index(body)
         A = self._eval_body_accelerations(context)
         return make_spatial("SpatialAcceleration", A[b])
 
@@ -99,17 +99,17 @@ class _KinematicsMixin:
         vdot = self._check_size(known_vdot, self._model.nv, "known_vdot")
         return [make_spatial("SpatialAcceleration", a) for a in self._classical_accelerations(context, vdot)]
 
-    def CalcRelativeTransform(self, context, frame_F, frame_G):
-        """X_FG(q)."""
-        R_WF, p_WF = self._frame_pose_arrays(context, frame_F)
-        R_WG, p_WG = self._frame_pose_arrays(context, frame_G)
-        return make_rigid_transform(R_WF.T @ R_WG, R_WF.T @ (p_WG - p_WF))
+    def CalcRelativeTransform(self, context, frame_A, frame_B):
+        """X_AB(q): the pose of frame B in frame A."""
+        R_WA, p_WA = self._frame_pose_arrays(context, frame_A)
+        R_WB, p_WB = self._frame_pose_arrays(context, frame_B)
+        return make_rigid_transform(R_WA.T @ R_WB, R_WA.T @ (p_WB - p_WA))
 
-    def CalcRelativeRotationMatrix(self, context, frame_F, frame_G):
-        """R_FG(q)."""
-        R_WF, _ = self._frame_pose_arrays(context, frame_F)
-        R_WG, _ = self._frame_pose_arrays(context, frame_G)
-        return make_rotation_matrix(R_WF.T @ R_WG)
+    def CalcRelativeRotationMatrix(self, context, frame_A, frame_B):
+        """R_AB(q): the orientation of frame B in frame A."""
+        R_WA, _ = self._frame_pose_arrays(context, frame_A)
+        R_WB, _ = self._frame_pose_arrays(context, frame_B)
+        return make_rotation_matrix(R_WA.T @ R_WB)
 
     def CalcPointsPositions(self, context, frame_B, p_BQi, frame_A) -> np.ndarray:
         """p_AQi (3 × n) of points Qi given in frame B."""
@@ -285,12 +285,12 @@ class _KinematicsMixin:
         vcom = V[:, 3:] + np.cross(V[:, :3], com)
         return (m[:, None] * vcom).sum(0) / ms
 
-    def CalcJacobianCenterOfMassTranslationalVelocity(self, context, *args) -> np.ndarray:
+    def CalcJacobianCenterOfMassTranslationalVelocity(self, context, *args, **kwargs) -> np.ndarray:
         """J𝑠_v_AScm_E (3 × n); args (with_respect_to, frame_A, frame_E) or (model_instances, wrt, A, E)."""
-        model_instances = None
-        if len(args) == 4:
-            model_instances, args = args[0], args[1:]
-        with_respect_to, frame_A, frame_E = args
+        b = bind("CalcJacobianCenterOfMassTranslationalVelocity", args, kwargs,
+                 ("with_respect_to", "frame_A", "frame_E"), ("model_instances", "with_respect_to", "frame_A", "frame_E"))
+        model_instances, with_respect_to, frame_A, frame_E = (b.get("model_instances"), b["with_respect_to"],
+                                                              b["frame_A"], b["frame_E"])
         sel, m, ms, com, kin = self._com_data(context, model_instances,
                                               "CalcJacobianCenterOfMassTranslationalVelocity")
         J = np.zeros((3, self._model.nv))
@@ -301,12 +301,12 @@ class _KinematicsMixin:
         self._check_wrt(with_respect_to)
         return self._to_qdot(context, J) if with_respect_to == JacobianWrtVariable.kQDot else J
 
-    def CalcBiasCenterOfMassTranslationalAcceleration(self, context, *args) -> np.ndarray:
+    def CalcBiasCenterOfMassTranslationalAcceleration(self, context, *args, **kwargs) -> np.ndarray:
         """abias_AScm_E = Σ mᵢ·abiasᵢ / mₛ (frame_A must be World)."""
-        model_instances = None
-        if len(args) == 4:
-            model_instances, args = args[0], args[1:]
-        with_respect_to, frame_A, frame_E = args
+        b = bind("CalcBiasCenterOfMassTranslationalAcceleration", args, kwargs,
+                 ("with_respect_to", "frame_A", "frame_E"), ("model_instances", "with_respect_to", "frame_A", "frame_E"))
+        model_instances, with_respect_to, frame_A, frame_E = (b.get("model_instances"), b["with_respect_to"],
+                                                              b["frame_A"], b["frame_E"])
         sel, m, ms, com, kin = self._com_data(context, model_instances,
                                               "CalcBiasCenterOfMassTranslationalAcceleration")
         a = np.zeros(3)
@@ -319,13 +319,10 @@ class _KinematicsMixin:
         R_WE, _ = self._frame_pose_arrays(context, frame_E)
         return R_WE.T @ (a / ms)
 
-    def CalcSpatialMomentumInWorldAboutPoint(self, context, *args):
+    def CalcSpatialMomentumInWorldAboutPoint(self, context, *args, **kwargs):
         """L_WSP_W: spatial momentum [angular; linear] of the bodies about point P, in W."""
-        model_instances = None
-        if len(args) == 2:
-            model_instances, p_WoP_W = args
-        else:
-            (p_WoP_W,) = args
+        b = bind("CalcSpatialMomentumInWorldAboutPoint", args, kwargs, ("p_WoP_W",), ("model_instances", "p_WoP_W"))
+        model_instances, p_WoP_W = b.get("model_instances"), b["p_WoP_W"]
         self._ThrowIfNotFinalized("CalcSpatialMomentumInWorldAboutPoint")
         p = np.asarray(p_WoP_W, dtype=float).reshape(3)
         sel = self._selected_bodies(model_instances, "CalcSpatialMomentumInWorldAboutPoint")

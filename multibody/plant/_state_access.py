@@ -1,7 +1,11 @@
 """State access half of MultibodyPlant: positions/velocities get/set, array helpers, defaults, free bodies."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+from ._overloads import bind
 
 
 def _vec(x, n: int, what: str) -> np.ndarray:
@@ -9,6 +13,21 @@ def _vec(x, n: int, what: str) -> np.ndarray:
     if a.size != n:
         raise ValueError(f"{what}: expected {n} entries, got {a.size}")
     return a
+
+
+def _deprecated(old: str, new: str) -> None:
+    """Drake deprecated `old`: say so once per call site (a FutureWarning, which Python shows by default)."""
+    warnings.warn(f"MultibodyPlant.{old}() is deprecated by Drake. Use {new}() instead.", FutureWarning, stacklevel=3)
+
+
+def _copy_out(x: np.ndarray, out, name: str) -> np.ndarray:
+    """A writable copy of x, also written into `out` when given."""
+    if out is None:
+        return x.copy()
+    if out.size != x.size:
+        raise ValueError(f"{name} must have {x.size} entries, got {out.size}")
+    out[:] = x
+    return out
 
 
 class _StateAccessMixin:
@@ -50,17 +69,17 @@ class _StateAccessMixin:
 
     def _instance_u_indices(self, model_instance) -> np.ndarray:
         mi = self._CheckModelInstance(model_instance)
-        return np.array([int(a.index()) for a in self._actuators if a.model_instance() == mi], dtype=np.int64)
+        return np.array([k for k, a in enumerate(self._actuators) if a.model_instance() == mi], dtype=np.int64)
 
     def _joints_in_q_order(self):
         return sorted(self._joints, key=lambda j: (j.position_start(), j.velocity_start(), int(j.index())))
 
     # ---- whole-plant and per-instance state ----------------------------------------------------
     def GetPositionsAndVelocities(self, context, model_instance=None, qv_out=None) -> np.ndarray:
-        """[q; v] — a read-only view for the whole plant, a copy for one model instance."""
+        """[q; v] of the whole plant or of one model instance: a writable copy, as pydrake returns."""
         x = self._qv_view(context)
         if model_instance is None:
-            return x
+            return _copy_out(x, qv_out, "qv_out")
         nq = self._model.nq
         out = np.concatenate([x[self._instance_q_indices(model_instance)],
                               x[nq + self._instance_v_indices(model_instance)]])
@@ -71,10 +90,10 @@ class _StateAccessMixin:
         return out
 
     def GetPositions(self, context, model_instance=None, q_out=None) -> np.ndarray:
-        """q — a read-only view for the whole plant, a copy for one model instance."""
+        """q of the whole plant or of one model instance: a writable copy, as pydrake returns."""
         q = self._qv_view(context)[:self._model.nq]
         if model_instance is None:
-            return q
+            return _copy_out(q, q_out, "q_out")
         out = q[self._instance_q_indices(model_instance)]
         if q_out is not None:
             if q_out.size != out.size:
@@ -83,10 +102,10 @@ class _StateAccessMixin:
         return out
 
     def GetVelocities(self, context, model_instance=None, v_out=None) -> np.ndarray:
-        """v — a read-only view for the whole plant, a copy for one model instance."""
+        """v of the whole plant or of one model instance: a writable copy, as pydrake returns."""
         v = self._qv_view(context)[self._model.nq:]
         if model_instance is None:
-            return v
+            return _copy_out(v, v_out, "v_out")
         out = v[self._instance_v_indices(model_instance)]
         if v_out is not None:
             if v_out.size != out.size:
@@ -94,17 +113,14 @@ class _StateAccessMixin:
             v_out[:] = out
         return out
 
-    def _split_state_args(self, args, what):
-        # (context, value) | (context, model_instance, value) | (context, state, model_instance, value)
-        if len(args) == 1:
-            return None, None, args[0]
-        if len(args) == 2:
-            if isinstance(args[0], (int, np.integer)):
-                return None, args[0], args[1]
-            return args[0], None, args[1]
-        if len(args) == 3:
-            return args[0], args[1], args[2]
-        raise ValueError(f"{what}: wrong number of arguments")
+    def _state_args(self, what: str, value_name: str, args, kwargs) -> tuple:
+        """(state, model_instance, value) of pydrake's (value) | (model_instance, value) | (state, model_instance,
+        value) overloads, by position or keyword."""
+        if len(args) == 2 and not kwargs and not isinstance(args[0], (int, np.integer)):
+            return args[0], None, args[1]  # (state, value): mallard's whole-plant form with an explicit State
+        b = bind(what, args, kwargs, (value_name,), ("model_instance", value_name),
+                 ("state", "model_instance", value_name))
+        return b.get("state"), b.get("model_instance"), b[value_name]
 
     def _write(self, context, state, idx, values):
         if state is None:
@@ -113,10 +129,10 @@ class _StateAccessMixin:
             x = self._mutable_qv_in_state(context, state)
         x[idx] = values
 
-    def SetPositionsAndVelocities(self, context, *args) -> None:
-        """Set [q; v] of the whole plant or of one model instance."""
+    def SetPositionsAndVelocities(self, context, *args, **kwargs) -> None:
+        """Set [q; v] of the whole plant (q_v) or of one model instance (model_instance, q_v)."""
         self.ValidateContext(context)
-        state, mi, value = self._split_state_args(args, "SetPositionsAndVelocities")
+        state, mi, value = self._state_args("SetPositionsAndVelocities", "q_v", args, kwargs)
         nq = self._model.nq
         if mi is None:
             self._write(context, state, slice(None), _vec(value, nq + self._model.nv, "SetPositionsAndVelocities q_v"))
@@ -124,18 +140,18 @@ class _StateAccessMixin:
         idx = np.concatenate([self._instance_q_indices(mi), nq + self._instance_v_indices(mi)])
         self._write(context, state, idx, _vec(value, idx.size, f"SetPositionsAndVelocities({self.GetModelInstanceName(mi)})"))
 
-    def SetPositions(self, context, *args) -> None:
-        """Set q of the whole plant or of one model instance."""
+    def SetPositions(self, context, *args, **kwargs) -> None:
+        """Set q of the whole plant (q) or of one model instance (model_instance, q)."""
         self.ValidateContext(context)
-        state, mi, value = self._split_state_args(args, "SetPositions")
+        state, mi, value = self._state_args("SetPositions", "q", args, kwargs)
         idx = slice(0, self._model.nq) if mi is None else self._instance_q_indices(mi)
         n = self._model.nq if mi is None else idx.size
         self._write(context, state, idx, _vec(value, n, "SetPositions q"))
 
-    def SetVelocities(self, context, *args) -> None:
-        """Set v of the whole plant or of one model instance."""
+    def SetVelocities(self, context, *args, **kwargs) -> None:
+        """Set v of the whole plant (v) or of one model instance (model_instance, v)."""
         self.ValidateContext(context)
-        state, mi, value = self._split_state_args(args, "SetVelocities")
+        state, mi, value = self._state_args("SetVelocities", "v", args, kwargs)
         nq = self._model.nq
         idx = slice(nq, nq + self._model.nv) if mi is None else nq + self._instance_v_indices(mi)
         n = self._model.nv if mi is None else idx.size
@@ -268,15 +284,16 @@ class _StateAccessMixin:
             q[j.position_start():j.position_start() + j.num_positions()] = j._default_positions
         return q if model_instance is None else q[self._instance_q_indices(model_instance)]
 
-    def SetDefaultPositions(self, *args) -> None:
+    def SetDefaultPositions(self, *args, **kwargs) -> None:
         """SetDefaultPositions(q) or SetDefaultPositions(model_instance, q_instance)."""
         self._ThrowIfNotFinalized("SetDefaultPositions")
+        b = bind("SetDefaultPositions", args, kwargs, ("q",), ("model_instance", "q_instance"))
         q = self.GetDefaultPositions()
-        if len(args) == 1:
-            q = _vec(args[0], self._model.nq, "SetDefaultPositions q")
+        if "q" in b:
+            q = _vec(b["q"], self._model.nq, "SetDefaultPositions q")
         else:
-            idx = self._instance_q_indices(args[0])
-            q[idx] = _vec(args[1], idx.size, "SetDefaultPositions q_instance")
+            idx = self._instance_q_indices(b["model_instance"])
+            q[idx] = _vec(b["q_instance"], idx.size, "SetDefaultPositions q_instance")
         for j in self._joints:
             j._default_positions = q[j.position_start():j.position_start() + j.num_positions()].copy()
         self._default_positions_changed()
@@ -299,8 +316,8 @@ class _StateAccessMixin:
             raise RuntimeError(f"{what}: body '{body.name()}' is not a free (floating) body")
         return self._inboard_joint_of_body(body.index())
 
-    def SetDefaultFreeBodyPose(self, body, X_WB) -> None:
-        """Default pose of a free body, used by SetDefaultState."""
+    def SetDefaultFloatingBaseBodyPose(self, body, X_WB) -> None:
+        """Default pose X_WB of a floating base body, used by SetDefaultState."""
         from ..tree._convert import pose_to_arrays
         R, p = pose_to_arrays(X_WB, "X_WB")
         self._default_free_body_poses[int(body.index())] = (R, p)
@@ -308,14 +325,21 @@ class _StateAccessMixin:
             body._floating_joint._default_positions = self._free_pose_to_q(R, p)
             self._default_positions_changed()
 
-    SetDefaultFloatingBaseBodyPose = SetDefaultFreeBodyPose
-
-    def GetDefaultFreeBodyPose(self, body):
+    def GetDefaultFloatingBaseBodyPose(self, body):
+        """The default pose X_WB of a floating base body (identity unless set)."""
         from ..tree._convert import make_rigid_transform
         R, p = self._default_free_body_poses.get(int(body.index()), (np.eye(3), np.zeros(3)))
         return make_rigid_transform(R, p)
 
-    GetDefaultFloatingBaseBodyPose = GetDefaultFreeBodyPose
+    def SetDefaultFreeBodyPose(self, body, X_PB) -> None:
+        """Deprecated by Drake: use SetDefaultFloatingBaseBodyPose."""
+        _deprecated("SetDefaultFreeBodyPose", "SetDefaultFloatingBaseBodyPose")
+        self.SetDefaultFloatingBaseBodyPose(body, X_PB)
+
+    def GetDefaultFreeBodyPose(self, body):
+        """Deprecated by Drake: use GetDefaultFloatingBaseBodyPose."""
+        _deprecated("GetDefaultFreeBodyPose", "GetDefaultFloatingBaseBodyPose")
+        return self.GetDefaultFloatingBaseBodyPose(body)
 
     def GetFreeBodyPose(self, context, body):
         """X_WB of a free body."""
@@ -326,11 +350,14 @@ class _StateAccessMixin:
         R = quaternion_to_rotation(*q[:4]) if j.num_positions() == 7 else rpy_to_rotation(*q[:3])
         return make_rigid_transform(R, q[-3:])
 
-    def SetFreeBodyPose(self, context, *args) -> None:
-        """SetFreeBodyPose(context, body, X_WB) or (context, state, body, X_WB)."""
+    def SetFreeBodyPose(self, context, *args, **kwargs) -> None:
+        """SetFreeBodyPose(context, body, X_PB) or (context, state, body, X_PB): the pose of a floating body in its
+        parent frame (the world for a floating base body)."""
         from ..math.functions import rpy_from_rotation_matrix
         from ..tree._convert import pose_to_arrays
-        state, body, X = (None, *args) if len(args) == 2 else args
+        kwargs = {("X_PB" if k in ("X_WB", "X_JpJc") else k): v for k, v in kwargs.items()}
+        b = bind("SetFreeBodyPose", args, kwargs, ("body", "X_PB"), ("state", "body", "X_PB"))
+        state, body, X = b.get("state"), b["body"], b["X_PB"]
         j = self._free_joint(body, "SetFreeBodyPose")
         R, p = pose_to_arrays(X, "X_WB")
         rot = self._free_pose_to_q(R, p)[:4] if j.num_positions() == 7 else rpy_from_rotation_matrix(R)
@@ -338,7 +365,14 @@ class _StateAccessMixin:
         self._write(context, state, np.arange(qs, qs + j.num_positions()), np.concatenate([rot, p]))
 
     SetFreeBodyPoseInWorldFrame = SetFreeBodyPose
-    SetFloatingBaseBodyPoseInWorldFrame = SetFreeBodyPose
+
+    def SetFloatingBaseBodyPoseInWorldFrame(self, context, body, X_WB) -> None:
+        """Set X_WB of a floating base body."""
+        self.SetFreeBodyPose(context, body, X_WB)
+
+    def SetFloatingBaseBodyPoseInAnchoredFrame(self, context, frame_F, body, X_FB) -> None:
+        """Set a floating base body's pose given in an anchored frame F (welded to the world)."""
+        self.SetFreeBodyPoseInAnchoredFrame(context, frame_F, body, X_FB)
 
     def SetFreeBodyPoseInAnchoredFrame(self, context, frame_F, body, X_FB) -> None:
         """Set a free body's pose given in an anchored frame F (welded to the world)."""
@@ -349,26 +383,45 @@ class _StateAccessMixin:
         R_FB, p_FB = pose_to_arrays(X_FB, "X_FB")
         self.SetFreeBodyPose(context, body, _pose_matrix(R_WF @ R_FB, p_WF + R_WF @ p_FB))
 
-    def SetFreeBodySpatialVelocity(self, context, *args) -> None:
-        """SetFreeBodySpatialVelocity(context, body, V_WB) or (context, state, body, V_WB)."""
+    def SetFreeBodySpatialVelocity(self, *args, **kwargs) -> None:
+        """SetFreeBodySpatialVelocity(context, body, V_PB), (body, V_PB, context) or (context, state, body, V_PB):
+        the spatial velocity of a floating body in its parent frame."""
         from ..tree._convert import spatial_to_array
-        state, body, V = (None, *args) if len(args) == 2 else args
+        kwargs = {("V_PB" if k in ("V_WB", "V_JpJc") else k): v for k, v in kwargs.items()}
+        if args and hasattr(args[0], "body_frame") and len(args) + len(kwargs) == 3:
+            b = bind("SetFreeBodySpatialVelocity", args, kwargs, ("body", "V_PB", "context"))
+        else:
+            b = bind("SetFreeBodySpatialVelocity", args, kwargs, ("context", "body", "V_PB"),
+                     ("context", "state", "body", "V_PB"))
+        context, state, body, V = b["context"], b.get("state"), b["body"], b["V_PB"]
         j = self._free_joint(body, "SetFreeBodySpatialVelocity")
         vs, nq = j.velocity_start(), self._model.nq
         self._write(context, state, np.arange(nq + vs, nq + vs + 6), spatial_to_array(V, "V_WB"))
 
-    def HasUniqueFreeBaseBody(self, model_instance) -> bool:
-        self._ThrowIfNotFinalized("HasUniqueFreeBaseBody")
+    def HasUniqueFloatingBaseBody(self, model_instance) -> bool:
+        """True when `model_instance` has exactly one floating base body."""
+        self._ThrowIfNotFinalized("HasUniqueFloatingBaseBody")
         mi = self._CheckModelInstance(model_instance)
         bases = [j for j in self._joints if j.model_instance() == mi and j.parent_body().index() == 0]
-        return len(bases) == 1 and bases[0].child_body().is_floating()
+        return len(bases) == 1 and bases[0].child_body().is_floating_base_body()
 
-    def GetUniqueFreeBaseBodyOrThrow(self, model_instance):
-        if not self.HasUniqueFreeBaseBody(model_instance):
+    def GetUniqueFloatingBaseBodyOrThrow(self, model_instance):
+        """The unique floating base body of `model_instance` (raises when there is none or several)."""
+        if not self.HasUniqueFloatingBaseBody(model_instance):
             raise RuntimeError(f"model instance '{self.GetModelInstanceName(model_instance)}' "
-                               "does not have a unique free base body")
+                               "does not have a unique floating base body")
         mi = self._CheckModelInstance(model_instance)
         return next(j.child_body() for j in self._joints if j.model_instance() == mi and j.parent_body().index() == 0)
+
+    def HasUniqueFreeBaseBody(self, model_instance) -> bool:
+        """Deprecated by Drake: use HasUniqueFloatingBaseBody."""
+        _deprecated("HasUniqueFreeBaseBody", "HasUniqueFloatingBaseBody")
+        return self.HasUniqueFloatingBaseBody(model_instance)
+
+    def GetUniqueFreeBaseBodyOrThrow(self, model_instance):
+        """Deprecated by Drake: use GetUniqueFloatingBaseBodyOrThrow."""
+        _deprecated("GetUniqueFreeBaseBodyOrThrow", "GetUniqueFloatingBaseBodyOrThrow")
+        return self.GetUniqueFloatingBaseBodyOrThrow(model_instance)
 
 
 def _pose_matrix(R, p):

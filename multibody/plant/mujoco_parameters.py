@@ -115,10 +115,7 @@ def SetConstraintMujocoParameters(plant, constraint_index, **params) -> None:
     """Set solref (2), solimp (5) and, for welds, torquescale of a constraint added through the plant API."""
     plant._ThrowIfFinalized("SetConstraintMujocoParameters")
     k = int(constraint_index)
-    if not 0 <= k < plant.num_constraints():
-        raise ValueError(f"SetConstraintMujocoParameters: constraint index {k} does not exist; the plant has "
-                         f"{plant.num_constraints()} constraints")
-    spec = plant._constraints[k]
+    spec = plant._constraint_spec(constraint_index)
     name = f"{spec['kind']} constraint {k}"
     out = dict(GetConstraintMujocoParameters(plant, k))
     for key, value in params.items():

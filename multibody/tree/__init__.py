@@ -1,9 +1,10 @@
 """mallard.multibody.tree: bodies, frames, joints, actuators, force elements and inertias (pydrake.multibody.tree)."""
 from .force_element import (ForceElement, LinearBushingRollPitchYaw, LinearSpringDamper, PrismaticSpring,
                             RevoluteSpring, UniformGravityFieldElement)
+from .geometry_spatial_inertia import CalcSpatialInertia
 from .frame import BodyFrame, FixedOffsetFrame, Frame, RigidBodyFrame
 from .indices import (BodyIndex, ConstraintIndex, ForceElementIndex, FrameIndex, JacobianWrtVariable,
-                      JointActuatorIndex, JointIndex, ModelInstanceIndex, default_model_instance,
+                      JointActuatorIndex, JointIndex, ModelInstanceIndex, MultibodyConstraintId, default_model_instance,
                       world_frame_index, world_index, world_model_instance)
 from .joint import Joint
 from .joint_actuator import JointActuator
@@ -17,9 +18,9 @@ from .spatial_inertia import SpatialInertia
 from .unit_inertia import UnitInertia
 
 __all__ = [
-    "BallQuaternionJoint", "BallRpyJoint", "Body", "BodyFrame", "BodyIndex", "ConstraintIndex", "FixedOffsetFrame", "ForceElement",
+    "BallQuaternionJoint", "BallRpyJoint", "Body", "BodyFrame", "BodyIndex", "CalcSpatialInertia", "ConstraintIndex", "FixedOffsetFrame", "ForceElement",
     "ForceElementIndex", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
-    "JointActuatorIndex", "JointIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "ModelInstanceIndex", "MultibodyForces",
+    "JointActuatorIndex", "JointIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "ModelInstanceIndex", "MultibodyConstraintId", "MultibodyForces",
     "PlanarJoint", "PrismaticJoint", "PrismaticSpring", "QuaternionFloatingJoint", "RevoluteJoint", "RevoluteSpring", "RigidBody",
     "RigidBodyFrame", "RotationalInertia", "RpyFloatingJoint", "ScopedName", "ScrewJoint", "SpatialInertia",
     "UniformGravityFieldElement", "UnitInertia", "UniversalJoint", "WeldJoint", "default_model_instance",

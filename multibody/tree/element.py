@@ -32,10 +32,16 @@ class MultibodyElement(PortableAttributes):
         """The ModelInstanceIndex this element belongs to."""
         return self._model_instance
 
-    def scoped_name(self) -> str:
-        """'<model instance name>::<name>'."""
+    def scoped_name(self):
+        """The ScopedName '<model instance name>::<name>'."""
+        from .scoped_name import ScopedName
         plant = self.GetParentPlant()
-        return f"{plant.GetModelInstanceName(self._model_instance)}::{self._name}"
+        return ScopedName.Make(plant.GetModelInstanceName(self._model_instance), self._name) or \
+            ScopedName.Join(plant.GetModelInstanceName(self._model_instance), self._name)
+
+    def is_ephemeral(self) -> bool:
+        """True for elements the plant added itself at Finalize (the floating joints of free bodies)."""
+        return bool(getattr(self, "_ephemeral", False))
 
     def GetParentPlant(self):
         """The MultibodyPlant that owns this element."""

@@ -43,6 +43,25 @@ class ConstraintIndex(_Index):
     """Index of a constraint (coupler, distance, ball, weld)."""
 
 
+class MultibodyConstraintId(ConstraintIndex):
+    """The identifier of a constraint (coupler, distance, ball, weld) in its plant (pydrake's
+    MultibodyConstraintId): the order in which the plant's constraints were added, kept when one is removed."""
+
+    _next_new_id = 1_000_000  # get_new_id() values, apart from the ones plants hand out
+
+    @classmethod
+    def get_new_id(cls) -> "MultibodyConstraintId":
+        """A fresh identifier not used by any plant's constraint."""
+        cls._next_new_id += 1
+        return cls(cls._next_new_id)
+
+    def get_value(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return f"<MultibodyConstraintId value={int(self)}>"
+
+
 class JacobianWrtVariable(enum.Enum):
     """Which speeds a Jacobian is taken with respect to: q̇ (kQDot) or v (kV)."""
     kQDot = 0

@@ -50,6 +50,10 @@ class Joint(MultibodyElement):
         self._position_start = None
         self._velocity_start = None
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.kTypeName = cls._type_name  # pydrake's class constant, equal to type_name()
+
     def _vec(self, x, n, fill, what):
         if x is None:
             return np.full(n, fill, dtype=float)
@@ -143,35 +147,75 @@ class Joint(MultibodyElement):
     def acceleration_upper_limits(self) -> np.ndarray:
         return self._acc_upper.copy()
 
+    def _set_limits(self, what: str, attrs: tuple[str, str], lower, upper, n: int) -> None:
+        """Set a pair of limits; after Finalize only to the values already compiled into the model."""
+        lo = self._vec(lower, n, -np.inf, f"{what} lower limits")
+        up = self._vec(upper, n, np.inf, f"{what} upper limits")
+        if np.any(lo > up):
+            raise ValueError(f"joint '{self._name}': a {what} lower limit exceeds its upper limit")
+        plant = self._plant
+        if plant is not None and plant.is_finalized() and not (
+                np.array_equal(lo, getattr(self, attrs[0])) and np.array_equal(up, getattr(self, attrs[1]))):
+            raise RuntimeError(f"joint '{self._name}': its {what} limits are compiled into the model at Finalize; "
+                               f"set them before MultibodyPlant.Finalize()")
+        setattr(self, attrs[0], lo)
+        setattr(self, attrs[1], up)
+
     def _pre_finalize(self, what: str):
         if self._plant is not None and self._plant.is_finalized():
             raise RuntimeError(f"joint '{self._name}': {what} must be called before Finalize()")
 
     def set_position_limits(self, lower_limits, upper_limits) -> None:
-        """Set position limits (pre-Finalize)."""
-        self._pre_finalize("set_position_limits")
-        self._pos_lower = self._vec(lower_limits, self._nq, -np.inf, "position lower limits")
-        self._pos_upper = self._vec(upper_limits, self._nq, np.inf, "position upper limits")
-        self._check_limits()
+        """Set the position limits (before Finalize; afterwards only to the compiled values)."""
+        self._set_limits("position", ("_pos_lower", "_pos_upper"), lower_limits, upper_limits, self._nq)
 
     def set_velocity_limits(self, lower_limits, upper_limits) -> None:
-        """Set velocity limits (pre-Finalize)."""
-        self._pre_finalize("set_velocity_limits")
-        self._vel_lower = self._vec(lower_limits, self._nv, -np.inf, "velocity lower limits")
-        self._vel_upper = self._vec(upper_limits, self._nv, np.inf, "velocity upper limits")
-        self._check_limits()
+        """Set the velocity limits (before Finalize; afterwards only to the compiled values)."""
+        self._set_limits("velocity", ("_vel_lower", "_vel_upper"), lower_limits, upper_limits, self._nv)
 
     def set_acceleration_limits(self, lower_limits, upper_limits) -> None:
-        """Set acceleration limits (pre-Finalize)."""
-        self._pre_finalize("set_acceleration_limits")
-        self._acc_lower = self._vec(lower_limits, self._nv, -np.inf, "acceleration lower limits")
-        self._acc_upper = self._vec(upper_limits, self._nv, np.inf, "acceleration upper limits")
+        """Set the acceleration limits (before Finalize; afterwards only to the compiled values)."""
+        self._set_limits("acceleration", ("_acc_lower", "_acc_upper"), lower_limits, upper_limits, self._nv)
 
     def default_damping_vector(self) -> np.ndarray:
         """Viscous damping per velocity (N·m·s or N·s)."""
         return self._damping.copy()
 
-    GetDampingVector = default_damping_vector
+    def GetDampingVector(self, context) -> np.ndarray:
+        """The damping per velocity in `context` (the default unless SetDampingVector changed it there)."""
+        return self.GetParentPlant()._joint_parameter(context, self, "damping", self._damping).copy()
+
+    def SetDampingVector(self, context, damping) -> None:
+        """Set the damping per velocity in `context` only."""
+        d = self._vec(damping, self._nv, 0.0, "damping")
+        if np.any(d < 0):
+            raise ValueError(f"joint '{self._name}': damping must be non-negative, got {d}")
+        self.GetParentPlant()._set_joint_parameter(context, self, "damping", d, self._damping)
+
+    # ---- locking (discrete plants) -------------------------------------------------------------------
+    def Lock(self, context) -> None:
+        """Lock this joint in `context`: its velocities become zero and stay zero (discrete plants only)."""
+        plant = self.GetParentPlant()
+        plant._set_joint_locked(context, self, True)
+        if self._nv:
+            self._set_v(context, np.zeros(self._nv))
+
+    def Unlock(self, context) -> None:
+        """Unlock this joint in `context`."""
+        self.GetParentPlant()._set_joint_locked(context, self, False)
+
+    def is_locked(self, context) -> bool:
+        """Whether this joint is locked in `context`."""
+        return self.GetParentPlant()._is_joint_locked(context, self)
+
+    # ---- names --------------------------------------------------------------------------------------
+    def position_suffix(self, position_index_in_joint: int) -> str:
+        """The suffix of position i in state names (e.g. "q" for a revolute joint: "<joint>_q")."""
+        return self._position_suffixes[int(position_index_in_joint)]
+
+    def velocity_suffix(self, velocity_index_in_joint: int) -> str:
+        """The suffix of velocity i in state names (e.g. "w" for a revolute joint)."""
+        return self._velocity_suffixes[int(velocity_index_in_joint)]
 
     def set_default_damping_vector(self, damping) -> None:
         """Set the damping per velocity (pre-Finalize)."""

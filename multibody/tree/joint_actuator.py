@@ -42,8 +42,9 @@ class JointActuator(MultibodyElement):
         self._effort_limit = float(effort_limit)
 
     def input_start(self) -> int:
-        """Start of this actuator's entries in u (its index, since every actuator has one input)."""
-        return int(self.index())
+        """Start of this actuator's entries in u: its place among the plant's actuators (one input each)."""
+        self.index()
+        return int(getattr(self, "_pos", self._index))
 
     def num_inputs(self) -> int:
         return 1
@@ -89,3 +90,27 @@ class JointActuator(MultibodyElement):
         if ua.size != 1:
             raise ValueError(f"actuator '{self._name}': u_actuator must have 1 entry, got {ua.size}")
         u[self.input_start()] = ua[0]
+
+    # ---- per-context values -------------------------------------------------------------------------
+    def rotor_inertia(self, context) -> float:
+        """The rotor inertia Iᵣ in `context` (kg·m² or kg): the default unless SetRotorInertia changed it."""
+        return self.GetParentPlant()._actuator_parameter(context, self, "rotor_inertia", self._rotor_inertia)
+
+    def gear_ratio(self, context) -> float:
+        """The gear ratio ρ in `context`: the default unless SetGearRatio changed it."""
+        return self.GetParentPlant()._actuator_parameter(context, self, "gear_ratio", self._gear_ratio)
+
+    def SetRotorInertia(self, context, rotor_inertia: float) -> None:
+        """Set the rotor inertia in `context` only."""
+        if float(rotor_inertia) < 0:
+            raise ValueError(f"actuator '{self._name}': rotor inertia must be non-negative, got {rotor_inertia}")
+        self.GetParentPlant()._set_actuator_parameter(context, self, "rotor_inertia", rotor_inertia,
+                                                      self._rotor_inertia)
+
+    def SetGearRatio(self, context, gear_ratio: float) -> None:
+        """Set the gear ratio in `context` only."""
+        self.GetParentPlant()._set_actuator_parameter(context, self, "gear_ratio", gear_ratio, self._gear_ratio)
+
+    def calc_reflected_inertia(self, context) -> float:
+        """ρ²·Iᵣ with the values in `context`."""
+        return self.gear_ratio(context) ** 2 * self.rotor_inertia(context)

@@ -15,7 +15,18 @@ class RigidBody(MultibodyElement):
 
     _kind = "body"
 
-    def __init__(self, name: str, model_instance=None, M_BBo_B=None):
+    def __init__(self, name: str | None = None, model_instance=None, M_BBo_B=None, *, body_name: str | None = None):
+        """RigidBody(body_name, [model_instance], [M_BBo_B]) as pydrake; `name` is the same as `body_name`."""
+        if body_name is not None:
+            if name is not None:
+                raise TypeError("RigidBody(): pass the name once (body_name=...)")
+            name = body_name
+        if name is None:
+            raise TypeError("RigidBody(): missing the body's name (body_name=...)")
+        from .indices import ModelInstanceIndex
+        if model_instance is not None and not isinstance(model_instance, (int, ModelInstanceIndex)) \
+                and M_BBo_B is None:
+            model_instance, M_BBo_B = None, model_instance  # RigidBody(name, M_BBo_B)
         super().__init__(name, model_instance)
         from ._convert import spatial_inertia_to_arrays
         from .frame import RigidBodyFrame
@@ -108,9 +119,53 @@ class RigidBody(MultibodyElement):
         bp = self.GetParentPlant()._body_params(context)[self.index()]
         return make_spatial_inertia(bp[0], bp[1:4], bp[4:13].reshape(3, 3))
 
-    def SetSpatialInertiaInBodyFrame(self, context, M_BBo_B) -> None:
+    def SetSpatialInertiaInBodyFrame(self, context, M_Bo_B) -> None:
         """Set M_BBo_B in `context`."""
-        self.GetParentPlant()._SetBodySpatialInertia(context, self, M_BBo_B)
+        self.GetParentPlant()._SetBodySpatialInertia(context, self, M_Bo_B)
+
+    def CalcCenterOfMassTranslationalVelocityInWorld(self, context) -> np.ndarray:
+        """v_WBcm_W (m/s): the velocity of the center of mass in the world."""
+        V = self.EvalSpatialVelocityInWorld(context)
+        R_WB = self.EvalPoseInWorld(context).rotation().matrix()
+        return V.translational() + np.cross(V.rotational(), R_WB @ self.CalcCenterOfMassInBodyFrame(context))
+
+    def CalcCenterOfMassTranslationalAccelerationInWorld(self, context) -> np.ndarray:
+        """a_WBcm_W (m/s²): the acceleration of the center of mass in the world."""
+        w = self.EvalSpatialVelocityInWorld(context).rotational()
+        R_WB = self.EvalPoseInWorld(context).rotation().matrix()
+        A = self.EvalSpatialAccelerationInWorld(context).Shift(R_WB @ self.CalcCenterOfMassInBodyFrame(context), w)
+        return A.translational().copy()
+
+    # ---- floating bodies ----------------------------------------------------------------------
+    def floating_position_suffix(self, position_index_in_body: int) -> str:
+        """The state-name suffix of this floating body's position i (e.g. "qw", "x")."""
+        return self._floating_joint_or_throw("floating_position_suffix").position_suffix(position_index_in_body)
+
+    def floating_velocity_suffix(self, velocity_index_in_body: int) -> str:
+        """The state-name suffix of this floating body's velocity i (e.g. "wx", "vz")."""
+        return self._floating_joint_or_throw("floating_velocity_suffix").velocity_suffix(velocity_index_in_body)
+
+    def _floating_joint_or_throw(self, what: str):
+        plant = self.GetParentPlant()
+        plant._ThrowIfNotFinalized(what)
+        if not self.is_floating_base_body():
+            raise RuntimeError(f"{what}: body '{self.name()}' is not a floating base body")
+        return plant._inboard_joint_of_body(self.index())
+
+    def Lock(self, context) -> None:
+        """Lock this floating body in `context` (its joint's velocities become and stay zero; discrete plants)."""
+        self._floating_joint_or_throw("Lock").Lock(context)
+
+    def Unlock(self, context) -> None:
+        """Unlock this floating body in `context`."""
+        self._floating_joint_or_throw("Unlock").Unlock(context)
+
+    def is_locked(self, context) -> bool:
+        """Whether this floating body is locked in `context` (a non-floating body never is)."""
+        plant = self.GetParentPlant()
+        if not self.is_floating_base_body():
+            return False
+        return plant._inboard_joint_of_body(self.index()).is_locked(context)
 
     # ---- kinematics -----------------------------------------------------------------------
     def EvalPoseInWorld(self, context):

@@ -132,6 +132,14 @@ class RotationalInertia:
         return self._I.copy()
 
     def __getitem__(self, index) -> float:
+        """I[i, j] for ints 0 <= i, j <= 2 (the messages match pydrake's for other indices)."""
+        cls = type(self).__name__
+        if not isinstance(index, tuple):
+            raise TypeError(f"{cls}[]: incompatible function arguments: index with [i, j] (two ints), got {index!r}")
+        if len(index) != 2:
+            raise IndexError(f"{cls}[]: Expected [i,j], got {len(index)} indices {index!r}")
+        if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in index):
+            raise TypeError(f"{cls}[]: Unable to cast {index!r} to (int, int) indices")
         i, j = index
         return float(self._I[i, j])
 

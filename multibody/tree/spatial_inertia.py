@@ -371,13 +371,23 @@ class SpatialInertia:
         return out
 
     def __repr__(self) -> str:
+        """pydrake's form: "SpatialInertia.Zero()" for the zero inertia, else <mallard.multibody.tree.SpatialInertia
+        ...> with the mass (kg), p_PScm_E (m) and the unit inertia G_SP_E's moments and products (m²)."""
+        if self.IsZero():
+            return "SpatialInertia.Zero()"
         G = self._G
-        return (f"SpatialInertia(mass={self._m!r}, p_PScm_E={self._p.tolist()}, "
-                f"G_SP_E=UnitInertia(Ixx={float(G[0, 0])!r}, Iyy={float(G[1, 1])!r}, Izz={float(G[2, 2])!r}, "
-                f"Ixy={float(G[0, 1])!r}, Ixz={float(G[0, 2])!r}, Iyz={float(G[1, 2])!r}))")
+        return (f"<mallard.multibody.tree.SpatialInertia mass={self._m!r} p_PScm_E={self._p.tolist()} "
+                f"G_SP_E=[Ixx={float(G[0, 0])!r}, Iyy={float(G[1, 1])!r}, Izz={float(G[2, 2])!r}, "
+                f"Ixy={float(G[0, 1])!r}, Ixz={float(G[0, 2])!r}, Iyz={float(G[1, 2])!r}]>")
 
-    def __reduce__(self):
-        return (SpatialInertia._make, (self._m, self._p.copy(), self._G.copy()))
+    def __getstate__(self):
+        """pydrake's pickle state: (mass, p_PScm_E, G_SP_E)."""
+        return self._m, self._p.copy(), UnitInertia._wrap(self._G.copy())
+
+    def __setstate__(self, state) -> None:
+        m, p, G = state
+        self._m, self._p = float(m), np.array(p, dtype=float).reshape(3)
+        self._G = np.array(G.CopyToFullMatrix3() if hasattr(G, "CopyToFullMatrix3") else G, dtype=float)
 
 
 def _unit(value, func: str) -> np.ndarray:

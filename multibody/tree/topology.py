@@ -90,6 +90,7 @@ def compile_model(bodies, joints, actuators) -> CompiledModel:
     nb = len(bodies)
     order = depth_first_order(nb, joints)
     inboard = {int(j.child_body().index()): j for j in joints}
+    position = {id(j): k for k, j in enumerate(joints)}  # a joint's place in `joints` (its index, unless removed)
     ji = np.zeros((nb, 6), dtype=np.int64)
     jf = np.zeros((nb, 28))
     jf[0, 0:9] = np.eye(3).ravel()
@@ -109,7 +110,7 @@ def compile_model(bodies, joints, actuators) -> CompiledModel:
         p_MB = -(R_MB @ Fc._p_BF)
         axis, pitch = j._axis_and_pitch()
         jf[b] = np.concatenate([R_PF.ravel(), p_PF, R_MB.ravel(), p_MB, axis, [pitch]])
-        joint_of_body[b] = int(j.index())
+        joint_of_body[b] = position[id(j)]
         q0 += nq
         v0 += nv
     # Welded-only joints get q/v starts too (nq = nv = 0) — already set above.

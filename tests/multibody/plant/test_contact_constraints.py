@@ -18,7 +18,7 @@ def test_distance_constraint_keeps_the_bob_on_its_circle():
     plant = MultibodyPlant(0.002)
     bob = plant.AddRigidBody("bob", SpatialInertia.SolidSphereWithMass(1.0, 0.05))
     k = plant.AddDistanceConstraint(plant.world_body(), [0, 0, 1.0], bob, [0, 0, 0], 0.5)
-    plant.SetDefaultFreeBodyPose(bob, RigidTransform([0.5, 0.0, 1.0]))
+    plant.SetDefaultFloatingBaseBodyPose(bob, RigidTransform([0.5, 0.0, 1.0]))
     plant.Finalize()
     assert GetConstraintMujocoParameters(plant, k)["solref"] == (0.02, 1.0)
     ctx = plant.CreateDefaultContext()

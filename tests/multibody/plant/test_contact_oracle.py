@@ -188,7 +188,7 @@ def build_plant(scene: dict):
                 SetJointMujocoParameters(plant, j, frictionloss=b["frictionloss"])
             joints[b["name"]] = j
         else:
-            plant.SetDefaultFreeBodyPose(body, _X(b["quat"], b["pos"]))
+            plant.SetDefaultFloatingBaseBodyPose(body, _X(b["quat"], b["pos"]))
     if "connect" in scene:
         b1, b2, anchor = scene["connect"]
         plant.AddBallConstraint(bodies[b1], anchor, bodies[b2])

@@ -150,7 +150,7 @@ def test_joint_and_actuator_argument_errors():
     j = plant.AddJoint(PrismaticJoint("p", plant.world_frame(), a.body_frame(), [1, 0, 0]))
     with pytest.raises(ValueError, match="effort_limit must be strictly positive"):
         plant.AddJointActuator("m", j, effort_limit=0.0)
-    with pytest.raises(ValueError, match="already has a UniformGravityFieldElement"):
+    with pytest.raises(RuntimeError, match="already has a UniformGravityFieldElement"):
         from mallard.multibody.tree import UniformGravityFieldElement
         plant.AddForceElement(UniformGravityFieldElement())
 

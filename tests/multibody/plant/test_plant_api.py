@@ -56,8 +56,8 @@ def test_ports_names_sizes_and_instances():
     assert u.tolist() == [0.0, 3.0]
     assert plant.GetActuationFromArray(robots[1][0], u).tolist() == [3.0]
     assert plant.GetFloatingBaseBodies() == {free.index()}
-    assert plant.HasUniqueFreeBaseBody(default_model_instance())
-    assert not plant.HasUniqueFreeBaseBody(robots[0][0])
+    assert plant.HasUniqueFloatingBaseBody(default_model_instance())
+    assert not plant.HasUniqueFloatingBaseBody(robots[0][0])
 
 
 def test_actuation_by_instance_ports_and_net_actuation():
@@ -110,7 +110,7 @@ def test_free_body_pose_velocity_and_defaults():
     plant = MultibodyPlant(0.0)
     body = plant.AddRigidBody("ball", SpatialInertia.SolidSphereWithMass(1.0, 0.1))
     X0 = RigidTransform(RollPitchYaw(0.1, 0.2, 0.3), [1.0, 2.0, 3.0])
-    plant.SetDefaultFreeBodyPose(body, X0)
+    plant.SetDefaultFloatingBaseBodyPose(body, X0)
     plant.Finalize()
     context = plant.CreateDefaultContext()
     np.testing.assert_allclose(plant.GetFreeBodyPose(context, body).GetAsMatrix4(), X0.GetAsMatrix4(), atol=1e-14)

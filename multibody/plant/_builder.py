@@ -217,6 +217,27 @@ class _TreeBuilderMixin(_ElementParametersMixin):
                     stack.append(n)
         return [self._bodies[i] for i in sorted(seen)]
 
+    def GetBodiesKinematicallyAffectedBy(self, joint_indexes) -> list:
+        """The BodyIndex of every body outboard of the given joints (whose pose depends on their positions),
+        sorted. A weld joint affects nothing and is an error, as in Drake."""
+        self._ThrowIfNotFinalized("GetBodiesKinematicallyAffectedBy")
+        children: dict[int, list[int]] = {}
+        for j in self._joints:
+            children.setdefault(int(j.parent_body().index()), []).append(int(j.child_body().index()))
+        out: set[int] = set()
+        for index in joint_indexes:
+            joint = self.get_joint(index)
+            if joint.num_velocities() == 0:
+                raise ValueError(f"GetBodiesKinematicallyAffectedBy: joint '{joint.name()}' is a weld joint; it has "
+                                 "no positions to affect any body")
+            stack = [int(joint.child_body().index())]
+            while stack:
+                b = stack.pop()
+                if b not in out:
+                    out.add(b)
+                    stack.extend(children.get(b, []))
+        return [BodyIndex(b) for b in sorted(out)]
+
     def IsAnchored(self, body) -> bool:
         """True if the path from `body` to the world contains only weld joints."""
         self._ThrowIfNotFinalized("IsAnchored")

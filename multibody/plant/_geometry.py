@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._overloads import bind
+
 from ..tree._convert import make_rigid_transform, pose_to_arrays
 
 
@@ -72,19 +74,20 @@ class _GeometryMixin:
         return self._scene_graph.RegisterGeometry(self._source_id, fid, instance)
 
     # ---- geometry -----------------------------------------------------------------------------------------
-    def RegisterVisualGeometry(self, body, *args):
-        """(body, X_BG, shape, name[, diffuse_color | IllustrationProperties]) or (body, GeometryInstance)."""
+    def RegisterVisualGeometry(self, body, *args, **kwargs):
+        """(body, X_BG, shape, name[, diffuse_color | properties]) or (body, geometry_instance)."""
         from ...geometry import (GeometryInstance, IllustrationProperties, MakePhongIllustrationProperties,
                                  PerceptionProperties)
         self._check_scene_graph(None, "RegisterVisualGeometry")
-        if len(args) == 1 and isinstance(args[0], GeometryInstance):
-            instance = args[0]
+        b = bind("RegisterVisualGeometry", args, kwargs, ("geometry_instance",), ("X_BG", "shape", "name"),
+                 ("X_BG", "shape", "name", "diffuse_color"), ("X_BG", "shape", "name", "properties"))
+        if "geometry_instance" in b:
+            instance = b["geometry_instance"]
             if instance.illustration_properties() is None:
                 instance.set_illustration_properties(IllustrationProperties())
         else:
-            X_BG, shape, name, *rest = args
-            instance = GeometryInstance(_as_transform(X_BG), shape, name)
-            props = rest[0] if rest else None
+            instance = GeometryInstance(_as_transform(b["X_BG"]), b["shape"], b["name"])
+            props = b.get("diffuse_color", b.get("properties"))
             if props is None:
                 props = IllustrationProperties()
             elif not isinstance(props, IllustrationProperties):
@@ -98,11 +101,14 @@ class _GeometryMixin:
         self._visual_geometries.setdefault(int(body.index()), []).append(gid)
         return gid
 
-    def RegisterCollisionGeometry(self, body, X_BG, shape, name: str, properties):
+    def RegisterCollisionGeometry(self, body, X_BG, shape, name: str, properties=None, coulomb_friction=None):
         """Register proximity geometry; `properties` is a ProximityProperties holding
-        ("material", "coulomb_friction"), or a CoulombFriction."""
+        ("material", "coulomb_friction"), or pass `coulomb_friction` (a CoulombFriction)."""
         from ...geometry import CoulombFriction, GeometryInstance, ProximityProperties
         self._check_scene_graph(None, "RegisterCollisionGeometry")
+        if (properties is None) == (coulomb_friction is None):
+            raise TypeError(f"RegisterCollisionGeometry '{name}': pass exactly one of properties or coulomb_friction")
+        properties = coulomb_friction if properties is None else properties
         if isinstance(properties, CoulombFriction):
             friction, properties = properties, ProximityProperties()
             properties.AddProperty("material", "coulomb_friction", friction)

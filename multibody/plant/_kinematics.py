@@ -7,6 +7,7 @@ from ..kernels import pipeline as pl
 from ..kernels.kinematics import acceleration_to_point, spatial_to_point
 from ..tree._convert import make_rigid_transform, make_rotation_matrix, make_spatial
 from ..tree.indices import JacobianWrtVariable
+from ._overloads import bind
 
 
 class Kinematics:
@@ -135,6 +136,19 @@ class _KinematicsMixin:
         VA = self._frame_velocity_W(context, frame_A, p_WBo)  # Ap: point of A coincident with Bo
         V = VB - VA
         return make_spatial("SpatialVelocity", np.concatenate([R_WE.T @ V[:3], R_WE.T @ V[3:]]))
+
+    def CalcPointsVelocities(self, context, frame_B, p_BQi, frame_A, frame_E) -> np.ndarray:
+        """v_AQi_E (3 × n, m/s): the velocities in frame A of points Qi fixed in frame B, expressed in E."""
+        P = _points(p_BQi, "CalcPointsVelocities p_BQi")
+        R_WB, p_WB = self._frame_pose_arrays(context, frame_B)
+        R_WE, _ = self._frame_pose_arrays(context, frame_E)
+        p_WQ = p_WB[:, None] + R_WB @ P
+        out = np.empty_like(P)
+        for i in range(P.shape[1]):
+            v = self._frame_velocity_W(context, frame_B, p_WQ[:, i])[3:] \
+                - self._frame_velocity_W(context, frame_A, p_WQ[:, i])[3:]
+            out[:, i] = R_WE.T @ v
+        return out
 
     def CalcSpatialVelocityInWorld(self, context, frame_B):
         return self.CalcSpatialVelocity(context, frame_B, self.world_frame(), self.world_frame())
@@ -284,6 +298,39 @@ class _KinematicsMixin:
         V = kin.V[sel]
         vcom = V[:, 3:] + np.cross(V[:, :3], com)
         return (m[:, None] * vcom).sum(0) / ms
+
+    def CalcCenterOfMassTranslationalAccelerationInWorld(self, context, model_instances=None) -> np.ndarray:
+        """a_WScm_W = Σ mᵢ·a_WBcmᵢ / mₛ (m/s²), from the plant's generalized accelerations."""
+        sel, m, ms, com, kin = self._com_data(context, model_instances,
+                                              "CalcCenterOfMassTranslationalAccelerationInWorld")
+        A = self._eval_body_accelerations(context)
+        a = np.zeros(3)
+        for k, b in enumerate(sel):
+            w, alpha = kin.V[b, :3], A[b, :3]
+            r = com[k] - kin.p_WB[b]
+            a += m[k] * (A[b, 3:] + np.cross(alpha, r) + np.cross(w, np.cross(w, r)))
+        return a / ms
+
+    def CalcSpatialInertia(self, context, frame_F, body_indexes) -> object:
+        """M_SFo_F: the spatial inertia of the set S of bodies `body_indexes` about Fo, expressed in F."""
+        from ..tree.spatial_inertia import SpatialInertia
+        self._ThrowIfNotFinalized("CalcSpatialInertia")
+        kin = self._eval_kinematics(context)
+        R_WF, p_WF = self._frame_pose_arrays(context, frame_F)
+        total = SpatialInertia.Zero()
+        seen = set()
+        for index in body_indexes:
+            b = int(index)
+            body = self.get_body(index)
+            if b in seen:
+                raise ValueError(f"CalcSpatialInertia: body '{body.name()}' is listed twice in body_indexes")
+            seen.add(b)
+            M_BBo_B = body.CalcSpatialInertiaInBodyFrame(context)
+            R_FB = R_WF.T @ kin.R_WB[b]
+            p_FoBo_F = R_WF.T @ (kin.p_WB[b] - p_WF)
+            M = M_BBo_B.ReExpress(make_rotation_matrix(R_FB)).Shift(-p_FoBo_F)
+            total += M
+        return total
 
     def CalcJacobianCenterOfMassTranslationalVelocity(self, context, *args, **kwargs) -> np.ndarray:
         """J𝑠_v_AScm_E (3 × n); args (with_respect_to, frame_A, frame_E) or (model_instances, wrt, A, E)."""

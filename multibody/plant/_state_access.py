@@ -214,7 +214,10 @@ class _StateAccessMixin:
             suffixes = j._position_suffixes if kind == "Position" else j._velocity_suffixes
             base = j.name()  # pydrake: the joint name, also for the floating joints Finalize adds
             prefix = f"{self.GetModelInstanceName(j.model_instance())}_" if add_model_instance_prefix else ""
-            names += [f"{prefix}{base}_{s}" for s in suffixes]
+            if len(suffixes) == 1 and not always_add_suffix:
+                names.append(f"{prefix}{base}")
+            else:
+                names += [f"{prefix}{base}_{s}" for s in suffixes]
         return names
 
     @staticmethod
@@ -226,11 +229,11 @@ class _StateAccessMixin:
 
     def GetPositionNames(self, model_instance=None, add_model_instance_prefix: bool = True,
                          always_add_suffix: bool = True) -> list[str]:
-        return self._names("Position", *self._name_args(model_instance, add_model_instance_prefix))
+        return self._names("Position", *self._name_args(model_instance, add_model_instance_prefix), always_add_suffix)
 
     def GetVelocityNames(self, model_instance=None, add_model_instance_prefix: bool = True,
                          always_add_suffix: bool = True) -> list[str]:
-        return self._names("Velocity", *self._name_args(model_instance, add_model_instance_prefix))
+        return self._names("Velocity", *self._name_args(model_instance, add_model_instance_prefix), always_add_suffix)
 
     def GetStateNames(self, model_instance=None, add_model_instance_prefix: bool = True) -> list[str]:
         """Position names then velocity names; GetStateNames(add_model_instance_prefix) or (model_instance, ...)."""
@@ -351,13 +354,16 @@ class _StateAccessMixin:
         return make_rigid_transform(R, q[-3:])
 
     def SetFreeBodyPose(self, context, *args, **kwargs) -> None:
-        """SetFreeBodyPose(context, body, X_PB) or (context, state, body, X_PB): the pose of a floating body in its
-        parent frame (the world for a floating base body)."""
+        """SetFreeBodyPose(context, body, X_JpJc) or (context, state, body, X_JpJc): the pose of a free body's
+        joint child frame in its parent frame (X_WB for a floating base body). X_PB is Drake's deprecated name."""
         from ..math.functions import rpy_from_rotation_matrix
         from ..tree._convert import pose_to_arrays
-        kwargs = {("X_PB" if k in ("X_WB", "X_JpJc") else k): v for k, v in kwargs.items()}
-        b = bind("SetFreeBodyPose", args, kwargs, ("body", "X_PB"), ("state", "body", "X_PB"))
-        state, body, X = b.get("state"), b["body"], b["X_PB"]
+        if "X_PB" in kwargs:
+            warnings.warn("MultibodyPlant.SetFreeBodyPose(X_PB=...) is deprecated by Drake. Use X_JpJc instead.",
+                          FutureWarning, stacklevel=2)
+        kwargs = {("X_JpJc" if k in ("X_WB", "X_PB") else k): v for k, v in kwargs.items()}
+        b = bind("SetFreeBodyPose", args, kwargs, ("body", "X_JpJc"), ("state", "body", "X_JpJc"))
+        state, body, X = b.get("state"), b["body"], b["X_JpJc"]
         j = self._free_joint(body, "SetFreeBodyPose")
         R, p = pose_to_arrays(X, "X_WB")
         rot = self._free_pose_to_q(R, p)[:4] if j.num_positions() == 7 else rpy_from_rotation_matrix(R)
@@ -384,16 +390,19 @@ class _StateAccessMixin:
         self.SetFreeBodyPose(context, body, _pose_matrix(R_WF @ R_FB, p_WF + R_WF @ p_FB))
 
     def SetFreeBodySpatialVelocity(self, *args, **kwargs) -> None:
-        """SetFreeBodySpatialVelocity(context, body, V_PB), (body, V_PB, context) or (context, state, body, V_PB):
-        the spatial velocity of a floating body in its parent frame."""
+        """SetFreeBodySpatialVelocity(context, body, V_JpJc) or (context, state, body, V_JpJc): the spatial velocity
+        of a free body's joint child frame in its parent frame. (body, V_PB, context) is Drake's deprecated form."""
         from ..tree._convert import spatial_to_array
-        kwargs = {("V_PB" if k in ("V_WB", "V_JpJc") else k): v for k, v in kwargs.items()}
         if args and hasattr(args[0], "body_frame") and len(args) + len(kwargs) == 3:
+            warnings.warn("MultibodyPlant.SetFreeBodySpatialVelocity(body, V_PB, context) is deprecated by Drake. "
+                          "Use context, body, V_JpJc instead.", FutureWarning, stacklevel=2)
             b = bind("SetFreeBodySpatialVelocity", args, kwargs, ("body", "V_PB", "context"))
+            b["V_JpJc"] = b.pop("V_PB")
         else:
-            b = bind("SetFreeBodySpatialVelocity", args, kwargs, ("context", "body", "V_PB"),
-                     ("context", "state", "body", "V_PB"))
-        context, state, body, V = b["context"], b.get("state"), b["body"], b["V_PB"]
+            kwargs = {("V_JpJc" if k == "V_WB" else k): v for k, v in kwargs.items()}
+            b = bind("SetFreeBodySpatialVelocity", args, kwargs, ("context", "body", "V_JpJc"),
+                     ("context", "state", "body", "V_JpJc"))
+        context, state, body, V = b["context"], b.get("state"), b["body"], b["V_JpJc"]
         j = self._free_joint(body, "SetFreeBodySpatialVelocity")
         vs, nq = j.velocity_start(), self._model.nq
         self._write(context, state, np.arange(nq + vs, nq + vs + 6), spatial_to_array(V, "V_WB"))

@@ -541,6 +541,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         with single_threaded_blas():  # small dense factorizations (see mallard.common.blas_threads)
             self._DeclareSystemResources()
             self._element_params_index = self.DeclareAbstractParameter(Value(ElementParameters()))
+            self._pd_controlled = [a.name() for a in self._actuators if a.has_controller()]
             CheckModelIsFinite(self)
             self._FinalizeContact()
             if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)

@@ -12,7 +12,7 @@ class _ContinuousDynamicsMixin:
 
     def _CalcAccelerationCache(self, context, value) -> None:
         """(v̇, net actuation u, generalized contact forces) for the current state and inputs."""
-        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant generalized accelerations")
+        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant generalized accelerations", simulating=True)
         if self._time_step > 0:
             nv, nu = self._model.nv, self._model.nu
             if self._use_sampled_output_ports:
@@ -86,7 +86,7 @@ class _ContinuousDynamicsMixin:
     def DoCalcTimeDerivatives(self, context, derivatives) -> None:
         if self._time_step > 0:
             return
-        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant time derivatives")
+        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant time derivatives", simulating=True)
         kin = self._eval_kinematics(context)
         m = self._model
         qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
@@ -98,7 +98,7 @@ class _ContinuousDynamicsMixin:
     def CalcImplicitTimeDerivativesResidual(self, context, proposed_derivatives) -> np.ndarray:
         """[q̇_p − N(q)v; ID(v̇_p) with all applied and actuation forces] (zero for the true derivatives)."""
         self._ThrowIfNotFinalized("CalcImplicitTimeDerivativesResidual")
-        self._ThrowIfElementParametersChangeDynamics(context, "CalcImplicitTimeDerivativesResidual")
+        self._ThrowIfElementParametersChangeDynamics(context, "CalcImplicitTimeDerivativesResidual", simulating=True)
         m = self._model
         xdot = np.asarray(getattr(proposed_derivatives, "CopyToVector", lambda: proposed_derivatives)(), dtype=float)
         xdot = self._check_size(xdot, m.nq + m.nv + self._xc_nz, "proposed_derivatives")

@@ -82,7 +82,7 @@ class _DiscreteStepMixin:
     def _DiscreteStepUpdate(self, context, state) -> None:
         """The periodic update: x⁺ into the discrete state, the step's results (pipeline/data.py StepResults: sampled
         outputs and the solver's warm start) into the abstract state, written into its other row (no copy)."""
-        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant discrete update")
+        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant discrete update", simulating=True)
         view = state.get_mutable_abstract_state(self._sampled_index)
         current = view.get_value()
         nxt = current.other

@@ -188,12 +188,16 @@ class _DynamicsMixin:
         Sx[np.arange(len(rows)), rows] = 1.0
         return Sx
 
-    def MakeActuatorSelectorMatrix(self, user_to_index_map) -> np.ndarray:
-        """Su with u = Su·u_s; the list holds JointActuatorIndex or JointIndex values."""
+    def MakeActuatorSelectorMatrix(self, user_to_actuator_index_map=None, user_to_joint_index_map=None) -> np.ndarray:
+        """Su with u = Su·u_s, for a list of JointActuatorIndex (user_to_actuator_index_map) or of actuated
+        JointIndex (user_to_joint_index_map)."""
         from ..tree.indices import JointIndex
         self._ThrowIfNotFinalized("MakeActuatorSelectorMatrix")
-        items = list(user_to_index_map)
-        if items and all(isinstance(i, JointIndex) for i in items):
+        if (user_to_actuator_index_map is None) == (user_to_joint_index_map is None):
+            raise TypeError("MakeActuatorSelectorMatrix: pass one of user_to_actuator_index_map or "
+                            "user_to_joint_index_map")
+        items = list(user_to_joint_index_map if user_to_actuator_index_map is None else user_to_actuator_index_map)
+        if user_to_joint_index_map is not None or (items and all(isinstance(i, JointIndex) for i in items)):
             by_joint = {int(a.joint().index()): k for k, a in enumerate(self._actuators)}
             acts = []
             for i in items:
@@ -201,7 +205,7 @@ class _DynamicsMixin:
                     raise ValueError(f"MakeActuatorSelectorMatrix: joint '{self.get_joint(i).name()}' has no actuator")
                 acts.append(by_joint[int(i)])
         else:
-            acts = [int(i) for i in items]
+            acts = [self.get_joint_actuator(i).input_start() for i in items]
         Su = np.zeros((self._model.nu, len(acts)))
         Su[acts, np.arange(len(acts))] = 1.0
         return Su

@@ -310,12 +310,12 @@ class _StateAccessMixin:
     # ---- free bodies ------------------------------------------------------------------------------
     def GetFloatingBaseBodies(self) -> set:
         self._ThrowIfNotFinalized("GetFloatingBaseBodies")
-        return {b.index() for b in self._bodies[1:] if b.is_floating()}
+        return {b.index() for b in self._bodies[1:] if b.is_floating_base_body()}
 
     def _free_joint(self, body, what):
         self._ThrowIfNotFinalized(what)
         self._check_element(body, "body", self._bodies)
-        if not body.is_floating():
+        if not body.is_floating_base_body():
             raise RuntimeError(f"{what}: body '{body.name()}' is not a free (floating) body")
         return self._inboard_joint_of_body(body.index())
 

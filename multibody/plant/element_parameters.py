@@ -93,6 +93,16 @@ class _ElementParametersMixin:
         else:
             params.actuators[key] = float(value)
 
+    def _force_element_parameter(self, context, element, name: str, default):
+        """A force element's value in `context` (its default before Finalize or when unchanged)."""
+        if not self._finalized:
+            return default
+        return self._element_parameters(context).force_elements.get((int(element.index()), name), default)
+
+    def _set_force_element_parameter(self, context, element, name: str, value) -> None:
+        self._ThrowIfNotFinalized(f"{type(element).__name__} {name} in a context")
+        self._mutable_element_parameters(context).force_elements[(int(element.index()), name)] = value
+
     def _set_joint_locked(self, context, joint, locked: bool) -> None:
         self._ThrowIfNotFinalized("Lock")
         if self.time_step() == 0 and locked:
@@ -105,11 +115,17 @@ class _ElementParametersMixin:
         self._ThrowIfNotFinalized("is_locked")
         return int(joint.index()) in self._element_parameters(context).locked
 
-    def _ThrowIfElementParametersChangeDynamics(self, context, what: str) -> None:
+    def _ThrowIfElementParametersChangeDynamics(self, context, what: str, simulating: bool = False) -> None:
         """Dynamics computations use the damping, rotor inertias, gear ratios and (absent) locks compiled at
-        Finalize: refuse to compute them for a context that changed those, rather than ignore the change."""
+        Finalize: refuse to compute them for a context that changed those, rather than ignore the change.
+        `simulating`: the computation also applies actuation (steps, accelerations), so PD-controlled actuators,
+        which mallard's solver does not model, are refused too."""
         if not self._finalized:
             return
+        if simulating and self._pd_controlled:
+            raise RuntimeError(f"{what}: actuators {self._pd_controlled} have PD controllers (set_controller_gains); "
+                               "mallard's solver does not simulate Drake's implicit PD-controlled actuators yet. "
+                               "Control them with a PidController system wired to the actuation input instead.")
         params = context.get_abstract_parameter(self._element_params_index).get_value()
         if params.changes_dynamics():
             changed = [f"joint {self.get_joint(k).name()} {n}" for k, n in sorted(params.joints)]

@@ -1,13 +1,13 @@
 """mallard.multibody.tree: bodies, frames, joints, actuators, force elements and inertias (pydrake.multibody.tree)."""
-from .force_element import (ForceElement, LinearBushingRollPitchYaw, LinearSpringDamper, PrismaticSpring,
-                            RevoluteSpring, UniformGravityFieldElement)
+from .force_element import (DoorHinge, DoorHingeConfig, ForceElement, LinearBushingRollPitchYaw, LinearSpringDamper,
+                            PrismaticSpring, RevoluteSpring, UniformGravityFieldElement)
 from .geometry_spatial_inertia import CalcSpatialInertia
 from .frame import BodyFrame, FixedOffsetFrame, Frame, RigidBodyFrame
 from .indices import (BodyIndex, ConstraintIndex, ForceElementIndex, FrameIndex, JacobianWrtVariable,
                       JointActuatorIndex, JointIndex, ModelInstanceIndex, MultibodyConstraintId, default_model_instance,
                       world_frame_index, world_index, world_model_instance)
 from .joint import Joint
-from .joint_actuator import JointActuator
+from .joint_actuator import JointActuator, PdControllerGains
 from .joints import (BallQuaternionJoint, BallRpyJoint, PlanarJoint, PrismaticJoint, QuaternionFloatingJoint,
                      RevoluteJoint, RpyFloatingJoint, ScrewJoint, UniversalJoint, WeldJoint)
 from .multibody_forces import MultibodyForces
@@ -18,9 +18,9 @@ from .spatial_inertia import SpatialInertia
 from .unit_inertia import UnitInertia
 
 __all__ = [
-    "BallQuaternionJoint", "BallRpyJoint", "Body", "BodyFrame", "BodyIndex", "CalcSpatialInertia", "ConstraintIndex", "FixedOffsetFrame", "ForceElement",
+    "BallQuaternionJoint", "BallRpyJoint", "Body", "BodyFrame", "BodyIndex", "CalcSpatialInertia", "ConstraintIndex", "DoorHinge", "DoorHingeConfig", "FixedOffsetFrame", "ForceElement",
     "ForceElementIndex", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
-    "JointActuatorIndex", "JointIndex", "LinearBushingRollPitchYaw", "LinearSpringDamper", "ModelInstanceIndex", "MultibodyConstraintId", "MultibodyForces",
+    "JointActuatorIndex", "JointIndex", "PdControllerGains", "LinearBushingRollPitchYaw", "LinearSpringDamper", "ModelInstanceIndex", "MultibodyConstraintId", "MultibodyForces",
     "PlanarJoint", "PrismaticJoint", "PrismaticSpring", "QuaternionFloatingJoint", "RevoluteJoint", "RevoluteSpring", "RigidBody",
     "RigidBodyFrame", "RotationalInertia", "RpyFloatingJoint", "ScopedName", "ScrewJoint", "SpatialInertia",
     "UniformGravityFieldElement", "UnitInertia", "UniversalJoint", "WeldJoint", "default_model_instance",
@@ -30,7 +30,7 @@ __all__ = [
 from mallard.common.scalar_template import ScalarTemplate as _ScalarTemplate
 
 # pydrake's scalar-template spellings (Foo_[float] is Foo; other scalar types are a clear error).
-for _cls in (BallQuaternionJoint, BallRpyJoint, Body, BodyFrame, FixedOffsetFrame, ForceElement, Frame, Joint,
+for _cls in (BallQuaternionJoint, BallRpyJoint, Body, BodyFrame, DoorHinge, FixedOffsetFrame, ForceElement, Frame, Joint,
              JointActuator, LinearBushingRollPitchYaw, LinearSpringDamper, MultibodyForces, PlanarJoint,
              PrismaticJoint, PrismaticSpring, QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring, RigidBody,
              RigidBodyFrame, RotationalInertia, RpyFloatingJoint, ScrewJoint, SpatialInertia,

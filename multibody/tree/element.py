@@ -56,4 +56,8 @@ class MultibodyElement(PortableAttributes):
         self._index = index
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} name='{self._name}' index={self._index} model_instance={self._model_instance}>"
+        """pydrake's form, e.g. <RevoluteJoint name='elbow' index=1 model_instance=2> (force elements are unnamed)."""
+        index = "None" if self._index is None else int(self._index)
+        instance = "None" if self._model_instance is None else int(self._model_instance)
+        name = "" if self._kind == "force element" else f" name='{self._name}'"
+        return f"<{type(self).__name__}{name} index={index} model_instance={instance}>"

@@ -90,6 +90,10 @@ class UniformGravityFieldElement(ForceElement):
         m, _, vcom = self._com_positions_and_velocities(context, kin)
         return float(np.sum(m * (vcom @ self._g)))
 
+    def CalcGravityGeneralizedForces(self, context) -> np.ndarray:
+        """τ_g(q): the generalized forces of this gravity field on the plant (as MultibodyPlant's)."""
+        return self.GetParentPlant().CalcGravityGeneralizedForces(context)
+
 
 class LinearSpringDamper(ForceElement):
     """A spring-damper between point P on body A and point Q on body B.
@@ -176,20 +180,150 @@ class RevoluteSpring(ForceElement):
     def joint(self):
         return self._joint
 
-    def nominal_angle(self) -> float:
+    def default_nominal_angle(self) -> float:
+        """θ₀ (rad) used by new contexts."""
         return self._q0
 
-    def stiffness(self) -> float:
+    def default_stiffness(self) -> float:
+        """k (N·m/rad) used by new contexts."""
         return self._k
 
+    nominal_angle = default_nominal_angle
+    stiffness = default_stiffness
+
+    def GetNominalAngle(self, context) -> float:
+        """θ₀ (rad) in `context`."""
+        return float(self.GetParentPlant()._force_element_parameter(context, self, "nominal_angle", self._q0))
+
+    def SetNominalAngle(self, context, nominal_angle: float) -> None:
+        """Set θ₀ (rad) in `context` only."""
+        self.GetParentPlant()._set_force_element_parameter(context, self, "nominal_angle", float(nominal_angle))
+
+    def GetStiffness(self, context) -> float:
+        """k (N·m/rad) in `context`."""
+        return float(self.GetParentPlant()._force_element_parameter(context, self, "stiffness", self._k))
+
+    def SetStiffness(self, context, stiffness: float) -> None:
+        """Set k (N·m/rad, ≥ 0) in `context` only."""
+        if stiffness < 0:
+            raise ValueError(f"RevoluteSpring: stiffness must be non-negative, got {stiffness}")
+        self.GetParentPlant()._set_force_element_parameter(context, self, "stiffness", float(stiffness))
+
+    def _values(self, context) -> tuple[float, float]:
+        return self.GetNominalAngle(context), self.GetStiffness(context)
+
     def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
-        tau[self._joint.velocity_start()] -= self._k * (q[self._joint.position_start()] - self._q0)
+        q0, k = self._values(context)
+        tau[self._joint.velocity_start()] -= k * (q[self._joint.position_start()] - q0)
 
     def _CalcPotentialEnergy(self, context, kin, q) -> float:
-        return 0.5 * self._k * (q[self._joint.position_start()] - self._q0) ** 2
+        q0, k = self._values(context)
+        return 0.5 * k * (q[self._joint.position_start()] - q0) ** 2
 
     def _CalcConservativePower(self, context, kin, q, v) -> float:
-        return -self._k * (q[self._joint.position_start()] - self._q0) * v[self._joint.velocity_start()]
+        q0, k = self._values(context)
+        return -k * (q[self._joint.position_start()] - q0) * v[self._joint.velocity_start()]
+
+
+class DoorHingeConfig:
+    """Parameters of a DoorHinge (Drake's defaults): a torsional spring k·(θ − θ₀) (N·m/rad, rad), dynamic and
+    static friction torques (N·m) smoothed over `motion_threshold` (rad/s), viscous friction (N·m·s/rad) and a
+    catch of width `catch_width` (rad) with peak torque `catch_torque` (N·m) near the closed position."""
+
+    _FIELDS = ("spring_zero_angle_rad", "spring_constant", "dynamic_friction_torque", "static_friction_torque",
+               "viscous_friction", "catch_width", "catch_torque", "motion_threshold")
+
+    def __init__(self, spring_zero_angle_rad: float = -1.5, spring_constant: float = 1.5,
+                 dynamic_friction_torque: float = 3.0, static_friction_torque: float = 2.0,
+                 viscous_friction: float = 1.0, catch_width: float = 0.02, catch_torque: float = 15.0,
+                 motion_threshold: float = 0.001) -> None:
+        values = locals()
+        for name in self._FIELDS:
+            setattr(self, name, float(values[name]))
+
+    def __repr__(self) -> str:
+        return "DoorHingeConfig(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._FIELDS) + ")"
+
+
+def _approximation_curves(t: float, x: float) -> tuple[float, float, float]:
+    """s = tanh(x/t), its singlet 1 − s² and doublet 2s(1 − s²) (Drake's door_hinge.cc)."""
+    if not t > 0:
+        raise ValueError(f"DoorHinge: the smoothing width must be positive, got {t}")
+    s = float(np.tanh(x / t))
+    singlet = 1.0 - s * s
+    return s, singlet, 2.0 * s * singlet
+
+
+class DoorHinge(ForceElement):
+    """A door hinge on a revolute joint: spring, friction and a catch (Drake's DoorHinge, torque about the joint)."""
+
+    def __init__(self, joint, config: DoorHingeConfig):
+        super().__init__(joint.model_instance(), "")
+        if joint.type_name() != "revolute":
+            raise ValueError(f"DoorHinge: joint '{joint.name()}' is not a revolute joint")
+        for name in ("spring_constant", "dynamic_friction_torque", "static_friction_torque", "viscous_friction",
+                     "catch_width", "motion_threshold"):
+            if getattr(config, name) < 0:
+                raise ValueError(f"DoorHinge: config.{name} must be non-negative, got {getattr(config, name)}")
+        self._joint = joint
+        self._config = DoorHingeConfig(**{n: getattr(config, n) for n in DoorHingeConfig._FIELDS})
+
+    def joint(self):
+        return self._joint
+
+    def config(self) -> DoorHingeConfig:
+        return DoorHingeConfig(**{n: getattr(self._config, n) for n in DoorHingeConfig._FIELDS})
+
+    def CalcHingeFrictionalTorque(self, angular_rate: float) -> float:
+        """The friction torque (N·m) at this angular rate (rad/s), as Drake computes it."""
+        c = self._config
+        if c.motion_threshold == 0:
+            return c.viscous_friction * angular_rate
+        s, _, doublet = _approximation_curves(c.motion_threshold, angular_rate)
+        return -(c.dynamic_friction_torque * s + c.static_friction_torque * doublet
+                 + c.viscous_friction * angular_rate)
+
+    def CalcHingeSpringTorque(self, angle: float) -> float:
+        """The spring and catch torque (N·m) at this angle (rad)."""
+        c = self._config
+        spring = -c.spring_constant * (angle - c.spring_zero_angle_rad)
+        if c.catch_width == 0:
+            return spring
+        center = c.catch_width / 2
+        _, _, doublet = _approximation_curves(center, angle - center)
+        return c.catch_torque * doublet + spring
+
+    def CalcHingeTorque(self, angle: float, angular_rate: float) -> float:
+        """Total hinge torque (N·m): friction plus spring and catch."""
+        return self.CalcHingeFrictionalTorque(angular_rate) + self.CalcHingeSpringTorque(angle)
+
+    def _stored_energy(self, angle: float) -> float:
+        c = self._config
+        off, off0 = angle - c.spring_zero_angle_rad, -c.spring_zero_angle_rad
+        energy = 0.5 * c.spring_constant * (off * off - off0 * off0)
+        if c.catch_width != 0:
+            center = c.catch_width / 2
+            energy += c.catch_torque * center * (_approximation_curves(center, angle - center)[1]
+                                                 - _approximation_curves(center, -center)[1])
+        return energy
+
+    def _angle_rate(self, q, v) -> tuple[float, float]:
+        return float(q[self._joint.position_start()]), float(v[self._joint.velocity_start()])
+
+    def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
+        angle, rate = self._angle_rate(q, v)
+        tau[self._joint.velocity_start()] += self.CalcHingeTorque(angle, rate)
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        return self._stored_energy(float(q[self._joint.position_start()]))
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        angle, rate = self._angle_rate(q, v)
+        return rate * self.CalcHingeSpringTorque(angle)
+
+    def _CalcNonConservativePower(self, context, kin, q, v) -> float:
+        _, rate = self._angle_rate(q, v)
+        return rate * self.CalcHingeFrictionalTorque(rate)
 
 
 class PrismaticSpring(ForceElement):
@@ -297,15 +431,76 @@ class LinearBushingRollPitchYaw(ForceElement):
 
     def _CalcAndAddForceContribution(self, context, kin, q_all, v_all, F_Bo_W, tau_all) -> None:
         q, qdot, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N = self._state(context)
-        tau = -self._k012 * q - self._d012 * qdot
+        k012, d012, kxyz, dxyz = (self.GetTorqueStiffnessConstants(context), self.GetTorqueDampingConstants(context),
+                                  self.GetForceStiffnessConstants(context), self.GetForceDampingConstants(context))
+        tau = -k012 * q - d012 * qdot
         t_W = R_WA @ (N.T @ tau)
-        f_W = R_WA @ (R_AB @ (-self._kxyz * xyz - self._dxyz * xyz_dot))
+        f_W = R_WA @ (R_AB @ (-kxyz * xyz - dxyz * xyz_dot))
         p_WBo = 0.5 * (p_WAo + p_WCo)
         a, c = int(self.link0().index()), int(self.link1().index())
         F_Bo_W[c, :3] += t_W + np.cross(p_WBo - kin.p_WB[c], f_W)
         F_Bo_W[c, 3:] += f_W
         F_Bo_W[a, :3] -= t_W + np.cross(p_WBo - kin.p_WB[a], f_W)
         F_Bo_W[a, 3:] -= f_W
+
+    def _gains(self, context, name: str, default: np.ndarray) -> np.ndarray:
+        return np.array(self.GetParentPlant()._force_element_parameter(context, self, name, default), dtype=float)
+
+    def _set_gains(self, context, name: str, value) -> None:
+        a = np.asarray(value, dtype=float).reshape(-1)
+        if a.shape != (3,) or np.any(a < 0) or not np.all(np.isfinite(a)):
+            raise ValueError(f"LinearBushingRollPitchYaw: {name} must be 3 finite non-negative values, got {value!r}")
+        self.GetParentPlant()._set_force_element_parameter(context, self, name, a.copy())
+
+    def GetTorqueStiffnessConstants(self, context) -> np.ndarray:
+        """k₀₁₂ (N·m/rad) in `context`."""
+        return self._gains(context, "torque_stiffness", self._k012)
+
+    def GetTorqueDampingConstants(self, context) -> np.ndarray:
+        """d₀₁₂ (N·m·s/rad) in `context`."""
+        return self._gains(context, "torque_damping", self._d012)
+
+    def GetForceStiffnessConstants(self, context) -> np.ndarray:
+        """kxyz (N/m) in `context`."""
+        return self._gains(context, "force_stiffness", self._kxyz)
+
+    def GetForceDampingConstants(self, context) -> np.ndarray:
+        """dxyz (N·s/m) in `context`."""
+        return self._gains(context, "force_damping", self._dxyz)
+
+    def SetTorqueStiffnessConstants(self, context, torque_stiffness) -> None:
+        self._set_gains(context, "torque_stiffness", torque_stiffness)
+
+    def SetTorqueDampingConstants(self, context, torque_damping) -> None:
+        self._set_gains(context, "torque_damping", torque_damping)
+
+    def SetForceStiffnessConstants(self, context, force_stiffness) -> None:
+        self._set_gains(context, "force_stiffness", force_stiffness)
+
+    def SetForceDampingConstants(self, context, force_damping) -> None:
+        self._set_gains(context, "force_damping", force_damping)
+
+    def CalcBushingSpatialForceOnFrameA(self, context):
+        """F_A_W: the bushing's spatial force on frame A at Ao, expressed in W."""
+        F_C, p_WAo, p_WCo = self._forces_on_C(context)
+        from ._convert import make_spatial
+        f = F_C[3:]
+        return make_spatial("SpatialForce", np.concatenate([-(F_C[:3] + np.cross(p_WCo - p_WAo, f)), -f]))
+
+    def CalcBushingSpatialForceOnFrameC(self, context):
+        """F_C_W: the bushing's spatial force on frame C at Co, expressed in W."""
+        from ._convert import make_spatial
+        return make_spatial("SpatialForce", self._forces_on_C(context)[0])
+
+    def _forces_on_C(self, context):
+        """([t; f] on C at Co in W, p_WAo, p_WCo)."""
+        q, qdot, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N = self._state(context)
+        tau = -self.GetTorqueStiffnessConstants(context) * q - self.GetTorqueDampingConstants(context) * qdot
+        t_W = R_WA @ (N.T @ tau)
+        f_W = R_WA @ (R_AB @ (-self.GetForceStiffnessConstants(context) * xyz
+                              - self.GetForceDampingConstants(context) * xyz_dot))
+        p_WBo = 0.5 * (p_WAo + p_WCo)
+        return np.concatenate([t_W + np.cross(p_WBo - p_WCo, f_W), f_W]), p_WAo, p_WCo
 
     def _energy_undefined(self, what: str):
         raise RuntimeError(f"LinearBushingRollPitchYaw: {what} is not defined for this bushing model (its force acts "

@@ -6,6 +6,18 @@ import numpy as np
 from .element import MultibodyElement
 
 
+class PdControllerGains:
+    """Proportional and derivative gains of an actuator's PD controller: p (N·m/rad or N/m), d (N·m·s/rad or N·s/m)."""
+
+    __slots__ = ("p", "d")
+
+    def __init__(self, p: float = 0.0, d: float = 0.0) -> None:
+        self.p, self.d = float(p), float(d)
+
+    def __repr__(self) -> str:
+        return f"PdControllerGains(p={self.p!r}, d={self.d!r})"
+
+
 class JointActuator(MultibodyElement):
     """Applies u[index()] as a generalized force on its joint's velocity.
 
@@ -114,3 +126,25 @@ class JointActuator(MultibodyElement):
     def calc_reflected_inertia(self, context) -> float:
         """ρ²·Iᵣ with the values in `context`."""
         return self.gear_ratio(context) ** 2 * self.rotor_inertia(context)
+
+    # ---- PD controller -------------------------------------------------------------------------------
+    def set_controller_gains(self, gains: PdControllerGains) -> None:
+        """Give this actuator Drake's implicit PD controller (before Finalize; discrete plants only). mallard stores
+        the gains; simulating a plant with PD-controlled actuators raises until its solver supports them."""
+        self._pre_finalize("set_controller_gains")
+        if not isinstance(gains, PdControllerGains):
+            raise TypeError(f"actuator '{self._name}': gains must be a PdControllerGains, got {type(gains).__name__}")
+        if gains.p < 0 or gains.d < 0:
+            raise ValueError(f"actuator '{self._name}': PD gains must be non-negative, got {gains!r}")
+        self._controller_gains = PdControllerGains(gains.p, gains.d)
+
+    def has_controller(self) -> bool:
+        """Whether set_controller_gains gave this actuator a PD controller."""
+        return getattr(self, "_controller_gains", None) is not None
+
+    def get_controller_gains(self) -> PdControllerGains:
+        """The PD gains (raises when the actuator has no controller)."""
+        if not self.has_controller():
+            raise RuntimeError(f"actuator '{self._name}' has no PD controller; see set_controller_gains")
+        g = self._controller_gains
+        return PdControllerGains(g.p, g.d)

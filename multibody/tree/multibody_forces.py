@@ -7,10 +7,17 @@ import numpy as np
 class MultibodyForces:
     """Body spatial forces (num_bodies × 6, F_Bo_W at Bo, in W) and generalized forces (nv)."""
 
-    def __init__(self, plant):
-        plant._ThrowIfNotFinalized("MultibodyForces")
-        self._F = np.zeros((plant.num_bodies(), 6))
-        self._tau = np.zeros(plant.num_velocities())
+    def __init__(self, plant=None, nb: int | None = None, nv: int | None = None):
+        """MultibodyForces(plant) sized for a finalized plant, or MultibodyForces(nb, nv)."""
+        if plant is not None and not hasattr(plant, "num_bodies"):
+            plant, nb, nv = None, plant, nb  # MultibodyForces(nb, nv) by position
+        if plant is not None:
+            plant._ThrowIfNotFinalized("MultibodyForces")
+            nb, nv = plant.num_bodies(), plant.num_velocities()
+        if nb is None or nv is None:
+            raise TypeError("MultibodyForces: pass a finalized plant, or nb and nv")
+        self._F = np.zeros((int(nb), 6))
+        self._tau = np.zeros(int(nv))
 
     def SetZero(self) -> "MultibodyForces":
         self._F[:] = 0.0

@@ -1,6 +1,8 @@
 """RigidBody: a body with a spatial inertia about its origin Bo, and its BodyFrame."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .element import MultibodyElement
@@ -46,30 +48,34 @@ class RigidBody(MultibodyElement):
         """True for the world body."""
         return self._index == 0
 
-    def is_floating(self) -> bool:
+    def is_floating_base_body(self) -> bool:
         """True if, after Finalize, this body's inboard joint has 6 dofs and connects to the world."""
         plant = self.GetParentPlant()
-        plant._ThrowIfNotFinalized("is_floating")
+        plant._ThrowIfNotFinalized("is_floating_base_body")
         j = plant._inboard_joint_of_body(self.index())
         return j is not None and j.num_velocities() == 6 and j.parent_body().index() == 0
 
-    is_floating_base_body = is_floating
+    def is_floating(self) -> bool:
+        """Deprecated by Drake: use is_floating_base_body."""
+        warnings.warn("RigidBody.is_floating() is deprecated by Drake. Use is_floating_base_body() instead.",
+                      FutureWarning, stacklevel=2)
+        return self.is_floating_base_body()
 
     def has_quaternion_dofs(self) -> bool:
         """True if the body is floating with a quaternion orientation."""
         plant = self.GetParentPlant()
         j = plant._inboard_joint_of_body(self.index())
-        return self.is_floating() and j.num_positions() == 7
+        return self.is_floating_base_body() and j.num_positions() == 7
 
     def floating_positions_start(self) -> int:
         """Start of this floating body's positions in q."""
-        if not self.is_floating():
+        if not self.is_floating_base_body():
             raise RuntimeError(f"body '{self._name}' is not a floating body")
         return self.GetParentPlant()._inboard_joint_of_body(self.index()).position_start()
 
     def floating_velocities_start_in_v(self) -> int:
         """Start of this floating body's velocities in v."""
-        if not self.is_floating():
+        if not self.is_floating_base_body():
             raise RuntimeError(f"body '{self._name}' is not a floating body")
         return self.GetParentPlant()._inboard_joint_of_body(self.index()).velocity_start()
 

@@ -129,9 +129,9 @@ class Quaternion:
         """A copy of the vector part [x, y, z]."""
         return self._q[1:4].copy()
 
-    def set_wxyz(self, *args) -> None:
-        """Sets from a 4-vector [w, x, y, z] or four scalars; raises if not unit length."""
-        self._q = Quaternion(*args)._q
+    def set_wxyz(self, *args, **kwargs) -> None:
+        """Sets from a 4-vector wxyz = [w, x, y, z] or four scalars w, x, y, z; raises if not unit length."""
+        self._q = Quaternion(*args, **kwargs)._q
 
     def rotation(self) -> np.ndarray:
         """The 3x3 rotation matrix of this quaternion (Eigen's formula, no renormalization)."""
@@ -154,8 +154,11 @@ class Quaternion:
         """The conjugate divided by |q|²."""
         return Quaternion._from_array(F.quaternion_conjugate(self._q) / float(self._q @ self._q))
 
-    def multiply(self, other):
-        """Hamilton product with a Quaternion, or rotation of a 3-vector / 3xN array of vectors."""
+    def multiply(self, other=None, *, vector=None):
+        """Hamilton product with a Quaternion `other`, or rotation of a 3-vector / 3xN array of vectors."""
+        if (other is None) == (vector is None):
+            raise TypeError("Quaternion.multiply(): pass one of other or vector")
+        other = vector if other is None else other
         if isinstance(other, Quaternion):
             return Quaternion._from_array(F.quaternion_multiply(self._q, other._q))
         v = np.asarray(other, dtype=np.float64)

@@ -109,8 +109,13 @@ class RigidTransform:
         view.flags.writeable = False
         return view
 
-    def set_rotation(self, R) -> None:
-        """Sets R_AB from a RotationMatrix, RollPitchYaw, Quaternion or AngleAxis."""
+    def set_rotation(self, R=None, *, rpy=None, quaternion=None, theta_lambda=None) -> None:
+        """Sets R_AB from a RotationMatrix (R), RollPitchYaw (rpy), Quaternion (quaternion) or AngleAxis
+        (theta_lambda)."""
+        given = [x for x in (R, rpy, quaternion, theta_lambda) if x is not None]
+        if len(given) != 1:
+            raise TypeError("RigidTransform.set_rotation(): pass one of R, rpy, quaternion or theta_lambda")
+        R = given[0]
         if not isinstance(R, _ROTATION_TYPES):
             raise TypeError("RigidTransform.set_rotation(): expected a RotationMatrix, RollPitchYaw, Quaternion "
                             f"or AngleAxis, got {type(R).__name__}.")
@@ -159,9 +164,13 @@ class RigidTransform:
         Rt = self._R.T
         return RigidTransform._from_arrays(Rt @ other._R, Rt @ (other._p - self._p))
 
-    def multiply(self, other):
+    def multiply(self, other=None, *, p_BoQ_B=None, vec_B=None):
         """X_AC for a RigidTransform X_BC; p_AoQ_A for a point p_BoQ_B (3-vector or 3xN points); for a
-        4-vector [v; s] returns [R v + p s; s]."""
+        4-vector vec_B = [v; s] returns [R v + p s; s]."""
+        given = [x for x in (other, p_BoQ_B, vec_B) if x is not None]
+        if len(given) != 1:
+            raise TypeError("RigidTransform.multiply(): pass one of other, p_BoQ_B or vec_B")
+        other = given[0]
         if isinstance(other, RigidTransform):
             return RigidTransform._from_arrays(self._R @ other._R, self._R @ other._p + self._p)
         v = np.asarray(other, dtype=np.float64)

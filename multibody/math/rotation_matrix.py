@@ -198,8 +198,11 @@ class RotationMatrix:
         """R_AC from this R_BA and other R_BC: R_BAᵀ R_BC."""
         return RotationMatrix._from_trusted(self._R.T @ other._R)
 
-    def multiply(self, other):
-        """R_AC = R_AB R_BC for a RotationMatrix; v_A = R_AB v_B for a 3-vector or a 3xN array."""
+    def multiply(self, other=None, *, v_B=None):
+        """R_AC = R_AB R_BC for a RotationMatrix `other`; v_A = R_AB v_B for a 3-vector or a 3xN array."""
+        if (other is None) == (v_B is None):
+            raise TypeError("RotationMatrix.multiply(): pass one of other or v_B")
+        other = v_B if other is None else other
         if isinstance(other, RotationMatrix):
             return RotationMatrix._from_trusted(self._R @ other._R)
         v = np.asarray(other, dtype=np.float64)

@@ -1,5 +1,8 @@
 """mallard.multibody.plant: MultibodyPlant and its companions (pydrake.multibody.plant)."""
 from .externally_applied_spatial_force import ExternallyAppliedSpatialForce
+from .externally_applied_spatial_force_multiplexer import ExternallyAppliedSpatialForceMultiplexer
+from .propeller import Propeller, PropellerInfo
+from .wing import Wing
 from ._geometry import AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphResult
 from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
                              DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
@@ -32,9 +35,11 @@ __all__ += ["GetMujocoPluginState", "SetMujocoPluginState"]
 from mallard.common.scalar_template import ScalarTemplate as _ScalarTemplate
 
 # pydrake's scalar-template spellings (Foo_[float] is Foo; other scalar types are a clear error).
-for _cls in (ContactResults, CoulombFriction, ExternallyAppliedSpatialForce, MultibodyPlant, PointPairContactInfo):
+for _cls in (ContactResults, CoulombFriction, ExternallyAppliedSpatialForce, ExternallyAppliedSpatialForceMultiplexer,
+             MultibodyPlant, PointPairContactInfo, Propeller, Wing):
     globals()[f"{_cls.__name__}_"] = _ScalarTemplate(f"{_cls.__name__}_", _cls)
     globals()[f"{_cls.__name__}_[float]"] = _cls  # the names Drake <= v1.12 wrote into pickles
 del _cls
-__all__ += ["ContactResults_", "CoulombFriction_", "ExternallyAppliedSpatialForce_", "MultibodyPlant_",
-            "PointPairContactInfo_"]
+__all__ += ["ContactResults_", "CoulombFriction_", "ExternallyAppliedSpatialForce_",
+            "ExternallyAppliedSpatialForceMultiplexer", "ExternallyAppliedSpatialForceMultiplexer_", "MultibodyPlant_",
+            "PointPairContactInfo_", "Propeller", "PropellerInfo", "Propeller_", "Wing", "Wing_"]

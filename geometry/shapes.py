@@ -88,10 +88,11 @@ class Shape:
 
 
 class Sphere(Shape):
-    """A sphere of the given radius (m) centered at Go."""
+    """A sphere of the given radius (m) centered at Go; radius 0 is a point, as Drake allows."""
 
     def __init__(self, radius: float):
-        _positive("Sphere", radius=radius)
+        if not (isinstance(radius, (int, float, np.floating, np.integer)) and math.isfinite(radius) and radius >= 0):
+            raise ValueError(f"Sphere radius must be finite and >= 0; given radius={radius!r}")
         self._r = float(radius)
 
     def radius(self) -> float:

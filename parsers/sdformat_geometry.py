@@ -40,6 +40,21 @@ def _positive(node, name: str, diag: Diagnostic) -> float:
     return value
 
 
+def _sdformat_value(node, name: str, default, diag: Diagnostic, size: int = 1):
+    """A shape dimension as libsdformat reads it: a value with any entry <= 0 is replaced by libsdformat's default,
+    with its warning (Drake parses SDFormat through libsdformat, so a zero-size shape becomes the default one)."""
+    e = child(node, name)
+    if e is None:
+        return np.array(default, dtype=float) if size > 1 else float(default)
+    value = parse_vector(text_of(e), diag, e, f"<{name}>", size) if size > 1 else parse_float(text_of(e), diag, e,
+                                                                                          f"<{name}>")
+    if np.any(np.asarray(value) <= 0):
+        shown = ", ".join(f"{v:g}" for v in np.atleast_1d(default)) if size > 1 else f"{default!r}"
+        diag.warning(e, f"Value of <{name}> is negative. Using default value of {shown}.")
+        return np.array(default, dtype=float) if size > 1 else float(default)
+    return value
+
+
 def _shape(gnode, diag: Diagnostic, package_map, root_dir: str) -> Optional[ShapeRecord]:
     shapes = list(children(gnode))
     if len(shapes) != 1:
@@ -49,28 +64,18 @@ def _shape(gnode, diag: Diagnostic, package_map, root_dir: str) -> Optional[Shap
     if t == "empty":
         return None
     if t == "box":
-        e = child(s, "size")
-        size = np.ones(3) if e is None else parse_vector(text_of(e), diag, e, "<size>", 3)
-        if np.any(size <= 0):
-            diag.error(s, f"box size must be positive, got {size}")
-        return ShapeRecord("box", size=size)
+        return ShapeRecord("box", size=_sdformat_value(s, "size", (1, 1, 1), diag, 3))
     if t == "sphere":
-        return ShapeRecord("sphere", radius=_positive(s, "radius", diag))
-    if t == "drake:capsule":  # Drake's spelling from before SDFormat 1.9
-        t = "capsule"
+        return ShapeRecord("sphere", radius=_sdformat_value(s, "radius", 1.0, diag))
+    if t == "drake:capsule":  # Drake's spelling from before SDFormat 1.9, read by Drake itself (not libsdformat)
+        return ShapeRecord("capsule", radius=_positive(s, "radius", diag), length=_positive(s, "length", diag))
     if t == "drake:ellipsoid":  # (with <a>, <b>, <c> semi-axes)
         return ShapeRecord("ellipsoid", radii=np.array([_positive(s, k, diag) for k in "abc"]))
     if t in ("cylinder", "capsule"):
-        return ShapeRecord(t, radius=_positive(s, "radius", diag),
-                           length=_positive(s, "length", diag))
+        return ShapeRecord(t, radius=_sdformat_value(s, "radius", 0.5, diag),
+                           length=_sdformat_value(s, "length", 1.0, diag))
     if t == "ellipsoid":
-        e = child(s, "radii")
-        if e is None:
-            diag.error(s, "<ellipsoid> needs <radii>")
-        radii = parse_vector(text_of(e), diag, e, "<radii>", 3)
-        if np.any(radii <= 0):
-            diag.error(e, f"ellipsoid radii must be positive, got {radii}")
-        return ShapeRecord("ellipsoid", radii=radii)
+        return ShapeRecord("ellipsoid", radii=_sdformat_value(s, "radii", (1, 1, 1), diag, 3))
     if t == "plane":
         e = child(s, "normal")
         normal = np.array([0, 0, 1.0]) if e is None else parse_vector(text_of(e), diag, e,

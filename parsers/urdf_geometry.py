@@ -105,8 +105,11 @@ class UrdfGeometryReader:
             if np.any(size <= 0):
                 self.diag.error(s, f"box size must be positive, got {size}")
             return ShapeRecord("box", size=size)
-        if t == "sphere":
-            return ShapeRecord("sphere", radius=positive(s, "radius"))
+        if t == "sphere":  # Drake accepts a zero radius (a point); a negative one is an error
+            radius = parse_float(self.required_attr(s, "radius"), self.diag, s, "attribute 'radius'")
+            if radius < 0:
+                self.diag.error(s, f"attribute 'radius' must not be negative, got {radius}")
+            return ShapeRecord("sphere", radius=radius)
         if t in ("cylinder", "capsule", "drake:capsule"):
             return ShapeRecord("cylinder" if t == "cylinder" else "capsule",
                                radius=positive(s, "radius"), length=positive(s, "length"))

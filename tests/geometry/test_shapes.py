@@ -31,7 +31,7 @@ def test_pydrake_constructors_and_accessors():
     assert MujocoPlane([1, 2, 0.1])._kernel_type() == HalfSpace()._kernel_type() == 0
 
 
-@pytest.mark.parametrize("make", [lambda: Sphere(0), lambda: Sphere(-1), lambda: Box(1, 0, 1), lambda: Box(1, 1, float("nan")),
+@pytest.mark.parametrize("make", [lambda: Sphere(-1), lambda: Box(1, 0, 1), lambda: Box(1, 1, float("nan")),
                                   lambda: Cylinder(0.1, -2), lambda: Capsule(0, 1), lambda: Ellipsoid(1, 1, 0),
                                   lambda: Box([1, 2])])
 def test_non_positive_dimensions_raise(make):

@@ -89,25 +89,17 @@ _FIRST_TAG = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 
 
 _LATE_DECLARATION = re.compile(rb"\A(\s+)(<\?xml\b[^>]*\?>)")
-_ENCODING = re.compile(rb"encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
 
 
 def _drop_late_xml_declaration(text: bytes) -> bytes:
     """An XML declaration after leading whitespace, which tinyxml2 (Drake's reader) accepts and libxml2 rejects:
-    blank it out (newlines kept, so line numbers stay right), decoding from its declared encoding first."""
+    blank it out (newlines kept, so line numbers stay right). Like tinyxml2, the text is then read as UTF-8
+    whatever encoding the declaration names."""
     match = _LATE_DECLARATION.match(text)
     if match is None:
         return text
-    declaration = match.group(2)
-    encoding = _ENCODING.search(declaration)
-    blank = re.sub(rb"[^\n]", b" ", declaration)
-    out = text[:match.start(2)] + blank + text[match.end(2):]
-    if encoding is not None and encoding.group(1).lower() not in (b"utf-8", b"utf8", b"ascii", b"us-ascii"):
-        try:
-            out = out.decode(encoding.group(1).decode()).encode("utf-8")
-        except (LookupError, UnicodeDecodeError):
-            return text  # let libxml2 report the problem
-    return out
+    blank = re.sub(rb"[^\n]", b" ", match.group(2))
+    return text[:match.start(2)] + blank + text[match.end(2):]
 
 
 def parse_xml(text: bytes | str, diagnostic: Diagnostic):

@@ -102,6 +102,8 @@ class NumericalGradientOption:
     """The scheme and step of ComputeNumericalGradient: Δxᵢ = max(|xᵢ|, 1) · perturbation_size, with
     perturbation_size = ∛accuracy for central differences and √accuracy otherwise."""
 
+    NumericalGradientMethod = NumericalGradientMethod
+
     def __init__(self, method: NumericalGradientMethod, function_accuracy: float = 1e-15) -> None:
         self._method = NumericalGradientMethod(method)
         self._h = (math.pow(function_accuracy, 1.0 / 3.0) if self._method == NumericalGradientMethod.kCentral

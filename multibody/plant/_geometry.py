@@ -226,16 +226,22 @@ class AddMultibodyPlantSceneGraphResult(tuple):
         return self[1]
 
 
-def AddMultibodyPlantSceneGraph(builder, time_step, scene_graph=None) -> AddMultibodyPlantSceneGraphResult:
+def AddMultibodyPlantSceneGraph(builder, time_step=None, scene_graph=None, *, plant=None
+                                ) -> AddMultibodyPlantSceneGraphResult:
     """Add a MultibodyPlant (named 'plant') and a SceneGraph ('scene_graph') to `builder` and connect them.
 
-    `time_step` may also be an existing MultibodyPlant, as in pydrake's second overload.
+    AddMultibodyPlantSceneGraph(builder, time_step, scene_graph=None) or (builder, plant, scene_graph=None) with an
+    existing plant, as pydrake's two overloads.
     """
     from ...geometry import SceneGraph
     from .multibody_plant import MultibodyPlant
     if builder is None:
         raise ValueError("AddMultibodyPlantSceneGraph: builder is None")
-    plant = time_step if isinstance(time_step, MultibodyPlant) else MultibodyPlant(time_step)
+    if isinstance(time_step, MultibodyPlant):
+        time_step, plant = None, time_step
+    if (time_step is None) == (plant is None):
+        raise TypeError("AddMultibodyPlantSceneGraph: pass one of time_step or plant")
+    plant = plant if plant is not None else MultibodyPlant(time_step)
     plant.set_name("plant")
     if scene_graph is None:
         scene_graph = SceneGraph()

@@ -131,9 +131,9 @@ class _ContactSettingsMixin:
         return (DiscreteContactSolver.kTamsi if self._discrete_approximation == DiscreteContactApproximation.kTamsi
                 else DiscreteContactSolver.kSap)
 
-    def set_contact_surface_representation(self, representation: HydroelasticContactRepresentation) -> None:
+    def set_contact_surface_representation(self, surface_representation: HydroelasticContactRepresentation) -> None:
         self._ThrowIfFinalized("set_contact_surface_representation")
-        self._surface_representation = representation
+        self._surface_representation = surface_representation
 
     def get_contact_surface_representation(self) -> HydroelasticContactRepresentation:
         return self._surface_representation
@@ -197,9 +197,22 @@ def ApplyMultibodyPlantConfig(config: MultibodyPlantConfig, plant) -> None:
     plant.set_adjacent_bodies_collision_filters(config.adjacent_bodies_collision_filters)
 
 
-def AddMultibodyPlant(config: MultibodyPlantConfig, builder):
-    """AddMultibodyPlantSceneGraph with a plant configured from `config`; returns (plant, scene_graph)."""
+def AddMultibodyPlant(config: MultibodyPlantConfig | None = None, builder=None, *, plant_config=None,
+                      scene_graph_config=None):
+    """AddMultibodyPlantSceneGraph with a plant configured from `config` (or `plant_config`) and, when given, a
+    SceneGraph configured from `scene_graph_config`; returns (plant, scene_graph)."""
+    from ...geometry import SceneGraph
     from ._geometry import AddMultibodyPlantSceneGraph
-    result = AddMultibodyPlantSceneGraph(builder, config.time_step)
+    if config is not None and plant_config is not None:
+        raise TypeError("AddMultibodyPlant: pass the plant's config once (config= or plant_config=)")
+    config = plant_config if config is None else config
+    if config is None or builder is None:
+        raise TypeError("AddMultibodyPlant(config, builder) or AddMultibodyPlant(plant_config, scene_graph_config, "
+                        "builder)")
+    scene_graph = None
+    if scene_graph_config is not None:
+        scene_graph = SceneGraph(scene_graph_config)
+        scene_graph.set_name("scene_graph")
+    result = AddMultibodyPlantSceneGraph(builder, config.time_step, scene_graph)
     ApplyMultibodyPlantConfig(config, result.plant)
     return result

@@ -192,6 +192,38 @@ class Joint(MultibodyElement):
             raise ValueError(f"joint '{self._name}': damping must be non-negative, got {d}")
         self.GetParentPlant()._set_joint_parameter(context, self, "damping", d, self._damping)
 
+    def AddInDamping(self, context, forces) -> None:
+        """Add this joint's damping forces −d⊙v (with the damping in `context`) to forces' generalized forces."""
+        vs = self.velocity_start()
+        tau = forces.mutable_generalized_forces()
+        tau[vs:vs + self._nv] -= self.GetDampingVector(context) * self._v(context)
+
+    # ---- default pose (Drake implements it for floating joints only) ----------------------------------
+    def _pose_not_implemented(self, what: str):
+        raise RuntimeError(f"{what}(): not implemented for joint type {self._type_name}.")
+
+    def GetDefaultPosePair(self):
+        """(q_FM as a Quaternion, p_FM): the default pose of M in F."""
+        self._pose_not_implemented("GetDefaultPosePair")
+
+    def SetDefaultPosePair(self, q_FM, p_FM) -> None:
+        """Set the default positions to represent the pose (q_FM, p_FM) of M in F."""
+        self._pose_not_implemented("SetDefaultPosePair")
+
+    def GetDefaultPose(self):
+        """X_FM at the default positions."""
+        from mallard.multibody.math import RigidTransform
+        if type(self).GetDefaultPosePair is Joint.GetDefaultPosePair:
+            self._pose_not_implemented("GetDefaultPose")
+        q, p = self.GetDefaultPosePair()
+        return RigidTransform(q, p)
+
+    def SetDefaultPose(self, X_FM) -> None:
+        """Set the default positions to represent X_FM."""
+        if type(self).SetDefaultPosePair is Joint.SetDefaultPosePair:
+            self._pose_not_implemented("SetDefaultPose")
+        self.SetDefaultPosePair(X_FM.rotation().ToQuaternion(), X_FM.translation())
+
     # ---- locking (discrete plants) -------------------------------------------------------------------
     def Lock(self, context) -> None:
         """Lock this joint in `context`: its velocities become zero and stay zero (discrete plants only)."""

@@ -60,6 +60,20 @@ class _OneDofAxisJoint(Joint):
         """Set the damping coefficient (pre-Finalize)."""
         self.set_default_damping_vector([damping])
 
+    def GetDamping(self, context) -> float:
+        """The damping coefficient in `context`."""
+        return float(self.GetDampingVector(context)[0])
+
+    def SetDamping(self, context, damping: float) -> None:
+        """Set the damping coefficient in `context` only."""
+        self.SetDampingVector(context, [damping])
+
+    def acceleration_lower_limit(self) -> float:
+        return float(self._acc_lower[0])
+
+    def acceleration_upper_limit(self) -> float:
+        return float(self._acc_upper[0])
+
     def position_lower_limit(self) -> float:
         return float(self._pos_lower[0])
 
@@ -108,8 +122,9 @@ class RevoluteJoint(_OneDofAxisJoint):
     def get_angular_rate(self, context) -> float:
         return self.GetOneVelocity(context)
 
-    def set_angular_rate(self, context, rate: float) -> None:
-        self._set_v(context, [rate])
+    def set_angular_rate(self, context, rate: float | None = None, angle: float | None = None) -> None:
+        """Set θ̇ (rad/s); pydrake names this parameter `angle`."""
+        self._set_v(context, [rate if angle is None else angle])
 
     def get_default_angle(self) -> float:
         return float(self._default_positions[0])
@@ -145,8 +160,8 @@ class PrismaticJoint(_OneDofAxisJoint):
     def get_translation_rate(self, context) -> float:
         return self.GetOneVelocity(context)
 
-    def set_translation_rate(self, context, rate: float) -> None:
-        self._set_v(context, [rate])
+    def set_translation_rate(self, context, translation_dot: float) -> None:
+        self._set_v(context, [translation_dot])
 
     def get_default_translation(self) -> float:
         return float(self._default_positions[0])
@@ -197,6 +212,45 @@ class ScrewJoint(_OneDofAxisJoint):
     def get_translation(self, context) -> float:
         return self.GetOnePosition(context) * self._pitch / (2 * np.pi)
 
+    def set_translation(self, context, translation: float) -> None:
+        """Set the translation z (m) along the axis, i.e. θ = 2π z / pitch."""
+        self._set_q(context, [self._theta_of(translation)])
+
+    def _theta_of(self, z: float) -> float:
+        if self._pitch == 0:
+            if z != 0:
+                raise ValueError(f"screw joint '{self._name}': with zero pitch the translation is always 0")
+            return 0.0
+        return 2 * np.pi * float(z) / self._pitch
+
+    def get_angular_velocity(self, context) -> float:
+        return self.GetOneVelocity(context)
+
+    def set_angular_velocity(self, context, theta_dot: float) -> None:
+        self._set_v(context, [theta_dot])
+
+    def get_translational_velocity(self, context) -> float:
+        return self.GetOneVelocity(context) * self._pitch / (2 * np.pi)
+
+    def set_translational_velocity(self, context, translation_dot: float) -> None:
+        self._set_v(context, [self._theta_of(translation_dot)])
+
+    def get_default_rotation(self) -> float:
+        return float(self._default_positions[0])
+
+    def set_default_rotation(self, theta: float) -> None:
+        self.set_default_positions([theta])
+
+    def get_default_translation(self) -> float:
+        return float(self._default_positions[0]) * self._pitch / (2 * np.pi)
+
+    def set_default_translation(self, z: float) -> None:
+        self.set_default_positions([self._theta_of(z)])
+
+    def set_random_pose_distribution(self, theta) -> None:
+        """theta: callable(generator) -> float, sampled by SetRandomState."""
+        self.set_random_positions_distribution(None if theta is None else (lambda g: [theta(g)]))
+
 
 class UniversalJoint(Joint):
     """R_FM = Rx(θ₀)·Ry(θ₁); v = [θ̇₀, θ̇₁]."""
@@ -218,6 +272,22 @@ class UniversalJoint(Joint):
 
     def set_default_angles(self, angles) -> None:
         self.set_default_positions(angles)
+
+    def get_default_angles(self) -> np.ndarray:
+        return self.default_positions()
+
+    def get_angular_rates(self, context) -> np.ndarray:
+        return self.GetVelocities(context)
+
+    def set_angular_rates(self, context, theta_dot) -> None:
+        self.SetVelocities(context, theta_dot)
+
+    def default_damping(self) -> float:
+        return float(self._damping[0])
+
+    def set_random_angles_distribution(self, angles) -> None:
+        """angles: callable(generator) -> 2 angles, sampled by SetRandomState."""
+        self.set_random_positions_distribution(angles)
 
 
 class BallRpyJoint(Joint):
@@ -246,6 +316,16 @@ class BallRpyJoint(Joint):
 
     def set_default_angles(self, angles) -> None:
         self.set_default_positions(angles)
+
+    def get_default_angles(self) -> np.ndarray:
+        return self.default_positions()
+
+    def default_damping(self) -> float:
+        return float(self._damping[0])
+
+    def set_random_angles_distribution(self, angles) -> None:
+        """angles: callable(generator) -> roll-pitch-yaw, sampled by SetRandomState."""
+        self.set_random_positions_distribution(angles)
 
 
 class BallQuaternionJoint(Joint):
@@ -318,6 +398,45 @@ class PlanarJoint(Joint):
     def set_default_pose(self, p_FoMo_F, theta: float) -> None:
         self.set_default_positions([p_FoMo_F[0], p_FoMo_F[1], theta])
 
+    def default_damping(self) -> np.ndarray:
+        return self._damping.copy()
+
+    def get_translational_velocity(self, context) -> np.ndarray:
+        return self.GetVelocities(context)[:2]
+
+    def set_translational_velocity(self, context, v_FoMo_F) -> None:
+        v = self.GetVelocities(context)
+        v[:2] = v_FoMo_F
+        self.SetVelocities(context, v)
+
+    def get_angular_velocity(self, context) -> float:
+        return float(self.GetVelocities(context)[2])
+
+    def set_angular_velocity(self, context, theta_dot: float) -> None:
+        v = self.GetVelocities(context)
+        v[2] = theta_dot
+        self.SetVelocities(context, v)
+
+    def get_default_translation(self) -> np.ndarray:
+        return self.default_positions()[:2]
+
+    def set_default_translation(self, p_FoMo_F) -> None:
+        q = self.default_positions()
+        q[:2] = p_FoMo_F
+        self.set_default_positions(q)
+
+    def get_default_rotation(self) -> float:
+        return float(self._default_positions[2])
+
+    def set_default_rotation(self, theta: float) -> None:
+        q = self.default_positions()
+        q[2] = theta
+        self.set_default_positions(q)
+
+    def set_random_pose_distribution(self, p_FoMo_F, theta) -> None:
+        """p_FoMo_F: callable(generator) -> 2-vector, theta: callable(generator) -> float (SetRandomState)."""
+        self.set_random_positions_distribution(lambda g: [*np.asarray(p_FoMo_F(g), float).reshape(2), theta(g)])
+
 
 class _FloatingJoint(Joint):
     _nv = 6
@@ -326,11 +445,59 @@ class _FloatingJoint(Joint):
         d = [angular_damping] * 3 + [translational_damping] * 3
         super().__init__(name, frame_on_parent, frame_on_child, damping=d)
 
-    def angular_damping(self) -> float:
+    def default_angular_damping(self) -> float:
         return float(self._damping[0])
 
-    def translational_damping(self) -> float:
+    def default_translational_damping(self) -> float:
         return float(self._damping[3])
+
+    angular_damping = default_angular_damping
+    translational_damping = default_translational_damping
+
+    def GetPose(self, context):
+        """X_FM in `context`."""
+        from mallard.multibody.math import RigidTransform
+        R, p = self._pose_of(self.GetPositions(context))
+        return RigidTransform(R, p)
+
+    def SetPose(self, context, X_FM) -> None:
+        """Set X_FM in `context`."""
+        self.SetPositions(context, self._positions_of(X_FM.rotation().matrix(), X_FM.translation()))
+
+    def SetOrientation(self, context, R) -> None:
+        """Set R_FM in `context`, keeping the translation."""
+        q = self.GetPositions(context)
+        q[:self._nq - 3] = self._positions_of(R.matrix(), np.zeros(3))[:self._nq - 3]
+        self.SetPositions(context, q)
+
+    def SetTranslation(self, context, p_FM) -> None:
+        """Set p_FoMo_F in `context`, keeping the orientation."""
+        self.set_translation(context, p_FM)
+
+    def get_default_translation(self) -> np.ndarray:
+        return self.default_positions()[self._nq - 3:]
+
+    def set_default_translation(self, translation) -> None:
+        q = self.default_positions()
+        q[self._nq - 3:] = translation
+        self.set_default_positions(q)
+
+    def set_random_translation_distribution(self, translation) -> None:
+        """translation: callable(generator) -> 3-vector (SetRandomState); the orientation keeps its default."""
+        default = self.default_positions()
+        rotation = self._random_rotation if hasattr(self, "_random_rotation") else (lambda g: default[:self._nq - 3])
+        self._random_translation = translation
+        self.set_random_positions_distribution(
+            lambda g: [*np.asarray(rotation(g), float).reshape(-1), *np.asarray(translation(g), float).reshape(3)])
+
+    def GetDefaultPosePair(self):
+        from mallard.multibody.math import RotationMatrix
+        R, p = self._pose_of(self._default_positions)
+        return RotationMatrix(R).ToQuaternion(), p
+
+    def SetDefaultPosePair(self, q_FM, p_FM) -> None:
+        from mallard.multibody.math import RotationMatrix
+        self.set_default_positions(self._positions_of(RotationMatrix(q_FM).matrix(), np.asarray(p_FM, float)))
 
     def get_angular_velocity(self, context) -> np.ndarray:
         return self.GetVelocities(context)[:3]
@@ -373,6 +540,39 @@ class RpyFloatingJoint(_FloatingJoint):
         q[:3] = angles
         self.SetPositions(context, q)
 
+    def get_default_angles(self) -> np.ndarray:
+        return self.default_positions()[:3]
+
+    def set_default_angles(self, angles) -> None:
+        q = self.default_positions()
+        q[:3] = angles
+        self.set_default_positions(q)
+
+    def set_random_angles_distribution(self, angles) -> None:
+        """angles: callable(generator) -> roll-pitch-yaw (SetRandomState); the translation keeps its setting."""
+        self._random_rotation = angles
+        translation = getattr(self, "_random_translation", lambda g: self._default_positions[3:])
+        self.set_random_positions_distribution(
+            lambda g: [*np.asarray(angles(g), float).reshape(3), *np.asarray(translation(g), float).reshape(3)])
+
+    def SetOrientation(self, context, R_FM) -> None:
+        """Set R_FM in `context`, keeping the translation."""
+        super().SetOrientation(context, R_FM)
+
+    def set_default_translation(self, p_FM) -> None:
+        super().set_default_translation(p_FM)
+
+    def set_random_translation_distribution(self, p_FM) -> None:
+        """p_FM: callable(generator) -> 3-vector (SetRandomState)."""
+        super().set_random_translation_distribution(p_FM)
+
+    def _pose_of(self, q) -> tuple[np.ndarray, np.ndarray]:
+        return jk.rpy_to_rotation(q[0], q[1], q[2]), np.array(q[3:6], dtype=float)
+
+    def _positions_of(self, R, p) -> np.ndarray:
+        from mallard.multibody.math import RollPitchYaw, RotationMatrix
+        return np.concatenate([RollPitchYaw(RotationMatrix(R)).vector(), p])
+
 
 class QuaternionFloatingJoint(_FloatingJoint):
     """q = [qw, qx, qy, qz, x, y, z] (R_FM quaternion, p_FoMo_F); v = [w_FM_F; v_FM_F]."""
@@ -412,3 +612,27 @@ class QuaternionFloatingJoint(_FloatingJoint):
         q = self.default_positions()
         q[4:] = p_FM
         self.set_default_positions(q)
+
+    def SetQuaternion(self, context, q_FM) -> None:
+        """Set R_FM (a Quaternion) in `context`, keeping the translation."""
+        self.set_quaternion(context, q_FM)
+
+    def get_default_quaternion(self):
+        from mallard.multibody.math import Quaternion
+        return Quaternion(self._default_positions[:4])
+
+    def set_random_quaternion_distribution_to_uniform(self) -> None:
+        """Draw the orientation uniformly from SO(3) in SetRandomState (the translation keeps its setting)."""
+        from mallard.multibody.math.quaternion_functions import UniformlyRandomQuaternion
+        self._random_rotation = lambda g: UniformlyRandomQuaternion(g).wxyz()
+        translation = getattr(self, "_random_translation", lambda g: self._default_positions[4:])
+        self.set_random_positions_distribution(
+            lambda g: [*self._random_rotation(g), *np.asarray(translation(g), float).reshape(3)])
+
+    def _pose_of(self, q) -> tuple[np.ndarray, np.ndarray]:
+        wxyz = np.asarray(q[:4], dtype=float)
+        return jk.quaternion_to_rotation(*(wxyz / np.linalg.norm(wxyz))), np.array(q[4:7], dtype=float)
+
+    def _positions_of(self, R, p) -> np.ndarray:
+        from mallard.multibody.math import RotationMatrix
+        return np.concatenate([RotationMatrix(R).ToQuaternion().wxyz(), p])

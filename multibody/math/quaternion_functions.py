@@ -86,13 +86,14 @@ def IsBothQuaternionAndQuaternionDtOK(quat: Quaternion, quatDt, tolerance: float
 
 
 def _uniform01(generator) -> float:
-    """One draw from U[0, 1): a numpy Generator's random(), or std::generate_canonical over a 32-bit engine."""
-    if hasattr(generator, "random"):
-        return float(generator.random())
+    """One draw from U[0, 1): libstdc++'s std::generate_canonical over a 32-bit engine such as RandomGenerator
+    (std::mt19937: the same draws as pydrake), else a numpy Generator's random()."""
     if callable(generator):
         lo, hi = int(generator()), int(generator())
         u = (lo + hi * 4294967296.0) / 18446744073709551616.0
         return u if u < 1.0 else math.nextafter(1.0, 0.0)
+    if hasattr(generator, "random"):
+        return float(generator.random())
     raise TypeError(f"expected a random generator (numpy.random.Generator or RandomGenerator), got {generator!r}")
 
 

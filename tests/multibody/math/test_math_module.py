@@ -156,6 +156,20 @@ def test_quaternion_functions_match_pydrake(dm):
     assert R.IsValid() and isinstance(mm.UniformlyRandomQuaternion(rng), Quaternion_[float])
 
 
+def test_random_rotations_match_pydrake_draw_for_draw(dm):
+    from mallard.common import RandomGenerator
+    from pydrake.common import RandomGenerator as DrakeGenerator
+    ours, theirs = RandomGenerator(7), DrakeGenerator(7)
+    for _ in range(3):
+        np.testing.assert_array_equal(mm.UniformlyRandomQuaternion(ours).wxyz(),
+                                      dm.UniformlyRandomQuaternion(theirs).wxyz())
+    np.testing.assert_allclose(mm.UniformlyRandomRPY(ours), dm.UniformlyRandomRPY(theirs), atol=1e-15)
+    np.testing.assert_allclose(mm.UniformlyRandomRotationMatrix(ours).matrix(),
+                               dm.UniformlyRandomRotationMatrix(theirs).matrix(), atol=1e-15)
+    a, b = mm.UniformlyRandomAngleAxis(ours), dm.UniformlyRandomAngleAxis(theirs)
+    assert a.angle() == pytest.approx(b.angle(), abs=1e-15)
+
+
 def test_value_types_pickle_as_pydrake_does(dm):
     """The pickle state is pydrake's (a matrix or vector), so pickles written by Drake's v1.12 still load."""
     legacy_rotation = pickle.dumps(dm.RotationMatrix.MakeZRotation(0.3)).replace(

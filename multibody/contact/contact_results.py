@@ -115,7 +115,19 @@ class ContactResults:
         return self._point_pairs[int(i)]
 
     def num_hydroelastic_contacts(self) -> int:
+        """0: mallard computes point contact only (a strict hydroelastic contact model is refused at Finalize)."""
         return 0
+
+    def hydroelastic_contact_info(self, i: int):
+        raise IndexError(f"ContactResults.hydroelastic_contact_info: index {i} out of range; there are 0 "
+                         "hydroelastic contacts (mallard computes point contact only)")
+
+    def SelectHydroelastic(self, selector) -> "ContactResults":
+        """A copy keeping the hydroelastic contacts `selector(info)` accepts (there are none) and every point pair."""
+        out = ContactResults()
+        out._point_pairs = list(self._point_pairs)
+        out._plant = self._plant
+        return out
 
     def num_deformable_contacts(self) -> int:
         return 0

@@ -516,6 +516,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
     def Finalize(self) -> None:
         """Check the topology, add floating joints for free bodies, compile the arrays and declare state/ports."""
         self._ThrowIfFinalized("Finalize")
+        self._ThrowIfStrictHydroelastic()
         check_topology(self._bodies, self._joints)
         for b in floating_base_order(len(self._bodies), self._joints):  # Drake's base-body order
             body = self._bodies[b]
@@ -549,6 +550,16 @@ class _TreeBuilderMixin(_ElementParametersMixin):
                 from ._mjcf_tendon_armature import FinalizeMjcfTendonArmature
                 FinalizeMjcfActuation(self)
                 FinalizeMjcfTendonArmature(self)
+
+    def _ThrowIfStrictHydroelastic(self) -> None:
+        """ContactModel.kHydroelastic asks for hydroelastic contact between every pair; mallard computes point
+        contact only, so it refuses rather than compute something else."""
+        from .contact_config import ContactModel
+        if self._contact_model == ContactModel.kHydroelastic and self.geometry_source_is_registered() \
+                and self.num_collision_geometries() > 0:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': ContactModel.kHydroelastic is not implemented yet "
+                               "(hydroelastic contact is a separate issue). Use ContactModel.kPoint, or "
+                               "kHydroelasticWithFallback, which mallard computes with point contact.")
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:

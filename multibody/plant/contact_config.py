@@ -197,12 +197,18 @@ def ApplyMultibodyPlantConfig(config: MultibodyPlantConfig, plant) -> None:
     plant.set_adjacent_bodies_collision_filters(config.adjacent_bodies_collision_filters)
 
 
-def AddMultibodyPlant(config: MultibodyPlantConfig | None = None, builder=None, *, plant_config=None,
+def AddMultibodyPlant(config: MultibodyPlantConfig | None = None, *args, builder=None, plant_config=None,
                       scene_graph_config=None):
     """AddMultibodyPlantSceneGraph with a plant configured from `config` (or `plant_config`) and, when given, a
     SceneGraph configured from `scene_graph_config`; returns (plant, scene_graph)."""
     from ...geometry import SceneGraph
     from ._geometry import AddMultibodyPlantSceneGraph
+    if len(args) == 2:  # (plant_config, scene_graph_config, builder)
+        scene_graph_config, builder = args
+    elif len(args) == 1:  # (config, builder)
+        builder = args[0]
+    elif args:
+        raise TypeError(f"AddMultibodyPlant: too many arguments ({1 + len(args)})")
     if config is not None and plant_config is not None:
         raise TypeError("AddMultibodyPlant: pass the plant's config once (config= or plant_config=)")
     config = plant_config if config is None else config

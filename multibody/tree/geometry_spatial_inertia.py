@@ -38,7 +38,8 @@ def CalcSpatialInertia(shape=None, density: float | None = None, mesh=None) -> S
     if density is None or not (math.isfinite(float(density)) and float(density) > 0):
         raise MathValueError(f"CalcSpatialInertia: density must be positive and finite, got {density!r}")
     if mesh is not None:
-        props = MeshMassProperties.__wrapped__(*_mesh_arrays(mesh), name="mesh")
+        compute = getattr(MeshMassProperties, "__wrapped__", MeshMassProperties)  # not through a cache: arrays
+        props = compute(*_mesh_arrays(mesh), name="mesh")
     else:
         try:
             props = CalcShapeMassProperties(shape)

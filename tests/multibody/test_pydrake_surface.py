@@ -38,8 +38,6 @@ LEFT_OUT = {
     "pydrake.multibody.plant.ContactResults.num_deformable_contacts": DEFORMABLES,
     "pydrake.multibody.plant.HydroelasticContactInfo": HYDROELASTIC,
     "pydrake.multibody.plant.HydroelasticContactInfo_": HYDROELASTIC,
-    "pydrake.multibody.plant.ContactResults.hydroelastic_contact_info": HYDROELASTIC,
-    "pydrake.multibody.plant.ContactResults.SelectHydroelastic": HYDROELASTIC,
     "pydrake.multibody.plant.ContactResultsToLcmSystem": LCM,
     "pydrake.multibody.plant.ConnectContactResultsToDrakeVisualizer": LCM,
     "pydrake.multibody.plant.MultibodyPlant.get_desired_state_input_port":

@@ -73,7 +73,7 @@ def test_bad_joint_and_constraint_parameters_name_them():
     k = plant.AddCouplerConstraint(ja, jb, 2.0)
     with pytest.raises(ValueError, match="Coupler constraint 0.*solimp.*5 finite"):
         SetConstraintMujocoParameters(plant, k, solimp=(0.9, 0.95, float("inf"), 0.5, 2.0))
-    with pytest.raises(ValueError, match="constraint index 5 does not exist"):
+    with pytest.raises(ValueError, match="no constraint with id 5"):
         SetConstraintMujocoParameters(plant, 5, solref=(0.02, 1.0))
     with pytest.raises(ValueError, match="cone 'round'"):
         plant.set_constraint_solver_options(cone="round")

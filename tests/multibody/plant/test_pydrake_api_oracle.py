@@ -248,3 +248,32 @@ def test_distance_constraint_parameters_per_context(pd):
     # mallard's solver cannot honor per-context constraint parameters yet: simulating says so instead of ignoring them.
     with pytest.raises(RuntimeError, match="cannot honor per-Context"):
         plant.CalcMassMatrix(ctx)
+
+
+def test_strict_hydroelastic_contact_is_refused_not_replaced():
+    """mallard computes point contact only: ContactModel.kHydroelastic fails at Finalize instead of silently
+    producing point contacts (pydrake would report hydroelastic contact surfaces)."""
+    from mallard.geometry import Sphere
+    builder = DiagramBuilder()
+    plant, _ = mp.AddMultibodyPlantSceneGraph(builder, 0.0)
+    body = plant.AddRigidBody("ball", mt.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
+    plant.RegisterCollisionGeometry(body, mm.RigidTransform(), Sphere(0.1), "ball", mp.CoulombFriction(1.0, 1.0))
+    plant.set_contact_model(mp.ContactModel.kHydroelastic)
+    assert plant.get_contact_model() == mp.ContactModel.kHydroelastic
+    with pytest.raises(RuntimeError, match="kHydroelastic is not implemented yet"):
+        plant.Finalize()
+    results = mp.ContactResults()
+    assert results.SelectHydroelastic(lambda info: True).num_point_pair_contacts() == 0
+    with pytest.raises(IndexError, match="0 hydroelastic contacts"):
+        results.hydroelastic_contact_info(0)
+
+
+def test_add_multibody_plant_takes_pydrakes_three_argument_form(pd):
+    config = mp.MultibodyPlantConfig(time_step=0.01)
+    for call in (lambda b: mp.AddMultibodyPlant(config, b), lambda b: mp.AddMultibodyPlant(config=config, builder=b),
+                 lambda b: mp.AddMultibodyPlant(plant_config=config, scene_graph_config=None, builder=b)):
+        plant, scene_graph = call(DiagramBuilder())
+        assert plant.time_step() == 0.01 and scene_graph is not None
+    plant = mp.MultibodyPlant(0.0)
+    result = mp.AddMultibodyPlantSceneGraph(DiagramBuilder(), plant=plant)
+    assert result.plant is plant

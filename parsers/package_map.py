@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Optional
 
@@ -161,6 +162,17 @@ class PackageMap:
                 raise RuntimeError(f"{exc}{hint}") from None
         return entry.path
 
+    def _same_local(self, package_name: str, path: str) -> bool:
+        entry = self._packages[package_name]
+        return entry.remote is None and entry.path is not None and \
+            os.path.realpath(entry.path) == os.path.realpath(path)
+
+    def _describe(self, package_name: str) -> str:
+        entry = self._packages[package_name]
+        if entry.remote is not None:
+            return f"a remote package from {entry.remote.urls[0]}"
+        return entry.path if entry.path is not None else "unavailable here"
+
     def _emplace(self, package_name: str, entry: _Package) -> None:
         old = self._packages.get(package_name)
         if old is not None:
@@ -213,6 +225,15 @@ class PackageMap:
         name = _read_package_name(filename)
         self.Add(name, os.path.dirname(os.fspath(filename)) or ".")
 
+    def _is_remote(self, package_name: str) -> bool:
+        """True when `package_name` is a remote package (fetched on first use) rather than a local folder."""
+        entry = self._packages.get(package_name)
+        return entry is not None and entry.remote is not None
+
+    @staticmethod
+    def _package_name_of(manifest: str) -> str:
+        return _read_package_name(manifest)
+
     def Remove(self, package_name: str) -> None:
         """Remove a package; unknown names raise UnknownPackageError."""
         if package_name not in self._packages:
@@ -231,6 +252,10 @@ class PackageMap:
                 name = _read_package_name(os.path.join(dirpath, "package.xml"))
                 if name not in self._packages:
                     self.Add(name, _normalize_dir(dirpath))
+                elif not self._same_local(name, dirpath):
+                    warnings.warn(f"PackageMap is ignoring newly-found path '{_normalize_dir(dirpath)}' for package "
+                                  f"'{name}': the map already has it ({self._describe(name)}). Remove it first to use "
+                                  "the new folder.", stacklevel=2)
 
     def PopulateFromEnvironment(self, environment_variable: str) -> None:
         """PopulateFromFolder for each folder in the `os.pathsep`-separated variable's value

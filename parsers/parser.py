@@ -128,7 +128,7 @@ class Parser:
         from mallard.multibody.plant import MultibodyPlant
         from mallard.systems.framework import DiagramBuilder
         rest = list(args)
-        if rest and isinstance(rest[-1], str):
+        if len(rest) >= 2 and isinstance(rest[-1], str):  # Parser(plant, [scene_graph,] model_name_prefix)
             model_name_prefix = rest.pop()
         if rest and isinstance(rest[0], DiagramBuilder):
             if builder is not None:

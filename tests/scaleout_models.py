@@ -66,6 +66,7 @@ def iiwa_pd_diagram(time_step: float = 0.0):
     builder = DiagramBuilder()
     plant, _scene_graph = AddMultibodyPlantSceneGraph(builder, time_step)
     parser = Parser(plant)
+    parser.package_map().Remove("drake_models")  # the default map knows it as a remote package, as pydrake's
     parser.package_map().AddPackageXml(str(MODELS / "drake_models" / "package.xml"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -143,11 +143,16 @@ class ModelVisualizer:
                 kwargs = self._wrap_gltf_as_visual(filename=filename)
             else:
                 path = check_model_file(str(filename))
+                package_map = self._parser.package_map()
                 for manifest in _package_xmls_above(path):
                     try:
-                        self._parser.package_map().AddPackageXml(manifest)
+                        package_map.AddPackageXml(manifest)
                     except (ValueError, KeyError, RuntimeError):
-                        pass  # a second package of the same name: keep the nearest one
+                        name = package_map._package_name_of(manifest)
+                        if package_map._is_remote(name):  # a local copy of a default remote package: use it
+                            package_map.Remove(name)
+                            package_map.AddPackageXml(manifest)
+                        # else: a second local package of the same name: keep the nearest one
                 kwargs = dict(file_name=path)
         else:
             kwargs = self._wrap_gltf_as_visual(url=url) if url.endswith(".gltf") else dict(url=url)

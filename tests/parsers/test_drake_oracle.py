@@ -28,7 +28,7 @@ _TYPE_NAMES = {"fixed": "weld", "continuous": "revolute", "ball": "ball_rpy"}
 
 @pytest.fixture(scope="module")
 def package_map(models_dir: Path) -> PackageMap:
-    pm = PackageMap()
+    pm = PackageMap.MakeEmpty()
     pm.AddPackageXml(str(models_dir / "drake_models" / "package.xml"))
     pm.PopulateFromFolder(str(TEST_PACKAGE))
     return pm

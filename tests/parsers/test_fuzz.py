@@ -34,7 +34,7 @@ TAGS = ["joint", "link", "pose", "foo", "inertial", "frame", "model", "axis", "l
 
 
 def _package_map() -> PackageMap:
-    pm = PackageMap()
+    pm = PackageMap.MakeEmpty()
     pm.AddPackageXml(str(MODELS / "drake_models" / "package.xml"))
     pm.PopulateFromFolder(str(DATA))
     return pm

@@ -115,12 +115,14 @@ def test_parser_with_scene_graph_registers_geometry_and_plain_plant_keeps_record
     package_xml = str(models_dir / "drake_models" / "package.xml")
     plant, scene_graph = MultibodyPlant(0.001), SceneGraph()
     parser = Parser(plant, scene_graph)
+    parser.package_map().Remove("drake_models")  # the default map knows it as a remote package, as pydrake's
     parser.package_map().AddPackageXml(package_xml)
     parser.AddModels(path)
     assert plant.geometry_source_is_registered()
     assert (plant.num_collision_geometries(), plant.num_visual_geometries()) == (11, 3)
     bare = MultibodyPlant(0.001)
     parser = Parser(bare)
+    parser.package_map().Remove("drake_models")
     parser.package_map().AddPackageXml(package_xml)
     (instance,) = parser.AddModels(path)
     assert not bare.geometry_source_is_registered() and bare.num_collision_geometries() == 0
@@ -218,6 +220,7 @@ def test_add_models_from_string_and_file_contents() -> None:
 def test_package_urls(models_dir: Path) -> None:
     plant = MultibodyPlant(0.0)
     parser = Parser(plant)
+    parser.package_map().Remove("drake_models")  # the default map knows it as a remote package, as pydrake's
     parser.package_map().AddPackageXml(str(models_dir / "drake_models" / "package.xml"))
     (iiwa,) = parser.AddModelsFromUrl("package://drake_models/iiwa_description/sdf/iiwa14_no_collision.sdf")
     (wsg,) = parser.AddModels(url="package://drake_models/wsg_50_description/sdf/schunk_wsg_50.sdf")
@@ -319,6 +322,7 @@ def test_collision_filter_groups_match_pydrake(models_dir: Path) -> None:
     parser = Parser(MultibodyPlant(0.0))
     drake_parser = DrakeParser(DrakeAddPlant(DrakeBuilder(), 0.0)[0])
     drake_parser.package_map().Remove("drake_models")
+    parser.package_map().Remove("drake_models")
     for p in (parser, drake_parser):
         p.package_map().PopulateFromFolder(str(DATA / "test_pkg"))
         p.package_map().AddPackageXml(str(models_dir / "drake_models" / "package.xml"))

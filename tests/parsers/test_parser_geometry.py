@@ -77,8 +77,7 @@ def test_registered_geometry_matches_pydrake(path: str) -> None:
         builder = make_builder()
         plant, scene_graph = add_plant(builder, 0.001)
         parser = parser_type(builder)
-        if parser_type is DrakeParser:
-            parser.package_map().Remove("drake_models")
+        parser.package_map().Remove("drake_models")  # both default maps know it as a remote package
         parser.package_map().AddPackageXml(str(MODELS / "drake_models" / "package.xml"))
         parser.package_map().PopulateFromFolder(str(DATA / "test_pkg"))
         with warnings.catch_warnings():

@@ -44,6 +44,8 @@ CUSTOM_URDF = """<?xml version="1.0"?>
 
 
 def _make_package_setup(package_map) -> None:
+    if package_map.Contains("drake_models"):  # a default map knows it as a remote package: use the local copy
+        package_map.Remove("drake_models")
     package_map.AddPackageXml(str(MODELS / "drake_models" / "package.xml"))
     package_map.PopulateFromFolder(str(TEST_PACKAGE))
 

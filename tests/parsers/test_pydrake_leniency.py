@@ -30,6 +30,7 @@ SDF_ZERO_SHAPES = ["<box><size>0 0 0</size></box>", "<box><size>1 0 1</size></bo
                    "<cylinder><radius>1</radius><length>0</length></cylinder>",
                    "<capsule><radius>0</radius><length>1</length></capsule>",
                    "<ellipsoid><radii>0 1 1</radii></ellipsoid>", "<sphere><radius>-1</radius></sphere>"]
+SDF_MISSING_SIZES = ["<box/>", "<cylinder><radius>0.1</radius></cylinder>", "<sphere/>"]
 
 
 def _mallard_parse(text: str, kind: str):
@@ -76,6 +77,20 @@ def test_sdformat_non_positive_sizes_become_libsdformat_defaults(shape):
                "Ellipsoid": ("a", "b", "c"), "Sphere": ("radius",)}[type(theirs).__name__]
     assert [getattr(ours, g)() for g in getters] == [getattr(theirs, g)() for g in getters]
     assert len(parse_warnings) == 1 and "is negative. Using default value of" in parse_warnings[0]
+
+
+@pytest.mark.parametrize("shape", SDF_MISSING_SIZES)
+def test_sdformat_missing_sizes_take_libsdformat_defaults(shape):
+    text = (f"<sdf version='1.7'><model name='m'><link name='a'><collision name='c'><geometry>{shape}</geometry>"
+            "</collision></link></model></sdf>")
+    _, scene_graph, _, parse_warnings = _mallard_parse(text, "sdf")
+    _, d_scene_graph, _ = _drake_parse(text, "sdf")
+    ours = scene_graph.model_inspector().GetShape(scene_graph.model_inspector().GetAllGeometryIds()[0])
+    theirs = d_scene_graph.model_inspector().GetShape(d_scene_graph.model_inspector().GetAllGeometryIds()[0])
+    assert type(ours).__name__ == type(theirs).__name__ and parse_warnings == []
+    for getter in ("radius", "length", "width", "depth", "height"):
+        if hasattr(theirs, getter):
+            assert getattr(ours, getter)() == getattr(theirs, getter)()
 
 
 @pytest.mark.parametrize("geometry, match", [("<box size='0 0 0'/>", "box size must be positive"),

@@ -48,9 +48,11 @@ def test_ports_names_sizes_and_instances():
     np.testing.assert_allclose(plant.get_state_output_port(robots[1][0]).Eval(context), [0.7, 0.0])
     assert plant.GetStateNames(robots[0][0]) == ["left_hinge_q", "left_hinge_w"]
     assert plant.GetPositionNames(add_model_instance_prefix=False)[2:6] == ["box_qw", "box_qx", "box_qy", "box_qz"]
-    # the whole-plant getter is a read-only view
-    with pytest.raises(ValueError):
-        plant.GetPositions(context)[0] = 1.0
+    # the whole-plant getter returns a writable copy, as pydrake does: writing it leaves the context alone
+    q = plant.GetPositions(context)
+    before = q[0]
+    q[0] = before + 1.0
+    assert plant.GetPositions(context)[0] == before
     u = np.zeros(2)
     plant.SetActuationInArray(robots[1][0], [3.0], u)
     assert u.tolist() == [0.0, 3.0]

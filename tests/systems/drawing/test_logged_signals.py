@@ -21,6 +21,7 @@ JOINTS = [f"iiwa_joint_{i}" for i in range(1, 8)]
 
 def _iiwa(plant, models_dir):
     parser = Parser(plant)
+    parser.package_map().Remove("drake_models")  # the default map knows it as a remote package, as pydrake's
     parser.package_map().AddPackageXml(str(models_dir / "drake_models" / "package.xml"))
     parser.AddModels(str(models_dir / "drake_models" / "iiwa_description" / "urdf" / "iiwa14_no_collision.urdf"))
     plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("base"))

@@ -34,6 +34,7 @@ def mallard_load(path: Path) -> None:
     builder = DiagramBuilder()
     plant, _scene_graph = AddMultibodyPlantSceneGraph(builder, 0.002)
     parser = Parser(plant)
+    parser.package_map().Remove("drake_models")  # a remote package by default, as in pydrake: use the local copy
     parser.package_map().AddPackageXml(str(PACKAGE_XML))
     parser.AddModels(str(path))
     plant.Finalize()

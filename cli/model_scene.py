@@ -23,7 +23,7 @@ from mallard.systems.analysis import Simulator
 from mallard.systems.drawing import plot_logged_signals
 from mallard.systems.framework import DiagramBuilder
 from mallard.systems.primitives import LogVectorOutput
-from mallard.visualization._model_visualizer import _package_xmls_above, check_model_file
+from mallard.visualization._model_visualizer import _add_package_xmls_above, check_model_file
 
 __all__ = ["DEFAULT_TIME_STEP", "PlantTimeStep", "ModelTimeStep", "ModelScene"]
 
@@ -76,12 +76,7 @@ class ModelScene:
         builder = DiagramBuilder()
         self.plant, self.scene_graph = AddMultibodyPlantSceneGraph(builder, self.step.time_step)
         parser = Parser(self.plant)
-        package_map = parser.package_map()
-        for manifest in _package_xmls_above(self.path):
-            try:
-                package_map.AddPackageXml(manifest)
-            except (ValueError, KeyError, RuntimeError):
-                pass  # a second package of the same name: keep the nearest one
+        _add_package_xmls_above(parser.package_map(), self.path)
         self.model_instances = parser.AddModels(self.path)
         self.plant.Finalize()
         self.meshcat = meshcat

@@ -56,6 +56,19 @@ def _package_xmls_above(path: str) -> list[str]:
         folder = parent
 
 
+def _add_package_xmls_above(package_map, path: str) -> None:
+    """Register the package.xml manifests above a model file so its package:// URIs resolve: a local copy of a
+    default remote package (drake_models) replaces it; of two local packages with one name, the nearest stays."""
+    for manifest in _package_xmls_above(path):
+        try:
+            package_map.AddPackageXml(manifest)
+        except (ValueError, KeyError, RuntimeError):
+            name = package_map._package_name_of(manifest)
+            if package_map._is_remote(name):
+                package_map.Remove(name)
+                package_map.AddPackageXml(manifest)
+
+
 class ModelVisualizer:
     """Visualizes models in Meshcat: make one, add models (``AddModels`` or ``parser()``), then ``Run()``."""
 
@@ -143,16 +156,7 @@ class ModelVisualizer:
                 kwargs = self._wrap_gltf_as_visual(filename=filename)
             else:
                 path = check_model_file(str(filename))
-                package_map = self._parser.package_map()
-                for manifest in _package_xmls_above(path):
-                    try:
-                        package_map.AddPackageXml(manifest)
-                    except (ValueError, KeyError, RuntimeError):
-                        name = package_map._package_name_of(manifest)
-                        if package_map._is_remote(name):  # a local copy of a default remote package: use it
-                            package_map.Remove(name)
-                            package_map.AddPackageXml(manifest)
-                        # else: a second local package of the same name: keep the nearest one
+                _add_package_xmls_above(self._parser.package_map(), path)
                 kwargs = dict(file_name=path)
         else:
             kwargs = self._wrap_gltf_as_visual(url=url) if url.endswith(".gltf") else dict(url=url)

@@ -70,8 +70,6 @@ class _ContactMixin:
         elif self.num_collision_geometries():
             self._continuous_contact = ContinuousContactModel(self)
             self._RegisterForceContributor(self._continuous_contact)
-        self._contact_results_port = self.DeclareAbstractOutputPort(
-            "contact_results", ContactResults, self._CalcContactResults)
 
     def get_contact_results_output_port(self):
         """ContactResults of the current state: for a discrete plant, the contacts and forces of the step

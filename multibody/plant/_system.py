@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...systems.framework import Value
+from ..contact import ContactResults
 from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
 from ..kernels.kinematics import spatial_to_point
@@ -13,6 +14,11 @@ from ._kinematics import Kinematics
 from ._model_check import ThrowZeroQuaternion
 
 _PARAM_COLS = 13
+
+
+def _new_geometry_configuration_vector():
+    from ...geometry import GeometryConfigurationVector
+    return GeometryConfigurationVector()
 
 
 def _new_frame_pose_vector():
@@ -31,6 +37,10 @@ class _SystemMixin:
         self._geometry_pose_port = self.DeclareAbstractOutputPort(
             "geometry_pose", _new_frame_pose_vector, self._CalcGeometryPoses,
             prerequisites_of_calc={self.all_state_ticket()})
+        # Drake's configurations of deformable geometries: mallard models rigid bodies only, so it is always empty.
+        self._deformable_configuration_port = self.DeclareAbstractOutputPort(
+            "deformable_body_configuration", _new_geometry_configuration_vector,
+            lambda context, value: None, prerequisites_of_calc={self.nothing_ticket()})
 
     def _DeclareSystemResources(self) -> None:
         m = self._model
@@ -69,13 +79,18 @@ class _SystemMixin:
             prerequisites_of_calc={self._accel_cache.ticket()})
         accel_ticket = {self._accel_cache.ticket()}
         # ---- inputs -----------------------------------------------------------------------------------
+        # (in Drake's port order, so port indices match pydrake's)
         self._actuation_port = self.DeclareVectorInputPort("actuation", m.nu, required=False)
-        self._actuated_instances = [i for i in range(len(self._instance_names)) if len(self._instance_u_indices(i))]
-        self._instance_actuation_ports = [
-            self.DeclareVectorInputPort(f"{name}_actuation", len(self._instance_u_indices(i)), required=False)
-            for i, name in enumerate(self._instance_names)]
         self._applied_generalized_force_port = self.DeclareVectorInputPort("applied_generalized_force", nv, required=False)
         self._applied_spatial_force_port = self.DeclareAbstractInputPort("applied_spatial_force", [], required=False)
+        self._actuated_instances = [i for i in range(len(self._instance_names)) if len(self._instance_u_indices(i))]
+        self._instance_actuation_ports, self._instance_desired_state_ports = [], []
+        for i, name in enumerate(self._instance_names):
+            self._instance_actuation_ports.append(
+                self.DeclareVectorInputPort(f"{name}_actuation", len(self._instance_u_indices(i)), required=False))
+            # [q_d; v_d] of the instance's actuators, read by PD-controlled actuators (set_controller_gains)
+            self._instance_desired_state_ports.append(
+                self.DeclareVectorInputPort(f"{name}_desired_state", 2 * self.num_actuators(i), required=False))
         from ._mjcf_mocap import DeclareMjcfMocap  # MJCF mocap bodies: welds posed by the mocap_pose input
         self._mjcf_mocap = DeclareMjcfMocap(self)
         # ---- outputs ----------------------------------------------------------------------------------
@@ -87,40 +102,6 @@ class _SystemMixin:
             self._geometry_pose_port._prerequisites = pose_ticket
         self._state_port = self.DeclareVectorOutputPort(
             "state", nq + nv, self._CalcStateOutput, prerequisites_of_calc=state_ticket)
-        self._instance_state_ports = []
-        self._instance_accel_ports = []
-        self._instance_contact_ports = []
-        self._instance_net_actuation_ports = []
-        for i, name in enumerate(self._instance_names):
-            qi, vi = self._instance_q_indices(i), self._instance_v_indices(i)
-            idx = np.concatenate([qi, nq + vi])
-            self._instance_state_ports.append(self.DeclareVectorOutputPort(
-                f"{name}_state", idx.size, lambda c, out, idx=idx: out.SetFromVector(self._qv_view(c)[idx]),
-                prerequisites_of_calc=state_ticket))
-        self._accel_port = self.DeclareVectorOutputPort(
-            "generalized_acceleration", nv, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[0]),
-            prerequisites_of_calc=accel_ticket)
-        for i, name in enumerate(self._instance_names):
-            vi = self._instance_v_indices(i)
-            self._instance_accel_ports.append(self.DeclareVectorOutputPort(
-                f"{name}_generalized_acceleration", vi.size,
-                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[0][vi]),
-                prerequisites_of_calc=accel_ticket))
-        self._net_actuation_port = self.DeclareVectorOutputPort(
-            "net_actuation", m.nu, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[1]),
-            prerequisites_of_calc=accel_ticket)
-        for i, name in enumerate(self._instance_names):
-            ui = self._instance_u_indices(i)
-            self._instance_net_actuation_ports.append(self.DeclareVectorOutputPort(
-                f"{name}_net_actuation", ui.size,
-                lambda c, out, ui=ui: out.SetFromVector(self._accel_cache.Eval(c)[1][ui]),
-                prerequisites_of_calc=accel_ticket))
-        for i, name in enumerate(self._instance_names):
-            vi = self._instance_v_indices(i)
-            self._instance_contact_ports.append(self.DeclareVectorOutputPort(
-                f"{name}_generalized_contact_forces", vi.size,
-                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[2][vi]),
-                prerequisites_of_calc=accel_ticket))
         self._body_poses_port = self.DeclareAbstractOutputPort(
             "body_poses", list, self._CalcBodyPosesOutput, prerequisites_of_calc=pose_ticket)
         self._body_velocities_port = self.DeclareAbstractOutputPort(
@@ -128,8 +109,38 @@ class _SystemMixin:
         self._body_accelerations_port = self.DeclareAbstractOutputPort(
             "body_spatial_accelerations", list, self._CalcBodyAccelerationsOutput,
             prerequisites_of_calc={self._body_accel_cache.ticket()})
+        self._accel_port = self.DeclareVectorOutputPort(
+            "generalized_acceleration", nv, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[0]),
+            prerequisites_of_calc=accel_ticket)
+        self._net_actuation_port = self.DeclareVectorOutputPort(
+            "net_actuation", m.nu, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[1]),
+            prerequisites_of_calc=accel_ticket)
         self._reaction_forces_port = self.DeclareAbstractOutputPort(
             "reaction_forces", list, self._CalcReactionForcesOutput)
+        self._contact_results_port = self.DeclareAbstractOutputPort(
+            "contact_results", ContactResults, self._CalcContactResults)
+        self._instance_state_ports = []
+        self._instance_accel_ports = []
+        self._instance_contact_ports = []
+        self._instance_net_actuation_ports = []
+        for i, name in enumerate(self._instance_names):
+            qi, vi, ui = self._instance_q_indices(i), self._instance_v_indices(i), self._instance_u_indices(i)
+            idx = np.concatenate([qi, nq + vi])
+            self._instance_state_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_state", idx.size, lambda c, out, idx=idx: out.SetFromVector(self._qv_view(c)[idx]),
+                prerequisites_of_calc=state_ticket))
+            self._instance_accel_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_generalized_acceleration", vi.size,
+                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[0][vi]),
+                prerequisites_of_calc=accel_ticket))
+            self._instance_contact_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_generalized_contact_forces", vi.size,
+                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[2][vi]),
+                prerequisites_of_calc=accel_ticket))
+            self._instance_net_actuation_ports.append(self.DeclareVectorOutputPort(
+                f"{name}_net_actuation", ui.size,
+                lambda c, out, ui=ui: out.SetFromVector(self._accel_cache.Eval(c)[1][ui]),
+                prerequisites_of_calc=accel_ticket))
 
     # ---- context adapters -------------------------------------------------------------------------------
     def _qv_vector(self, context):

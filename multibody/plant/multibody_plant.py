@@ -65,6 +65,11 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
             return self._actuation_port
         return self._instance_actuation_ports[int(self._CheckModelInstance(model_instance))]
 
+    def get_desired_state_input_port(self, model_instance):
+        """[q_d; v_d] (2·num_actuators(model_instance)) for the instance's PD-controlled actuators."""
+        self._ThrowIfNotFinalized("get_desired_state_input_port")
+        return self._instance_desired_state_ports[int(self._CheckModelInstance(model_instance))]
+
     def get_applied_generalized_force_input_port(self):
         self._ThrowIfNotFinalized("get_applied_generalized_force_input_port")
         return self._applied_generalized_force_port
@@ -78,6 +83,11 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
 
     def get_geometry_pose_output_port(self):
         return self._geometry_pose_port
+
+    def get_deformable_body_configuration_output_port(self):
+        """The configurations of deformable geometries (a GeometryConfigurationVector; always empty: mallard
+        models rigid bodies only)."""
+        return self._deformable_configuration_port
 
     get_geometry_poses_output_port = get_geometry_pose_output_port
 

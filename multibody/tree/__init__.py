@@ -1,6 +1,7 @@
 """mallard.multibody.tree: bodies, frames, joints, actuators, force elements and inertias (pydrake.multibody.tree)."""
 from .force_element import (DoorHinge, DoorHingeConfig, ForceElement, LinearBushingRollPitchYaw, LinearSpringDamper,
                             PrismaticSpring, RevoluteSpring, UniformGravityFieldElement)
+from .force_density_field import ForceDensityField, ForceDensityType, GravityForceField
 from .geometry_spatial_inertia import CalcSpatialInertia
 from .frame import BodyFrame, FixedOffsetFrame, Frame, RigidBodyFrame
 from .indices import (BodyIndex, ConstraintIndex, ForceElementIndex, FrameIndex, JacobianWrtVariable,
@@ -18,7 +19,8 @@ from .spatial_inertia import SpatialInertia
 from .unit_inertia import UnitInertia
 
 __all__ = [
-    "BallQuaternionJoint", "BallRpyJoint", "Body", "BodyFrame", "BodyIndex", "CalcSpatialInertia", "ConstraintIndex", "DoorHinge", "DoorHingeConfig", "FixedOffsetFrame", "ForceElement",
+    "BallQuaternionJoint", "BallRpyJoint", "Body", "BodyFrame", "BodyIndex", "CalcSpatialInertia", "ConstraintIndex", "DoorHinge", "DoorHingeConfig", "FixedOffsetFrame", "ForceDensityField",
+    "ForceDensityType", "ForceElement", "GravityForceField",
     "ForceElementIndex", "Frame", "FrameIndex", "JacobianWrtVariable", "Joint", "JointActuator",
     "JointActuatorIndex", "JointIndex", "PdControllerGains", "LinearBushingRollPitchYaw", "LinearSpringDamper", "ModelInstanceIndex", "MultibodyConstraintId", "MultibodyForces",
     "PlanarJoint", "PrismaticJoint", "PrismaticSpring", "QuaternionFloatingJoint", "RevoluteJoint", "RevoluteSpring", "RigidBody",
@@ -30,7 +32,8 @@ __all__ = [
 from mallard.common.scalar_template import ScalarTemplate as _ScalarTemplate
 
 # pydrake's scalar-template spellings (Foo_[float] is Foo; other scalar types are a clear error).
-for _cls in (BallQuaternionJoint, BallRpyJoint, Body, BodyFrame, DoorHinge, FixedOffsetFrame, ForceElement, Frame, Joint,
+for _cls in (BallQuaternionJoint, BallRpyJoint, Body, BodyFrame, DoorHinge, FixedOffsetFrame, ForceDensityField,
+             ForceElement, Frame, GravityForceField, Joint,
              JointActuator, LinearBushingRollPitchYaw, LinearSpringDamper, MultibodyForces, PlanarJoint,
              PrismaticJoint, PrismaticSpring, QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring, RigidBody,
              RigidBodyFrame, RotationalInertia, RpyFloatingJoint, ScrewJoint, SpatialInertia,

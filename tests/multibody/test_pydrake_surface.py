@@ -23,26 +23,18 @@ LEFT_OUT = {
     "pydrake.multibody.tree.DeformableBody": DEFORMABLES,
     "pydrake.multibody.tree.DeformableBodyId": DEFORMABLES,
     "pydrake.multibody.tree.DeformableBodyIndex": DEFORMABLES,
-    "pydrake.multibody.tree.ForceDensityField": DEFORMABLES,
-    "pydrake.multibody.tree.ForceDensityField_": DEFORMABLES,
-    "pydrake.multibody.tree.GravityForceField": DEFORMABLES,
-    "pydrake.multibody.tree.GravityForceField_": DEFORMABLES,
     "pydrake.multibody.plant.DeformableContactInfo": DEFORMABLES,
     "pydrake.multibody.plant.DeformableContactInfo_": DEFORMABLES,
     "pydrake.multibody.plant.DeformableModel": DEFORMABLES,
     "pydrake.multibody.plant.PhysicalModel": DEFORMABLES,
     "pydrake.multibody.plant.MultibodyPlant.deformable_model": DEFORMABLES,
     "pydrake.multibody.plant.MultibodyPlant.mutable_deformable_model": DEFORMABLES,
-    "pydrake.multibody.plant.MultibodyPlant.get_deformable_body_configuration_output_port": DEFORMABLES,
     "pydrake.multibody.plant.ContactResults.deformable_contact_info": DEFORMABLES,
     "pydrake.multibody.plant.ContactResults.num_deformable_contacts": DEFORMABLES,
     "pydrake.multibody.plant.HydroelasticContactInfo": HYDROELASTIC,
     "pydrake.multibody.plant.HydroelasticContactInfo_": HYDROELASTIC,
     "pydrake.multibody.plant.ContactResultsToLcmSystem": LCM,
     "pydrake.multibody.plant.ConnectContactResultsToDrakeVisualizer": LCM,
-    "pydrake.multibody.plant.MultibodyPlant.get_desired_state_input_port":
-        "the desired-state input of Drake's implicit PD-controlled actuators: mallard's solver does not simulate "
-        "PD-controlled actuators yet (set_controller_gains is stored and simulation refuses it)",
 }
 
 

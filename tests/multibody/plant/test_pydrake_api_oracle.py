@@ -277,3 +277,20 @@ def test_add_multibody_plant_takes_pydrakes_three_argument_form(pd):
     plant = mp.MultibodyPlant(0.0)
     result = mp.AddMultibodyPlantSceneGraph(DiagramBuilder(), plant=plant)
     assert result.plant is plant
+
+
+def test_ports_have_pydrakes_names_and_indices(pd):
+    """Port i of a finalized plant is pydrake's port i (inputs and outputs, per-instance ports included)."""
+    dm, dpar, dp, dt = pd
+    names = []
+    for parser, plant_module, tree in ((Parser, mp, mt), (dpar.Parser, dp, dt)):
+        plant = plant_module.MultibodyPlant(0.01)
+        parser(plant).AddModelsFromString(URDF, "urdf")
+        plant.Finalize()
+        instances = [tree.ModelInstanceIndex(i) for i in range(plant.num_model_instances())]
+        names.append(([plant.get_input_port(i).get_name() for i in range(plant.num_input_ports())],
+                      [plant.get_output_port(i).get_name() for i in range(plant.num_output_ports())],
+                      [plant.get_desired_state_input_port(i).size() for i in instances]))
+        context = plant.CreateDefaultContext()
+        assert plant.get_deformable_body_configuration_output_port().Eval(context).size() == 0
+    assert names[0] == names[1]

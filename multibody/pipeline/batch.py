@@ -45,10 +45,13 @@ class BatchedStepper:
             raise ValueError(f"BatchedStepper: batch_size must be >= 1, got {batch_size}")
         context = plant.CreateDefaultContext() if context is None else context
         plant.ValidateContext(context)
+        plant._ThrowIfElementParametersChangeDynamics(context, "BatchedStepper", simulating=True)
         compiled = plant._PipelineModel(context)
         if compiled is None:
+            features = plant._pipeline.features or [f"per-context {c}" for c in
+                                                    plant._ContextOverridesCompiledForces(context)]
             raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has features the compiled step does not "
-                             f"cover ({', '.join(plant._pipeline.features)}); step its contexts one by one")
+                             f"cover ({', '.join(features)}); step its contexts one by one")
         self._plant, self._model, self._collide = plant, compiled.model, plant._pipeline_collide(context)
         self._nx = plant.num_positions() + plant.num_velocities()
         self._nu = plant.num_actuated_dofs()

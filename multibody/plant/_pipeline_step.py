@@ -127,7 +127,7 @@ class _PipelineStepMixin:
         cache = self._pipeline
         if cache.features is None:
             cache.features = UncompiledFeatures(self)
-        if cache.features:
+        if cache.features or self._ContextOverridesCompiledForces(context):
             return None
         collide = self._pipeline_collide(context)
         scene = query = None
@@ -142,6 +142,15 @@ class _PipelineStepMixin:
                 return None
             cache.compiled = got
         return got
+
+    def _ContextOverridesCompiledForces(self, context) -> list[str]:
+        """The per-context constants of compiled force elements set in `context` (RevoluteSpring.SetStiffness,
+        ...): the compiled Model holds the defaults, so such a context steps on the Python path, which reads them."""
+        changed = context.get_abstract_parameter(self._element_params_index).get_value().force_elements
+        if not changed:
+            return []
+        return [f"{type(self._force_elements[k]).__name__} {k} {name}" for k, name in sorted(changed)
+                if isinstance(self._force_elements[k], COMPILED_FORCE_ELEMENTS)]
 
     def _pipeline_collide(self, context) -> bool:
         """Whether the step computes contacts: the plant has collision geometry and its geometry query is

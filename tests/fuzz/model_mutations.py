@@ -253,6 +253,8 @@ def load_outcome(path: str, time_step: float, package_xml: Path | None, limit_s:
             plant, _ = AddMultibodyPlantSceneGraph(builder, time_step)
             parser = Parser(plant)
             if package_xml is not None:
+                if parser.package_map().Contains("drake_models"):
+                    parser.package_map().Remove("drake_models")  # a default remote package, as in pydrake's map
                 parser.package_map().AddPackageXml(str(package_xml))
             parser.AddModels(path)
             stage = "finalize"

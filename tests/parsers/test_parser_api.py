@@ -320,7 +320,8 @@ def test_collision_filter_groups_match_pydrake(models_dir: Path) -> None:
     files = [str(DATA / "nested_world.sdf"),
              str(models_dir / "drake_models" / "iiwa_description" / "urdf" / "iiwa14_primitive_collision.urdf")]
     parser = Parser(MultibodyPlant(0.0))
-    drake_parser = DrakeParser(DrakeAddPlant(DrakeBuilder(), 0.0)[0])
+    drake_builder = DrakeBuilder()  # kept alive: it owns the plant pydrake's Parser points to
+    drake_parser = DrakeParser(DrakeAddPlant(drake_builder, 0.0)[0])
     drake_parser.package_map().Remove("drake_models")
     parser.package_map().Remove("drake_models")
     for p in (parser, drake_parser):

@@ -112,7 +112,8 @@ def test_strict_parsing_reports_the_version_attribute_as_pydrake():
     from mallard.multibody.plant import MultibodyPlant
     text = "<robot name='robot' version='0.99'><link name='a'/></robot>"
     for parser, plant_type in ((Parser, MultibodyPlant), (DrakeParser, DrakePlant)):
-        strict = parser(plant_type(0.01))
+        plant = plant_type(0.01)  # kept alive: pydrake's Parser holds a raw pointer to it
+        strict = parser(plant)
         strict.SetStrictParsing()
         with pytest.raises(RuntimeError, match="attribute 'version' found in a 'robot' tag is currently unsupported"):
             strict.AddModelsFromString(text, "urdf")

@@ -228,3 +228,70 @@ def test_a_pickled_diagram_steps_on_as_the_original():
     plant2 = diagram2.GetSubsystemByName(plant.get_name())
     np.testing.assert_array_equal(plant2.GetPositionsAndVelocities(plant2.GetMyContextFromRoot(root2)),
                                   plant.GetPositionsAndVelocities(context))
+
+
+def _spring_pendulum(plant_module, tree, k_default=3.0):
+    """A discrete pendulum on a RevoluteSpring (θ₀ = 0.2 rad, k = `k_default` N·m/rad) under gravity."""
+    plant = plant_module.MultibodyPlant(0.01)
+    a = plant.AddRigidBody("a", tree.SpatialInertia.SolidBoxWithMass(1.0, 0.1, 0.1, 0.4))
+    j = plant.AddJoint(tree.RevoluteJoint("j", plant.world_frame(), a.body_frame(), [1.0, 0.0, 0.0]))
+    spring = plant.AddForceElement(tree.RevoluteSpring(j, 0.2, k_default))
+    plant.Finalize()
+    return plant, j, spring
+
+
+def _spring_trajectory(plant, j, spring, stiffness=None, nominal=None, n=50):
+    from mallard.systems.analysis import Simulator as MSim
+    ctx = plant.CreateDefaultContext()
+    j.set_angle(ctx, 0.5)
+    if stiffness is not None:
+        spring.SetStiffness(ctx, stiffness)
+    if nominal is not None:
+        spring.SetNominalAngle(ctx, nominal)
+    sim = MSim(plant, ctx) if "mallard" in type(plant).__module__ else \
+        __import__("pydrake.systems.analysis", fromlist=["x"]).Simulator(plant, ctx)
+    sim.AdvanceTo(n * 0.01)
+    return np.concatenate([plant.GetPositions(ctx), plant.GetVelocities(ctx)])
+
+
+def test_per_context_spring_constants_change_the_compiled_simulation():
+    """RevoluteSpring.SetStiffness / SetNominalAngle in a context change the discrete simulation as in pydrake
+    (the compiled Model holds the defaults, so such a context steps on the Python path, which reads them)."""
+    import mallard.multibody.plant as mp
+    import mallard.multibody.tree as mt
+    plant, j, spring = _spring_pendulum(mp, mt)
+    default = _spring_trajectory(plant, j, spring)
+    assert plant._PipelineModel(plant.CreateDefaultContext()) is not None  # the default context is compiled
+    changed = _spring_trajectory(plant, j, spring, stiffness=8.0, nominal=-0.1)
+    stiff, js, ss = _spring_pendulum(mp, mt, k_default=8.0)
+    ss_ctx = stiff.CreateDefaultContext()
+    assert stiff._PipelineModel(ss_ctx) is not None
+    stiff_default = _spring_trajectory(stiff, js, ss, nominal=-0.1)
+    assert np.abs(changed - default).max() > 1e-2
+    np.testing.assert_allclose(changed, stiff_default, rtol=1e-12, atol=1e-12)
+    try:
+        import pydrake.multibody.plant as dp
+        import pydrake.multibody.tree as dt
+    except ImportError:
+        return
+    dplant, dj, dspring = _spring_pendulum(dp, dt)
+    np.testing.assert_allclose(changed, _spring_trajectory(dplant, dj, dspring, stiffness=8.0, nominal=-0.1),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_per_context_joint_damping_is_refused_by_the_compiled_step_and_the_batch():
+    """Joint damping set in a context is not in the compiled Model: stepping (one context or a batch) refuses it."""
+    import mallard.multibody.plant as mp
+    import mallard.multibody.tree as mt
+    from mallard.multibody.pipeline.batch import BatchedStepper
+    plant, j, _ = _spring_pendulum(mp, mt)
+    ctx = plant.CreateDefaultContext()
+    j.SetDamping(ctx, 0.5)
+    with pytest.raises(RuntimeError, match="joint j damping"):
+        Simulator(plant, ctx).AdvanceTo(0.02)
+    with pytest.raises(RuntimeError, match="joint j damping"):
+        BatchedStepper(plant, 2, ctx)
+    ctx2 = plant.CreateDefaultContext()
+    plant.GetForceElement(mt.ForceElementIndex(1)).SetStiffness(ctx2, 1.0)
+    with pytest.raises(ValueError, match="per-context RevoluteSpring 1 stiffness"):
+        BatchedStepper(plant, 2, ctx2)

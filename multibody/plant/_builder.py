@@ -543,7 +543,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
             self._DeclareSystemResources()
             self._element_params_index = self.DeclareAbstractParameter(Value(ElementParameters()))
             self._pd_controlled = [a.name() for a in self._actuators if a.has_controller()]
-            CheckModelIsFinite(self)
+            self._nan_mass_bodies = CheckModelIsFinite(self)
             self._FinalizeContact()
             if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
                 from ._mjcf_actuation import FinalizeMjcfActuation

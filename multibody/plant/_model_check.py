@@ -14,7 +14,7 @@ from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
 from ._kinematics import Kinematics
 
-__all__ = ["CheckModelIsFinite", "ThrowZeroQuaternion"]
+__all__ = ["CheckModelIsFinite", "ThrowIfNaNMassProperties", "ThrowZeroQuaternion"]
 
 
 def _body_label(plant, b: int) -> str:
@@ -36,12 +36,21 @@ def _joint_of_body(plant, b: int):
     return None
 
 
-def CheckModelIsFinite(plant) -> None:
+def CheckModelIsFinite(plant) -> np.ndarray:
     """Raises ValueError naming the element when the compiled model of `plant` (after compile and state
-    declaration, before contact setup) is not finite, or its mass matrix at the default state is not."""
+    declaration, before contact setup) is not finite, or its mass matrix at the default state is not.
+
+    Bodies with NaN mass properties (SpatialInertia.NaN(), AddRigidBody's default) are accepted, as Drake
+    accepts them at Finalize; their indices are returned so that simulating with them still NaN is refused
+    (ThrowIfNaNMassProperties), while kinematics and per-context mass properties stay usable."""
     m = plant._model
     who = f"MultibodyPlant '{plant.get_name()}' Finalize"
-    bad = np.flatnonzero(~np.all(np.isfinite(m.body_params), axis=1))
+    nan_bodies = np.flatnonzero(np.any(np.isnan(m.body_params), axis=1))
+    params = m.body_params
+    if nan_bodies.size:  # the checks below run with those bodies massless
+        params = params.copy()
+        params[nan_bodies] = 0.0
+    bad = np.flatnonzero(~np.all(np.isfinite(params), axis=1))
     if bad.size:
         b = int(bad[0])
         raise ValueError(f"{who}: {_body_label(plant, b)} has non-finite mass properties (mass, center of mass "
@@ -49,7 +58,7 @@ def CheckModelIsFinite(plant) -> None:
                          "(e.g. from finite geometry sizes and densities)")
     g = float(np.abs(plant.gravity_field().gravity_vector()).max())
     with np.errstate(over="ignore", invalid="ignore"):
-        bad = np.flatnonzero(~np.isfinite(m.body_params[1:, 0] * g)) + 1
+        bad = np.flatnonzero(~np.isfinite(params[1:, 0] * g)) + 1
     if bad.size:
         b = int(bad[0])
         raise ValueError(f"{who}: the weight of {_body_label(plant, b)} (mass {m.body_params[b, 0]:g} kg, gravity "
@@ -76,7 +85,7 @@ def CheckModelIsFinite(plant) -> None:
         raise ValueError(f"{who}: the default position of {label} is not finite ({q0[bad[0]]})")
     with np.errstate(all="ignore"):
         try:
-            kin = Kinematics(m, q0, np.zeros(m.nv), m.body_params)
+            kin = Kinematics(m, q0, np.zeros(m.nv), params)
         except ZeroDivisionError:
             ThrowZeroQuaternion(plant, q0)
         f = plant._fast
@@ -93,7 +102,7 @@ def CheckModelIsFinite(plant) -> None:
                          f"{plant.gravity_field().gravity_vector().tolist()} m/s²); give masses, gravity and poses "
                          "physically meaningful values")
     if np.all(np.isfinite(M)):
-        return
+        return nan_bodies
     # Name the body whose default pose or world inertia is not finite, else the one farthest out.
     for b in (int(b) for b in m.order):
         if b == 0:
@@ -106,6 +115,17 @@ def CheckModelIsFinite(plant) -> None:
     raise ValueError(f"{who}: the mass matrix at the default state is not finite because of {_body_label(plant, b)}, "
                      f"whose default position in the world is {kin.p_WB[b].tolist()} m; its pose (or one of its "
                      "ancestors') is too far out or not finite: give it a pose within a physically meaningful range")
+
+
+def ThrowIfNaNMassProperties(plant, context, what: str) -> None:
+    """Raises RuntimeError naming the first body whose mass properties in `context` are still NaN (Drake throws
+    when such a body's dynamics are computed); `plant._nan_mass_bodies` lists the candidates from Finalize."""
+    params = plant._body_params(context)
+    for b in plant._nan_mass_bodies:
+        if np.any(np.isnan(params[b])):
+            raise RuntimeError(f"{what}: {_body_label(plant, int(b))} has NaN mass properties (SpatialInertia.NaN(), "
+                               "the default of AddRigidBody without M_BBo_B); give it a mass and inertia before "
+                               "Finalize, or in this context with SetSpatialInertiaInBodyFrame / SetMass")
 
 
 def ThrowZeroQuaternion(plant, q: np.ndarray) -> None:

@@ -10,6 +10,8 @@ import copy
 
 import numpy as np
 
+from ._model_check import ThrowIfNaNMassProperties
+
 __all__ = ["ElementParameters"]
 
 
@@ -122,6 +124,8 @@ class _ElementParametersMixin:
         which mallard's solver does not model, are refused too."""
         if not self._finalized:
             return
+        if simulating and self._nan_mass_bodies.size:
+            ThrowIfNaNMassProperties(self, context, what)
         if simulating and self._pd_controlled:
             raise RuntimeError(f"{what}: actuators {self._pd_controlled} have PD controllers (set_controller_gains); "
                                "mallard's solver does not simulate Drake's implicit PD-controlled actuators yet. "

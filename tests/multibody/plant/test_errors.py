@@ -177,3 +177,23 @@ def test_singular_mass_matrix_and_divergence_are_reported():
     plant.get_actuation_input_port().FixValue(context, [1e308, 1e308])
     with pytest.raises(RuntimeError, match="non-finite state after the discrete step"):
         plant._CalcDiscreteStep(context)
+
+
+@pytest.mark.parametrize("time_step", [0.0, 0.01])
+def test_nan_spatial_inertia_is_accepted_at_finalize_and_refused_when_simulated(time_step):
+    """As pydrake: a body added with SpatialInertia.NaN() finalizes and has kinematics; simulating it raises
+    (naming the body) until the context gives it mass properties, then it falls freely."""
+    from mallard.systems.analysis import Simulator
+    plant = MultibodyPlant(time_step)
+    body = plant.AddRigidBody(name="new_body", M_BBo_B=SpatialInertia.NaN())
+    plant.Finalize()
+    context = plant.CreateDefaultContext()
+    np.testing.assert_array_equal(plant.EvalBodyPoseInWorld(context, body).translation(), [0.0, 0.0, 0.0])
+    with pytest.raises(RuntimeError, match="body 'new_body'.*NaN mass properties"):
+        Simulator(plant, context).AdvanceTo(0.02)
+    body.SetSpatialInertiaInBodyFrame(context, _box(2.0))
+    context.SetTime(0.0)
+    Simulator(plant, context).AdvanceTo(0.1)
+    z = plant.GetPositions(context)[6]
+    expected = -0.5 * 9.81 * 0.1 ** 2 if time_step == 0 else -9.81 * 0.01 ** 2 * sum(range(1, 11))
+    assert z == pytest.approx(expected, rel=1e-9)

@@ -1,7 +1,7 @@
 """`mallard.all`: every public name of mallard in one namespace, as `pydrake.all` does for pydrake.
 
 `from mallard.all import *` brings the systems framework, simulator, primitives, controllers,
-trajectories, multibody math/tree/plant, geometry, parsers and visualization into scope.
+trajectories, math, multibody math/tree/plant/parsing, geometry, parsers, planning and visualization into scope.
 """
 from __future__ import annotations
 
@@ -18,13 +18,16 @@ _SUBPACKAGES = (
     "mallard.trajectories",
     "mallard.systems.drawing",
     "mallard.systems.scalar_conversion",
+    "mallard.math",
     "mallard.multibody.math",
     "mallard.multibody.tree",
     "mallard.multibody.plant",
+    "mallard.multibody.parsing",
     "mallard.multibody.contact",
     "mallard.multibody.plugins",
     "mallard.geometry",
     "mallard.parsers",
+    "mallard.planning",
     "mallard.visualization",
 )
 

@@ -28,3 +28,13 @@ def test_star_import_matches_pydrake_spelling():
     exec("from mallard.all import *", namespace)
     assert namespace["DiagramBuilder"] is mall.DiagramBuilder
     assert callable(namespace["Simulator"])
+
+
+def test_pydrake_all_modules_are_loaded_and_exported():
+    """As `import pydrake.all`: pydrake.math's functions (sin preferred from math), the parsing module as an
+    attribute of mallard.multibody, and RobotDiagramBuilder from planning."""
+    import mallard
+    import mallard.math
+    assert mall.sin is mallard.math.sin and mall.BsplineBasis is mallard.math.BsplineBasis
+    assert mallard.multibody.parsing.Parser is mall.Parser
+    assert mall.RobotDiagramBuilder is mallard.planning.RobotDiagramBuilder

@@ -143,14 +143,15 @@ class _PipelineStepMixin:
             cache.compiled = got
         return got
 
-    def _ContextOverridesCompiledForces(self, context) -> list[str]:
+    def _ContextOverridesCompiledForces(self, context) -> tuple[str, ...]:
         """The per-context constants of compiled force elements set in `context` (RevoluteSpring.SetStiffness,
-        ...): the compiled Model holds the defaults, so such a context steps on the Python path, which reads them."""
+        ...): the compiled Model holds the defaults, so such a context steps on the Python path, which reads them.
+        Allocates nothing when the context changes none (the usual step)."""
         changed = context.get_abstract_parameter(self._element_params_index).get_value().force_elements
         if not changed:
-            return []
-        return [f"{type(self._force_elements[k]).__name__} {k} {name}" for k, name in sorted(changed)
-                if isinstance(self._force_elements[k], COMPILED_FORCE_ELEMENTS)]
+            return ()
+        return tuple(f"{type(self._force_elements[k]).__name__} {k} {name}" for k, name in sorted(changed)
+                     if isinstance(self._force_elements[k], COMPILED_FORCE_ELEMENTS))
 
     def _pipeline_collide(self, context) -> bool:
         """Whether the step computes contacts: the plant has collision geometry and its geometry query is

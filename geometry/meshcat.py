@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
-import logging
 import math
 import threading
 import warnings
@@ -19,6 +18,7 @@ import zipfile
 
 import numpy as np
 
+from mallard.common.text_logging import log
 from mallard.common.overloads import Overload, declares, resolve
 from mallard.geometry.meshcat_animation import MeshcatAnimation, transform_matrix
 from mallard.geometry.meshcat_controls import MeshcatControls
@@ -32,7 +32,7 @@ from mallard.geometry.shapes import Shape
 
 __all__ = ["Meshcat", "MeshcatParams", "StartMeshcat"]
 
-_log = logging.getLogger("mallard.meshcat")
+_log = log()
 _DEFAULT_PORTS = list(range(7000, 7100))
 _INIT_OVERLOADS = (Overload(("port", (int, np.integer, type(None)), None)), Overload(("params", MeshcatParams)))
 
@@ -460,7 +460,6 @@ body { margin: 0; }
 
 
 def StartMeshcat(params: MeshcatParams | None = None) -> Meshcat:
-    """Start a Meshcat server on this machine and print the URL to open (as pydrake's StartMeshcat)."""
-    meshcat = Meshcat(params)
-    print(f"Meshcat is listening for connections at {meshcat.web_url()}")
-    return meshcat
+    """Start a Meshcat server on this machine (as pydrake's StartMeshcat: a Meshcat with default parameters, whose
+    constructor logs the URL to open at INFO level on the "drake" logger)."""
+    return Meshcat(params)

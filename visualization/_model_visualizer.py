@@ -8,7 +8,6 @@ v(t)) and ``wait``. The command line is mallard.cli.
 from __future__ import annotations
 
 import copy
-import logging
 import math
 import os
 import re
@@ -18,6 +17,7 @@ from webbrowser import open as _webbrowser_open
 
 import numpy as np
 
+from mallard.common.text_logging import log
 from mallard.geometry import Box, MeshcatCone, Rgba, StartMeshcat
 from mallard.multibody.math import RigidTransform, RotationMatrix
 from mallard.visualization.default_visualization import ApplyVisualizationConfig
@@ -27,7 +27,7 @@ from mallard.visualization.visualization_config import VisualizationConfig
 
 __all__ = ["ModelVisualizer", "check_model_file"]
 
-_log = logging.getLogger("mallard")
+_log = log()
 MODEL_EXTENSIONS = (".urdf", ".sdf", ".xml")
 
 

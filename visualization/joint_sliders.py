@@ -7,18 +7,18 @@ their step ``step`` (default 0.01) and their initial value the plant's default p
 """
 from __future__ import annotations
 
-import logging
 import time
 
 import numpy as np
 
+from mallard.common.text_logging import log
 from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.meshcat import Meshcat
 from mallard.systems.framework import LeafSystem
 
 __all__ = ["JointSliders", "JointSliders_"]
 
-_log = logging.getLogger("mallard")
+_log = log()
 
 
 def _broadcast(name: str, default: float, n: int, value) -> np.ndarray:

@@ -2,12 +2,12 @@
 with an output ``pose`` (a RigidTransform) that reads them, as Drake's meshcat_pose_sliders.cc."""
 from __future__ import annotations
 
-import logging
 import math
 import time
 
 import numpy as np
 
+from mallard.common.text_logging import log
 from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.meshcat import Meshcat
 from mallard.multibody.math import RigidTransform, RollPitchYaw, RotationMatrix
@@ -15,7 +15,7 @@ from mallard.systems.framework import LeafSystem, Value
 
 __all__ = ["MeshcatPoseSliders", "MeshcatPoseSliders_"]
 
-_log = logging.getLogger("mallard")
+_log = log()
 _NAMES = ("roll", "pitch", "yaw", "x", "y", "z")
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import re
 import socket
+import subprocess
+import sys
 import urllib.request
 
 import numpy as np
@@ -90,12 +93,32 @@ def test_a_busy_port_is_an_error_as_in_pydrake():
             Meshcat(port=busy)
 
 
-def test_start_meshcat_prints_url(capsys):
-    m = StartMeshcat(MeshcatParams(port=0))
-    try:
-        assert m.web_url() in capsys.readouterr().out
-    finally:
-        m.Close()
+_START_MESHCAT = """
+import logging, sys
+from {pkg}.geometry import StartMeshcat
+if sys.argv[1:] == ["quiet"]:
+    logging.getLogger("drake").setLevel(logging.WARNING)
+meshcat = StartMeshcat()
+print("done")
+"""
+
+
+def _start_meshcat_output(pkg: str, *args: str) -> tuple[str, str]:
+    """(stdout, stderr) of a fresh process that calls StartMeshcat() with `pkg` in pydrake's place; ports -> PORT."""
+    p = subprocess.run([sys.executable, "-c", _START_MESHCAT.format(pkg=pkg), *args], capture_output=True, text=True,
+                       timeout=120, cwd=os.path.dirname(__file__))
+    assert p.returncode == 0, p.stderr
+    return tuple(re.sub(r"localhost:\d+", "localhost:PORT", t) for t in (p.stdout, p.stderr))
+
+
+def test_start_meshcat_logs_url_as_pydrake():
+    """StartMeshcat's URL goes to the "drake" logger at INFO (stderr `INFO:drake:...`), not to stdout, as pydrake's;
+    a script that raises the "drake" logger's level silences it on both."""
+    pytest.importorskip("pydrake", reason="pydrake (drake wheel) is the oracle for the log line")
+    out, err = _start_meshcat_output("mallard")
+    assert (out, err) == ("done\n", "INFO:drake:Meshcat listening for connections at http://localhost:PORT\n")
+    assert (out, err) == _start_meshcat_output("pydrake")
+    assert _start_meshcat_output("mallard", "quiet") == ("done\n", "") == _start_meshcat_output("pydrake", "quiet")
 
 
 def test_bad_params_raise():

@@ -14,6 +14,11 @@ What is collected (at the tag, which should match the drake wheel that serves as
 Each script gets the command-line arguments that Drake's own test rule passes (`test_rule_args` in the
 folder's BUILD.bazel), so that it stops after a short simulation as in Drake's CI.
 
+* the notebooks of Russ Tedrake's manipulation course (https://github.com/RussTedrake/manipulation, book/**.ipynb,
+  newest commit of a local git directory: --course, default $MANIPULATION_GIT, else
+  /work/.mirror/RussTedrake+manipulation/repo; skipped when absent), with the course's `manipulation` package
+  (code and models) next to them, since its notebooks import it; run.py swaps that package's code too, as a user
+  porting the course would.
 Besides the scripts, the data both sides read offline go to data/resource_root/ (run.py points
 DRAKE_RESOURCE_ROOT there): `drake/` holds the drake wheel's resource files plus Drake's source-tree models
 that the scripts load (examples/, multibody/benchmarks/, tutorials/, planning/test_utilities/), and
@@ -39,6 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "data"
 DEFAULT_GIT = "/work/.mirror/RobotLocomotion+drake/repo"
+DEFAULT_COURSE_GIT = "/work/.mirror/RussTedrake+manipulation/repo"
 DEFAULT_MODELS_GIT = "/work/.mirror/RobotLocomotion+models/repo"
 RESOURCE_DIRS = ("examples/", "multibody/benchmarks/", "tutorials/", "planning/test_utilities/")
 SOURCE_SUFFIXES = (".cc", ".h", ".bzl", ".bazel", ".py", ".ipynb", ".md", ".cmake")
@@ -69,8 +75,8 @@ def notebook_to_script(nb_json: str) -> str:
              "        print(repr(value))\n"]
     for i, cell in enumerate(cells):
         src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        lines = [("pass  # " + ln.strip()) if ln.lstrip().startswith(("%", "!")) else ln
-                 for ln in src.splitlines()]
+        lines = [(ln[:len(ln) - len(ln.lstrip())] + "pass  # " + ln.strip()) if ln.lstrip().startswith(("%", "!"))
+                 else ln for ln in src.splitlines()]
         src = "\n".join(lines)
         try:
             tree = ast.parse(src)
@@ -157,6 +163,30 @@ def collect(gitdir: str, tag: str, out: Path) -> list[dict]:
     return sorted(entries, key=lambda e: e["name"])
 
 
+def collect_course(gitdir: str, out: Path) -> list[dict]:
+    """The manipulation course's notebooks (as scripts, under src/course/) and its package (under src/)."""
+    rev = _git(gitdir, "rev-parse", "HEAD").decode().strip()
+    blobs = _blobs(gitdir, rev, ("manipulation/",))
+    _write_blobs(gitdir, blobs, out / "src")
+    entries = []
+    for path, _ in _blobs(gitdir, rev, ("book/",)):
+        if not path.endswith(".ipynb"):
+            continue
+        nb_json = _git(gitdir, "show", f"{rev}:{path}").decode()
+        try:
+            cells = json.loads(nb_json)["cells"]
+        except (ValueError, KeyError):
+            continue
+        if not any(c.get("cell_type") == "code" for c in cells):
+            continue
+        dest = out / "src" / "course" / (path[:-len(".ipynb")] + ".py")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(notebook_to_script(nb_json))
+        entries.append(dict(name=f"manipulation@{rev[:10]}:{path}", script=str(dest.relative_to(out)),
+                            kind="notebook", args=[]))
+    return entries
+
+
 def _blobs(gitdir: str, rev: str, prefixes: tuple[str, ...] | None) -> list[tuple[str, str]]:
     """(path, blob id) of the files under `prefixes` (all files when None) at `rev`."""
     out = []
@@ -231,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tag", default="v1.51.1")
     ap.add_argument("--models", default=os.environ.get("DRAKE_MODELS_GIT", DEFAULT_MODELS_GIT),
                     help="RobotLocomotion/models git directory")
+    ap.add_argument("--course", default=os.environ.get("MANIPULATION_GIT", DEFAULT_COURSE_GIT),
+                    help="RussTedrake/manipulation git directory (the course notebooks; skipped when absent)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args(argv)
     if not os.path.isdir(args.drake):
@@ -238,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
                  "`git clone --bare https://github.com/RobotLocomotion/drake` and pass --drake")
     args.out.mkdir(parents=True, exist_ok=True)
     entries = collect(args.drake, args.tag, args.out)
+    if args.course and os.path.isdir(args.course):
+        entries += collect_course(args.course, args.out)
     (args.out / "manifest.json").write_text(json.dumps(dict(tag=args.tag, scripts=entries), indent=1))
     note = build_resource_root(args.drake, args.tag, args.models, args.out)
     print(f"{len(entries)} scripts from {args.drake} @ {args.tag} -> {args.out}; {note}")

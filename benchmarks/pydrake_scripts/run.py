@@ -12,7 +12,7 @@ DRAKE_RESOURCE_ROOT at fetch.py's data/resource_root, and a download cache ($TES
 in which the remote `drake_models` package is already present (a symlink to data/resource_root/drake_models),
 so neither side needs the network. Scripts that import a module outside
 mallard's scope (solvers, symbolic, autodiff, rendering, LCM, IK, deformables, and Drake modules that mallard
-does not mirror) are listed as out of scope and not run.
+does not mirror), themselves or through the local modules they import, are listed as out of scope and not run.
 
 Outcomes: `match` (both run, same printed numbers within --rtol/--atol), `runs` (both run to the end and print
 no numbers), `mismatch` (both run, numbers
@@ -61,17 +61,72 @@ NOISE = [re.compile(p) for p in (r"https?://\S+", r"0x[0-9a-fA-F]+", r"(?:/[\w.\
                                  r"robotlocomotion_drake_\w+", r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.\d]*")]
 
 
+def _oos_module(module: str) -> str | None:
+    """The out-of-scope feature of a pydrake module path (without the `pydrake.` prefix), or None."""
+    for prefix, why in OUT_OF_SCOPE.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return f"{why} (pydrake.{module})"
+    return None
+
+
+def _all_name_modules(names: set[str]) -> dict[str, str]:
+    """{name: defining pydrake module} for the names that pydrake.all exports (the oracle tells where each lives)."""
+    try:
+        import pydrake.all as everything  # oracle only
+    except ImportError:
+        return {}
+    out = {}
+    for name in names:
+        module = getattr(getattr(everything, name, None), "__module__", None) or ""
+        if module.startswith("pydrake."):
+            out[name] = module[len("pydrake."):]
+    return out
+
+
 def scope_of(text: str) -> str | None:
-    """The out-of-scope feature a pydrake script needs (from its imports), or None."""
+    """The out-of-scope feature a pydrake script needs (from its imports), or None. Names taken from pydrake.all
+    (listed, or used as `Name(` after a star import) count by the module that defines them."""
     for mod in re.findall(r"^\s*(?:from|import)\s+pydrake\.([\w.]+)", text, re.M):
-        for prefix, why in OUT_OF_SCOPE.items():
-            if mod == prefix or mod.startswith(prefix + "."):
-                return f"{why} (pydrake.{mod})"
+        if mod != "all" and _oos_module(mod):
+            return _oos_module(mod)
+    names: set[str] = set()
+    for block in re.findall(r"from\s+pydrake\.all\s+import\s+(\([^)]*\)|[^\n]*)", text):
+        if block.strip() == "*":
+            names |= set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
+        else:
+            names |= set(re.findall(r"\b[A-Za-z_]\w*\b", re.sub(r"#[^\n]*", "", block)))
+    for name, module in sorted(_all_name_modules(names).items()):
+        if _oos_module(module):
+            return f"{_oos_module(module)[:-1]}.{name})"
     for pattern, why in OUT_OF_SCOPE_NAMES.items():
         m = re.search(pattern, text)
         if m:
             return f"{why} ({m.group(0)})"
     return None
+
+
+def local_modules(text: str, root: Path, here: Path | None = None, seen: set[Path] | None = None) -> list[Path]:
+    """The files under root (the collected sources) that a script imports, directly or through each other
+    (`here` is the importing file, for relative imports)."""
+    seen = set() if seen is None else seen
+    targets: list[Path] = []
+    pattern = r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w \t,]*)|import[ \t]+([\w.]+))"
+    for dots, a, names, b in re.findall(pattern, text, re.M):
+        if dots and here is not None:
+            base = here.parent
+            for _ in range(len(dots) - 1):
+                base = base.parent
+            pkg = base.joinpath(*a.split(".")) if a else base
+            targets += [pkg] + [pkg / n for n in re.findall(r"\w+", names)]
+        elif not dots:
+            parts = (a or b).split(".")
+            targets += [root.joinpath(*parts[:k]) for k in range(1, len(parts) + 1)]
+    for base in targets:
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file() and candidate not in seen:
+                seen.add(candidate)
+                local_modules(candidate.read_text(errors="replace"), root, candidate, seen)
+    return sorted(seen)
 
 
 def numbers(stdout: str) -> list[float]:
@@ -201,6 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     def job(entry: dict) -> dict:
         text = (DATA / entry["script"]).read_text()
         oos = scope_of(text)
+        for module in ([] if oos else local_modules(text, DATA / "src")):
+            why = scope_of(module.read_text(errors="replace"))
+            if why:
+                oos = f"{why} via {module.relative_to(DATA / 'src')}"
+                break
         rec = dict(name=entry["name"], kind=entry["kind"])
         if oos:
             return dict(rec, outcome="out of scope", detail=oos)

@@ -2,6 +2,8 @@
 (a SceneGraph whose frames a LeafSystem moves)."""
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,15 @@ from mallard.geometry import (Box, FramePoseVector, GeometryFrame, GeometryInsta
 from mallard.multibody.math import RigidTransform
 from mallard.systems.framework import DiagramBuilder, LeafSystem, Value
 from mallard.visualization.html_screenshot import FindBrowser, ScreenshotHtml
+
+
+@pytest.fixture(autouse=True)
+def collect_pydrake_garbage_on_main_thread():
+    """After each test, collect cyclic garbage here, on the main thread: pydrake's Meshcat (the oracle) aborts the
+    process when a reference cycle holding it is collected by a garbage collection that happens to run on another
+    thread (mallard's Meshcat server thread, for instance)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(scope="session")

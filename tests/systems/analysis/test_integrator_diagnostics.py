@@ -64,6 +64,16 @@ def test_derivative_turning_nan_mid_run_is_named_with_its_time() -> None:
     assert simulator.get_context().get_time() == pytest.approx(0.5)
 
 
+def test_derivative_turning_nan_with_minimum_step_violations_allowed_names_the_state() -> None:
+    """Drake's step-size control shrinks a step with a NaN error estimate by 10x each try; at the minimum step it
+    takes that step (violations allowed) and the non-finite state is named, rather than shrinking forever."""
+    simulator = Simulator(_NaNAfterHalfSecond())
+    simulator.get_mutable_integrator().set_throw_on_minimum_step_size_violation(False)
+    with pytest.raises(RuntimeError, match=r"the continuous state of _NaNAfterHalfSecond '::fails' became non-finite "
+                                           r"at t = 0.5 s: index 0 = nan"):
+        simulator.AdvanceTo(1.0)
+
+
 def test_fixed_step_integrator_names_the_nan_input_too() -> None:
     diagram, _ = _integrator_of([np.nan])
     simulator = Simulator(diagram)

@@ -53,6 +53,8 @@ DATA = declare(DataType, Data, [
     ("efc_force", F1), ("qfrc_constraint", F1), ("con_force", F2), ("tau_contact", F1),
     ("qacc_warmstart", F1), ("warm_valid", BOOL),
     ("solver_converged", BOOL), ("solver_iterations", INT), ("solver_residual", FLOAT),
+    # integration (derivative.py, integrate.py): velocity derivative of the smooth forces (implicit schemes)
+    ("qDeriv", F2),
 ])
 
 
@@ -80,6 +82,7 @@ def new_data():
     d.efc_force, d.qfrc_constraint, d.con_force, d.tau_contact = z1, z1, z2, z1
     d.qacc_warmstart, d.warm_valid = z1, False
     d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
+    d.qDeriv = z2
     return d
 
 

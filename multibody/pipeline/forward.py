@@ -1,7 +1,8 @@
-"""The discrete step in one compiled call (MuJoCo's mj_step with its Euler integrator, MJX's forward.py):
+"""The discrete step in one compiled call (MuJoCo's mj_step, MJX's forward.py):
 
     smooth (kinematics, gravity, passive, applied, actuation; M̂ and a₀)
-    → collision → contacts → constraint rows → solve → Euler integration,
+    → collision → contacts → constraint rows → solve → integration (Euler, implicit, implicitfast or RK4, whose
+    stages run `forward` again at their states),
 
 over a Model (model.py) and one context's Data (data.py). A plant without constraint rows or contact geometry
 takes one dense solve of (M + h·D)·v̇ = τ − D·v − C·v instead of the constraint stages.
@@ -19,7 +20,8 @@ from .actuation import ACTUATION_NAN_CTRL, ACTUATION_NAN_U, actuation
 from .collision import collision
 from .constraint import ROWS_BAD_LIMIT, ROWS_OK, assemble
 from .contact import CONTACTS_BAD_MUJOCO_GEOMETRY, CONTACTS_OK, no_contacts, select_contacts
-from .integrate import euler
+from .integrate import (EULER, RK4, euler, forward_qacc, implicit, rk4_finish, rk4_record, rk4_stage_state,
+                        rotate_quaternion_blocks)
 from .passive import passive
 from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
 from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
@@ -88,15 +90,23 @@ def step(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, x_next, results
             or ctrl.shape[0] != m.act.nctrl or not (tau_in.shape[0] == 0 or tau_in.shape[0] == nv)
             or not (F_in.shape[0] == 0 or F_in.shape[0] == t.nb)):
         return STEP_BAD_SIZES
-    status = forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm[2 * nv + nu:3 * nv + nu],
-                     warm[3 * nv + nu] != 0.0)
+    warm_q, warm_valid = warm[2 * nv + nu:3 * nv + nu], warm[3 * nv + nu] != 0.0
+    status = forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_valid)
     if status != STEP_OK and status != STEP_NOT_CONVERGED:
         return status
     d.stage = STAGE_INTEGRATE
-    finite = euler(m, d, x_next)
+    scheme = m.integ.integrator
+    if scheme == RK4:
+        status, vdot, tau_contact, finite = runge_kutta(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q,
+                                                        warm_valid, x_next, status)
+        if status != STEP_OK and status != STEP_NOT_CONVERGED:
+            return status
+    else:
+        finite = euler(m, d, x_next) if scheme == EULER else implicit(m, d, ctrl, x_next)
+        vdot, tau_contact = d.qacc, d.tau_contact
     for i in range(nv):
-        results[i] = d.qacc[i]
-        results[nv + nu + i] = d.tau_contact[i]
+        results[i] = vdot[i]
+        results[nv + nu + i] = tau_contact[i]
     for i in range(nu):
         results[nv + i] = u[i]
     if d.warm_valid:
@@ -107,3 +117,31 @@ def step(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, x_next, results
     results[3 * nv + nu + 2] = d.solver_iterations
     results[3 * nv + nu + 3] = d.solver_residual
     return status if finite else STEP_NOT_FINITE
+
+
+@njit(cache=True)
+def runge_kutta(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_valid, x_next, status):
+    """MuJoCo's RK4 step from state x whose first forward evaluation is in d: three more forward evaluations at
+    the stage states (inputs held at their step-start values, each solve warm-started from the previous step as
+    MuJoCo's), then x⁺ into x_next (integrate.py). Returns (status, mean acceleration v̇ = (v⁺ − v)/h, generalized
+    contact forces at x, x⁺ finite); Data ends at the last stage, whose solver solution warm-starts the next step."""
+    t, g = m.tree, m.integ
+    nv = t.nv
+    q0, v0 = d.q.copy(), d.v.copy()
+    K, Acc = np.empty((4, nv)), np.empty((4, nv))
+    w0 = rotate_quaternion_blocks(q0, v0, g.quat_q, g.quat_v, True)
+    K[0] = w0
+    Acc[0] = rotate_quaternion_blocks(q0, forward_qacc(m, d), g.quat_q, g.quat_v, True)
+    tau_contact = d.tau_contact.copy()
+    xs = x.copy()
+    for i in range(1, 4):
+        w = rk4_stage_state(m, q0, w0, K, Acc, i, xs)
+        st = forward(m, d, xs, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_valid)
+        if st != STEP_OK and st != STEP_NOT_CONVERGED:
+            return st, v0, tau_contact, False
+        if st == STEP_NOT_CONVERGED:
+            status = st
+        d.stage = STAGE_INTEGRATE
+        rk4_record(m, d, q0, w, i, K, Acc)
+    vdot, finite = rk4_finish(m, q0, v0, w0, K, Acc, x_next)
+    return status, vdot, tau_contact, finite

@@ -1,6 +1,7 @@
 """Model: the immutable compiled description of a discrete MultibodyPlant and its proximity geometry (MuJoCo's
 mjModel), one part per stage: `tree` (smooth.py), `passive` (passive.py), `act` (actuation.py), `rows`
-(constraint.py), `geom` (collision.py), `contact` (contact.py), `opt` (solver.py).
+(constraint.py), `geom` (collision.py), `contact` (contact.py), `opt` (solver.py), `fluid` (fluid.py), `integ`
+(integrate.py).
 
 A feature is data here, not a branch in the plant: a model without joint springs has zero spring rows, one without
 geometry zero geometries; every stage runs over whatever rows its part has.
@@ -15,6 +16,8 @@ from .actuation import ACTUATION_MODEL
 from .collision import GEOM_MODEL
 from .constraint import ROW_MODEL
 from .contact import CONTACT_MODEL
+from .fluid import FLUID_MODEL
+from .integrate import INTEGRATOR_MODEL
 from .passive import PASSIVE_MODEL
 from .smooth import TREE_MODEL
 from .solver import OPTION_MODEL
@@ -33,11 +36,13 @@ class Model(structref.StructRefProxy):
 MODEL = declare(ModelType, Model, [
     ("tree", TREE_MODEL), ("passive", PASSIVE_MODEL), ("act", ACTUATION_MODEL), ("rows", ROW_MODEL),
     ("geom", GEOM_MODEL), ("contact", CONTACT_MODEL), ("opt", OPTION_MODEL),
+    ("fluid", FLUID_MODEL), ("integ", INTEGRATOR_MODEL),
 ])
 
 
 @njit(cache=True)
-def new_model(tree, passive, act, rows, geom, contact, opt):
+def new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ):
     m = structref.new(MODEL)
     m.tree, m.passive, m.act, m.rows, m.geom, m.contact, m.opt = tree, passive, act, rows, geom, contact, opt
+    m.fluid, m.integ = fluid, integ
     return m

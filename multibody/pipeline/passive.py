@@ -1,12 +1,15 @@
 """Passive forces of the discrete step: joint springs τ = −k·(q − q₀) on single-dof joints (Drake's RevoluteSpring
-and PrismaticSpring, MJCF hinge / slide `stiffness`). Joint damping is implicit in M̂ (smooth.py)."""
+and PrismaticSpring, MJCF hinge / slide `stiffness`) and fluid forces (fluid.py). Joint damping is implicit in M̂
+(smooth.py)."""
 from __future__ import annotations
 
 from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
+from ..tree.fluid_forces import FluidForces
 from ..tree.force_element import PrismaticSpring, RevoluteSpring
+from .fluid import fluid
 from .structs import F1, I1, declare, floats, ints
 
 
@@ -32,12 +35,12 @@ def new_passive_model(spring_q, spring_v, spring_q0, spring_k):
 
 
 #: The force element types this stage computes (the plant's other force elements are not compiled).
-COMPILED_FORCE_ELEMENTS = (RevoluteSpring, PrismaticSpring)
+COMPILED_FORCE_ELEMENTS = (RevoluteSpring, PrismaticSpring, FluidForces)
 
 
 def CompilePassive(plant) -> PassiveModel:
     """The joint springs among the plant's force elements, in registration order."""
-    springs = [fe for fe in plant._force_elements[1:] if isinstance(fe, COMPILED_FORCE_ELEMENTS)]
+    springs = [fe for fe in plant._force_elements[1:] if isinstance(fe, (RevoluteSpring, PrismaticSpring))]
     q0 = [fe.nominal_angle() if isinstance(fe, RevoluteSpring) else fe.nominal_position() for fe in springs]
     return new_passive_model(ints([fe.joint().position_start() for fe in springs]),
                              ints([fe.joint().velocity_start() for fe in springs]), floats(q0),
@@ -46,8 +49,9 @@ def CompilePassive(plant) -> PassiveModel:
 
 @njit(cache=True)
 def passive(m, d):
-    """Add the joint spring torques / forces to d.tau."""
+    """Add the joint spring torques / forces to d.tau and the fluid wrenches to d.F."""
     p = m.passive
     tau, q = d.tau, d.q
     for i in range(p.spring_q.shape[0]):
         tau[p.spring_v[i]] -= p.spring_k[i] * (q[p.spring_q[i]] - p.spring_q0[i])
+    fluid(m, d)

@@ -16,7 +16,7 @@ from numba.experimental import structref
 #: Field types: float64 / int64 / bool arrays (C-contiguous) of 1–3 dimensions and scalars.
 F1, F2, F3 = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1]
 I1, I2 = types.int64[::1], types.int64[:, ::1]
-B1 = types.boolean[::1]
+B1, B2 = types.boolean[::1], types.boolean[:, ::1]
 INT, FLOAT, BOOL = types.int64, types.float64, types.boolean
 
 

@@ -82,7 +82,7 @@ class _ContactMixin:
         results = ContactResults()
         results.set_plant(self)
         kin = self._eval_kinematics(context)
-        dry = self._PipelineDryStep(context) if self._contact_solver is not None else None
+        dry = self._PipelineDryStep(context, contacts=True) if self._contact_solver is not None else None
         if dry is not None:
             infos = self._PipelineContactInfos(context, dry[2])
         elif self._contact_solver is not None:

@@ -24,12 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import pipeline as pl
-from ..kernels.joint_kernels import QUATERNION_FLOATING
-from ..kernels.kinematics import calc_velocity_kinematics
 from ..kernels.contact_kernels import NextState
-from ._mjcf_fluid import MjcfFluidForces
+from ..kernels.fluid import FluidVelocityDerivative
+from ..kernels.kinematics import calc_velocity_kinematics
+from ..pipeline.integrate import StandaloneFreeBodies, TreePattern
+from ..tree.fluid_forces import FluidForces
 from ._mjcf_muscle import MuscleGain
-from ._mjcf_tendon_armature import _tree_pattern
 
 __all__ = ["CalcActuatorVelocityDerivative", "CalcPassiveVelocityDerivative",
            "CalcBiasVelocityDerivative", "CalcFluidVelocityDerivative", "ImplicitStep"]
@@ -148,137 +148,28 @@ def CalcBiasVelocityDerivative(plant, kin, dofs: np.ndarray | None = None) -> np
 
 
 def _standalone_free_bodies(plant) -> list:
-    """(body, velocity start) of the free joints whose body is a standalone tree (6 dofs, no massive
-    descendants): MuJoCo's mj_isFreeBody."""
+    """(body, velocity start) of the standalone free bodies (pipeline/integrate.py StandaloneFreeBodies)."""
     cached = getattr(plant, "_mjcf_free_blocks", None)
     if cached is not None and cached[0] is plant._model:
         return cached[1]
     m = plant._model
-    parent = m.ji[:, 0]
-    mass = m.body_params[:, 0]
-    found = []
-    for b in range(1, m.nb):
-        if m.ji[b, 1] != QUATERNION_FLOATING or parent[b] != 0:
-            continue
-        descendants_massive, dofs = False, 0
-        for c in range(1, m.nb):
-            a = c
-            while a > 0 and a != b:
-                a = parent[a]
-            if a == b and c != b:
-                descendants_massive |= mass[c] > 0
-                dofs += m.ji[c, 5]
-        if not descendants_massive and dofs == 0:
-            found.append((b, int(m.ji[b, 4])))
+    found = StandaloneFreeBodies(m.ji, m.body_params[:, 0])
     plant._mjcf_free_blocks = (m, found)
     return found
 
 
-def _skew(a: np.ndarray) -> np.ndarray:
-    """[a]×: the matrix of a × (·)."""
-    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-
-
-def _box_jacobian(w: np.ndarray, v: np.ndarray, box: np.ndarray, density: float, viscosity: float) -> np.ndarray:
-    """∂f/∂[w; v] (6 × 6, diagonal) of the inertia-box fluid model's local [torque; force]."""
-    d = np.zeros(6)
-    if viscosity > 0:
-        diam = (box[0] + box[1] + box[2]) / 3.0
-        d[:3] -= np.pi * diam ** 3 * viscosity
-        d[3:] -= 3.0 * np.pi * diam * viscosity
-    if density > 0:
-        b4 = box ** 4
-        for i in range(3):
-            j, k = (i + 1) % 3, (i + 2) % 3
-            d[i] -= 2.0 * density * box[i] * (b4[j] + b4[k]) * abs(w[i]) / 64.0
-            d[3 + i] -= density * box[j] * box[k] * abs(v[i])
-    return np.diag(d)
-
-
-def _ellipsoid_jacobian(w: np.ndarray, v: np.ndarray, s: np.ndarray, coef: np.ndarray, density: float,
-                        viscosity: float) -> np.ndarray:
-    """∂f/∂[w; v] (6 × 6) of the fluid-ellipsoid model's local [torque; force] (added mass, Magnus, Kutta lift,
-    viscous drag and torque; coef as `_mjcf_fluid._ellipsoid_force`), zero-speed limits as MuJoCo's guards."""
-    B = np.zeros((6, 6))
-    if coef[0] == 0.0:
-        return B
-    rho = density
-    # added mass: f_ang += p_lin × v + p_ang × w, f_lin += p_lin × w (p = ρ·diag(m)·velocity)
-    Vm, Vi = rho * coef[6:9], rho * coef[9:12]
-    p_lin, p_ang = Vm * v, Vi * w
-    B[:3, :3] += _skew(p_ang) - _skew(w) * Vi
-    B[:3, 3:] += _skew(p_lin) - _skew(v) * Vm
-    B[3:, :3] += _skew(p_lin)
-    B[3:, 3:] -= _skew(w) * Vm
-    # Magnus: f_lin += c·(w × v)
-    c_m = coef[5] * rho * 4.0 / 3.0 * np.pi * s[0] * s[1] * s[2]
-    B[3:, :3] -= c_m * _skew(v)
-    B[3:, 3:] += c_m * _skew(w)
-    N = np.array([(s[1] * s[2]) ** 2, (s[2] * s[0]) ** 2, (s[0] * s[1]) ** 2])
-    Nv = N * v
-    pn, pd, vv = float(v @ Nv), float(Nv @ Nv), float(v @ v)
-    speed = np.sqrt(vv)
-    # Kutta lift: f_lin += c_k·ρ·g(v)·u(v), g = cosα·A_proj = π·sqrt(pn/pd)/|v|, u = (Nv × v) × v = v·pn − Nv·|v|²
-    if pn > _MINVAL and pd > _MINVAL and vv > _MINVAL:
-        g = np.pi * np.sqrt(pn / pd) / speed
-        u = v * pn - Nv * vv
-        du = pn * np.eye(3) + np.outer(v, 2.0 * Nv) - vv * np.diag(N) - np.outer(Nv, 2.0 * v)
-        dg = g * (Nv / pn - N * Nv / pd - v / vv)
-        B[3:, 3:] += coef[4] * rho * (np.outer(u, dg) + g * du)
-    # viscous drag: f_lin −= (μ·3π·d_eq + ρ·|v|·(c_b·A_proj + c_s·(A_max − A_proj)))·v
-    d_max, d_min = max(s), min(s)
-    d_mid = s[0] + s[1] + s[2] - d_max - d_min
-    d_eq = 2.0 / 3.0 * (s[0] + s[1] + s[2])
-    a_max = np.pi * d_max * d_mid
-    a_proj = np.pi * np.sqrt(pd / max(_MINVAL, pn))
-    quad = rho * (a_proj * coef[1] + coef[2] * (a_max - a_proj))
-    drag = viscosity * 3.0 * np.pi * d_eq + speed * quad
-    grad = quad * v / max(_MINVAL, speed)
-    if pn > _MINVAL and pd > _MINVAL:
-        grad = grad + rho * speed * (coef[1] - coef[2]) * a_proj * (N * Nv / pd - Nv / pn)
-    B[3:, 3:] -= drag * np.eye(3) + np.outer(v, grad)
-    # viscous torque: f_ang −= (μ·π·d_eq³ + ρ·|mc ∘ w|)·w
-    i_max = 8.0 / 15.0 * np.pi * d_mid * d_max ** 4
-    ii = np.array([8.0 / 15.0 * np.pi * s[i] * max(s[(i + 1) % 3], s[(i + 2) % 3]) ** 4 for i in range(3)])
-    mc = coef[3] * ii + coef[2] * (i_max - ii)
-    mom = float(np.linalg.norm(mc * w))
-    drag_ang = viscosity * np.pi * d_eq ** 3 + rho * mom
-    B[:3, :3] -= drag_ang * np.eye(3) + np.outer(w, rho * mc * mc * w / max(_MINVAL, mom))
-    return B * coef[0]
-
-
-def _fluid_local_jacobian(fluid, i: int, w: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """∂f/∂[w; v] (6 × 6) of fluid item i's local [torque; force]."""
-    params = fluid._params[i]
-    if fluid._kind[i] == 0:
-        return _box_jacobian(w, v, params[:3], fluid._density, fluid._viscosity)
-    return _ellipsoid_jacobian(w, v, params[:3], params[3:15], fluid._density, fluid._viscosity)
-
-
 def CalcFluidVelocityDerivative(plant, kin, symmetrize: bool) -> np.ndarray:
-    """∂(fluid generalized forces)/∂v (nv × nv) as MuJoCo's mjd_passive_vel: Σ J_Oᵀ B J_O per inertia box / fluid
-    ellipsoid, J_O the item's [angular; linear] Jacobian in its local frame O and B its local force Jacobian,
-    symmetrized (B + Bᵀ)/2 for implicitfast except on standalone free bodies."""
+    """∂(fluid generalized forces)/∂v (nv × nv) as MuJoCo's mjd_passive_vel (kernels/fluid.py), local Jacobians
+    symmetrized for implicitfast except on standalone free bodies."""
     m = plant._model
     D = np.zeros((m.nv, m.nv))
-    free = {b for b, _ in _standalone_free_bodies(plant)}
+    body_free = np.zeros(m.nb, bool)
+    for b, _ in _standalone_free_bodies(plant):
+        body_free[b] = True
     for fluid in plant._force_elements:
-        if not isinstance(fluid, MjcfFluidForces) or not fluid.num_items():
-            continue
-        if fluid._body is None:
-            fluid._body = np.array([int(fluid._plant_bodies[it[0]].index()) for it in fluid._mj_bodies], np.int64)
-        for i, b in enumerate(fluid._body.tolist()):
-            R_WO = kin.R_WB[b] @ fluid._R_BO[i]
-            p_WO = kin.p_WB[b] + kin.R_WB[b] @ fluid._p_BO[i]
-            J = pl.point_jacobian(m.ji, kin.S, b, p_WO)
-            J[:3] = R_WO.T @ J[:3]
-            J[3:] = R_WO.T @ J[3:]
-            w_W = kin.V[b, :3]
-            v_W = kin.V[b, 3:] + np.cross(w_W, p_WO) - fluid._wind
-            B = _fluid_local_jacobian(fluid, i, R_WO.T @ w_W, R_WO.T @ v_W)
-            if symmetrize and b not in free:
-                B = 0.5 * (B + B.T)
-            D += J.T @ B @ J
+        if isinstance(fluid, FluidForces) and fluid.num_items():
+            FluidVelocityDerivative(m.ji, kin.S, kin.R_WB, kin.p_WB, kin.V, fluid.body_indices(), fluid.kind,
+                                    fluid.R_BO, fluid.p_BO, fluid.params, fluid.medium, symmetrize, body_free, D)
     return D
 
 
@@ -306,7 +197,7 @@ def ImplicitStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray, 
     # MuJoCo keeps D on M's tree pattern (dofs on one root-to-leaf path): cross-tree couplings are dropped
     pattern = getattr(plant, "_mjcf_tree_pattern", None)
     if pattern is None or pattern.shape[0] != m.nv:
-        pattern = plant._mjcf_tree_pattern = _tree_pattern(m.ji, m.nv)
+        pattern = plant._mjcf_tree_pattern = TreePattern(m.ji, m.nv)
     if scheme == "implicit":
         D -= CalcBiasVelocityDerivative(plant, kin)
         a = np.linalg.solve(M_hat - h * np.where(pattern, D, 0.0), qfrc)

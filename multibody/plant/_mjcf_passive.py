@@ -120,10 +120,8 @@ class MjcfBallFreeSprings(ForceElement):
 
 
 def AddMjcfPassiveForces(plant, model, pm) -> None:
-    """Add MJCF passive forces the plant's joints lack: ball / free joint springs (unless the spring flag is
-    off) and fluid forces (option density or viscosity non-zero, unless both spring and damper flags are off).
-    Called by the MJCF parser before Finalize."""
-    from ._mjcf_fluid import MjcfFluidForces
+    """Add the ball / free joint springs MJCF joints have and the plant's joints lack (unless the spring flag is
+    off). Called by the MJCF parser before Finalize (fluid forces: parsers/mjcf/fluid.py)."""
     flags = model.option.flags
     springs = []
     if flags.get("spring", True):
@@ -132,9 +130,3 @@ def AddMjcfPassiveForces(plant, model, pm) -> None:
                 springs.append((joint, jr.type, float(jr.stiffness), np.asarray(jr.qpos_spring, float)))
     if springs:
         plant.AddForceElement(MjcfBallFreeSprings(springs, pm.instance))
-    opt = model.option
-    passive = flags.get("spring", True) or flags.get("damper", True)
-    if passive and (opt.density or opt.viscosity):
-        fluid = MjcfFluidForces(model, pm.bodies, pm.instance)
-        if fluid.num_items():
-            plant.AddForceElement(fluid)

@@ -26,10 +26,9 @@ import math
 import weakref
 
 import numpy as np
-from numba import njit
 
-from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
 from ..kernels.contact_kernels import NextState
+from ..pipeline.integrate import QuaternionJoints, dexpinv_quaternion_blocks, rotate_quaternion_blocks
 
 __all__ = ["RungeKuttaStep", "RungeKuttaNextActivations", "IsRungeKuttaStageContext"]
 
@@ -74,38 +73,9 @@ def _StageContext(plant, context):
     return clone, stage
 
 
-def _QuaternionDofs(m) -> tuple[np.ndarray, np.ndarray]:
-    """(position starts, velocity starts) of the ball and free joints, whose angular velocity the plant keeps in
-    the parent frame F and MuJoCo in the child frame M (v_F = R_FM·v_M; the accelerations map the same way, as
-    ω × ω = 0)."""
-    rows = np.flatnonzero((m.ji[:, 1] == QUATERNION_FLOATING) | (m.ji[:, 1] == BALL_QUATERNION))
-    return (np.ascontiguousarray(m.ji[rows, 2], dtype=np.int64), np.ascontiguousarray(m.ji[rows, 4], dtype=np.int64))
-
-
-@njit(cache=True)
-def _rotate_blocks(q, x, qs, vs, transpose):
-    """x with each quaternion joint's angular block mapped by R_FM(q) (or its transpose), q blocks [w x y z]."""
-    out = x.copy()
-    for k in range(qs.shape[0]):
-        a = qs[k]
-        n = math.sqrt(q[a] ** 2 + q[a + 1] ** 2 + q[a + 2] ** 2 + q[a + 3] ** 2)
-        w, i, j, l = q[a] / n, q[a + 1] / n, q[a + 2] / n, q[a + 3] / n
-        R = np.empty((3, 3))
-        R[0, 0], R[0, 1], R[0, 2] = 1 - 2 * (j * j + l * l), 2 * (i * j - w * l), 2 * (i * l + w * j)
-        R[1, 0], R[1, 1], R[1, 2] = 2 * (i * j + w * l), 1 - 2 * (i * i + l * l), 2 * (j * l - w * i)
-        R[2, 0], R[2, 1], R[2, 2] = 2 * (i * l - w * j), 2 * (j * l + w * i), 1 - 2 * (i * i + j * j)
-        b = vs[k]
-        for r in range(3):
-            acc = 0.0
-            for c in range(3):
-                acc += (R[c, r] if transpose else R[r, c]) * x[b + c]
-            out[b + r] = acc
-    return out
-
-
 def _Rotate(q: np.ndarray, x: np.ndarray, dofs, transpose: bool) -> np.ndarray:
     """x with each quaternion joint's angular block mapped by R_FM(q) (or its transpose)."""
-    return _rotate_blocks(np.ascontiguousarray(q, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64),
+    return rotate_quaternion_blocks(np.ascontiguousarray(q, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64),
                           dofs[0], dofs[1], transpose)
 
 
@@ -146,42 +116,9 @@ def _AdvanceActivations(act_model, act0: np.ndarray, adot: np.ndarray) -> np.nda
     return nxt
 
 
-@njit(cache=True)
-def _dexpinv_blocks(q0, q, w, qs, vs):
-    """w with each quaternion joint's angular block (child frame) mapped to the tangent at q₀ of the curve through
-    q = q₀ ⊗ exp(Ω): dexp⁻¹_{−Ω}(w) = w + ½ Ω × w + (1/θ² − (1 + cos θ)/(2θ sin θ)) Ω × (Ω × w), θ = |Ω|."""
-    out = w.copy()
-    for k in range(qs.shape[0]):
-        a = qs[k]
-        aw, ax, ay, az = q0[a], q0[a + 1], q0[a + 2], q0[a + 3]
-        bw, bx, by, bz = q[a], q[a + 1], q[a + 2], q[a + 3]
-        # rel = conj(q₀) ⊗ q
-        rw = aw * bw + ax * bx + ay * by + az * bz
-        rx = aw * bx - bw * ax - (ay * bz - az * by)
-        ry = aw * by - bw * ay - (az * bx - ax * bz)
-        rz = aw * bz - bw * az - (ax * by - ay * bx)
-        if rw < 0.0:
-            rw, rx, ry, rz = -rw, -rx, -ry, -rz
-        s = math.sqrt(rx * rx + ry * ry + rz * rz)
-        if s == 0.0:
-            continue
-        theta = 2.0 * math.atan2(s, rw)
-        ox, oy, oz = rx * theta / s, ry * theta / s, rz * theta / s
-        if theta < 1e-3:
-            c = 1.0 / 12.0 + theta ** 2 / 720.0 + theta ** 4 / 30240.0
-        else:
-            c = 1.0 / theta ** 2 - (1.0 + math.cos(theta)) / (2.0 * theta * math.sin(theta))
-        b = vs[k]
-        wx, wy, wz = w[b], w[b + 1], w[b + 2]
-        px, py, pz = oy * wz - oz * wy, oz * wx - ox * wz, ox * wy - oy * wx  # Ω × w
-        qx, qy, qz = oy * pz - oz * py, oz * px - ox * pz, ox * py - oy * px  # Ω × (Ω × w)
-        out[b], out[b + 1], out[b + 2] = wx + 0.5 * px + c * qx, wy + 0.5 * py + c * qy, wz + 0.5 * pz + c * qz
-    return out
-
-
 def _DexpInvTangents(q0: np.ndarray, q: np.ndarray, w: np.ndarray, dofs) -> np.ndarray:
-    """The stage velocity w pulled back to q₀'s tangent space (quaternion blocks; see _dexpinv_blocks)."""
-    return _dexpinv_blocks(np.ascontiguousarray(q0, dtype=np.float64), np.ascontiguousarray(q, dtype=np.float64),
+    """The stage velocity w pulled back to q₀'s tangent space (quaternion blocks; pipeline/integrate.py dexpinv_quaternion_blocks)."""
+    return dexpinv_quaternion_blocks(np.ascontiguousarray(q0, dtype=np.float64), np.ascontiguousarray(q, dtype=np.float64),
                            np.ascontiguousarray(w, dtype=np.float64), dofs[0], dofs[1])
 
 
@@ -194,7 +131,7 @@ def RungeKuttaStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray
     m = plant._model
     h = plant._time_step
     mujoco_q = plant.get_constraint_solver_options().position_integration_is_mujoco(plant)
-    dofs = _QuaternionDofs(m)
+    dofs = QuaternionJoints(m.ji)
     act_model = plant._mjcf_actuation if getattr(plant, "_mjcf_act_group", None) is not None else None
     q0, v0 = np.array(kin.q, dtype=float), np.array(kin.v, dtype=float)
     zero = np.zeros(m.nv)

@@ -19,9 +19,11 @@ from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTI
                                    SAP_BAD_STIFFNESS)
 from ..pipeline.contact import CompileContact
 from ..pipeline.data import StepResults, contact_arrays, error_info, new_data
+from ..pipeline.fluid import CompileFluid
 from ..pipeline.forward import (STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT, STEP_BAD_SAP,
                                 STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED, STEP_NOT_FINITE,
                                 STEP_OK, STEP_RIGID_PAIR, STEP_SOLVER_BAD_INPUT, step)
+from ..pipeline.integrate import RK4, CompileIntegrator, EulerIntegrator, IntegratorCode
 from ..pipeline.model import new_model
 from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
 from ..pipeline.smooth import CompileTree
@@ -52,8 +54,6 @@ def UncompiledFeatures(plant) -> list[str]:
         out.append("MJCF tendon limits / frictionloss")
     if getattr(plant, "_tendon_inertia", None) is not None:
         out.append("MJCF tendon armature")
-    if getattr(plant, "_mjcf_integrator", None) is not None:
-        out.append(f"MJCF integrator '{plant._mjcf_integrator}'")
     if getattr(plant, "_mjcf_sensor_ports", None):
         out.append("MJCF sensors")
     act = getattr(plant, "_mjcf_actuation", None)
@@ -95,12 +95,14 @@ class _PipelineCache:
 
 
 class _CompiledModel:
-    """One compiled Model with what built it (the SceneGraph geometry data and solver options it is valid for)."""
+    """One compiled Model with what built it (the SceneGraph geometry data and solver options it is valid for),
+    and `euler`: the same Model with Euler integration (the contacts of the step that starts at a state are those
+    of its first forward evaluation; RK4's later stages move Data on)."""
 
-    __slots__ = ("scene", "options", "model", "geom_rows", "geom_ids", "pairs")
+    __slots__ = ("scene", "options", "model", "euler", "geom_rows", "geom_ids", "pairs")
 
-    def __init__(self, scene, options, model, geom_rows, geom_ids, pairs):
-        self.scene, self.options, self.model = scene, options, model
+    def __init__(self, scene, options, model, euler, geom_rows, geom_ids, pairs):
+        self.scene, self.options, self.model, self.euler = scene, options, model, euler
         self.geom_rows, self.geom_ids, self.pairs = geom_rows, geom_ids, pairs
 
 
@@ -172,8 +174,9 @@ class _PipelineStepMixin:
             rows = solver.rows if solver is not None else None
             cache.tree = (
                 CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
-                CompileActuation(self, getattr(self, "_mjcf_actuation", None)), CompileRows(rows))
-        tree, passive, act, rows = cache.tree
+                CompileActuation(self, getattr(self, "_mjcf_actuation", None)), CompileRows(rows),
+                CompileFluid(self), CompileIntegrator(self))
+        tree, passive, act, rows, fluid, integ = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
         if scene is None:
@@ -193,8 +196,10 @@ class _PipelineStepMixin:
                 pairs.append(a.pairs.get(b.gid) or b.pairs.get(a.gid))
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
             contact = CompileContact(geom_rows, pairs, self.get_sap_near_rigid_threshold())
-        model = new_model(tree, passive, act, rows, geom, contact, opt)
-        return _CompiledModel(scene, options, model, geom_rows, geom_ids, pairs)
+        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ)
+        euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
+                                                                EulerIntegrator(self))
+        return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
 
     # ---- one step ---------------------------------------------------------------------------------------------
     def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
@@ -294,9 +299,10 @@ class _PipelineStepMixin:
                            f"{int(results[3 * nv + nu + 2])} iterations (residual {results[3 * nv + nu + 3]}); the "
                            "constraint problem is ill-posed")
 
-    def _PipelineDryStep(self, context):
+    def _PipelineDryStep(self, context, contacts: bool = False):
         """(x⁺, results row, Data) of the step that starts at `context`, leaving the context unchanged; None on the
-        Python path."""
+        Python path. `contacts`: only the contacts and constraint forces at this state are needed (Data after the
+        step's first forward evaluation)."""
         compiled = self._PipelineModel(context)
         if compiled is None:
             return None
@@ -304,7 +310,8 @@ class _PipelineStepMixin:
         cur = context.get_abstract_state(self._sampled_index).get_value()
         x_next = np.empty(m.nq + m.nv)
         results = np.empty(StepResults.size(m.nv, m.nu))
-        d = self._PipelineStep(context, compiled.model, self._pipeline_collide(context), x_next, cur.data, results)
+        d = self._PipelineStep(context, compiled.euler if contacts else compiled.model, self._pipeline_collide(context),
+                               x_next, cur.data, results)
         return x_next, results, d
 
     def _PipelineContactInfos(self, context, d) -> list:

@@ -13,7 +13,7 @@ Mapping (pydrake's MJCF parser conventions where they exist, MuJoCo's semantics 
   reproduce exactly); unnamed elements get Drake's default names (`body<i>`, `<parent>-<child>`, `geom<i>`);
 * damping, armature, range (limited hinge/slide) → position limits, stiffness/springref →
   RevoluteSpring / PrismaticSpring (ball / free joints: MjcfBallFreeSprings); limit/friction solver
-  parameters → mujoco_parameters; option density / viscosity / wind → MjcfFluidForces (_mjcf_fluid.py);
+  parameters → mujoco_parameters; option density / viscosity / wind → FluidForces (fluid.py);
 * named sites become FixedOffsetFrames; geoms are registered (when the plant is a SceneGraph source) as
   collision geometry with their MuJoCo contact parameters ("mujoco" ProximityProperties group) and as
   visual geometry with their rgba;
@@ -146,7 +146,9 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
         pm.sites.append(frame)
     _ApplyOptions(plant, model)
     from mallard.multibody.plant._mjcf_passive import AddMjcfPassiveForces
-    AddMjcfPassiveForces(plant, model, pm)  # ball / free joint springs, fluid forces
+    AddMjcfPassiveForces(plant, model, pm)  # ball / free joint springs
+    from .fluid import AddMjcfFluidForces
+    AddMjcfFluidForces(plant, model, pm)
     _WarnUnsimulated(plant, model)
     from .to_plant_constraints import AddMjcfEqualities, ApplyMjcfSolverOptions
     ApplyMjcfSolverOptions(plant, model)

@@ -10,7 +10,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_fluid import FluidEllipsoidCoefficients, MjcfFluidForces
+from mallard.multibody.tree.fluid_forces import FluidForces
+from mallard.parsers.mjcf.fluid import FluidEllipsoidCoefficients
 from mallard.multibody.plant._mjcf_passive import MjcfBallFreeSprings
 from mallard.multibody.plant._mjcf_state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
@@ -107,7 +108,7 @@ def test_fluid_and_spring_forces_match_mujoco(seed):
     mujoco.mj_forward(mm, md)
     SetMujocoState(plant, context, qpos, qvel)
     T = CalcMujocoVelocityMap(plant, context)
-    fluid = T.T @ _element_forces(plant, context, MjcfFluidForces)
+    fluid = T.T @ _element_forces(plant, context, FluidForces)
     assert np.abs(md.qfrc_fluid).max() > 0.01
     np.testing.assert_allclose(fluid, md.qfrc_fluid, rtol=1e-9, atol=1e-9)
     spring = T.T @ _element_forces(plant, context, MjcfBallFreeSprings)
@@ -147,7 +148,7 @@ def _load_shared(models_dir, name):
         warnings.simplefilter("ignore")
         Parser(plant).AddModels(str(path))
     plant.Finalize()
-    assert any(isinstance(plant.get_force_element(i), MjcfFluidForces) for i in range(plant.num_force_elements()))
+    assert any(isinstance(plant.get_force_element(i), FluidForces) for i in range(plant.num_force_elements()))
     return mujoco, mm, plant
 
 
@@ -163,7 +164,7 @@ def test_shared_fluid_models_qfrc_fluid(models_dir, name):
         md.qpos[:], md.qvel[:] = qpos, qvel
         mujoco.mj_forward(mm, md)
         SetMujocoState(plant, context, qpos, qvel)
-        got = CalcMujocoVelocityMap(plant, context).T @ _element_forces(plant, context, MjcfFluidForces)
+        got = CalcMujocoVelocityMap(plant, context).T @ _element_forces(plant, context, FluidForces)
         assert np.abs(md.qfrc_fluid).max() > 0.01
         np.testing.assert_allclose(got, md.qfrc_fluid, rtol=1e-9, atol=1e-9)
 

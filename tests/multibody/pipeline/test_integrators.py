@@ -153,3 +153,32 @@ def test_rk4_reports_the_mean_acceleration():
     plant._DiscreteStepUpdate(context, context.get_mutable_state())
     vdot = plant.get_generalized_acceleration_output_port().Eval(context)
     np.testing.assert_allclose(vdot, (plant.GetVelocities(context) - v0) / mm.opt.timestep, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["actuation/damper.xml", "actuation/dampratio.xml", "core_smooth/ten_J0.xml"])
+def test_mujoco_test_models_step_compiled_as_mujoco(models_dir, name):
+    """MuJoCo's own test models (implicitfast with a damper's velocity-dependent gain and dampratio position servos;
+    RK4 with a joint spring) step compiled and follow mj_step from a random state and ctrl."""
+    mujoco = require_mujoco()
+    path = models_dir / "mujoco" / "testdata" / name
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    plant, _, _, context = build_mjcf_scene(path=path, time_step=float(mm.opt.timestep))
+    assert UncompiledFeatures(plant) == []
+    md = mujoco.MjData(mm)
+    if mm.nkey:
+        mujoco.mj_resetDataKeyframe(mm, md, 0)
+    rng = np.random.default_rng(11)
+    md.qvel[:] += rng.normal(size=mm.nv)
+    lo, hi = mm.actuator_ctrlrange[:, 0], mm.actuator_ctrlrange[:, 1]
+    md.ctrl[:] = rng.uniform(lo, hi)
+    SetMujocoState(plant, context, md.qpos.copy(), md.qvel.copy())
+    if mm.nu:
+        GetMujocoCtrlInputPort(plant).FixValue(context, md.ctrl.copy())
+    state = context.get_mutable_state()
+    for _ in range(300):
+        mujoco.mj_step(mm, md)
+        plant._DiscreteStepUpdate(context, state)
+    qpos, qvel = GetMujocoState(plant, context)
+    assert np.abs(md.qvel).max() > 0.01  # still moving
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-9)

@@ -20,10 +20,10 @@ from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTI
 from ..pipeline.contact import CompileContact
 from ..pipeline.data import StepResults, contact_arrays, error_info, new_data
 from ..pipeline.fluid import CompileFluid
-from ..pipeline.forward import (STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT, STEP_BAD_SAP,
-                                STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED, STEP_NOT_FINITE,
-                                STEP_OK, STEP_RIGID_PAIR, STEP_SOLVER_BAD_INPUT, step)
-from ..pipeline.integrate import RK4, CompileIntegrator, EulerIntegrator, IntegratorCode
+from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT,
+                                STEP_BAD_SAP, STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED,
+                                STEP_NOT_FINITE, STEP_OK, STEP_RIGID_PAIR, STEP_SOLVER_BAD_INPUT, step)
+from ..pipeline.integrate import IMPLICIT, IMPLICITFAST, RK4, CompileIntegrator, EulerIntegrator, IntegratorCode
 from ..pipeline.model import new_model
 from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
 from ..pipeline.smooth import CompileTree
@@ -247,6 +247,12 @@ class _PipelineStepMixin:
                                  "model") from None
             if stage == STAGE_SMOOTH:
                 self._ThrowSingularMassMatrix(context)
+            if stage == STAGE_INTEGRATE and IntegratorCode(self) in (IMPLICIT, IMPLICITFAST):
+                raise RuntimeError(
+                    f"MultibodyPlant '{self.get_name()}' at t = {context.get_time()}: the {self._mjcf_integrator} "
+                    "integrator's matrix M + h·D − h·∂f/∂v is singular (implicitfast: not positive definite); a "
+                    "velocity-dependent force (actuator velocity gain or bias, fluid drag) adds energy faster than the "
+                    "mass matrix and damping absorb: check its sign, or reduce the time step") from None
             raise
         except ZeroDivisionError:  # a zero quaternion in the state (compiled kernels raise on division by zero)
             ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))

@@ -182,3 +182,16 @@ def test_mujoco_test_models_step_compiled_as_mujoco(models_dir, name):
     assert np.abs(md.qvel).max() > 0.01  # still moving
     np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-9)
     np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-9)
+
+
+def test_implicitfast_indefinite_matrix_is_named():
+    """A bias with a positive velocity gain (it feeds energy in) makes M + h·D − h·∂f/∂v indefinite, which
+    implicitfast's Cholesky cannot factor: the step says which matrix and what to check."""
+    text = """<mujoco><option integrator="implicitfast" timestep="0.01"/>
+    <worldbody><body><joint name="h" axis="0 1 0"/><geom type="sphere" size="0.1" mass="0.1" pos="0.2 0 0"/></body>
+    </worldbody><actuator><general joint="h" biastype="affine" biasprm="0 0 1000"/></actuator></mujoco>"""
+    _mujoco, _mm, plant, context = _scene(text)
+    assert UncompiledFeatures(plant) == []
+    plant.SetVelocities(context, [1.0])
+    with pytest.raises(RuntimeError, match="the implicitfast integrator's matrix .* not positive definite.* bias"):
+        plant._DiscreteStepUpdate(context, context.get_mutable_state())

@@ -3,6 +3,7 @@ linear systems, logging, Linearize and controllability/observability tests)."""
 from mallard.common.scalar_template import define_scalar_templates
 
 from .affine_system import AffineSystem, LinearSystem, MatrixGain
+from .barycentric_mesh_system import BarycentricMeshSystem
 from .bus import BusCreator, BusSelector
 from .continuous_blocks import FirstOrderLowPassFilter, Integrator
 from .discrete_blocks import (DiscreteDerivative, DiscreteTimeDelay, DiscreteTimeIntegrator,
@@ -26,7 +27,8 @@ from .vector_log import VectorLog
 from .vector_log_sink import LogVectorOutput, VectorLogSink
 
 __all__ = [
-    "AddRandomInputs", "Adder", "AffineSystem", "BusCreator", "BusSelector", "ConstantValueSource",
+    "AddRandomInputs", "Adder", "AffineSystem", "BarycentricMeshSystem", "BusCreator", "BusSelector",
+    "ConstantValueSource",
     "ConstantVectorSource", "ControllabilityMatrix", "Demultiplexer", "DiscreteDerivative", "DiscreteTimeDelay",
     "DiscreteTimeIntegrator", "FirstOrderLowPassFilter", "FirstOrderTaylorApproximation", "Gain", "Integrator",
     "IsControllable", "IsDetectable", "IsObservable", "IsStabilizable", "LinearSystem", "LinearTransformDensity",
@@ -38,8 +40,9 @@ __all__ = [
 ]
 # pydrake's scalar-template spellings (`PassThrough_[float]`, ...): every one instantiates the float class.
 __all__ += define_scalar_templates(globals(), [
-    "Adder", "AffineSystem", "BusCreator", "BusSelector", "ConstantValueSource", "ConstantVectorSource",
-    "Demultiplexer", "DiscreteDerivative", "DiscreteTimeDelay", "DiscreteTimeIntegrator", "FirstOrderLowPassFilter",
+    "Adder", "AffineSystem", "BarycentricMeshSystem", "BusCreator", "BusSelector", "ConstantValueSource",
+    "ConstantVectorSource", "Demultiplexer", "DiscreteDerivative", "DiscreteTimeDelay", "DiscreteTimeIntegrator",
+    "FirstOrderLowPassFilter",
     "Gain", "Integrator", "LinearSystem", "LinearTransformDensity", "MatrixGain", "MultilayerPerceptron",
     "Multiplexer", "PassThrough", "PortSwitch", "Saturation", "Selector", "SharedPointerSystem", "Sine",
     "SparseMatrixGain", "StateInterpolatorWithDiscreteDerivative", "TimeVaryingAffineSystem",

@@ -2,6 +2,7 @@
 from mallard.common.scalar_template import define_scalar_templates
 
 from .bezier_curve import BezierCurve
+from .bspline_trajectory import BsplineTrajectory
 from .composite_trajectory import CompositeTrajectory
 from .derivative_trajectory import DerivativeTrajectory
 from .discrete_time_trajectory import DiscreteTimeTrajectory
@@ -17,7 +18,7 @@ from .trajectory import Trajectory
 from .wrapped_trajectory import _WrappedTrajectory
 
 __all__ = [
-    "BezierCurve", "CompositeTrajectory", "DerivativeTrajectory", "DiscreteTimeTrajectory",
+    "BezierCurve", "BsplineTrajectory", "CompositeTrajectory", "DerivativeTrajectory", "DiscreteTimeTrajectory",
     "ExponentialPlusPiecewisePolynomial", "FunctionHandleTrajectory", "PathParameterizedTrajectory",
     "PiecewisePolynomial", "PiecewisePose", "PiecewiseQuaternionSlerp", "PiecewiseTrajectory", "StackedTrajectory",
     "Trajectory", "_WrappedTrajectory",

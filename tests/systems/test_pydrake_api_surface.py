@@ -25,9 +25,7 @@ NOT_MIRRORED = {
     "systems.analysis.RegionOfAttraction": "symbolic (sums-of-squares on Expression): double-only mallard",
     "systems.analysis.RegionOfAttractionOptions": "symbolic (sums-of-squares on Expression): double-only mallard",
     "systems.primitives.SymbolicVectorSystem": "symbolic dynamics (Expression): double-only mallard",
-    "systems.primitives.BarycentricMeshSystem": "needs mallard.math.BarycentricMesh (the math module's work)",
     "systems.controllers.FittedValueIteration": "needs mallard.math.BarycentricMesh (the math module's work)",
-    "trajectories.BsplineTrajectory": "needs mallard.math.BsplineBasis (the math module's work)",
 }
 
 

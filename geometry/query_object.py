@@ -14,6 +14,7 @@ from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry._poses import make_transform
 from mallard.geometry.bounding_box import Aabb, Obb
 from mallard.geometry.collision.engine import mujoco_contact_frame
+from mallard.geometry.collision.point_pair import HalfSpacePointPair
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError
 from mallard.geometry.query_results import (ContactPointSet, HydroelasticContactRepresentation,
                                             PenetrationAsPointPair, SignedDistancePair, SignedDistanceToPoint,
@@ -115,7 +116,8 @@ class QueryObject:
     # ----- penetration -------------------------------------------------------------------------------
     def ComputePointPairPenetration(self) -> list[PenetrationAsPointPair]:
         """One PenetrationAsPointPair per penetrating, unfiltered pair of proximity geometries
-        (the deepest point of the pair's contact set), sorted by (id_A, id_B)."""
+        (the deepest point of the pair's contact set; FCL's point for a half space against a box, capsule or
+        cylinder, as Drake), sorted by (id_A, id_B)."""
         P, c, R, p = self._prox_poses()
         dist, pos, normal, _, g1, g2 = c.model.contacts(R, p, use_margins=False)
         best: dict[tuple, int] = {}
@@ -125,11 +127,15 @@ class QueryObject:
                 best[key] = int(k)
         out = []
         ids = c.proximity_ids
+        model = c.model
         for (i, j), k in best.items():
             depth = -float(dist[k])
             n = normal[k]
             on_1 = pos[k] + n * (0.5 * depth)  # geometry 1's point deepest inside 2
             on_2 = pos[k] - n * (0.5 * depth)
+            fcl = HalfSpacePointPair(model.types, model.sizes, R, p, i, j)
+            if fcl is not None:  # a half space and a box / capsule / cylinder: Drake's (FCL's) single point
+                on_1, on_2, n, depth = fcl
             if ids[i] < ids[j]:
                 out.append(PenetrationAsPointPair(ids[i], ids[j], on_1, on_2, -n.copy(), depth))
             else:

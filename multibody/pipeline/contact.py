@@ -16,7 +16,7 @@ from numba.experimental import structref
 
 from ..contact.parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, SolmixWeight, ValidateFriction
 from ..kernels.contact_kernels import ContactJacobians
-from .structs import B1, F1, F2, FLOAT, I1, declare, floats, ints
+from .structs import B1, F1, F2, FLOAT, I1, INT, declare, floats, ints
 
 MINMU = 1e-5  # MuJoCo's mjMINMU: the smallest contact friction coefficient
 _MUJOCO_DEFAULT_FRICTION = (1.0, 0.005, 0.0001)
@@ -43,14 +43,19 @@ CONTACT_MODEL = declare(ContactModelType, ContactModel, [
     ("pair_condim", I1), ("pair_friction", F2), ("pair_solref", F2), ("pair_solreffriction", F2),
     ("pair_solimp", F2), ("pair_margin", F1),
     ("sap_beta", FLOAT),          # SAP's near-rigid threshold β
+    # Drake's discrete point contact (drake_contact.py)
+    ("approx", INT),              # APPROX_*: -1 MuJoCo's soft constraints (+ SAP rows), else Drake's approximation
+    ("geom_id", I1),              # GeometryId value per geometry (Drake orders a pair's geometries by it)
+    ("stiction_tolerance", FLOAT),  # the plant's stiction tolerance v_s [m/s]
 ])
 
 
 @njit(cache=True)
 def new_contact_model(geom_mujoco, geom_bad, geom_priority, geom_condim, geom_solmix, geom_solref, geom_solimp,
                       geom_friction, geom_drake, pair_condim, pair_friction, pair_solref, pair_solreffriction,
-                      pair_solimp, pair_margin, sap_beta):
+                      pair_solimp, pair_margin, sap_beta, approx, geom_id, stiction_tolerance):
     c = structref.new(CONTACT_MODEL)
+    c.approx, c.geom_id, c.stiction_tolerance = approx, geom_id, stiction_tolerance
     c.geom_mujoco, c.geom_bad, c.geom_priority, c.geom_condim, c.geom_solmix = (geom_mujoco, geom_bad, geom_priority,
                                                                                 geom_condim, geom_solmix)
     c.geom_solref, c.geom_solimp, c.geom_friction, c.geom_drake = geom_solref, geom_solimp, geom_friction, geom_drake
@@ -60,9 +65,12 @@ def new_contact_model(geom_mujoco, geom_bad, geom_priority, geom_condim, geom_so
     return c
 
 
-def CompileContact(rows: list, pairs: list, sap_beta: float) -> ContactModel:
+def CompileContact(rows: list, pairs: list, sap_beta: float, approx: int = -1, geom_ids=(),
+                   stiction_tolerance: float = 1e-4) -> ContactModel:
     """The ContactModel of proximity geometries `rows` (plant/_contact_geometry.py GeometryContactData, validated)
-    and explicit `pairs` (geometry/mujoco_pairs.py MujocoExplicitPair, in the GeomModel's pair order)."""
+    and explicit `pairs` (geometry/mujoco_pairs.py MujocoExplicitPair, in the GeomModel's pair order); `approx`
+    (drake_contact.APPROX_*) selects Drake's discrete contact for a model without MuJoCo parameters, `geom_ids`
+    are the geometries' GeometryId values."""
     ng = len(rows)
     mj = [r.mujoco or {} for r in rows]
     bad = []
@@ -83,7 +91,8 @@ def CompileContact(rows: list, pairs: list, sap_beta: float) -> ContactModel:
         floats(get("friction", _MUJOCO_DEFAULT_FRICTION), (ng, 3)), floats(drake, (ng, 5)),
         ints([p.condim for p in pairs]), floats([np.maximum(p.friction, MINMU) for p in pairs], (-1, 5)),
         floats([p.solref for p in pairs], (-1, 2)), floats([p.solreffriction for p in pairs], (-1, 2)),
-        floats([p.solimp for p in pairs], (-1, 5)), floats([p.margin for p in pairs]), float(sap_beta))
+        floats([p.solimp for p in pairs], (-1, 5)), floats([p.margin for p in pairs]), float(sap_beta), int(approx),
+        ints([int(i) for i in geom_ids]) if len(geom_ids) else np.zeros(ng, np.int64), float(stiction_tolerance))
 
 
 @njit(cache=True)

@@ -55,6 +55,8 @@ DATA = declare(DataType, Data, [
     ("solver_converged", BOOL), ("solver_iterations", INT), ("solver_residual", FLOAT),
     # integration (derivative.py, integrate.py): velocity derivative of the smooth forces (implicit schemes)
     ("qDeriv", F2),
+    # Drake's discrete contact (drake_contact.py): contact-frame velocities [vn, vt1, vt2] at v⁺
+    ("con_vel", F2),
 ])
 
 
@@ -83,6 +85,7 @@ def new_data():
     d.qacc_warmstart, d.warm_valid = z1, False
     d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
     d.qDeriv = z2
+    d.con_vel = z2
     return d
 
 
@@ -93,6 +96,13 @@ def contact_arrays(d):
     velocity Jacobians' translational rows (ncon, 3, nv))."""
     return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force,
             np.ascontiguousarray(d.con_J[:, :3, :]))
+
+
+@njit(cache=True)
+def drake_contact_arrays(d):
+    """Drake contacts' per-pair parameters d.con_drake (drake_contact.DK_* columns) and contact-frame velocities at
+    v⁺ d.con_vel [vn, vt1, vt2]."""
+    return d.con_drake, d.con_vel
 
 
 @njit(cache=True)

@@ -54,7 +54,7 @@ class GeometryContactData:
                            "friction": np.array(mj.friction), "margin": mj.margin, "gap": mj.gap}
         fr = props.GetPropertyOrDefault("material", "coulomb_friction", None) if props is not None else None
         if fr is None:
-            fr = CoulombFriction(0.0, 0.0)
+            fr = defaults.get("friction") or CoulombFriction(0.0, 0.0)
         if not isinstance(fr, CoulombFriction):
             raise ValueError(f"geometry '{self.name}': ('material', 'coulomb_friction') must be a CoulombFriction")
         self.mu_static, self.mu_dynamic = float(fr.static_friction()), float(fr.dynamic_friction())
@@ -62,7 +62,7 @@ class GeometryContactData:
             else (lambda key, default: default)
         self.stiffness = float(get("point_contact_stiffness", defaults["stiffness"]))
         self.dissipation = float(get("hunt_crossley_dissipation", defaults["dissipation"]))
-        self.relaxation_time = float(get("relaxation_time", DEFAULT_RELAXATION_TIME))
+        self.relaxation_time = float(get("relaxation_time", defaults.get("relaxation_time", DEFAULT_RELAXATION_TIME)))
         for key, ok in (("point_contact_stiffness", self.stiffness > 0),
                         ("hunt_crossley_dissipation", self.dissipation >= 0),
                         ("relaxation_time", self.relaxation_time >= 0),
@@ -122,6 +122,16 @@ class ContactGeometryTable:
             masses = [float(b.default_mass()) for b in plant._bodies[1:]] if len(plant._bodies) > 1 else [1.0]
             mmax = max([m for m in masses if np.isfinite(m) and m > 0], default=1.0)
             self._defaults = DefaultPointContactParameters(plant.get_penetration_allowance(), mmax)
+            sg = plant._scene_graph
+            if sg is not None:  # SceneGraph's default proximity properties fill what a geometry does not set
+                from ...geometry import CoulombFriction
+                c = sg.get_config().default_proximity_properties
+                for key, value in (("stiffness", c.point_stiffness), ("dissipation", c.hunt_crossley_dissipation),
+                                   ("relaxation_time", c.relaxation_time)):
+                    if value is not None:
+                        self._defaults[key] = float(value)
+                if c.static_friction is not None and c.dynamic_friction is not None:
+                    self._defaults["friction"] = CoulombFriction(c.static_friction, c.dynamic_friction)
         return self._defaults
 
     def ValidateAll(self, inspector) -> list:

@@ -18,7 +18,9 @@ from ..pipeline.collision import CompileGeometry, EmptyGeomModel
 from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTION, SAP_BAD_RELAXATION,
                                    SAP_BAD_STIFFNESS)
 from ..pipeline.contact import CompileContact
-from ..pipeline.data import StepResults, contact_arrays, error_info, new_data
+from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, DK_DEPTH,
+                                      DK_WA)
+from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, new_data
 from ..pipeline.fluid import CompileFluid
 from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT,
                                 STEP_BAD_SAP, STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED,
@@ -31,6 +33,7 @@ from ..pipeline.solver import CompileOptions
 from ._model_check import ThrowZeroQuaternion
 
 _F64 = np.dtype(np.float64)
+_APPROXIMATIONS = {"kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR, "kLagged": APPROX_LAGGED}
 _STEP_ENTRY: list = []  # the process's compiled entry of pipeline.forward.step (see kernels/entry_points.py)
 
 
@@ -179,8 +182,10 @@ class _PipelineStepMixin:
         tree, passive, act, rows, fluid, integ = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
+        approx = self._PipelineApproximation()
+        beta, vs = self.get_sap_near_rigid_threshold(), self.stiction_tolerance()
         if scene is None:
-            geom, contact = EmptyGeomModel(), CompileContact([], [], self.get_sap_near_rigid_threshold())
+            geom, contact = EmptyGeomModel(), CompileContact([], [], beta, approx, (), vs)
         else:
             if scene.model.sdf:
                 cache.features = ["SignedDistanceField (MJCF type='sdf') geometries"]
@@ -195,11 +200,18 @@ class _PipelineStepMixin:
                 a, b = geom_rows[i], geom_rows[j]
                 pairs.append(a.pairs.get(b.gid) or b.pairs.get(a.gid))
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
-            contact = CompileContact(geom_rows, pairs, self.get_sap_near_rigid_threshold())
+            contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs)
         model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
                                                                 EulerIntegrator(self))
         return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
+
+    def _PipelineApproximation(self) -> int:
+        """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model
+        without MuJoCo parameters, else MuJoCo's soft constraints (kTamsi still takes them, with SAP rows)."""
+        if getattr(self, "_has_mujoco_parameters", False):
+            return APPROX_MUJOCO
+        return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
 
     # ---- one step ---------------------------------------------------------------------------------------------
     def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
@@ -328,6 +340,8 @@ class _PipelineStepMixin:
             return out
         from ...geometry import PenetrationAsPointPair
         ids = self._pipeline.compiled.geom_ids
+        if self._PipelineApproximation() != APPROX_MUJOCO:
+            return self._DrakeContactInfos(d, ids, body, geom, pos, frame, force)
         v = self.GetVelocities(context)
         vrel = J @ v  # (ncon, 3) [separation speed, slip components] in the contact frame
         for c in range(dist.shape[0]):
@@ -338,6 +352,24 @@ class _PipelineStepMixin:
             out.append(PointPairContactInfo(self._bodies[int(body[c, 0])].index(), self._bodies[int(body[c, 1])].index(),
                                             f_W, pos[c].copy(), float(vrel[c, 0]), float(np.hypot(vrel[c, 1], vrel[c, 2])),
                                             pair))
+        return out
+
+    def _DrakeContactInfos(self, d, ids, body, geom, pos, frame, force) -> list:
+        """PointPairContactInfo of Drake's point contacts (DiscreteUpdateManager's results): A is the geometry of
+        smaller id, the force is the one on B at p_WC, the speeds are those at the next step's velocities."""
+        from ...geometry import PenetrationAsPointPair
+        par, vel = drake_contact_arrays(d)
+        out = []
+        for c in range(pos.shape[0]):
+            n_AB = frame[c, 0]
+            depth, wA = float(par[c, DK_DEPTH]), float(par[c, DK_WA])
+            p_WCa = pos[c] + (1.0 - wA) * depth * n_AB
+            p_WCb = pos[c] - wA * depth * n_AB
+            pair = PenetrationAsPointPair(ids[int(geom[c, 0])], ids[int(geom[c, 1])], p_WCa, p_WCb, -n_AB.copy(),
+                                          depth)
+            out.append(PointPairContactInfo(self._bodies[int(body[c, 0])].index(), self._bodies[int(body[c, 1])].index(),
+                                            frame[c].T @ force[c, :3], pos[c].copy(), float(vel[c, 0]),
+                                            float(np.hypot(vel[c, 1], vel[c, 2])), pair))
         return out
 
 

@@ -1,0 +1,94 @@
+"""Drake point-contact benchmark: mallard vs pydrake on the same scripts, in one process.
+
+Scenes (1 ms discrete plants with pydrake's defaults unless said): a 2 kg box dropped on a half space for each
+discrete approximation (kLagged, the default; kSap; kSimilar), and a Hunt–Crossley ball bouncing on a half space.
+Each engine simulates the scene from a fresh context (after one warm-up run, so mallard's numba cache loading and
+Finalize are not counted); the wall time of Simulator.AdvanceTo is the median over alternating rounds. Prints
+per-scene times, the final heights (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
+be shared: the numbers are noisy.
+
+Run: python benchmarks/drake_contact.py [--rounds 3] [--seconds 1.5]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+
+def box_scene(lib, approx: str):
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    plant.set_discrete_contact_approximation(getattr(lib.DiscreteContactApproximation, approx))
+    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.Finalize()
+    diagram = builder.Build()
+
+    def init(ctx):
+        plant.SetFreeBodyPose(ctx, box, lib.RigidTransform([0.0, 0.0, 0.3]))
+        plant.SetFreeBodySpatialVelocity(ctx, box, lib.SpatialVelocity([0.0, 0.0, 0.0], [0.3, 0.0, 0.0]))
+    return diagram, plant, init
+
+
+def ball_scene(lib, approx: str = "kLagged"):
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    ball = plant.AddRigidBody("ball", lib.SpatialInertia.SolidSphereWithMass(1.0, 0.05))
+    for body, shape, name in ((ball, lib.Sphere(0.05), "ball"), (plant.world_body(), lib.HalfSpace(), "ground")):
+        props = lib.ProximityProperties()
+        lib.AddContactMaterial(0.5, 1e5, lib.CoulombFriction(0.3, 0.3), props)
+        plant.RegisterCollisionGeometry(body, lib.RigidTransform(), shape, name, props)
+    plant.Finalize()
+    diagram = builder.Build()
+
+    def init(ctx):
+        plant.SetFreeBodyPose(ctx, ball, lib.RigidTransform([0.0, 0.0, 0.5]))
+    return diagram, plant, init
+
+
+SCENES = {"box kLagged": (box_scene, "kLagged"), "box kSap": (box_scene, "kSap"),
+          "box kSimilar": (box_scene, "kSimilar"), "ball kLagged": (ball_scene, "kLagged")}
+
+
+def run(lib, scene, approx, seconds):
+    diagram, plant, init = scene(lib, approx)
+    root = diagram.CreateDefaultContext()
+    ctx = plant.GetMyMutableContextFromRoot(root)
+    init(ctx)
+    sim = lib.Simulator(diagram, root)
+    t0 = time.perf_counter()
+    sim.AdvanceTo(seconds)
+    return time.perf_counter() - t0, float(plant.GetPositions(ctx)[6])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=1.5)
+    args = ap.parse_args()
+    import mallard.all as ma
+    import pydrake.all as pd
+    print(f"{'scene':<14} {'pydrake [s]':>12} {'mallard [s]':>12} {'z pydrake':>10} {'z mallard':>10} {'ratio':>7}")
+    for name, (scene, approx) in SCENES.items():
+        run(ma, scene, approx, 0.01)  # warm-up (numba cache loading)
+        td, tm = [], []
+        for _ in range(args.rounds):
+            t, zd = run(pd, scene, approx, args.seconds)
+            td.append(t)
+            t, zm = run(ma, scene, approx, args.seconds)
+            tm.append(t)
+        d, m = float(np.median(td)), float(np.median(tm))
+        print(f"{name:<14} {d:12.4f} {m:12.4f} {zd:10.6f} {zm:10.6f} {d / m:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Drake's discrete point contact on the compiled step (pipeline/drake_contact.py, contact/sap_solver.py) against
+pydrake 1.51 on the same scripts: pydrake's defaults (SceneGraph's default proximity properties, kLagged), each
+SAP-family approximation, a Hunt–Crossley bouncing ball, a joint limit, ContactResults' body order, signs and
+fields, and the continuous plant's compliant contact.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracles import require_pydrake
+
+import mallard.all as ma
+from mallard.multibody.contact.sap_solver import SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR, SapSolve
+from mallard.multibody.plant._pipeline_step import UncompiledFeatures
+
+APPROX = ("kLagged", "kSap", "kSimilar")
+
+
+def _box_drop(lib, approx, h=0.001, t=1.5, yaw=0.0):
+    """A 2 kg, 0.2 m box dropped from 0.3 m onto a half space with pydrake's defaults (friction 0.5)."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
+    if h > 0:
+        plant.set_discrete_contact_approximation(getattr(lib.DiscreteContactApproximation, approx))
+    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.Finalize()
+    diagram = builder.Build()
+    root = diagram.CreateDefaultContext()
+    ctx = plant.GetMyMutableContextFromRoot(root)
+    plant.SetFreeBodyPose(ctx, box, lib.RigidTransform(lib.RollPitchYaw(0.0, 0.0, yaw), [0.0, 0.0, 0.3]))
+    sim = lib.Simulator(diagram, root)
+    sim.AdvanceTo(t)
+    return plant, ctx
+
+
+def _infos(plant, ctx):
+    cr = plant.get_contact_results_output_port().Eval(ctx)
+    return [cr.point_pair_contact_info(i) for i in range(cr.num_point_pair_contacts())]
+
+
+@pytest.mark.parametrize("approx", APPROX)
+def test_box_drop_matches_pydrake(approx):
+    pd = require_pydrake()
+    import pydrake.all as pda
+    del pd
+    dplant, dctx = _box_drop(pda, approx)
+    mplant, mctx = _box_drop(ma, approx)
+    assert UncompiledFeatures(mplant) == []
+    qd, qm = dplant.GetPositions(dctx), mplant.GetPositions(mctx)
+    np.testing.assert_allclose(qm, qd, atol=1e-4)
+    assert abs(qm[6] - qd[6]) < 1e-5  # the rest height (penetration ~5e-5 m)
+    cd, cm = _infos(dplant, dctx), _infos(mplant, mctx)
+    assert len(cd) == len(cm) == 1
+    fd, fm = cd[0], cm[0]
+    assert (int(fm.bodyA_index()), int(fm.bodyB_index())) == (int(fd.bodyA_index()), int(fd.bodyB_index()))
+    np.testing.assert_allclose(fm.contact_force(), fd.contact_force(), rtol=1e-2, atol=1e-3)
+    assert fm.contact_force()[2] == pytest.approx(-2.0 * 9.81, rel=1e-3)  # the force on B (the ground)
+    np.testing.assert_allclose(fm.contact_point(), fd.contact_point(), atol=1e-5)
+    pm, pp = fm.point_pair(), fd.point_pair()
+    np.testing.assert_allclose(pm.nhat_BA_W, pp.nhat_BA_W, atol=1e-9)
+    np.testing.assert_allclose(pm.p_WCa, pp.p_WCa, atol=1e-5)
+    np.testing.assert_allclose(pm.p_WCb, pp.p_WCb, atol=1e-5)
+    assert pm.depth == pytest.approx(pp.depth, rel=2e-2)
+    assert fm.slip_speed() == pytest.approx(fd.slip_speed(), abs=1e-5)
+    assert fm.separation_speed() == pytest.approx(fd.separation_speed(), abs=1e-5)
+
+
+def _ball(lib, dissipation, h=0.001, t=1.6, z0=0.5):
+    """A 1 kg ball (r = 0.05 m) with Hunt–Crossley dissipation thrown onto a half space (it bounces, slides and
+    rolls); returns its positions at every 2 ms."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
+    ball = plant.AddRigidBody("ball", lib.SpatialInertia.SolidSphereWithMass(1.0, 0.05))
+    for body, shape, name in ((ball, lib.Sphere(0.05), "ball"), (plant.world_body(), lib.HalfSpace(), "ground")):
+        props = lib.ProximityProperties()
+        lib.AddContactMaterial(dissipation, 1e5, lib.CoulombFriction(0.3, 0.3), props)
+        plant.RegisterCollisionGeometry(body, lib.RigidTransform(), shape, name, props)
+    plant.Finalize()
+    diagram = builder.Build()
+    root = diagram.CreateDefaultContext()
+    ctx = plant.GetMyMutableContextFromRoot(root)
+    plant.SetFreeBodyPose(ctx, ball, lib.RigidTransform([0.0, 0.0, z0]))
+    plant.SetFreeBodySpatialVelocity(ctx, ball, lib.SpatialVelocity([0.0, 0.0, 0.0], [0.5, 0.0, 0.0]))
+    sim = lib.Simulator(diagram, root)
+    qs = []
+    for k in range(int(round(t / 0.002))):
+        sim.AdvanceTo((k + 1) * 0.002)
+        qs.append(plant.GetPositions(ctx).copy())
+    return np.array(qs)
+
+
+def _apexes(z):
+    """Heights of the local maxima after the first impact."""
+    k = np.flatnonzero((z[1:-1] > z[:-2]) & (z[1:-1] >= z[2:])) + 1
+    return z[k]
+
+
+def test_hunt_crossley_ball_bounces_as_pydrake():
+    require_pydrake()
+    import pydrake.all as pda
+    qd, qm = _ball(pda, 0.05), _ball(ma, 0.05)
+    ad, am = _apexes(qd[:, 6]), _apexes(qm[:, 6])
+    assert len(ad) >= 2 and len(am) >= 2
+    assert ad[0] > 0.2  # it bounces
+    np.testing.assert_allclose(am[:2] - 0.05, ad[:2] - 0.05, rtol=2e-2)
+    np.testing.assert_allclose(qm, qd, atol=1e-4)  # the whole motion: bounces, sliding friction, rolling
+
+
+def _limited_arm(lib, h=0.001, t=1.0):
+    """A 1 kg rod on a revolute joint limited to [-0.4, 0.4] rad falling onto its limit, next to a box on the
+    ground (contact and a limit in one problem)."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
+    rod = plant.AddRigidBody("rod", lib.SpatialInertia.SolidBoxWithMass(1.0, 0.05, 0.05, 0.5))
+    joint = plant.AddJoint(lib.RevoluteJoint("hinge", plant.world_frame(), rod.body_frame(), [0.0, 1.0, 0.0]))
+    joint.set_position_limits([-0.4], [0.4])
+    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(1.0, 0.1, 0.1, 0.1))
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.1, 0.1, 0.1), "box",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform([0, 0, -1.0]), lib.HalfSpace(), "ground",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.Finalize()
+    diagram = builder.Build()
+    root = diagram.CreateDefaultContext()
+    ctx = plant.GetMyMutableContextFromRoot(root)
+    joint.set_angle(ctx, 0.0)
+    joint.set_angular_rate(ctx, 2.0)
+    plant.SetFreeBodyPose(ctx, box, lib.RigidTransform([1.0, 0.0, -0.9]))
+    sim = lib.Simulator(diagram, root)
+    out = []
+    for k in range(int(round(t / 0.01))):
+        sim.AdvanceTo((k + 1) * 0.01)
+        out.append(plant.GetPositions(ctx).copy())
+    return np.array(out)
+
+
+def test_joint_limit_matches_pydrake():
+    require_pydrake()
+    import pydrake.all as pda
+    qd, qm = _limited_arm(pda), _limited_arm(ma)
+    assert qd[:, 0].max() > 0.39  # the limit was hit
+    np.testing.assert_allclose(qm, qd, atol=1e-4)
+
+
+def test_continuous_box_drop_matches_pydrake():
+    require_pydrake()
+    import pydrake.all as pda
+    dplant, dctx = _box_drop(pda, None, h=0.0, t=0.6)
+    mplant, mctx = _box_drop(ma, None, h=0.0, t=0.6)
+    np.testing.assert_allclose(mplant.GetPositions(mctx), dplant.GetPositions(dctx), atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", [SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR])
+def test_sap_solver_degenerate_delassus(kind):
+    """A contact whose Jacobian vanishes (w = 0) and a zero-friction contact never make the solver fail."""
+    A = np.array([[2.0, 0.0], [0.0, 1.0]])
+    h = 1e-3
+    v_star = np.array([-9.81 * h, 0.0])
+    J = np.zeros((6, 2))
+    J[0, 0] = 1.0  # contact 0 acts on dof 0; contact 1 has a zero Jacobian
+    par = np.zeros((2, 8))
+    for c in range(2):
+        if kind == SAP_CONE:
+            par[c, :4] = [0.0 if c else 0.5, 1e-3, 1e-12, 1e-3 / (h + 0.1)]
+        else:
+            par[c, :7] = [0.0 if c else 0.5, 1e5, 10.0, 1e5 * 1e-4, h, h * 10.0, 1e-4]
+    v, gamma, converged, it, residual = SapSolve(A, v_star, np.zeros(2), J, np.array([kind, kind]),
+                                                 np.array([0, 3]), par)
+    assert converged and np.all(np.isfinite(v)) and np.all(np.isfinite(gamma))
+    assert gamma[0] > 0.0  # the first contact pushes

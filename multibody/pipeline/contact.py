@@ -47,15 +47,16 @@ CONTACT_MODEL = declare(ContactModelType, ContactModel, [
     ("approx", INT),              # APPROX_*: -1 MuJoCo's soft constraints (+ SAP rows), else Drake's approximation
     ("geom_id", I1),              # GeometryId value per geometry (Drake orders a pair's geometries by it)
     ("stiction_tolerance", FLOAT),  # the plant's stiction tolerance v_s [m/s]
+    ("lim_penalty", F2),          # (nlim, 2) kTamsi's joint-limit penalty stiffness and damping, by RowModel limit
 ])
 
 
 @njit(cache=True)
 def new_contact_model(geom_mujoco, geom_bad, geom_priority, geom_condim, geom_solmix, geom_solref, geom_solimp,
                       geom_friction, geom_drake, pair_condim, pair_friction, pair_solref, pair_solreffriction,
-                      pair_solimp, pair_margin, sap_beta, approx, geom_id, stiction_tolerance):
+                      pair_solimp, pair_margin, sap_beta, approx, geom_id, stiction_tolerance, lim_penalty):
     c = structref.new(CONTACT_MODEL)
-    c.approx, c.geom_id, c.stiction_tolerance = approx, geom_id, stiction_tolerance
+    c.approx, c.geom_id, c.stiction_tolerance, c.lim_penalty = approx, geom_id, stiction_tolerance, lim_penalty
     c.geom_mujoco, c.geom_bad, c.geom_priority, c.geom_condim, c.geom_solmix = (geom_mujoco, geom_bad, geom_priority,
                                                                                 geom_condim, geom_solmix)
     c.geom_solref, c.geom_solimp, c.geom_friction, c.geom_drake = geom_solref, geom_solimp, geom_friction, geom_drake
@@ -66,11 +67,11 @@ def new_contact_model(geom_mujoco, geom_bad, geom_priority, geom_condim, geom_so
 
 
 def CompileContact(rows: list, pairs: list, sap_beta: float, approx: int = -1, geom_ids=(),
-                   stiction_tolerance: float = 1e-4) -> ContactModel:
+                   stiction_tolerance: float = 1e-4, lim_penalty=None) -> ContactModel:
     """The ContactModel of proximity geometries `rows` (plant/_contact_geometry.py GeometryContactData, validated)
     and explicit `pairs` (geometry/mujoco_pairs.py MujocoExplicitPair, in the GeomModel's pair order); `approx`
     (drake_contact.APPROX_*) selects Drake's discrete contact for a model without MuJoCo parameters, `geom_ids`
-    are the geometries' GeometryId values."""
+    are the geometries' GeometryId values, `lim_penalty` kTamsi's joint-limit penalties (nlim, 2)."""
     ng = len(rows)
     mj = [r.mujoco or {} for r in rows]
     bad = []
@@ -92,7 +93,8 @@ def CompileContact(rows: list, pairs: list, sap_beta: float, approx: int = -1, g
         ints([p.condim for p in pairs]), floats([np.maximum(p.friction, MINMU) for p in pairs], (-1, 5)),
         floats([p.solref for p in pairs], (-1, 2)), floats([p.solreffriction for p in pairs], (-1, 2)),
         floats([p.solimp for p in pairs], (-1, 5)), floats([p.margin for p in pairs]), float(sap_beta), int(approx),
-        ints([int(i) for i in geom_ids]) if len(geom_ids) else np.zeros(ng, np.int64), float(stiction_tolerance))
+        ints([int(i) for i in geom_ids]) if len(geom_ids) else np.zeros(ng, np.int64), float(stiction_tolerance),
+        floats(lim_penalty if lim_penalty is not None else np.zeros((0, 2)), (-1, 2)))
 
 
 @njit(cache=True)

@@ -11,6 +11,9 @@ ComputePointPairPenetration reports it, then the step's velocities from Drake's 
 * constraints: kSap SapFrictionConeConstraint (w from J·diag(A)⁻¹·Jᵀ), kSimilar / kLagged
   SapHuntCrossleyConstraint, single-dof joint limits as SapLimitConstraint (k = 1e12, τ = h, β = 0.1) inside
   SapDriver's window; solved by contact/sap_solver.py.
+* kTamsi (TamsiDriver): Hunt–Crossley normal forces and regularized friction solved by contact/tamsi_solver.py
+  with the mass matrix M (joint damping explicit) and joint limits as explicit penalty forces (MultibodyPlant's
+  critically damped estimate with period 20π·h, m.contact.lim_penalty).
 """
 from __future__ import annotations
 
@@ -21,9 +24,11 @@ from ...geometry.collision.narrowphase import BOX, CAPSULE, CYLINDER, PLANE
 from ...geometry.collision.point_pair import HalfSpaceDeepestPoint
 from ..contact.sap_solver import (SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR, SAP_LIMIT, SAP_LIMIT_BETA,
                                   SAP_LIMIT_STIFFNESS, SAP_LIMIT_WINDOW, SAP_SIGMA, SapSolve)
+from ..contact.tamsi_solver import TamsiSolve
 from ..kernels.contact_kernels import ContactJacobians
+from ..kernels.pipeline import inverse_dynamics_from_inertias
 
-APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_LAGGED = -1, 1, 2, 3
+APPROX_MUJOCO, APPROX_TAMSI, APPROX_SAP, APPROX_SIMILAR, APPROX_LAGGED = -1, 0, 1, 2, 3
 #: Columns of d.con_drake for Drake contacts.
 DK_K, DK_D, DK_TAU, DK_MU, DK_FE0, DK_VN0, DK_WA, DK_DEPTH = range(8)
 DRAKE_SOLVE_OK, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_NOT_FINITE = 0, 1, 2
@@ -237,6 +242,8 @@ def drake_solve(m, d):
     nc = d.ncon
     v0 = d.v
     v_star = v0 + h * d.qacc_smooth
+    if m.contact.approx == APPROX_TAMSI:
+        return _tamsi_solve(m, d)
     J, kind, start, par = _problem(m, d, v_star)
     if J.shape[0] == 0:
         v, gamma, converged, it, residual = v_star.copy(), np.zeros(0), True, 0, 0.0
@@ -261,4 +268,63 @@ def drake_solve(m, d):
     d.efc_J, d.efc_force = J, gamma / h
     d.qacc_warmstart, d.warm_valid = v, False
     d.solver_converged, d.solver_iterations, d.solver_residual = converged, it, residual
+    return DRAKE_SOLVE_OK if converged else DRAKE_SOLVE_NOT_CONVERGED
+
+
+@njit(cache=True)
+def _tamsi_solve(m, d):
+    """drake_solve for kTamsi (TamsiDriver::CalcContactSolverResults)."""
+    t, rows = m.tree, m.rows
+    nv, h = t.nv, t.h
+    nc = d.ncon
+    v0, q = d.v, d.q
+    M = d.M.copy()
+    tau = d.tau.copy()
+    if t.has_damping:
+        for i in range(nv):
+            M[i, i] -= h * t.damping[i]
+            tau[i] -= t.damping[i] * v0[i]
+    pen = m.contact.lim_penalty
+    for k in range(min(rows.lim_q.shape[0], pen.shape[0])):  # MultibodyPlant::AddJointLimitsPenaltyForces
+        dof = rows.lim_dof[k]
+        x, w = q[rows.lim_q[k]], v0[dof]
+        f = 0.0
+        if x > rows.lim_hi[k]:
+            f = min(-pen[k, 0] * (x - rows.lim_hi[k]) - pen[k, 1] * w, 0.0)
+        elif x < rows.lim_lo[k]:
+            f = max(-pen[k, 0] * (x - rows.lim_lo[k]) - pen[k, 1] * w, 0.0)
+        tau[dof] += f
+    minus_tau = inverse_dynamics_from_inertias(t.order, t.ji, t.refl, d.S, d.Iw, d.p_WB, d.V, d.c, np.zeros(nv), d.F,
+                                               tau)
+    Jn = np.empty((nc, nv))
+    Jt = np.empty((2 * nc, nv))
+    fn0 = np.empty(nc)
+    k = np.empty(nc)
+    dd = np.empty(nc)
+    mu = np.empty(nc)
+    for c in range(nc):
+        for p in range(nv):
+            Jn[c, p] = d.con_J[c, 0, p]
+            Jt[2 * c, p] = d.con_J[c, 1, p]
+            Jt[2 * c + 1, p] = d.con_J[c, 2, p]
+        pc = d.con_drake[c]
+        fn0[c], k[c], dd[c], mu[c] = pc[DK_FE0], pc[DK_K], pc[DK_D], pc[DK_MU]
+    converged, v, fn, ft, vn, vt, substeps = TamsiSolve(M, minus_tau, v0, Jn, Jt, fn0, k, dd, mu, h,
+                                                        m.contact.stiction_tolerance)
+    for i in range(nv):
+        if not np.isfinite(v[i]):
+            return DRAKE_SOLVE_NOT_FINITE
+    d.qacc = (v - v0) / h
+    force = np.zeros((nc, 6))
+    vel = np.zeros((nc, 3))
+    tc = np.zeros(nv)
+    for c in range(nc):
+        force[c, 0], force[c, 1], force[c, 2] = fn[c], ft[c, 0], ft[c, 1]
+        vel[c, 0], vel[c, 1], vel[c, 2] = vn[c], vt[c, 0], vt[c, 1]
+        for p in range(nv):
+            tc[p] += Jn[c, p] * fn[c] + Jt[2 * c, p] * ft[c, 0] + Jt[2 * c + 1, p] * ft[c, 1]
+    d.con_force, d.con_vel, d.tau_contact = force, vel, tc
+    d.efc_J, d.efc_force = np.zeros((0, nv)), np.zeros(0)
+    d.qacc_warmstart, d.warm_valid = v, False
+    d.solver_converged, d.solver_iterations, d.solver_residual = converged, substeps, 0.0
     return DRAKE_SOLVE_OK if converged else DRAKE_SOLVE_NOT_CONVERGED

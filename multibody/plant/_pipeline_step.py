@@ -18,8 +18,8 @@ from ..pipeline.collision import CompileGeometry, EmptyGeomModel
 from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTION, SAP_BAD_RELAXATION,
                                    SAP_BAD_STIFFNESS)
 from ..pipeline.contact import CompileContact
-from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, DK_DEPTH,
-                                      DK_WA)
+from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_TAMSI,
+                                      DK_DEPTH, DK_WA)
 from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, new_data
 from ..pipeline.fluid import CompileFluid
 from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT,
@@ -33,7 +33,51 @@ from ..pipeline.solver import CompileOptions
 from ._model_check import ThrowZeroQuaternion
 
 _F64 = np.dtype(np.float64)
-_APPROXIMATIONS = {"kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR, "kLagged": APPROX_LAGGED}
+_APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR,
+                   "kLagged": APPROX_LAGGED}
+
+
+def _TamsiLimitPenalties(plant) -> np.ndarray:
+    """(stiffness, damping) of the explicit joint-limit penalty forces a kTamsi plant applies, per limited single-dof
+    joint in the ConstraintRowModel's order (MultibodyPlant::SetUpJointLimitsParameters: a critically damped
+    oscillator of period 20π·h on the less stiff of the parent's and child's mass or inertia about the axis; 0 for
+    joints other than revolute and prismatic)."""
+    period = 20.0 * np.pi * plant.time_step()
+    omega2 = (2.0 * np.pi / period) ** 2 if period > 0 else 0.0
+
+    def inertia(body, frame, axis):
+        if body.index() == plant.world_body().index():
+            return np.inf
+        M = body.default_spatial_inertia()
+        if axis is None:
+            return float(M.get_mass())
+        m, c = float(M.get_mass()), np.asarray(M.get_com(), float)
+        I_Bo = np.asarray(M.CalcRotationalInertia().CopyToFullMatrix3(), float)
+        X = frame.GetFixedPoseInBodyFrame()
+        r = c - np.asarray(X.translation(), float)
+        I_J = I_Bo - m * (c @ c * np.eye(3) - np.outer(c, c)) + m * (r @ r * np.eye(3) - np.outer(r, r))
+        a = np.asarray(X.rotation().matrix(), float) @ np.asarray(axis, float)
+        return float(a @ I_J @ a)
+
+    out = []
+    for j in plant._joints:
+        if j.num_positions() != 1 or j.num_velocities() != 1:
+            continue
+        if not (np.isfinite(j.position_lower_limits()[0]) or np.isfinite(j.position_upper_limits()[0])):
+            continue
+        name = type(j).__name__
+        if name not in ("RevoluteJoint", "PrismaticJoint"):
+            out.append((0.0, 0.0))
+            continue
+        axis = j.revolute_axis() if name == "RevoluteJoint" else None
+        best = None
+        for body, frame in ((j.parent_body(), j.frame_on_parent()), (j.child_body(), j.frame_on_child())):
+            k = inertia(body, frame, axis) * omega2
+            pair = (k, 2.0 * np.sqrt(inertia(body, frame, axis) * k) if np.isfinite(k) else np.inf)
+            if best is None or pair[0] < best[0]:
+                best = pair
+        out.append(best)
+    return np.array(out, float).reshape(-1, 2)
 _STEP_ENTRY: list = []  # the process's compiled entry of pipeline.forward.step (see kernels/entry_points.py)
 
 
@@ -185,7 +229,7 @@ class _PipelineStepMixin:
         approx = self._PipelineApproximation()
         beta, vs = self.get_sap_near_rigid_threshold(), self.stiction_tolerance()
         if scene is None:
-            geom, contact = EmptyGeomModel(), CompileContact([], [], beta, approx, (), vs)
+            geom, contact = EmptyGeomModel(), CompileContact([], [], beta, approx, (), vs, _TamsiLimitPenalties(self))
         else:
             if scene.model.sdf:
                 cache.features = ["SignedDistanceField (MJCF type='sdf') geometries"]
@@ -200,7 +244,8 @@ class _PipelineStepMixin:
                 a, b = geom_rows[i], geom_rows[j]
                 pairs.append(a.pairs.get(b.gid) or b.pairs.get(a.gid))
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
-            contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs)
+            contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
+                                     _TamsiLimitPenalties(self))
         model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
                                                                 EulerIntegrator(self))
@@ -208,7 +253,7 @@ class _PipelineStepMixin:
 
     def _PipelineApproximation(self) -> int:
         """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model
-        without MuJoCo parameters, else MuJoCo's soft constraints (kTamsi still takes them, with SAP rows)."""
+        without MuJoCo parameters, else MuJoCo's soft constraints."""
         if getattr(self, "_has_mujoco_parameters", False):
             return APPROX_MUJOCO
         return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)

@@ -13,7 +13,7 @@ import mallard.all as ma
 from mallard.multibody.contact.sap_solver import SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR, SapSolve
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 
-APPROX = ("kLagged", "kSap", "kSimilar")
+APPROX = ("kLagged", "kSap", "kSimilar", "kTamsi")
 
 
 def _box_drop(lib, approx, h=0.001, t=1.5, yaw=0.0):
@@ -110,11 +110,12 @@ def test_hunt_crossley_ball_bounces_as_pydrake():
     np.testing.assert_allclose(qm, qd, atol=1e-4)  # the whole motion: bounces, sliding friction, rolling
 
 
-def _limited_arm(lib, h=0.001, t=1.0):
+def _limited_arm(lib, approx, h=0.001, t=1.0):
     """A 1 kg rod on a revolute joint limited to [-0.4, 0.4] rad falling onto its limit, next to a box on the
     ground (contact and a limit in one problem)."""
     builder = lib.DiagramBuilder()
     plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
+    plant.set_discrete_contact_approximation(getattr(lib.DiscreteContactApproximation, approx))
     rod = plant.AddRigidBody("rod", lib.SpatialInertia.SolidBoxWithMass(1.0, 0.05, 0.05, 0.5))
     joint = plant.AddJoint(lib.RevoluteJoint("hinge", plant.world_frame(), rod.body_frame(), [0.0, 1.0, 0.0]))
     joint.set_position_limits([-0.4], [0.4])
@@ -138,10 +139,12 @@ def _limited_arm(lib, h=0.001, t=1.0):
     return np.array(out)
 
 
-def test_joint_limit_matches_pydrake():
+@pytest.mark.parametrize("approx", ["kLagged", "kTamsi"])
+def test_joint_limit_matches_pydrake(approx):
+    """SAP's limit constraint (kLagged) and TAMSI's explicit penalty forces (kTamsi)."""
     require_pydrake()
     import pydrake.all as pda
-    qd, qm = _limited_arm(pda), _limited_arm(ma)
+    qd, qm = _limited_arm(pda, approx), _limited_arm(ma, approx)
     assert qd[:, 0].max() > 0.39  # the limit was hit
     np.testing.assert_allclose(qm, qd, atol=1e-4)
 

@@ -8,6 +8,8 @@ path of _discrete_step.py; that path and this list shrink as features move into 
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..contact import PointPairContactInfo
@@ -243,6 +245,7 @@ class _PipelineStepMixin:
             for i, j in (forced[0].tolist() if forced is not None else []):
                 a, b = geom_rows[i], geom_rows[j]
                 pairs.append(a.pairs.get(b.gid) or b.pairs.get(a.gid))
+            self._WarnHydroelastic(inspector, geom_ids)
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
             contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
                                      _TamsiLimitPenalties(self))
@@ -250,6 +253,23 @@ class _PipelineStepMixin:
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
                                                                 EulerIntegrator(self))
         return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
+
+    def _WarnHydroelastic(self, inspector, geom_ids) -> None:
+        """Warn once that geometries with hydroelastic properties in a hydroelastic contact model get point contact
+        (mallard does not compute hydroelastic contact surfaces yet)."""
+        if getattr(self, "_hydroelastic_warned", False) or self.get_contact_model().name == "kPoint":
+            return
+        names = []
+        for gid in geom_ids:
+            props = inspector.GetProximityProperties(gid)
+            if props is not None and props.HasProperty("hydroelastic", "compliance_type"):
+                names.append(inspector.GetName(gid))
+        if names:
+            self._hydroelastic_warned = True
+            warnings.warn(f"MultibodyPlant '{self.get_name()}': contact model {self.get_contact_model().name} but "
+                          f"mallard does not compute hydroelastic contact yet; geometries {names[:5]}"
+                          f"{' ...' if len(names) > 5 else ''} with hydroelastic properties use point contact "
+                          "(call set_contact_model(ContactModel.kPoint) to silence this)", stacklevel=2)
 
     def _PipelineApproximation(self) -> int:
         """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model

@@ -175,3 +175,30 @@ def test_sap_solver_degenerate_delassus(kind):
                                                  np.array([0, 3]), par)
     assert converged and np.all(np.isfinite(v)) and np.all(np.isfinite(gamma))
     assert gamma[0] > 0.0  # the first contact pushes
+
+
+def test_hydroelastic_properties_warn_that_point_contact_is_used():
+    """mallard has no hydroelastic contact yet: a hydroelastic model says so once instead of silently using point
+    contact (ContactModel.kPoint silences it)."""
+    for model, warns in ((ma.ContactModel.kHydroelasticWithFallback, True), (ma.ContactModel.kPoint, False)):
+        builder = ma.DiagramBuilder()
+        plant, _ = ma.AddMultibodyPlantSceneGraph(builder, 0.001)
+        plant.set_contact_model(model)
+        ball = plant.AddRigidBody("ball", ma.SpatialInertia.SolidSphereWithMass(1.0, 0.05))
+        props = ma.ProximityProperties()
+        ma.AddContactMaterial(friction=ma.CoulombFriction(0.5, 0.5), properties=props)
+        ma.AddCompliantHydroelasticProperties(0.01, 1e6, props)
+        plant.RegisterCollisionGeometry(ball, ma.RigidTransform(), ma.Sphere(0.05), "ball", props)
+        plant.RegisterCollisionGeometry(plant.world_body(), ma.RigidTransform(), ma.HalfSpace(), "ground",
+                                        ma.CoulombFriction(0.5, 0.5))
+        plant.Finalize()
+        diagram = builder.Build()
+        sim = ma.Simulator(diagram)
+        if warns:
+            with pytest.warns(UserWarning, match="does not compute hydroelastic contact"):
+                sim.AdvanceTo(0.01)
+        else:
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                sim.AdvanceTo(0.01)

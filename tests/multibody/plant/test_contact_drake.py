@@ -1,6 +1,6 @@
 """Drake point-contact materials through the plant, against pydrake on identical scenes.
 
-Discrete plant (SAP parameterization on the shared solver): a ball thrown onto the floor, bouncing and
+Discrete plant (kSap, Drake's SAP solver on the compiled step): a ball thrown onto the floor, bouncing and
 rolling, matches pydrake's kSap plant to round-off; a tilted box matches through its first impact
 (later, its rocking on single-point contacts is chaotic and amplifies solver-tolerance differences).
 Continuous plant: the compliant point-contact generalized forces (Hunt–Crossley, Stribeck) equal
@@ -14,7 +14,7 @@ from oracles import require_pydrake
 
 import mallard.geometry as mg
 from mallard.multibody.math import RigidTransform, RollPitchYaw, SpatialVelocity
-from mallard.multibody.plant import AddMultibodyPlantSceneGraph
+from mallard.multibody.plant import AddMultibodyPlantSceneGraph, DiscreteContactApproximation
 from mallard.multibody.tree import SpatialInertia
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder
@@ -67,6 +67,8 @@ def drake_plant(pd, h, kind, X, V):
 def mallard_plant(h, kind, X, V):
     b = DiagramBuilder()
     plant, _ = AddMultibodyPlantSceneGraph(b, h)
+    if h > 0:
+        plant.set_discrete_contact_approximation(DiscreteContactApproximation.kSap)
     body = plant.AddRigidBody("body", _inertia(_Mallard, kind))
     plant.RegisterCollisionGeometry(body, RigidTransform(), _shape(mg, kind), "body", _props(mg))
     plant.RegisterCollisionGeometry(plant.world_body(), RigidTransform(), mg.HalfSpace(), "floor", _props(mg))

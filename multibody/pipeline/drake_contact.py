@@ -31,7 +31,9 @@ from ..kernels.pipeline import inverse_dynamics_from_inertias
 APPROX_MUJOCO, APPROX_TAMSI, APPROX_SAP, APPROX_SIMILAR, APPROX_LAGGED = -1, 0, 1, 2, 3
 #: Columns of d.con_drake for Drake contacts.
 DK_K, DK_D, DK_TAU, DK_MU, DK_FE0, DK_VN0, DK_WA, DK_DEPTH = range(8)
-DRAKE_SOLVE_OK, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_NOT_FINITE = 0, 1, 2
+DRAKE_SOLVE_OK, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_NOT_FINITE, DRAKE_SOLVE_BAD_CONTACT = 0, 1, 2, 3
+DRAKE_BAD_DEPTH = 4  # d.bad_what of DRAKE_SOLVE_BAD_CONTACT: a depth beyond MAX_DEPTH or a non-finite k·depth
+MAX_DEPTH = 1e6  # [m] a deeper penetration means an absurd geometry size or pose (the solve would overflow)
 
 
 @njit(cache=True)
@@ -236,12 +238,16 @@ def _problem(m, d, v_star):
 def drake_solve(m, d):
     """v⁺ of the step by Drake's approximation (m.contact.approx) into d.qacc = (v⁺ − v)/h, with the contact
     forces d.con_force (contact frame, on B: [normal, t1, t2] = γ/h), d.con_vel (contact-frame velocities at v⁺),
-    d.tau_contact and the solver statistics. Returns DRAKE_SOLVE_*."""
+    d.tau_contact and the solver statistics. Returns DRAKE_SOLVE_* (BAD_CONTACT: d.bad_index the contact)."""
     t = m.tree
     nv, h = t.nv, t.h
     nc = d.ncon
     v0 = d.v
     v_star = v0 + h * d.qacc_smooth
+    for c in range(nc):  # an absurd geometry (a depth of 1e300 m) is named, not left to the solver
+        if not (d.con_drake[c, DK_DEPTH] < MAX_DEPTH and np.isfinite(d.con_drake[c, DK_FE0])):
+            d.bad_index, d.bad_what = c, DRAKE_BAD_DEPTH
+            return DRAKE_SOLVE_BAD_CONTACT
     if m.contact.approx == APPROX_TAMSI:
         return _tamsi_solve(m, d)
     J, kind, start, par = _problem(m, d, v_star)

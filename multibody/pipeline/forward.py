@@ -20,9 +20,10 @@ from .actuation import ACTUATION_NAN_CTRL, ACTUATION_NAN_U, actuation
 from .collision import collision
 from .constraint import ROWS_BAD_LIMIT, ROWS_OK, assemble
 from .contact import CONTACTS_BAD_MUJOCO_GEOMETRY, CONTACTS_OK, no_contacts, select_contacts
+from .drake_contact import (APPROX_MUJOCO, DRAKE_SOLVE_BAD_CONTACT, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_OK,
+                            drake_contacts, drake_solve)
 from .integrate import (EULER, RK4, euler, forward_qacc, implicit, rk4_finish, rk4_record, rk4_stage_state,
                         rotate_quaternion_blocks)
-from .drake_contact import APPROX_MUJOCO, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_OK, drake_contacts, drake_solve
 from .passive import passive
 from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
 from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
@@ -68,6 +69,8 @@ def forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, warm_valid):
         st = drake_solve(m, d)
         if st == DRAKE_SOLVE_OK:
             return STEP_OK
+        if st == DRAKE_SOLVE_BAD_CONTACT:
+            return STEP_BAD_SAP
         return STEP_NOT_CONVERGED if st == DRAKE_SOLVE_NOT_CONVERGED else STEP_SOLVER_NOT_FINITE
     if collide and m.geom.ngeom > 1:
         collision(m, d)

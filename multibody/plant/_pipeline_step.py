@@ -21,7 +21,7 @@ from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTI
                                    SAP_BAD_STIFFNESS)
 from ..pipeline.contact import CompileContact
 from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_TAMSI,
-                                      DK_DEPTH, DK_WA)
+                                      DK_DEPTH, DK_WA, DRAKE_BAD_DEPTH)
 from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, new_data
 from ..pipeline.fluid import CompileFluid
 from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT,
@@ -372,9 +372,10 @@ class _PipelineStepMixin:
             raise ValueError("point contact: both geometries are rigid (infinite stiffness)")
         if status == STEP_BAD_SAP:
             key = {SAP_BAD_STIFFNESS: "stiffness", SAP_BAD_RELAXATION: "relaxation_time",
-                   SAP_BAD_FRICTION: "mu", SAP_BAD_DELASSUS: "w"}[int(what)]
+                   SAP_BAD_FRICTION: "mu", SAP_BAD_DELASSUS: "w", DRAKE_BAD_DEPTH: "penetration depth"}[int(what)]
             raise ValueError(f"contact between geometries {[compiled.geom_rows[int(k)].name for k in contact_arrays(d)[1][bad]]}"
-                             f": {key} is invalid (stiffness and w must be > 0, relaxation_time and friction >= 0)")
+                             f": {key} is invalid (stiffness and w must be > 0, relaxation_time and friction >= 0, "
+                             "the depth and stiffness·depth finite; check the geometry sizes)")
         if status == STEP_SOLVER_BAD_INPUT:
             raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
         nv, nu = self._model.nv, self._model.nu

@@ -112,27 +112,6 @@ def _box_drop(python=False, time_step=1e-3):
     return diagram, plant, root, context
 
 
-def test_drake_point_contact_matches_python_path():
-    diagram, compiled, root, cc = _box_drop()
-    _, python, _, cp = _box_drop(python=True)
-    assert UncompiledFeatures(compiled) == []
-    Simulator(diagram, root).AdvanceTo(0.5)
-    _steps(python, cp, 500)
-    np.testing.assert_allclose(compiled.GetPositionsAndVelocities(cc), python.GetPositionsAndVelocities(cp),
-                               rtol=0, atol=1e-10)
-    results = compiled.get_contact_results_output_port().Eval(cc)
-    infos = [results.point_pair_contact_info(i) for i in range(results.num_point_pair_contacts())]
-    on_ground = [i for i in infos if compiled.world_body().index() in (i.bodyA_index(), i.bodyB_index())]
-    assert len(on_ground) >= 1
-    results_p = python.get_contact_results_output_port().Eval(cp)
-    assert results_p.num_point_pair_contacts() == len(infos)
-    for k, info in enumerate(infos):
-        other = results_p.point_pair_contact_info(k)
-        assert (info.bodyA_index(), info.bodyB_index()) == (other.bodyA_index(), other.bodyB_index())
-        np.testing.assert_allclose(info.contact_force(), other.contact_force(), rtol=0, atol=1e-8)
-        np.testing.assert_allclose(info.contact_point(), other.contact_point(), rtol=0, atol=1e-12)
-
-
 def test_actuated_chain_matches_python_path():
     """No contact, no rows: the one dense solve, actuation and outputs as on the Python path."""
     spec = tw.serial_arm()

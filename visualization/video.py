@@ -67,7 +67,7 @@ class VideoWriter(LeafSystem):
         Record another image source with VideoWriter(...) and its color_image input, or ConnectRgbdSensor."""
         VideoWriter(filename=filename, fps=fps, backend=backend, fourcc=fourcc)
         _check_kinds(kinds)
-        raise NotImplementedError(
+        raise RuntimeError(
             "VideoWriter.AddToBuilder adds a camera (RgbdSensor) to the scene, and mallard has no camera renderer: "
             "rendering engines and cameras are outside mallard's scope. Construct VideoWriter(filename=..., fps=...) "
             "and connect its color_image input to a system that outputs RGBA images.")

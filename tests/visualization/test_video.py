@@ -41,7 +41,7 @@ def test_add_to_builder_checks_pydrakes_arguments_first():
         VideoWriter.AddToBuilder(filename="file", builder=builder, sensor_pose=RigidTransform(), backend="WRONG")
     with pytest.raises(RuntimeError, match="Unknown image kind='WRONG'"):
         VideoWriter.AddToBuilder(filename="file", builder=builder, sensor_pose=RigidTransform(), kinds=["WRONG"])
-    with pytest.raises(NotImplementedError, match="no camera renderer"):
+    with pytest.raises(RuntimeError, match="no camera renderer"):
         VideoWriter.AddToBuilder(filename="file", builder=builder, sensor_pose=RigidTransform())
 
 

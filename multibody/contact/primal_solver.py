@@ -18,9 +18,11 @@ from numba import njit
 from .elimination import EliminationOrder, Permuted, PermutedSolve, PermutedSymMatVec, TreeBlocks
 from .linalg import (EnvelopeCholesky, EnvelopeCholeskyInPlace, EnvelopeFirst, MatVec, RowSupport, SparseMatTVec,
                      SparseMatVec)
+from .islands import Islands
 from .newton_hessian import NewtonHessian, UpdateFactor
-from .parameters import (CONTACT_ELLIPTIC, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
+from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
+from .primal_search import PrimalSearch
 
 
 @njit(cache=True)
@@ -103,118 +105,6 @@ def _dot(a, b):
 
 
 @njit(cache=True)
-def _line_eval(alpha, jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
-               q0, q1, q2):
-    """cost, d cost/d alpha and d^2 cost/d alpha^2 at a + alpha*p (q0 + q1 a + q2 a^2/2 is the M part)."""
-    f = q0 + alpha * q1 + 0.5 * alpha * alpha * q2
-    g = q1 + alpha * q2
-    h = q2
-    nefc = jar.shape[0]
-    i = 0
-    while i < nefc:
-        x = jar[i] + alpha * Jp[i]
-        v = Jp[i]
-        if i < ne:
-            f += 0.5 * D[i] * x * x
-            g += D[i] * x * v
-            h += D[i] * v * v
-            i += 1
-        elif i < ne + nf:
-            fl = floss[i]
-            if x <= -R[i] * fl:
-                f += -0.5 * R[i] * fl * fl - fl * x
-                g += -fl * v
-            elif x >= R[i] * fl:
-                f += -0.5 * R[i] * fl * fl + fl * x
-                g += fl * v
-            else:
-                f += 0.5 * D[i] * x * x
-                g += D[i] * x * v
-                h += D[i] * v * v
-            i += 1
-        elif efc_type[i] != CONTACT_ELLIPTIC:
-            if x < 0.0:
-                f += 0.5 * D[i] * x * x
-                g += D[i] * x * v
-                h += D[i] * v * v
-            i += 1
-        else:
-            c = efc_id[i]
-            dim = con_dim[c]
-            mu = con_mu[c]
-            N = mu * x
-            Np = mu * v
-            T2 = 0.0
-            uw = 0.0
-            w2 = 0.0
-            for j in range(1, dim):
-                fr = con_fric[c, j - 1]
-                u = fr * (jar[i + j] + alpha * Jp[i + j])
-                w = fr * Jp[i + j]
-                T2 += u * u
-                uw += u * w
-                w2 += w * w
-            T = np.sqrt(T2)
-            if N >= mu * T or (T <= 0.0 and N >= 0.0):
-                pass
-            elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
-                for j in range(dim):
-                    xj = jar[i + j] + alpha * Jp[i + j]
-                    f += 0.5 * D[i + j] * xj * xj
-                    g += D[i + j] * xj * Jp[i + j]
-                    h += D[i + j] * Jp[i + j] * Jp[i + j]
-            else:
-                Dm = D[i] / (mu * mu * (1.0 + mu * mu))
-                Tp = uw / T
-                Tpp = (w2 - Tp * Tp) / T
-                gg = N - mu * T
-                gp = Np - mu * Tp
-                f += 0.5 * Dm * gg * gg
-                g += Dm * gg * gp
-                h += Dm * (gp * gp - gg * mu * Tpp)
-            i += dim
-    return f, g, h
-
-
-@njit(cache=True)
-def _line_search(jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, q0, q1, q2,
-                 ls_iterations, ls_tolerance):
-    """Exact 1-D minimization of the convex cost along p: safeguarded Newton inside a bracket.
-
-    Returns (alpha, cost decrease, iterations); alpha = 0 when p is not a descent direction.
-    """
-    f0, g0, h0 = _line_eval(0.0, jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                            con_fric, q0, q1, q2)
-    if not (g0 < 0.0):
-        return 0.0, 0.0, 0
-    gtol = ls_tolerance * abs(g0)
-    lo, hi = 0.0, np.inf
-    alpha, g, h = 0.0, g0, h0
-    f = f0
-    it = 0
-    while it < ls_iterations:
-        it += 1
-        cand = alpha - g / h if h > 0.0 else np.nan
-        if hi < np.inf:
-            if not (lo < cand < hi):
-                cand = 0.5 * (lo + hi)
-        elif not (cand > lo):
-            cand = 2.0 * lo if lo > 0.0 else 1.0
-        alpha = cand
-        f, g, h = _line_eval(alpha, jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                             con_fric, q0, q1, q2)
-        if g < 0.0:
-            lo = alpha
-        else:
-            hi = alpha
-        if abs(g) <= gtol or (hi < np.inf and hi - lo <= 1e-15 * hi):
-            break
-    if f > f0:  # cannot happen for a convex cost unless rounding; keep the start point
-        return 0.0, 0.0, it
-    return alpha, f0 - f, it
-
-
-@njit(cache=True)
 def PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
                qacc):
     """The primal cost 1/2 (a - a0)' M (a - a0) + s(J a - aref) at a = qacc (no outputs kept)."""
@@ -286,125 +176,234 @@ def StartPoint(M, qacc_smooth, qacc_warmstart, J, aref, D, R, floss, efc_type, e
                      qacc_warmstart)
     c_0 = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
                      qacc_smooth)
-    return 0, (qacc_warmstart if c_w < c_0 else qacc_smooth)
+    return 0, (qacc_smooth if c_w > c_0 else qacc_warmstart)
 
 
 @njit(cache=True)
-def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale,
-                tree_blocks):
-    """Newton (newton=True) or Polak-Ribiere nonlinear CG preconditioned by M on the primal cost.
+def _solve_island(M, a0, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, newton,
+                  iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale):
+    """MuJoCo's mj_solPrimal on one island (M, J restricted to its dofs and rows) from the start point a:
+    returns (qacc, efc_force, efc_state, converged, iterations, residual, cost, qfrc_constraint).
 
-    Stops when scale*improvement < tolerance, scale*|grad| < tolerance or (Newton) the scaled
-    Newton decrement 0.5*scale*grad' H^-1 grad < tolerance; scale = 1/(meaninertia * max(1, nv)).
-    qacc_init is the warm start: used if its cost is below that of qacc_smooth (as MuJoCo), else qacc_smooth.
-    tree_blocks: start offsets of M's independent dof ranges (see TreeBlocks), or an empty array to find
-    them from M; they only steer the elimination order of the sparse factorization.
-    Returns qacc, efc_force, efc_state, converged, iterations, residual (= scale*|grad|), cost and
-    qfrc_constraint = J' efc_force.
-    """
+    Exits as MuJoCo: no iteration when the duality gap ½·scale·g'M⁻¹g (and, for Newton, scale·|g|) is below
+    `tolerance` at the start; after an iteration when the scaled improvement, the scaled gradient norm or
+    (Newton) the scaled Newton decrement is below it; when the line search finds no decrease; after
+    `iterations`. scale: MuJoCo's tolerance scale (1 / trace of M for an island)."""
     nv = M.shape[0]
     nefc = J.shape[0]
     idx, start = RowSupport(J)
-    a = qacc_init.copy()
-    force = np.zeros(nefc)
-    state = np.zeros(nefc, dtype=np.int64)
-    e = a - qacc_smooth
-    bstart = tree_blocks if tree_blocks.shape[0] >= 2 else TreeBlocks(M)
     order = EliminationOrder(M, idx, start, bstart)
     pos = np.empty(nv, dtype=np.int64)
     for k in range(nv):
         pos[order[k]] = k
     Mp = Permuted(M, order)
     first_m = EnvelopeFirst(Mp)
-    Me = PermutedSymMatVec(Mp, first_m, order, e)
+    a = a.copy()
+    qfrc_smooth = PermutedSymMatVec(Mp, first_m, order, a0)
+    Ma = PermutedSymMatVec(Mp, first_m, order, a)
     jar = SparseMatVec(J, idx, start, a) - aref
-    s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force,
-                         state)
-    cost = 0.5 * _dot(e, Me) + s
-    # MuJoCo's warm start rule: keep qacc_init only when its cost is below that of qacc_smooth
-    jar0 = SparseMatVec(J, idx, start, qacc_smooth) - aref
-    force0 = np.zeros(nefc)
-    state0 = np.zeros(nefc, dtype=np.int64)
-    s0 = ConstraintUpdate(jar0, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force0,
-                          state0)
-    if not cost < s0:
-        a = qacc_smooth.copy()
-        e = np.zeros(nv)
-        Me = np.zeros(nv)
-        jar, force, state, cost = jar0, force0, state0, s0
+    force = np.zeros(nefc)
+    state = np.zeros(nefc, dtype=np.int64)
+    s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
     JTf = np.zeros(nv)
     SparseMatTVec(J, idx, start, force, JTf)
-    grad = Me - JTf
-    Lm = np.zeros((0, 0))
-    H = np.empty((nv, nv)) if newton else Lm  # Hessian and, in place, its factor
+    grad = Ma - qfrc_smooth - JTf
+    Lm = EnvelopeCholesky(Mp, first_m)
+    Mgrad = PermutedSolve(Lm, first_m, order, grad)
+    gradient = scale * np.sqrt(_dot(grad, grad))
+    flg_gradient = gradient < tolerance
+    done = max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance and (not newton or flg_gradient)
+    H = np.empty((nv, nv)) if newton else np.zeros((0, 0))  # Newton's Hessian and, in place, its factor
     first = first_m
     state_f = np.empty(nefc, dtype=np.int64)  # the row states H was factored at
     xbuf = np.empty(nv)
-    factored = False
-    if not newton:
-        Lm = EnvelopeCholesky(Mp, first_m)
-    p = np.zeros(nv)
-    Mgrad_old = np.zeros(nv)
-    grad_old = np.zeros(nv)
-    converged = False
+    if not done and newton:
+        first = NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
+                              con_fric)
+        EnvelopeCholeskyInPlace(H, first)
+        state_f[:] = state
+        Mgrad = PermutedSolve(H, first, order, grad)
+        done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance
+    converged = done
+    search = -Mgrad
+    quad = np.empty(3 * nefc)
+    grad_old = np.empty(nv)
+    Mgrad_old = np.empty(nv)
     it = 0
-    while True:
+    while not done and it < iterations:
+        Mv = PermutedSymMatVec(Mp, first_m, order, search)
+        Jv = SparseMatVec(J, idx, start, search)
+        alpha, ls_improvement = PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, efc_id,
+                                             ne, nf, con_dim, con_mu, con_fric, quad, scale,
+                                             tolerance * ls_tolerance, ls_iterations)
+        if alpha == 0.0:  # no decrease along the search direction: as far as rounding lets the solver go
+            converged = gradient < np.sqrt(tolerance) or newton
+            break
+        a += alpha * search
+        Ma += alpha * Mv
+        jar += alpha * Jv
+        if not newton:
+            grad_old[:] = grad
+            Mgrad_old[:] = Mgrad
+        s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
+        SparseMatTVec(J, idx, start, force, JTf)
+        grad = Ma - qfrc_smooth - JTf
+        if newton:
+            # rank-one updates / downdates for the rows whose state changed (MuJoCo's HessianIncremental),
+            # else H built and factored anew
+            if not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf):
+                first = NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
+                                      con_mu, con_fric)
+                EnvelopeCholeskyInPlace(H, first)
+            state_f[:] = state
+            Mgrad = PermutedSolve(H, first, order, grad)
+        else:
+            Mgrad = PermutedSolve(Lm, first_m, order, grad)
+        improvement = scale * ls_improvement
         gradient = scale * np.sqrt(_dot(grad, grad))
-        if gradient < tolerance and it > 0:  # MuJoCo always takes one line-search step (from the warm start)
+        decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad)) if newton else 0.0
+        it += 1
+        if (0.0 < improvement < tolerance) or gradient < tolerance or (newton and decrement < tolerance):
             converged = True
             break
         if newton:
-            # the factor of H = M + J' diag(D_active) J: rank-one updates / downdates for the rows whose state
-            # changed since it was factored (MuJoCo's incremental Hessian), else built and factored anew
-            if not factored or not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf):
-                first = NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
-                                 con_mu, con_fric)
-                EnvelopeCholeskyInPlace(H, first)
-            state_f[:] = state
-            factored = True
-            Hg = PermutedSolve(H, first, order, grad)
-            if 0.5 * scale * _dot(grad, Hg) < tolerance and it > 0:
-                converged = True
-                break
-            p = -Hg
-        else:
-            Mgrad = PermutedSolve(Lm, first_m, order, grad)
+            search = -Mgrad
+        else:  # Hager-Zhang conjugate direction (MuJoCo's default), restarted when conjugacy is lost
             beta = 0.0
-            if it > 0:
-                beta = _dot(grad, Mgrad - Mgrad_old) / max(1e-15, _dot(grad_old, Mgrad_old))
-                beta = max(0.0, beta)
-            p = -Mgrad + beta * p
-            if _dot(grad, p) >= 0.0:
-                p = -Mgrad
-            Mgrad_old = Mgrad
-            grad_old = grad.copy()
-        if it >= iterations:
-            break
-        Mdp = PermutedSymMatVec(Mp, first_m, order, p)
-        Jp = SparseMatVec(J, idx, start, p)
-        alpha, improvement, _ = _line_search(jar, Jp, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
-                                             con_mu, con_fric, 0.5 * _dot(e, Me), _dot(p, Me), _dot(p, Mdp),
-                                             ls_iterations, ls_tolerance)
-        if alpha == 0.0:
-            converged = gradient < np.sqrt(tolerance) or newton
-            break
-        a += alpha * p
-        e += alpha * p
-        Me += alpha * Mdp
-        jar += alpha * Jp
-        s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
-                             force, state)
-        cost = 0.5 * _dot(e, Me) + s
-        SparseMatTVec(J, idx, start, force, JTf)
-        grad = Me - JTf
-        it += 1
-        if 0.0 < scale * improvement < tolerance:
-            converged = True
-            break
-    residual = scale * np.sqrt(_dot(grad, grad))
-    return a, force, state, converged, it, residual, cost, JTf
+            y = grad - grad_old
+            My = Mgrad - Mgrad_old
+            d_y = _dot(search, y)
+            if d_y >= MINVAL:
+                beta_hz = (_dot(y, Mgrad) - 2.0 * (_dot(y, My) / d_y) * _dot(search, grad)) / d_y
+                eta_k = -1.0 / max(MINVAL, np.sqrt(_dot(search, search)) * min(0.01, np.sqrt(_dot(grad, grad))))
+                beta = max(eta_k, beta_hz)
+            search = -Mgrad + beta * search
+    e = a - a0
+    cost = s
+    for k in range(nv):
+        cost += 0.5 * (Ma[k] - qfrc_smooth[k]) * e[k]
+    return a, force, state, converged, it, gradient, cost, JTf
 
+
+@njit(cache=True)
+def _warm_start(M, qacc_smooth, qacc_init, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                con_fric):
+    """MuJoCo's warmstart: qacc_init unless its cost exceeds that of qacc_smooth."""
+    if qacc_init.shape[0] != qacc_smooth.shape[0]:
+        return qacc_smooth.copy()
+    c_w = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                     qacc_init)
+    c_0 = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                     qacc_smooth)
+    return qacc_smooth.copy() if c_w > c_0 else qacc_init.copy()
+
+
+@njit(cache=True)
+def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale,
+                tree_blocks):
+    """Newton (newton=True) or Hager-Zhang nonlinear CG preconditioned by M on the primal cost, as MuJoCo's
+    mj_solPrimal: per constraint island (islands.py; the trees of tree_blocks coupled by rows), from the warm
+    start qacc_init when its cost is not above that of qacc_smooth, with MuJoCo's line search (primal_search.py)
+    and exits (see _solve_island; each island's tolerance scale is 1 / trace of its M). Dofs without rows keep
+    qacc_smooth.
+
+    tree_blocks: start offsets of the dof ranges of the plant's trees; an empty array (trees unknown) solves
+    all rows as one problem with the tolerance scale `scale` (MuJoCo's monolithic solve, 1/(meaninertia·nv)),
+    its sparse factorization ordered by M's independent blocks (TreeBlocks). Returns qacc, efc_force, efc_state, converged (every island), iterations (the largest
+    island count), residual (the largest island's scaled |grad|), cost and qfrc_constraint = J' efc_force.
+    """
+    nv = M.shape[0]
+    nefc = J.shape[0]
+    a = _warm_start(M, qacc_smooth, qacc_init, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                    con_fric)
+    force = np.zeros(nefc)
+    state = np.zeros(nefc, dtype=np.int64)
+    JTf = np.zeros(nv)
+    if nefc == 0:
+        return qacc_smooth.copy(), force, state, True, 0, 0.0, 0.0, JTf
+    if tree_blocks.shape[0] < 2:
+        return _solve_island(M, qacc_smooth, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                             con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, TreeBlocks(M), scale)
+    bstart = tree_blocks
+    idx, start = RowSupport(J)
+    nisland, tree_island, efc_island = Islands(bstart, idx, start, efc_type, efc_id)
+    ntree = bstart.shape[0] - 1
+    qacc = qacc_smooth.copy()
+    converged = True
+    it_max = 0
+    residual = 0.0
+    cost = 0.0
+    for isl in range(-1, nisland):
+        # the island's dofs (its trees' ranges, ascending), local tree offsets and rows
+        dofs = np.empty(nv, np.int64)
+        lb = np.empty(ntree + 1, np.int64)
+        ni = 0
+        nb = 0
+        if isl >= 0:
+            for t in range(ntree):
+                if tree_island[t] == isl:
+                    lb[nb] = ni
+                    nb += 1
+                    for k in range(bstart[t], bstart[t + 1]):
+                        dofs[ni] = k
+                        ni += 1
+        lb[nb] = ni
+        rows = np.empty(nefc, np.int64)
+        nr = 0
+        ne_i = 0
+        nf_i = 0
+        for i in range(nefc):
+            if efc_island[i] == isl:
+                rows[nr] = i
+                nr += 1
+                if i < ne:
+                    ne_i += 1
+                elif i < ne + nf:
+                    nf_i += 1
+        if nr == 0:
+            continue
+        rows = rows[:nr]
+        if isl < 0:  # constraints with a zero Jacobian: their forces at J·a = 0
+            jar0 = np.empty(nr)
+            for r in range(nr):
+                jar0[r] = -aref[rows[r]]
+            f0 = np.zeros(nr)
+            s0 = np.zeros(nr, np.int64)
+            cost += ConstraintUpdate(jar0, D[rows], R[rows], floss[rows], efc_type[rows], efc_id[rows], ne_i, nf_i,
+                                     con_dim, con_mu, con_fric, f0, s0)
+            force[rows] = f0
+            state[rows] = s0
+            continue
+        dofs = dofs[:ni]
+        trace = 0.0
+        for k in dofs:
+            trace += M[k, k]
+        if ni == nv and nr == nefc:  # one island holds everything: no copies
+            return _solve_island(M, qacc_smooth, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                                 con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart,
+                                 1.0 / trace)
+        Mi = np.empty((ni, ni))
+        for r in range(ni):
+            for c in range(ni):
+                Mi[r, c] = M[dofs[r], dofs[c]]
+        Ji = np.empty((nr, ni))
+        for r in range(nr):
+            for c in range(ni):
+                Ji[r, c] = J[rows[r], dofs[c]]
+        qa, f, st, conv, it, res, c, jtf = _solve_island(
+            Mi, qacc_smooth[dofs], a[dofs], Ji, aref[rows], D[rows], R[rows], floss[rows], efc_type[rows],
+            efc_id[rows], ne_i, nf_i, con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations,
+            ls_tolerance, lb[:nb + 1].copy(), 1.0 / trace)
+        qacc[dofs] = qa
+        JTf[dofs] = jtf
+        force[rows] = f
+        state[rows] = st
+        converged = converged and conv
+        it_max = max(it_max, it)
+        residual = max(residual, res)
+        cost += c
+    return qacc, force, state, converged, it_max, residual, cost, JTf
 
 @njit(cache=True)
 def _all_finite(x):

@@ -69,10 +69,20 @@ def CompileOptions(plant, use_solver: bool, mjcf_positions: bool) -> OptionModel
 
 
 @njit(cache=True)
+def _undamped(t, M_hat, a):
+    """(M̂ − h·D)⁻¹·M̂·a: the acceleration of the forces M̂·a without the implicit damping."""
+    M = M_hat.copy()
+    for i in range(t.nv):
+        M[i, i] -= t.h * t.damping[i]
+    return np.linalg.solve(M, np.dot(M_hat, a))
+
+
+@njit(cache=True)
 def solve(m, d, warm, warm_valid):
     """d.qacc from d.M (M̂), d.qacc_smooth (a₀) and the rows d.efc_*; row forces d.efc_force, J'f d.qfrc_constraint,
-    contact-frame forces d.con_force, generalized contact forces d.tau_contact, and d.qacc_warmstart (the solver's
-    own solution, next step's warm start; d.warm_valid False without rows). Returns SOLVE_*."""
+    contact-frame forces d.con_force, generalized contact forces d.tau_contact, and d.qacc_warmstart (next step's
+    warm start: the solver's own qacc, also without rows, as MuJoCo's; `warm` is zero after a reset, as MuJoCo's,
+    when warm_valid is False). Returns SOLVE_*."""
     t, o = m.tree, m.opt
     nv = t.nv
     nefc = d.efc_J.shape[0]
@@ -90,10 +100,12 @@ def solve(m, d, warm, warm_valid):
     if nefc == 0:
         d.qacc = a0.copy()
         d.efc_force = np.zeros(0)
-        d.warm_valid = False
+        # next step's warm start: MuJoCo's qacc of this step, whose damping is applied only when integrating
+        d.qacc_warmstart = a0.copy() if not o.mujoco_damping else _undamped(t, M, a0)
+        d.warm_valid = True
         return SOLVE_OK
     scale = 1.0 / (t.meaninertia * max(1, nv))
-    w = warm if warm_valid else np.zeros(0)
+    w = warm if warm_valid else np.zeros(nv)  # MuJoCo's qacc_warmstart is zero after a reset
     J = d.efc_J
     if o.solver == SOLVER_PGS:
         status, start = StartPoint(M, a0, w, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id,

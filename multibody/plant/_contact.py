@@ -337,10 +337,14 @@ class DiscreteContactSolver:
             a_free = np.linalg.solve(M_hat, tau_smooth)
         if problem.nefc == 0:  # nothing active: the unconstrained step
             self.last_report = (True, 0, 0.0)
-            context._contact_warm_start = None
+            # next step's warm start: this step's qacc, whose implicit damping MuJoCo applies only when integrating
+            context._contact_warm_start = (np.linalg.solve(M_hat - np.diag(damping), M_hat @ a_free)
+                                           if mujoco_damping else np.array(a_free, dtype=float))
             return StepSolution(np.array(a_free, dtype=float), problem, None, contacts, np.zeros((0, 6)),
                                 np.zeros(m.nv))
         warm_start = getattr(context, "_contact_warm_start", None)  # the previous step's, kept with the context
+        if warm_start is None:
+            warm_start = np.zeros(m.nv)  # MuJoCo's qacc_warmstart after a reset
         res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
                                tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
                                ls_tolerance=opts.ls_tolerance, qacc_warmstart=warm_start,

@@ -100,16 +100,18 @@ def _concat_problems(a: ConstraintProblem, b: ConstraintProblem) -> ConstraintPr
 
 
 def _TreeBlocks(m):
-    """Start offsets of the dof ranges of the plant's trees (bodies below one child of the world), or None
-    when some tree's dofs are not contiguous; the constraint solver's sparse factorization orders by them."""
+    """Start offsets of the dof ranges of the plant's trees as MuJoCo's (a tree starts at each body with dofs
+    none of whose ancestors has dofs: two arms on a welded base are two trees), or None when some tree's dofs
+    are not contiguous. The constraint solver's islands and sparse factorization order by them."""
     if m.nv == 0:
         return None
-    root = np.zeros(m.nb, np.int64)
+    root = np.full(m.nb, -1, np.int64)  # the tree's first moving body; -1: welded to the world
     for b in m.order:
         if b == 0:
             continue
         parent = int(m.ji[b, 0])
-        root[b] = b if parent <= 0 else root[parent]
+        above = root[parent] if parent > 0 else -1
+        root[b] = above if above >= 0 or int(m.ji[b, 5]) == 0 else b
     tree_of_dof = np.full(m.nv, -1, np.int64)
     for b in m.order:
         if b == 0:

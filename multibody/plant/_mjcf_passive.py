@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..tree.explicit_damping import ExplicitJointDamping
 from ..tree.force_element import ForceElement
 
 __all__ = ["MjcfBallFreeSprings", "AddMjcfPassiveForces", "RotationDifference"]
@@ -121,7 +122,8 @@ class MjcfBallFreeSprings(ForceElement):
 
 def AddMjcfPassiveForces(plant, model, pm) -> None:
     """Add the ball / free joint springs MJCF joints have and the plant's joints lack (unless the spring flag is
-    off). Called by the MJCF parser before Finalize (fluid forces: parsers/mjcf/fluid.py)."""
+    off), and under Euler with `eulerdamp` disabled the joints' damping as an explicit force (ExplicitJointDamping).
+    Called by the MJCF parser before Finalize (fluid forces: parsers/mjcf/fluid.py)."""
     flags = model.option.flags
     springs = []
     if flags.get("spring", True):
@@ -130,3 +132,13 @@ def AddMjcfPassiveForces(plant, model, pm) -> None:
                 springs.append((joint, jr.type, float(jr.stiffness), np.asarray(jr.qpos_spring, float)))
     if springs:
         plant.AddForceElement(MjcfBallFreeSprings(springs, pm.instance))
+    opt = model.option
+    if not flags.get("eulerdamp", True) and opt.integrator.lower() == "euler" and plant.time_step() > 0:
+        # MuJoCo's Euler without implicit damping: the joints' damping becomes an explicit force
+        dampers = []
+        for joint in pm.joints:
+            if joint is not None and np.any(joint.default_damping_vector()):
+                dampers.append((joint, joint.default_damping_vector()))
+                joint.set_default_damping_vector(np.zeros(joint.num_velocities()))
+        if dampers:
+            plant.AddForceElement(ExplicitJointDamping(dampers, pm.instance))

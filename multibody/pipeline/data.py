@@ -31,6 +31,10 @@ DATA = declare(DataType, Data, [
     ("q", F1), ("v", F1), ("bp", F2),
     ("R_WB", F3), ("p_WB", F2), ("R_WF", F3), ("p_WF", F2), ("p_WM", F2), ("S", F2), ("V", F2), ("c", F2),
     ("Iw", F3),
+    # tendons (tendon.py): lengths [m or rad], velocities, moment arms ∂L/∂v (nten × nv), path points (MuJoCo's
+    # ten_wrapadr / ten_wrapnum / wrap_obj / wrap_xpos, plus each point's plant body)
+    ("ten_length", F1), ("ten_velocity", F1), ("ten_J", F2),
+    ("ten_wrapadr", I1), ("ten_wrapnum", I1), ("wrap_obj", I1), ("wrap_body", I1), ("wrap_xpos", F2),
     # forces: body forces at origins (nb × 6), generalized forces without damping, MuJoCo actuator forces
     ("F", F2), ("tau", F1), ("actuator_force", F1),
     # M̂ = M + h·D, unconstrained and constrained accelerations
@@ -69,6 +73,8 @@ def new_data():
     d.stage, d.bad_index, d.bad_what = 0, -1, -1
     d.q, d.v, d.bp = z1, z1, z2
     d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM, d.S, d.V, d.c, d.Iw = z3, z2, z3, z2, z2, z2, z2, z2, z3
+    d.ten_length, d.ten_velocity, d.ten_J = z1, z1, z2
+    d.ten_wrapadr, d.ten_wrapnum, d.wrap_obj, d.wrap_body, d.wrap_xpos = i1, i1, i1, i1, z2
     d.F, d.tau, d.actuator_force = z2, z1, z1
     d.M, d.qacc_smooth, d.qacc = z2, z1, z1
     d.R_WG, d.p_WG = z3, z2

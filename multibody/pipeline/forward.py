@@ -1,6 +1,6 @@
 """The discrete step in one compiled call (MuJoCo's mj_step, MJX's forward.py):
 
-    smooth (kinematics, gravity, passive, applied, actuation; M̂ and a₀)
+    smooth (kinematics, tendons, gravity, passive, applied, actuation; M̂ and a₀)
     → collision → contacts → constraint rows → solve → integration (Euler, implicit, implicitfast or RK4, whose
     stages run `forward` again at their states),
 
@@ -27,6 +27,7 @@ from .integrate import (EULER, RK4, euler, forward_qacc, implicit, rk4_finish, r
 from .passive import passive
 from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
 from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
+from .tendon import tendon
 
 STEP_OK, STEP_NOT_CONVERGED = 0, 1  # success (the second: the constraint solver hit its iteration limit)
 STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_FINITE, STEP_BAD_SIZES = 2, 3, 4, 5
@@ -40,6 +41,7 @@ def forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, warm_valid):
     """d.qacc (v̇) of the step from state x (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED or an error."""
     d.stage = STAGE_SMOOTH
     kinematics(m, d, x, bp)
+    tendon(m, d)
     gravity(m, d, g_W)
     passive(m, d)
     applied_forces(m, d, tau_in, F_in)
@@ -49,7 +51,12 @@ def forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, warm_valid):
     if st == ACTUATION_NAN_CTRL:
         return STEP_NAN_CTRL
     if not m.opt.use_solver:
-        unconstrained_step(m, d)
+        if m.ten.arm_ten.shape[0] == 0:
+            unconstrained_step(m, d)
+        else:  # tendon armature: M̂ and the bias with its terms (smooth.py), no constraint rows
+            mass_matrix(m, d)
+            smooth_acceleration(m, d)
+            d.qacc = d.qacc_smooth.copy()
         no_contacts(m, d)
         d.tau_contact = np.zeros(m.tree.nv)
         d.warm_valid = False

@@ -1,7 +1,8 @@
 """Passive forces of the discrete step: joint springs τ = −k·(q − q₀) on single-dof joints (Drake's RevoluteSpring
 and PrismaticSpring, MJCF hinge / slide `stiffness`), explicit joint damping τ = −d·v (MJCF Euler with
-`eulerdamp` disabled, ExplicitJointDamping) and fluid forces (fluid.py). The joints' own damping is implicit
-in M̂ (smooth.py)."""
+`eulerdamp` disabled, ExplicitJointDamping), the MJCF tendons' springs and dampers (MuJoCo's mj_springdamper:
+f = −k·x − b·V along the tendon, x the length beyond the dead band lengthspring, τ = Jᵀ f; the parameters are in
+m.ten, the lengths in d.ten_*) and fluid forces (fluid.py). The joints' own damping is implicit in M̂ (smooth.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -58,11 +59,28 @@ def CompilePassive(plant) -> PassiveModel:
 
 @njit(cache=True)
 def passive(m, d):
-    """Add the joint spring and explicit damper torques / forces to d.tau and the fluid wrenches to d.F."""
+    """Add the joint springs', the explicit joint dampers' and the tendons' spring / damper torques and forces to
+    d.tau and the fluid wrenches to d.F."""
     p = m.passive
     tau, q, v = d.tau, d.q, d.v
     for i in range(p.spring_q.shape[0]):
         tau[p.spring_v[i]] -= p.spring_k[i] * (q[p.spring_q[i]] - p.spring_q0[i])
     for i in range(p.damper_v.shape[0]):
         tau[p.damper_v[i]] -= p.damper_d[i] * v[p.damper_v[i]]
+    ten = m.ten
+    for t in range(ten.stiffness.shape[0]):
+        k, b = ten.stiffness[t], ten.damping[t]
+        if k == 0.0 and b == 0.0:
+            continue
+        L, f = d.ten_length[t], 0.0
+        if k != 0.0:
+            lo, hi = ten.lengthspring[t, 0], ten.lengthspring[t, 1]
+            if L < lo:
+                f += k * (lo - L)
+            elif L > hi:
+                f += k * (hi - L)
+        if b != 0.0:
+            f -= b * d.ten_velocity[t]
+        for i in range(tau.shape[0]):
+            tau[i] += d.ten_J[t, i] * f
     fluid(m, d)

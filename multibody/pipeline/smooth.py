@@ -16,6 +16,7 @@ from ..contact.elimination import ReverseTreeSolve
 from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..kernels.pipeline import discrete_step, inverse_dynamics_from_inertias, kinematics_stage, mass_matrix_from_inertias
 from .structs import B1, BOOL, F1, F2, FLOAT, I1, I2, INT, bools, declare, floats, ints
+from .tendon import tendon_armature, tendon_bias
 
 BODY_PARAM_COLUMNS = 13  # mass, p_BoBcm_B (3), I_BBo_B (9, row-major): a body's row of the context parameter
 
@@ -111,25 +112,28 @@ def applied_forces(m, d, tau_in, F_in):
 
 @njit(cache=True)
 def mass_matrix(m, d):
-    """M̂ = M(q) + h·D by the composite-rigid-body algorithm (joint damping implicit, as MuJoCo and Drake)."""
+    """M̂ = M(q) + h·D by the composite-rigid-body algorithm (joint damping implicit, as MuJoCo and Drake), plus the
+    tendons' armature a·JᵀJ (tendon.py)."""
     t = m.tree
     M = mass_matrix_from_inertias(t.order, t.ji, t.refl, d.S, d.Iw)
     if t.has_damping:
         for i in range(t.nv):
             M[i, i] += t.h * t.damping[i]
+    tendon_armature(m, d, M)
     d.M = M
 
 
 @njit(cache=True)
 def smooth_acceleration(m, d):
-    """a₀ = M̂⁻¹(τ − D·v − C(q, v)·v + Σ J_WBᵀ F_Bo_W): bias by RNEA at v̇ = 0, solve by a tree-ordered envelope
-    Cholesky of M̂ (raises np.linalg.LinAlgError when M̂ is not positive definite)."""
+    """a₀ = M̂⁻¹(τ − D·v − C(q, v)·v + Σ J_WBᵀ F_Bo_W): bias by RNEA at v̇ = 0 (plus the tendon armature's, tendon.py),
+    solve by a tree-ordered envelope Cholesky of M̂ (raises np.linalg.LinAlgError when M̂ is not positive definite)."""
     t = m.tree
     tau = d.tau
     if t.has_damping:
         tau = tau - t.damping * d.v
     minus_rhs = inverse_dynamics_from_inertias(t.order, t.ji, t.refl, d.S, d.Iw, d.p_WB, d.V, d.c, np.zeros(t.nv),
                                                d.F, tau)
+    tendon_bias(m, d, minus_rhs)
     d.qacc_smooth = ReverseTreeSolve(d.M, t.mass_blocks, -minus_rhs)
 
 

@@ -21,7 +21,7 @@ class _DiscreteStepMixin:
         if getattr(self, "_step_arrays_model", None) is not m:
             self._InitDiscreteStepArrays()
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=False)
-        if self._discrete_solver is None:
+        if self._discrete_solver is None and self._tendon_inertia is None:
             try:
                 x_next, a = pl.discrete_step(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, kin.V,
                                              kin.c, F, tau, m.damping, self._time_step, kin.q, kin.v)
@@ -47,7 +47,10 @@ class _DiscreteStepMixin:
                 a_free = ReverseTreeSolve(M_hat, self._mass_blocks, -minus_rhs)
             except np.linalg.LinAlgError:
                 self._ThrowSingularMassMatrix(context)
-            out = self._discrete_solver(self, context, kin, M_hat, a_free, h)
+            if self._discrete_solver is None:  # no constraints (MJCF tendon armature): the free acceleration
+                out = a_free
+            else:
+                out = self._discrete_solver(self, context, kin, M_hat, a_free, h)
             if isinstance(out, tuple):  # (a, generalized contact forces of the constraint solve)
                 out, tau_extra = out
                 tau_c = tau_c + tau_extra

@@ -93,11 +93,6 @@ class MjcfTendonInertia:
         return np.linalg.solve(M, -minus_rhs)
 
 
-def _unconstrained(plant, context, kin, M_hat, a_free, h):
-    """The discrete step's solver when there are no constraints: the free acceleration."""
-    return a_free
-
-
 def FinalizeMjcfTendonArmature(plant) -> None:
     """Install plant._tendon_inertia for the MJCF tendons with armature (None when there are none).
 
@@ -115,7 +110,3 @@ def FinalizeMjcfTendonArmature(plant) -> None:
                 items.append((pm, t))
                 armature.append(float(ten.armature))
     plant._tendon_inertia = MjcfTendonInertia(plant, items, np.array(armature)) if items else None
-    if items and plant.time_step() > 0 and plant._discrete_solver is None:
-        # the discrete step adds the armature terms on its constraint-solver path; without constraints that
-        # path returns the free acceleration
-        plant._SetDiscreteConstraintSolver(_unconstrained)

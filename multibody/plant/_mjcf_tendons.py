@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.tendon_kernels import (W_CYLINDER, W_JOINT, W_PULLEY, W_SITE, W_SPHERE, tendon_jdot_v,
-                                      tendon_lengths_moments)
+from ..kernels.tendon_kernels import tendon_jdot_v, tendon_lengths_moments
+from ..pipeline.tendon import TendonPathArrays
 
 __all__ = ["TendonSupported", "HasWrappingGeoms", "TendonPaths", "MjcfTendonKinematics", "MjcfTendonRows"]
 
@@ -36,48 +36,9 @@ class TendonPaths:
     """
 
     def __init__(self, items: list):
-        rows, adr, num = [], [], []
-        for pm, t in items:
-            ten = pm.model.tendons[t]
-            adr.append(len(rows))
-            num.append(len(ten.wraps))
-            for w in ten.wraps:
-                rows.append(self._Row(pm, ten, t, w))
-        n = len(rows)
-        self.ten_adr, self.ten_num = np.array(adr, np.int64), np.array(num, np.int64)
-        self.wtype = np.array([r[0] for r in rows], np.int64).reshape(n)
-        self.wbody = np.array([r[1] for r in rows], np.int64).reshape(n)
-        self.wpos = np.array([r[2] for r in rows], float).reshape(n, 3)
-        self.wrot = np.array([r[3] for r in rows], float).reshape(n, 3, 3)
-        self.wprm = np.array([r[4] for r in rows], float).reshape(n)
-        self.wqi = np.array([r[5] for r in rows], np.int64).reshape(n)
-        self.wvi = np.array([r[6] for r in rows], np.int64).reshape(n)
-        self.sbody = np.array([r[7] for r in rows], np.int64).reshape(n)
-        self.spos = np.array([r[8] for r in rows], float).reshape(n, 3)
+        (self.ten_adr, self.ten_num, self.wtype, self.wbody, self.wpos, self.wrot, self.wprm, self.wqi, self.wvi,
+         self.sbody, self.spos) = TendonPathArrays(items)
         self.nten = len(items)
-
-    @staticmethod
-    def _Row(pm, ten, t: int, w):
-        from mallard.parsers.mjcf.rotations import quat_to_mat
-        eye, zero = np.eye(3), np.zeros(3)
-        if w.type == "joint":
-            J = pm.joints[w.objid]
-            return W_JOINT, 0, zero, eye, float(w.prm), J.position_start(), J.velocity_start(), -1, zero
-        if w.type == "pulley":
-            return W_PULLEY, 0, zero, eye, max(float(w.prm), 1e-15), 0, 0, -1, zero
-        if w.type == "site":
-            site = pm.model.sites[w.objid]
-            return W_SITE, int(pm.bodies[site.body].index()), np.asarray(site.pos, float), eye, 0.0, 0, 0, -1, zero
-        g = pm.model.geoms[w.objid]
-        if g.type not in ("sphere", "cylinder"):
-            raise ValueError(f"tendon '{ten.name or t}': wrapping geom '{g.name or w.objid}' is a {g.type}; "
-                             "tendons wrap around sphere and cylinder geoms only")
-        sb, sp = -1, zero
-        if w.sidesite >= 0:
-            s = pm.model.sites[w.sidesite]
-            sb, sp = int(pm.bodies[s.body].index()), np.asarray(s.pos, float)
-        return (W_SPHERE if g.type == "sphere" else W_CYLINDER, int(pm.bodies[g.body].index()),
-                np.asarray(g.pos, float), quat_to_mat(np.asarray(g.quat, float)), float(g.size[0]), 0, 0, sb, sp)
 
     def CalcLengthsMoments(self, kin, ji: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Lengths (nten) [m or rad] and moments ∂L/∂v (nten × nv) at the kinematics cache `kin` (ji: the
@@ -102,7 +63,7 @@ class MjcfTendonKinematics:
 
     def __init__(self, pm, tendon_id: int, spring: bool = False, damper: bool = False):
         self.tendon = pm.model.tendons[tendon_id]
-        self.pm = pm
+        self.pm, self.tendon_id = pm, tendon_id
         self.spring, self.damper = spring, damper
         self.paths = TendonPaths([(pm, tendon_id)])
         self._last = None  # (kinematics, length, moment) of the last evaluation

@@ -32,6 +32,8 @@ from ..pipeline.model import new_model
 from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
 from ..pipeline.smooth import CompileTree
 from ..pipeline.solver import CompileOptions
+from ..pipeline.tendon import CompileTendons, RaiseIfBadTendonLimit, TendonOffsets
+from ._mjcf_plant import GetMjcfPlantMaps
 from ._model_check import ThrowZeroQuaternion
 
 _F64 = np.dtype(np.float64)
@@ -99,20 +101,17 @@ def UncompiledFeatures(plant) -> list[str]:
     solver = plant._contact_solver
     if plant._discrete_solver is not solver:
         out.append("a custom discrete constraint solver (_SetDiscreteConstraintSolver)")
-    if solver is not None and solver.rows.tendons is not None:
-        out.append("MJCF tendon limits / frictionloss")
-    if getattr(plant, "_tendon_inertia", None) is not None:
-        out.append("MJCF tendon armature")
     if getattr(plant, "_mjcf_sensor_ports", None):
         out.append("MJCF sensors")
     act = getattr(plant, "_mjcf_actuation", None)
     if act is not None:
         if act.na:
             out.append("MJCF actuator activations")
-        if act.sites or act.spatial or act.balls or act.so3:
-            out.append("MJCF site / spatial-tendon / ball / free / orientation transmissions")
-        if act.tlim or act.passive:
-            out.append("MJCF tendon actuatorfrcrange / springs / dampers")
+        if act.sites or act.balls or act.so3:
+            out.append("MJCF site / ball / free / orientation transmissions")
+        if getattr(plant, "_mjcf_integrator", None) in ("implicit", "implicitfast") and (
+                act.spatial or any(t.damper for t in act.passive)):
+            out.append("MJCF tendon dampers / spatial-tendon actuators under the implicit integrators")
         if act.gravcomp:
             out.append("MJCF gravity compensation")
         if act.plugins:
@@ -221,11 +220,12 @@ class _PipelineStepMixin:
         cache = self._pipeline
         if cache.tree is None:
             rows = solver.rows if solver is not None else None
+            maps = GetMjcfPlantMaps(self)
             cache.tree = (
                 CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
-                CompileActuation(self, getattr(self, "_mjcf_actuation", None)), CompileRows(rows),
-                CompileFluid(self), CompileIntegrator(self))
-        tree, passive, act, rows, fluid, integ = cache.tree
+                CompileActuation(self, getattr(self, "_mjcf_actuation", None), maps, TendonOffsets(maps)),
+                CompileRows(rows), CompileFluid(self), CompileIntegrator(self), CompileTendons(self, maps))
+        tree, passive, act, rows, fluid, integ, ten = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
         approx = self._PipelineApproximation()
@@ -249,9 +249,9 @@ class _PipelineStepMixin:
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
             contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
                                      _TamsiLimitPenalties(self))
-        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ)
+        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
-                                                                EulerIntegrator(self))
+                                                                EulerIntegrator(self), ten)
         return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
 
     def _WarnHydroelastic(self, inspector, geom_ids) -> None:
@@ -362,7 +362,10 @@ class _PipelineStepMixin:
                              f"actuation of size {u.shape[0]} or a ctrl of size {ctrl.shape[0]}; expected "
                              f"{self._model.nq + self._model.nv}, {self._model.nu} and {ctrl.shape[0]}")
         if status == STEP_BAD_LIMIT:
-            self._contact_solver.rows.RaiseIfBadLimit(int(bad))
+            njl = len(self._contact_solver.rows.limits)
+            if bad < njl:
+                self._contact_solver.rows.RaiseIfBadLimit(int(bad))
+            RaiseIfBadTendonLimit(GetMjcfPlantMaps(self), int(bad) - njl)
         compiled = self._pipeline.compiled
         if status == STEP_BAD_GEOMETRY:
             body, geom = contact_arrays(d)[:2]

@@ -9,7 +9,7 @@ from oracles import require_pydrake
 # pydrake module paths whose mallard counterpart lives on the systems side (framework, analysis, primitives,
 # controllers, trajectories, common).
 PATHS = ["systems", "systems.framework", "systems.analysis", "systems.primitives", "systems.controllers",
-         "systems.scalar_conversion", "systems.drawing", "trajectories", "common", "common.value",
+         "systems.scalar_conversion", "systems.drawing", "trajectories", "common", "common.value", "common.yaml",
          "common.containers", "all"]
 
 

@@ -10,7 +10,7 @@ from oracles import require_pydrake
 # controllers, trajectories, common).
 PATHS = ["systems", "systems.framework", "systems.analysis", "systems.primitives", "systems.controllers",
          "systems.scalar_conversion", "systems.drawing", "trajectories", "common", "common.value", "common.yaml",
-         "common.containers", "all"]
+         "common.containers", "examples", "all"]
 
 
 @pytest.mark.parametrize("path", PATHS)

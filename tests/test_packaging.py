@@ -10,7 +10,7 @@ def test_every_package_folder_is_installed():
     found = set()
     for init in REPO.rglob("__init__.py"):
         parts = init.parent.relative_to(REPO).parts
-        if parts and (parts[0] in ("tests", "examples", "benchmarks", "docs", "build")
+        if parts and (parts[0] in ("tests", "benchmarks", "docs", "build")
                       or any(p.startswith(".") for p in parts)):
             continue
         found.add(".".join(("mallard",) + parts))

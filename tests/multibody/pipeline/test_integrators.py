@@ -131,9 +131,10 @@ def test_fluid_forces_match_python_path_and_mujoco(integrator):
 
 
 def test_rk4_limits_damping_and_contacts_match_python_path_and_mujoco():
-    """The stages' solves warm-start from the previous step as MuJoCo's (the Python path's stage context keeps
-    its own): the two paths agree to the solver's tolerance."""
-    md, plant, context = _run(RK4, 250, seed=7, atol_python=1e-7, atol_mujoco=1e-6)
+    """The stages' solves warm-start from the previous step as MuJoCo's: the compiled step follows MuJoCo to 1e-9
+    over 250 steps. The Python path's stage context keeps its own warm start (at step 64 its solver stops at another
+    iterate, 9e-6 m/s away), so it agrees only to the solver's tolerance."""
+    md, plant, context = _run(RK4, 250, seed=7, atol_python=2e-5, atol_mujoco=1e-9)
     assert md.ncon > 0 and md.nefc > md.ncon  # contacts and the slide limit
     # contact results are those at the step's start state (the first stage)
     results = plant.get_contact_results_output_port().Eval(context)

@@ -11,7 +11,8 @@ from .integrator_base import IntegratorBase, StepResult
 from .monte_carlo import (MonteCarloSimulation, RandomSimulation, RandomSimulationResult, kNoConcurrency,
                           kUseHardwareConcurrency)
 from .parallel_map import ParallelMap, ParallelMapAsCompleted, SampleErrors, SampleFailure
-from .simulator import InitializeParams, PrintSimulatorStatistics, Simulator
+from .simulator import InitializeParams, Simulator
+from .simulator_print_stats import PrintSimulatorStatistics
 from .simulator_config import (ApplySimulatorConfig, ExtractSimulatorConfig, GetIntegrationSchemes,
                                ResetIntegratorFromFlags, SimulatorConfig)
 from .simulator_status import SimulatorStatus

@@ -26,6 +26,15 @@ class _ImplicitBase(IntegratorBase):
     def get_num_jacobian_evaluations(self) -> int:
         return self._num_jacobian_evaluations
 
+    def GetStatisticsSummary(self) -> list[tuple[str, int | float]]:
+        """The base statistics plus the substep failures and Jacobian evaluations (mallard does not split the
+        counts between the integrator and its error estimator as Drake does)."""
+        return super().GetStatisticsSummary() + [
+            ("integrator_num_step_shrinkages_from_substep_failures",
+             self.get_num_step_shrinkages_from_substep_failures()),
+            ("integrator_num_substep_failures", self.get_num_substep_failures()),
+            ("integrator_num_jacobian_evaluations", self.get_num_jacobian_evaluations())]
+
     def _calc_jacobian(self, t: float, x: np.ndarray) -> np.ndarray:
         """∂f/∂x by forward differences with steps scaled to each coordinate."""
         f0 = self._f(t, x)

@@ -204,10 +204,18 @@ class IntegratorBase:
     def get_ideal_next_step_size(self) -> float:
         return self._ideal_h
 
-    def GetStatisticsSummary(self) -> str:
-        return (f"steps {self._num_steps}, derivative evaluations {self._num_fev}, largest step "
-                f"{self._largest_step:g} s, smallest adapted step {self._smallest_adapted:g} s, "
-                f"error-control shrinkages {self._num_shrinkages}, substep failures {self._num_failures}")
+    def GetStatisticsSummary(self) -> list[tuple[str, int | float]]:
+        """(name, value) of the step statistics, in Drake's order: steps taken, the error-control statistics
+        (when not in fixed-step mode), derivative evaluations."""
+        summary: list[tuple[str, int | float]] = [("integrator_num_steps_taken", self.get_num_steps_taken())]
+        if not self.get_fixed_step_mode():
+            summary += [("integrator_actual_initial_step_size_taken", self.get_actual_initial_step_size_taken()),
+                        ("integrator_largest_step_size_taken", self.get_largest_step_size_taken()),
+                        ("integrator_smallest_adapted_step_size_taken", self.get_smallest_adapted_step_size_taken()),
+                        ("integrator_num_step_shrinkages_from_error_control",
+                         self.get_num_step_shrinkages_from_error_control())]
+        summary.append(("integrator_num_derivative_evaluations", self.get_num_derivative_evaluations()))
+        return summary
 
     # ----- evaluation helpers -------------------------------------------------------------------------
     def _set(self, t: float, x: np.ndarray) -> None:

@@ -24,7 +24,7 @@ from .integrator_base import StepResult
 from .simulator_progress import SimulatorProgress
 from .simulator_status import SimulatorStatus
 
-__all__ = ["Simulator", "InitializeParams", "PrintSimulatorStatistics"]
+__all__ = ["Simulator", "InitializeParams"]
 
 _INF = math.inf
 _DEPRECATED = ("(Deprecated.) Simulator.{}: this is no longer controlled by the Simulator. It must be defined in "
@@ -480,13 +480,3 @@ class Simulator(PortableAttributes):
 def _default_witnesses():
     from mallard.systems.framework.leaf_system import LeafSystem
     return LeafSystem.DoGetWitnessFunctions
-
-
-def PrintSimulatorStatistics(simulator: Simulator) -> None:
-    """Prints the simulator's and integrator's step statistics."""
-    integrator = simulator.get_integrator()
-    print(f"General stats regarding discrete updates:\n  Number of time steps taken (simulator stats) = "
-          f"{simulator.get_num_steps_taken()}\n  Simulator publishes = {simulator.get_num_publishes()}\n"
-          f"  Discrete updates = {simulator.get_num_discrete_updates()}\n  Unrestricted updates = "
-          f"{simulator.get_num_unrestricted_updates()}\nIntegrator: {type(integrator).__name__}, "
-          f"{integrator.GetStatisticsSummary()}\nActual realtime rate: {simulator.get_actual_realtime_rate():g}")

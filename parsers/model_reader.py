@@ -10,13 +10,14 @@ import os
 from typing import Optional
 
 from .errors import ParseError
+from .obj_model import ReadObjModel
 from .package_map import PackageMap
 from .sdformat import ReadSdf
 from .urdf import XACRO_MESSAGE, ReadUrdf
 
 __all__ = ["ReadModels", "ReadModelsFromString", "ReadModelsFromUrl", "SUPPORTED_EXTENSIONS"]
 
-SUPPORTED_EXTENSIONS = (".urdf", ".sdf")
+SUPPORTED_EXTENSIONS = (".urdf", ".sdf", ".obj")
 
 
 def ReadModels(filename: str, package_map: Optional[PackageMap] = None,
@@ -30,6 +31,8 @@ def ReadModels(filename: str, package_map: Optional[PackageMap] = None,
         return ReadUrdf(filename, package_map=package_map, strict=strict)
     if lower.endswith(".sdf"):
         return ReadSdf(filename, package_map=package_map, strict=strict)
+    if lower.endswith(".obj"):
+        return [ReadObjModel(filename)]
     raise ParseError(f"the file type is not recognized; known types are "
                      f"{', '.join(SUPPORTED_EXTENSIONS)}", filename)
 
@@ -44,6 +47,9 @@ def ReadModelsFromString(file_contents: str, file_type: str,
         return ReadSdf(file_contents=file_contents, package_map=package_map, strict=strict)
     if kind == "xacro":
         raise ParseError(XACRO_MESSAGE)
+    if kind == "obj":
+        raise RuntimeError("Parser does not yet support adding models using in-memory OBJ data. The OBJ data must be "
+                         "referenced as a file.")
     raise ValueError(f"file_type {file_type!r} is not recognized; known types are 'urdf', 'sdf'")
 
 

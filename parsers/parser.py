@@ -42,7 +42,7 @@ from .sdformat_drake import AddBallConstraintRecord, AddBushingRecord
 __all__ = ["Parser", "KNOWN_FILE_TYPES", "CalcUniversalJointRotation", "CalcPlanarJointRotation"]
 
 #: File extensions Parser.AddModels dispatches on (`.xml` is MJCF, built by parsers/mjcf/to_plant.py).
-KNOWN_FILE_TYPES = (".urdf", ".sdf", ".xml")
+KNOWN_FILE_TYPES = (".urdf", ".sdf", ".xml", ".obj")
 
 
 def _is_identity(X: np.ndarray) -> bool:
@@ -237,7 +237,7 @@ class Parser:
         lower = filename.lower()
         if lower.endswith(".xml"):
             return self._AddMjcfModels(filename=filename)
-        if not lower.endswith((".urdf", ".sdf", ".xacro")):
+        if not lower.endswith((".urdf", ".sdf", ".xacro", ".obj")):
             raise ParseError(f"the file type is not recognized; known types are {', '.join(KNOWN_FILE_TYPES)}",
                              filename)
         if not os.path.isfile(filename):
@@ -259,7 +259,7 @@ class Parser:
         kind = str(file_type).lower().lstrip(".")
         if kind == "xml":
             return self._AddMjcfModels(file_contents=file_contents)
-        if kind not in ("urdf", "sdf", "xacro"):
+        if kind not in ("urdf", "sdf", "xacro", "obj"):
             raise ValueError(f"Parser.AddModelsFromString: file_type {file_type!r} is not recognized; known types "
                              "are 'urdf', 'sdf', 'xml'")
         self._check_can_add()

@@ -69,6 +69,9 @@ class _GeometryMixin:
 
     def _register_instance(self, body, instance, what):
         fid = self._body_frame_id(body, what)
+        mi = int(body.model_instance())
+        if mi not in (0, 1):  # Drake scopes a geometry's name by its body's model instance (not world/default)
+            instance.set_name(f"{self._instance_names[mi]}::{instance.name()}")
         if int(body.index()) == 0:
             return self._scene_graph.RegisterAnchoredGeometry(self._source_id, instance)
         return self._scene_graph.RegisterGeometry(self._source_id, fid, instance)

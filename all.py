@@ -11,6 +11,8 @@ _SUBPACKAGES = (
     "mallard.common",
     "mallard.common.containers",
     "mallard.common.value",
+    "mallard.common.yaml",
+    "mallard.common.schema",
     "mallard.systems.framework",
     "mallard.systems.analysis",
     "mallard.systems.primitives",
@@ -49,3 +51,6 @@ def _export_all() -> list[str]:
 
 
 __all__ = _export_all()
+from mallard.common.find_resource import getDrakePath  # noqa: E402  (pydrake.all's alias from pydrake/__init__)
+
+__all__.append("getDrakePath")

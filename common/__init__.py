@@ -2,7 +2,7 @@
 logging and temp-folder helpers)."""
 from .containers import namedview
 from .environment import configure_logging, temp_directory
-from .find_resource import FindResourceOrThrow
+from .find_resource import FindResourceOrThrow, GetDrakePath
 from .memory_file import MemoryFile
 from .parallelism import Parallelism
 from .random_distribution import CalcProbabilityDensity, RandomDistribution
@@ -11,6 +11,6 @@ from .scalar_template import pretty_class_name
 from .tolerance_type import ToleranceType
 from .value import AbstractValue, Value
 
-__all__ = ["AbstractValue", "CalcProbabilityDensity", "FindResourceOrThrow", "MemoryFile", "Parallelism",
+__all__ = ["AbstractValue", "CalcProbabilityDensity", "FindResourceOrThrow", "GetDrakePath", "MemoryFile", "Parallelism",
            "RandomDistribution", "RandomGenerator", "ToleranceType", "Value", "configure_logging", "namedview",
            "pretty_class_name", "temp_directory"]

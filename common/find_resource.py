@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["DRAKE_RESOURCE_ROOT", "FindResourceOrThrow", "GetDrakeResourceRoot"]
+__all__ = ["DRAKE_RESOURCE_ROOT", "FindResourceOrThrow", "GetDrakePath", "GetDrakeResourceRoot", "getDrakePath"]
 
 DRAKE_RESOURCE_ROOT = "DRAKE_RESOURCE_ROOT"
 
@@ -42,6 +42,22 @@ def GetDrakeResourceRoot() -> Optional[str]:
         return None  # an explicit but unusable root: do not silently fall back to another copy
     share = _installed_drake_share()
     return None if share is None else str(share)
+
+
+def GetDrakePath() -> Optional[str]:
+    """The folder of Drake's resources (the `drake/` folder under the resource root: `GetDrakePath()` +
+    "/examples/pendulum/Pendulum.urdf" is the pendulum's URDF), or None when there is none."""
+    root = GetDrakeResourceRoot()
+    return None if root is None else os.path.join(root, "drake")
+
+
+def getDrakePath() -> str:
+    """pydrake's compatibility alias: the absolute GetDrakePath()."""
+    path = GetDrakePath()
+    if path is None:
+        raise RuntimeError(f"No Drake resources found: set {DRAKE_RESOURCE_ROOT} to the folder that holds Drake's "
+                           "'drake/' resources, or install the drake wheel")
+    return os.path.abspath(path)
 
 
 def FindResourceOrThrow(resource_path: str) -> str:

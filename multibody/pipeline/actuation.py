@@ -1,13 +1,16 @@
-"""Actuation of the discrete step: the plant's joint actuators (τ[dof] += u) and MuJoCo's actuators with constant
-moment arms (joint and fixed-tendon transmissions) or a spatial tendon's (gear·∂L/∂v of the tendon stage, tendon.py;
-mj_fwdActuation without activation dynamics):
+"""Actuation of the discrete step (MuJoCo's mj_transmission and mj_fwdActuation): the plant's joint actuators
+(τ[dof] += u) and MuJoCo's actuators,
 
-    L = qmoment·q (gear·L_tendon),  V = moment·v,  f = clamp(gain(L, V)·ctrl + bias(L, V), forcerange),  τ += momentᵀ·f,
+    L, moment = transmission(q),  V = moment·v,  f = clamp(gain(L, V)·input + bias(L, V), forcerange),  τ += momentᵀ·f,
 
-gain fixed (g₀) or affine (g₀ + g₁L + g₂V), bias none or affine (b₀ + b₁L + b₂V), ctrl clamped to ctrlrange, the
-rotational position servos' setpoints wrapped to the representative nearest the length; a tendon's actuatorfrcrange
-scales the forces of its actuators when their sum leaves the range (before forcerange), then each joint's
-actuatorfrcrange clamps its total actuator torque.
+with constant moment arms (joint and fixed-tendon transmissions, L = qmoment·q) or a spatial tendon's (gear·∂L/∂v of
+the tendon stage, tendon.py); input = ctrl clamped to ctrlrange (dyntype none) or the activation (the step's `act`;
+actearly: the next activation); gain fixed (g₀), affine (g₀ + g₁L + g₂V) or muscle, bias none, affine
+(b₀ + b₁L + b₂V) or muscle (muscle.py); the rotational position servos' setpoints wrapped to the representative
+nearest the length; a tendon's actuatorfrcrange scales the forces of its actuators when their sum leaves the range
+(before forcerange), then each joint's actuatorfrcrange clamps its total actuator torque. Activation rates
+(d.act_dot): integrator ȧ = ctrl, filter / filterexact ȧ = (ctrl − a)/τ, muscle (muscle.py); the integrators
+advance them with `advance_activations` (mj_advance).
 """
 from __future__ import annotations
 
@@ -18,12 +21,16 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
+from .gravcomp import GRAVCOMP_MODEL, CompileGravcomp
+from .muscle import MINVAL, MuscleActivationRate, MuscleBias, MuscleGain
 from .structs import B1, F1, F2, I1, INT, bools, declare, floats, ints
+from .transmission import TRANSMISSION_MODEL, CompileTransmissions, joint_transmissions, site_transmissions
 
 #: Status codes of `actuation`.
 ACTUATION_OK, ACTUATION_NAN_U, ACTUATION_NAN_CTRL = 0, 1, 2
-GAIN_FIXED, GAIN_AFFINE = 0, 1
-BIAS_NONE, BIAS_AFFINE = 0, 1
+GAIN_FIXED, GAIN_AFFINE, GAIN_MUSCLE = 0, 1, 2
+BIAS_NONE, BIAS_AFFINE, BIAS_MUSCLE = 0, 1, 2
+DYN_NONE, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT, DYN_MUSCLE = 0, 1, 2, 3, 4
 
 
 @structref.register
@@ -52,13 +59,22 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
     ("ten_out", I1), ("ten_id", I1), ("ten_gear", F1),
     # actuators on tendons with actuatorfrcrange: output, tendon, the tendon's range
     ("tlim_out", I1), ("tlim_ten", I1), ("tlim_lo", F1), ("tlim_hi", F1),
+    # actuator dynamics (activations: the step's `act` input, MuJoCo's act): the output's activation slot (-1:
+    # none), DYN_*, dynprm[:3], actrange (±inf when not limited), actearly; na: the number of activations
+    ("actadr", I1), ("dyntype", I1), ("dynprm", F2), ("act_lo", F1), ("act_hi", F1), ("actearly", B1), ("na", INT),
+    # muscles (GAIN_MUSCLE / BIAS_MUSCLE, muscle.py): gainprm[:9], biasprm[:9], lengthrange, acc0
+    ("gainprm", F2), ("biasprm", F2), ("lengthrange", F2), ("acc0", F1),
+    # configuration-dependent transmissions (site, slider-crank, ball and free joint; transmission.py) and body
+    # gravity compensation (gravcomp.py: its actuatorgravcomp part is actuation)
+    ("trn", TRANSMISSION_MODEL), ("gc", GRAVCOMP_MODEL),
 ])
 
 
 @njit(cache=True)
 def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment, enabled, gaintype, gain, biastype,
                         bias, force_lo, force_hi, period, jlim_dof, jlim_lo, jlim_hi, ten_out, ten_id, ten_gear,
-                        tlim_out, tlim_ten, tlim_lo, tlim_hi):
+                        tlim_out, tlim_ten, tlim_lo, tlim_hi, actadr, dyntype, dynprm, act_lo, act_hi, actearly, na,
+                        gainprm, biasprm, lengthrange, acc0, trn, gc):
     a = structref.new(ACTUATION_MODEL)
     a.dofs, a.nctrl, a.ctrl_lo, a.ctrl_hi, a.row_ctrl = dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl
     a.moment, a.qmoment, a.enabled = moment, qmoment, enabled
@@ -67,20 +83,26 @@ def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment
     a.jlim_dof, a.jlim_lo, a.jlim_hi = jlim_dof, jlim_lo, jlim_hi
     a.ten_out, a.ten_id, a.ten_gear = ten_out, ten_id, ten_gear
     a.tlim_out, a.tlim_ten, a.tlim_lo, a.tlim_hi = tlim_out, tlim_ten, tlim_lo, tlim_hi
+    a.actadr, a.dyntype, a.dynprm, a.act_lo, a.act_hi, a.actearly, a.na = actadr, dyntype, dynprm, act_lo, act_hi, actearly, na
+    a.gainprm, a.biasprm, a.lengthrange, a.acc0 = gainprm, biasprm, lengthrange, acc0
+    a.trn, a.gc = trn, gc
     return a
 
 
 def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> ActuationModel:
     """The plant's joint actuators and, given `mjcf` (plant/_mjcf_actuation.py MjcfActuation, or None), its MuJoCo
-    actuators: constant moment arms, spatial-tendon transmissions and tendon actuatorfrcrange. `maps` are the
-    plant's MjcfPlantMaps, `ten_offsets` the row of each one's first tendon in the tendon stage (tendon.py)."""
+    actuators: constant moment arms, spatial-tendon transmissions, tendon actuatorfrcrange, activation dynamics and
+    muscles. `maps` are the plant's MjcfPlantMaps, `ten_offsets` the row of each one's first tendon in the tendon
+    stage (tendon.py)."""
     m = plant._model
     z1 = np.zeros(0)
     if mjcf is None:
         z2 = np.zeros((0, m.nv))
         return new_actuation_model(ints(m.actuator_dofs), 0, z1, z1, ints(z1), z2, np.zeros((0, m.nq)), bools(z1),
                                    ints(z1), np.zeros((0, 3)), ints(z1), np.zeros((0, 3)), z1, z1, z1, ints(z1), z1, z1,
-                                   ints(z1), ints(z1), z1, ints(z1), ints(z1), z1, z1)
+                                   ints(z1), ints(z1), z1, ints(z1), ints(z1), z1, z1, ints(z1), ints(z1),
+                                   np.zeros((0, 3)), z1, z1, bools(z1), 0, np.zeros((0, 9)), np.zeros((0, 9)),
+                                   np.zeros((0, 2)), z1, CompileTransmissions(plant, None), CompileGravcomp(plant, None))
     jlim = np.array(mjcf.jlim, dtype=float).reshape(-1, 3)
     model_of = {id(pm): k for k, pm in enumerate(maps)}
     spatial = [(i, ten_offsets[model_of[id(kin.pm)]] + kin.tendon_id, gear) for i, kin, gear in mjcf.spatial]
@@ -92,13 +114,98 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
         floats(mjcf.force_lo), floats(mjcf.force_hi), floats(mjcf.period), ints(jlim[:, 0]), floats(jlim[:, 1]),
         floats(jlim[:, 2]), ints([r[0] for r in spatial]), ints([r[1] for r in spatial]),
         floats([r[2] for r in spatial]), ints([r[0] for r in tlim]), ints([r[1] for r in tlim]),
-        floats([r[2] for r in tlim]), floats([r[3] for r in tlim]))
+        floats([r[2] for r in tlim]), floats([r[3] for r in tlim]),
+        ints(mjcf.actadr), ints(mjcf.dyn), floats(mjcf.dynprm, (-1, 3)), floats(mjcf.act_lo), floats(mjcf.act_hi),
+        bools(mjcf.actearly), int(mjcf.na), floats(mjcf.gainprm, (-1, 9)), floats(mjcf.biasprm, (-1, 9)),
+        floats(mjcf.lengthrange, (-1, 2)), floats(mjcf.acc0), CompileTransmissions(plant, mjcf),
+        CompileGravcomp(plant, mjcf))
+
+
+@njit(cache=True)
+def next_activation(a, i, act, rate, h):
+    """MuJoCo's mj_nextActivation for output i: act + h·rate (filterexact: act + rate·τ·(1 − e^(−h/τ))), clamped to
+    actrange."""
+    if a.dyntype[i] == DYN_FILTEREXACT:
+        tau = max(MINVAL, a.dynprm[i, 0])
+        x = act + rate * tau * (1.0 - math.exp(-h / tau))
+    else:
+        x = act + rate * h
+    return min(max(x, a.act_lo[i]), a.act_hi[i])
+
+
+@njit(cache=True)
+def activation_rates(m, d, ctrl):
+    """d.act_dot: ȧ of every activation from the clamped ctrl and d.act (integrator: ctrl; filter / filterexact:
+    (ctrl − a)/τ; muscle: muscle.MuscleActivationRate)."""
+    a = m.act
+    act = d.act
+    rate = np.zeros(a.na)
+    for i in range(a.actadr.shape[0]):
+        k = a.actadr[i]
+        if k < 0:
+            continue
+        r = a.row_ctrl[i]
+        c = min(max(ctrl[r], a.ctrl_lo[r]), a.ctrl_hi[r])
+        dyn = a.dyntype[i]
+        if dyn == DYN_INTEGRATOR:
+            rate[k] = c
+        elif dyn == DYN_MUSCLE:
+            rate[k] = MuscleActivationRate(c, act[k], a.dynprm[i])
+        else:
+            rate[k] = (c - act[k]) / max(MINVAL, a.dynprm[i, 0])
+    d.act_dot = rate
+
+
+@njit(cache=True)
+def advance_activations(m, d, act0, rate, act_next):
+    """act_next = MuJoCo's mj_advance of the activations act0 with rates `rate` over one step: mj_nextActivation
+    per slot (rate 0 for a disabled actuator), then an integrator position servo's wrapped setpoint re-anchored to
+    the representative nearest its length d.actuator_length."""
+    a = m.act
+    h = m.tree.h
+    for i in range(a.actadr.shape[0]):
+        k = a.actadr[i]
+        if k < 0:
+            continue
+        act_next[k] = next_activation(a, i, act0[k], rate[k] if a.enabled[i] else 0.0, h)
+        P = a.period[i]
+        if a.dyntype[i] == DYN_INTEGRATOR and P > 0:
+            act_next[k] -= P * math.floor((act_next[k] - d.actuator_length[i]) / P + 0.5)
+
+
+@njit(cache=True)
+def transmission(m, d):
+    """d.actuator_length (nout) and d.actuator_moment (nout × nv, ∂length/∂v) of the MuJoCo actuators: constant
+    rows (joint and fixed-tendon transmissions, qmoment·q), spatial tendons' gear·(length, ∂L/∂v) from the tendon
+    stage, site, slider-crank, ball and free joint rows (transmission.py; MuJoCo's mj_transmission)."""
+    a = m.act
+    nout, nv, nq = a.row_ctrl.shape[0], a.moment.shape[1], a.qmoment.shape[1]
+    if d.actuator_moment.shape[0] != nout or d.actuator_moment.shape[1] != nv:
+        d.actuator_moment = np.empty((nout, nv))
+    moment = d.actuator_moment
+    moment[:, :] = a.moment
+    L = np.zeros(nout)
+    q = d.q
+    for i in range(nout):
+        s = 0.0
+        for k in range(nq):
+            s += a.qmoment[i, k] * q[k]
+        L[i] = s
+    for r in range(a.ten_out.shape[0]):  # spatial tendon: gear·length, moment gear·∂L/∂v
+        i, t, g = a.ten_out[r], a.ten_id[r], a.ten_gear[r]
+        L[i] = g * d.ten_length[t]
+        for k in range(nv):
+            moment[i, k] = g * d.ten_J[t, k]
+    site_transmissions(m, d, L, moment)
+    joint_transmissions(m, d, L, moment)
+    d.actuator_length = L
 
 
 @njit(cache=True)
 def actuation(m, d, u, ctrl):
     """Add τ[dof] += u of the joint actuators and the MuJoCo actuators' momentᵀ·f to d.tau (f in
-    d.actuator_force). Returns ACTUATION_OK, or ACTUATION_NAN_U / ACTUATION_NAN_CTRL (nothing added)."""
+    d.actuator_force; lengths, velocities and moment arms in d.actuator_*, activation rates in d.act_dot from the
+    activations d.act). Returns ACTUATION_OK, or ACTUATION_NAN_U / ACTUATION_NAN_CTRL (nothing added)."""
     a = m.act
     for i in range(u.shape[0]):
         if np.isnan(u[i]):
@@ -112,32 +219,43 @@ def actuation(m, d, u, ctrl):
     nout = a.row_ctrl.shape[0]
     force = np.zeros(nout)
     d.actuator_force = force
+    transmission(m, d)
+    activation_rates(m, d, ctrl)
     if nout == 0:
+        d.actuator_velocity = force
         return ACTUATION_OK
-    nv, nq = a.moment.shape[1], a.qmoment.shape[1]
-    q, v = d.q, d.v
+    nv = a.moment.shape[1]
+    v, moment, act, h = d.v, d.actuator_moment, d.act, m.tree.h
+    vel = np.zeros(nout)
+    d.actuator_velocity = vel
     raw = np.zeros(nout)  # gain·input + bias before the tendons' actuatorfrcrange and forcerange
     for i in range(nout):
-        L = 0.0
-        for k in range(nq):
-            L += a.qmoment[i, k] * q[k]
+        L = d.actuator_length[i]
         V = 0.0
         for k in range(nv):
-            V += a.moment[i, k] * v[k]
-        for r in range(a.ten_out.shape[0]):  # spatial tendon: gear·length, moment gear·∂L/∂v
-            if a.ten_out[r] == i:
-                t, g = a.ten_id[r], a.ten_gear[r]
-                L = g * d.ten_length[t]
-                V = 0.0
-                for k in range(nv):
-                    V += g * d.ten_J[t, k] * v[k]
-        c = ctrl[a.row_ctrl[i]]
-        inp = min(max(c, a.ctrl_lo[a.row_ctrl[i]]), a.ctrl_hi[a.row_ctrl[i]])
+            V += moment[i, k] * v[k]
+        vel[i] = V
+        r = a.row_ctrl[i]
+        inp = min(max(ctrl[r], a.ctrl_lo[r]), a.ctrl_hi[r])
+        k = a.actadr[i]
+        if k >= 0:  # stateful: the activation (actearly: the next one)
+            inp = next_activation(a, i, act[k], d.act_dot[k], h) if a.actearly[i] else act[k]
         P = a.period[i]
         if P > 0:
             inp -= P * math.floor((inp - L) / P + 0.5)
-        gain = a.gain[i, 0] + a.gain[i, 1] * L + a.gain[i, 2] * V if a.gaintype[i] == GAIN_AFFINE else a.gain[i, 0]
-        bias = a.bias[i, 0] + a.bias[i, 1] * L + a.bias[i, 2] * V if a.biastype[i] == BIAS_AFFINE else 0.0
+        gt, bt = a.gaintype[i], a.biastype[i]
+        if gt == GAIN_AFFINE:
+            gain = a.gain[i, 0] + a.gain[i, 1] * L + a.gain[i, 2] * V
+        elif gt == GAIN_MUSCLE:
+            gain = MuscleGain(L, V, a.lengthrange[i], a.acc0[i], a.gainprm[i])
+        else:
+            gain = a.gain[i, 0]
+        if bt == BIAS_AFFINE:
+            bias = a.bias[i, 0] + a.bias[i, 1] * L + a.bias[i, 2] * V
+        elif bt == BIAS_MUSCLE:
+            bias = MuscleBias(L, a.lengthrange[i], a.acc0[i], a.biasprm[i])
+        else:
+            bias = 0.0
         raw[i] = gain * inp + bias if a.enabled[i] else 0.0
     for r in range(a.tlim_out.shape[0]):  # a tendon's total actuator force outside its actuatorfrcrange scales them
         total = 0.0
@@ -155,12 +273,10 @@ def actuation(m, d, u, ctrl):
     for i in range(nout):
         if force[i] != 0.0:
             for k in range(nv):
-                tau_act[k] += a.moment[i, k] * force[i]
-    for r in range(a.ten_out.shape[0]):
-        f, t, g = force[a.ten_out[r]], a.ten_id[r], a.ten_gear[r]
-        if f != 0.0:
-            for k in range(nv):
-                tau_act[k] += g * d.ten_J[t, k] * f
+                tau_act[k] += moment[i, k] * force[i]
+    for k in range(d.qfrc_gravcomp.shape[0]):  # gravity compensation routed through actuatorgravcomp joints
+        if a.gc.actuated[k]:
+            tau_act[k] += d.qfrc_gravcomp[k]
     for j in range(a.jlim_dof.shape[0]):
         k = a.jlim_dof[j]
         tau_act[k] = min(max(tau_act[k], a.jlim_lo[j]), a.jlim_hi[j])

@@ -23,15 +23,17 @@ _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not 
 
 @njit(parallel=True, cache=True)
 def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_next, results, status):
-    """Steps every row b of X (B, nq + nv) under U[b] (B, nu) and ctrl[b] (B, nctrl) into X_next[b]; warm[b] is
-    member b's previous results row and results[b] receives this step's (see forward.step)."""
+    """Steps every row b of X (B, nq + nv + na: positions, velocities, MuJoCo activations) under U[b] (B, nu) and
+    ctrl[b] (B, nctrl) into X_next[b]; warm[b] is member b's previous results row and results[b] receives this
+    step's (see forward.step)."""
+    nx = m.tree.nq + m.tree.nv
     for b in prange(X.shape[0]):
-        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], tau_in, F_in, g_W, collide, warm[b], X_next[b],
-                         results[b])
+        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, collide,
+                         warm[b], X_next[b], results[b])
 
 
 class BatchedStepper:
-    """`BatchedStepper(plant, batch_size, context=None)`: Step(x (B, nq + nv), u (B, nu)) -> x after one (or
+    """`BatchedStepper(plant, batch_size, context=None)`: Step(x (B, nq + nv [+ na]), u (B, nu)) -> x after one (or
     num_steps) time steps of the discrete plant, for all B members in one compiled call. `context` (the plant's,
     in its diagram when contacts through SceneGraph are wanted) gives the body parameters, gravity and whether
     contacts are computed; by default a new plant context (no contacts)."""
@@ -53,9 +55,9 @@ class BatchedStepper:
             raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has features the compiled step does not "
                              f"cover ({', '.join(features)}); step its contexts one by one")
         self._plant, self._model, self._collide = plant, compiled.model, plant._pipeline_collide(context)
-        self._nx = plant.num_positions() + plant.num_velocities()
-        self._nu = plant.num_actuated_dofs()
         act = getattr(plant, "_mjcf_actuation", None)
+        self._nx = plant.num_positions() + plant.num_velocities() + (0 if act is None else act.na)
+        self._nu = plant.num_actuated_dofs()
         self._nctrl = 0 if act is None else act.nu
         self._bp = np.ascontiguousarray(context.get_numeric_parameter(plant._param_index).CopyToVector())
         self._g_W = np.ascontiguousarray(plant.gravity_field().gravity_vector(), dtype=np.float64)
@@ -84,8 +86,8 @@ class BatchedStepper:
         return rows
 
     def Step(self, x, u=None, num_steps: int = 1, ctrl=None) -> np.ndarray:
-        """The (B, nq + nv) states after `num_steps` steps from x under actuation u (B, nu; a (nu,) row is used
-        for all members) and MJCF ctrl (B, nctrl)."""
+        """The (B, nq + nv [+ na: MuJoCo activations]) states after `num_steps` steps from x under actuation u (B, nu;
+        a (nu,) row is used for all members) and MJCF ctrl (B, nctrl)."""
         X = self._rows(x, self._nx, "the state").copy()
         U = self._rows(np.zeros(self._nu) if u is None else u, self._nu, "the actuation")
         C = self._rows(np.zeros(self._nctrl) if ctrl is None else ctrl, self._nctrl, "ctrl")

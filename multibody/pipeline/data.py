@@ -61,6 +61,11 @@ DATA = declare(DataType, Data, [
     ("qDeriv", F2),
     # Drake's discrete contact (drake_contact.py): contact-frame velocities [vn, vt1, vt2] at v⁺
     ("con_vel", F2),
+    # actuation (actuation.py): activations (the step's `act` input or an RK4 stage's) and their rates, actuator
+    # lengths, velocities and moment arms (nout × nv)
+    ("act", F1), ("act_dot", F1), ("actuator_length", F1), ("actuator_velocity", F1), ("actuator_moment", F2),
+    # gravity compensation (gravcomp.py): MuJoCo's qfrc_gravcomp (nv)
+    ("qfrc_gravcomp", F1),
 ])
 
 
@@ -92,6 +97,8 @@ def new_data():
     d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
     d.qDeriv = z2
     d.con_vel = z2
+    d.act, d.act_dot, d.actuator_length, d.actuator_velocity, d.actuator_moment = z1, z1, z1, z1, z2
+    d.qfrc_gravcomp = z1
     return d
 
 

@@ -3,9 +3,10 @@
     qDeriv = ∂(qfrc_actuator + qfrc_passive − [qfrc_bias])/∂v   (nv × nv),
 
 without the joint damping −D (M̂ = M + h·D holds it already, smooth.py). Actuators: Σ momentᵢᵀ·bᵢ·momentᵢ with
-bᵢ = biasprm[2] (affine bias) + gainprm[2]·ctrl (affine gain, ctrl clamped to ctrlrange), none where the force
-is saturated at its forcerange (mjd_actuator_vel). Passive: the fluid forces' local Jacobians (fluid.py,
-mjd_passive_vel). Bias (implicit only): −∂(C(q,v)·v)/∂v by central differences of the recursive Newton–Euler
+bᵢ = biasprm[2] (affine bias) + ∂gain/∂V·input (affine gainprm[2] or the muscle's; input ctrl clamped to ctrlrange
+or the activation), none where the force is saturated at its forcerange (mjd_actuator_vel); the moment arms are the
+actuation stage's (spatial tendons and sites included). Passive: tendon dampers −b·JᵀJ and the fluid forces' local
+Jacobians (fluid.py, mjd_passive_vel). Bias (implicit only): −∂(C(q,v)·v)/∂v by central differences of the recursive Newton–Euler
 bias, exact up to rounding since C(q,v)·v is quadratic in v (mjd_rne_vel). qDeriv is kept on M's tree pattern,
 as MuJoCo's sparse qDeriv (a force coupling two trees enters only explicitly).
 """
@@ -16,16 +17,21 @@ from numba import njit
 
 from ..kernels.dynamics import bias_term_into
 from ..kernels.kinematics import calc_velocity_kinematics
-from .actuation import BIAS_AFFINE, GAIN_AFFINE
+from .actuation import BIAS_AFFINE, GAIN_AFFINE, GAIN_MUSCLE, next_activation
 from .fluid import fluid_vel
+from .muscle import MuscleGainVelocity
 
 
 @njit(cache=True)
 def actuator_vel(m, d, ctrl, D):
-    """D += ∂qfrc_actuator/∂v of the MuJoCo actuators (d.actuator_force from the actuation stage)."""
+    """D += ∂qfrc_actuator/∂v of the MuJoCo actuators (mjd_actuator_vel): Σ momentᵢᵀ·bᵢ·momentᵢ with bᵢ = the affine
+    bias's kv + ∂gain/∂V·input (affine: gainprm[2]; muscle: muscle.MuscleGainVelocity), input = ctrl clamped to
+    ctrlrange or the activation (actearly: the next one); none where the force is saturated at its forcerange. Moment
+    arms, lengths, velocities and forces from the actuation stage (d.actuator_*)."""
     a = m.act
     nv = D.shape[0]
     cols = np.empty(nv, np.int64)
+    moment = d.actuator_moment
     for i in range(a.row_ctrl.shape[0]):
         if not a.enabled[i]:
             continue
@@ -33,26 +39,55 @@ def actuator_vel(m, d, ctrl, D):
         if f <= a.force_lo[i] or f >= a.force_hi[i]:  # saturated: no derivative
             continue
         b = a.bias[i, 2] if a.biastype[i] == BIAS_AFFINE else 0.0
-        if a.gaintype[i] == GAIN_AFFINE and a.gain[i, 2] != 0.0:
-            r = a.row_ctrl[i]
-            b += a.gain[i, 2] * min(max(ctrl[r], a.ctrl_lo[r]), a.ctrl_hi[r])
+        g = 0.0
+        if a.gaintype[i] == GAIN_AFFINE:
+            g = a.gain[i, 2]
+        elif a.gaintype[i] == GAIN_MUSCLE:
+            g = MuscleGainVelocity(d.actuator_length[i], d.actuator_velocity[i], a.lengthrange[i], a.acc0[i],
+                                   a.gainprm[i])
+        if g != 0.0:
+            k = a.actadr[i]
+            if k < 0:
+                r = a.row_ctrl[i]
+                b += g * min(max(ctrl[r], a.ctrl_lo[r]), a.ctrl_hi[r])
+            elif a.actearly[i]:
+                b += g * next_activation(a, i, d.act[k], d.act_dot[k], m.tree.h)
+            else:
+                b += g * d.act[k]
         if b == 0.0:
             continue
         k = 0
         for c in range(nv):
-            if a.moment[i, c] != 0.0:
+            if moment[i, c] != 0.0:
                 cols[k] = c
                 k += 1
         for p in range(k):
-            mp = a.moment[i, cols[p]]
+            mp = moment[i, cols[p]]
             for n in range(k):
-                D[cols[p], cols[n]] += mp * (b * a.moment[i, cols[n]])
+                D[cols[p], cols[n]] += mp * (b * moment[i, cols[n]])
 
 
 @njit(cache=True)
 def passive_vel(m, d, D, symmetrize, body_free):
-    """D += ∂qfrc_passive/∂v other than joint damping: the fluid forces (local Jacobians symmetrized when
-    `symmetrize`, except on standalone free bodies `body_free`)."""
+    """D += ∂qfrc_passive/∂v other than joint damping: the tendon dampers −b·JᵀJ (J the tendon's moment arms
+    d.ten_J) and the fluid forces (local Jacobians symmetrized when `symmetrize`, except on standalone free bodies
+    `body_free`)."""
+    ten = m.ten
+    nv = D.shape[0]
+    cols = np.empty(nv, np.int64)
+    for t in range(ten.damping.shape[0]):
+        b = ten.damping[t]
+        if b == 0.0:
+            continue
+        k = 0
+        for c in range(nv):
+            if d.ten_J[t, c] != 0.0:
+                cols[k] = c
+                k += 1
+        for p in range(k):
+            bj = b * d.ten_J[t, cols[p]]
+            for n in range(k):
+                D[cols[p], cols[n]] -= bj * d.ten_J[t, cols[n]]
     fluid_vel(m, d, D, symmetrize, body_free)
 
 

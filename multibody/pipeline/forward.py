@@ -16,14 +16,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .actuation import ACTUATION_NAN_CTRL, ACTUATION_NAN_U, actuation
+from .actuation import ACTUATION_NAN_CTRL, ACTUATION_NAN_U, actuation, advance_activations
 from .collision import collision
 from .constraint import ROWS_BAD_LIMIT, ROWS_OK, assemble
 from .contact import CONTACTS_BAD_MUJOCO_GEOMETRY, CONTACTS_OK, no_contacts, select_contacts
 from .drake_contact import (APPROX_MUJOCO, DRAKE_SOLVE_BAD_CONTACT, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_OK,
                             drake_contacts, drake_solve)
-from .integrate import (EULER, RK4, euler, forward_qacc, implicit, rk4_finish, rk4_record, rk4_stage_state,
+from .integrate import (EULER, RK4, RK4_A, RK4_B, euler, forward_qacc, implicit, rk4_finish, rk4_record, rk4_stage_state,
                         rotate_quaternion_blocks)
+from .gravcomp import gravcomp
 from .passive import passive
 from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
 from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
@@ -37,13 +38,16 @@ STAGE_SMOOTH, STAGE_COLLISION, STAGE_CONSTRAINT, STAGE_SOLVER, STAGE_INTEGRATE =
 
 
 @njit(cache=True)
-def forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, warm_valid):
-    """d.qacc (v̇) of the step from state x (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED or an error."""
+def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm, warm_valid):
+    """d.qacc (v̇) of the step from state x with activations act (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED
+    or an error."""
     d.stage = STAGE_SMOOTH
+    d.act = act
     kinematics(m, d, x, bp)
     tendon(m, d)
     gravity(m, d, g_W)
     passive(m, d)
+    gravcomp(m, d, g_W)
     applied_forces(m, d, tau_in, F_in)
     st = actuation(m, d, u, ctrl)
     if st == ACTUATION_NAN_U:
@@ -100,33 +104,35 @@ def forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, warm_valid):
 
 
 @njit(cache=True)
-def step(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, x_next, results):
+def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, x_next, results):
     """One discrete step from state x = [q; v; ...] with body parameters bp (nb·13), joint actuation u (nu), MuJoCo
-    ctrl, applied generalized forces tau_in (nv or 0) and body forces F_in (nb × 6 or 0 × 6), gravity g_W, contacts
-    when `collide` (the plant's geometry query is connected) and the previous step's results row `warm`
-    (data.StepResults). Writes [q⁺; v⁺] into x_next[:nq + nv] and this step's results row into `results`."""
+    ctrl and activations act (na), applied generalized forces tau_in (nv or 0) and body forces F_in (nb × 6 or
+    0 × 6), gravity g_W, contacts when `collide` (the plant's geometry query is connected) and the previous step's
+    results row `warm` (data.StepResults). Writes [q⁺; v⁺] into x_next[:nq + nv], the next activations into
+    act_next and this step's results row into `results`."""
     t = m.tree
     nq, nv, nu = t.nq, t.nv, u.shape[0]
     n = 3 * nv + nu + 4
     if (x.shape[0] < nq + nv or x_next.shape[0] < nq + nv or warm.shape[0] != n or results.shape[0] != n
             or bp.shape[0] != t.nb * 13 or g_W.shape[0] != 3 or u.shape[0] != m.act.dofs.shape[0]
             or ctrl.shape[0] != m.act.nctrl or not (tau_in.shape[0] == 0 or tau_in.shape[0] == nv)
-            or not (F_in.shape[0] == 0 or F_in.shape[0] == t.nb)):
+            or act.shape[0] != m.act.na or act_next.shape[0] != m.act.na or not (F_in.shape[0] == 0 or F_in.shape[0] == t.nb)):
         return STEP_BAD_SIZES
     warm_q, warm_valid = warm[2 * nv + nu:3 * nv + nu], warm[3 * nv + nu] != 0.0
-    status = forward(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_valid)
+    status = forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm_q, warm_valid)
     if status != STEP_OK and status != STEP_NOT_CONVERGED:
         return status
     d.stage = STAGE_INTEGRATE
     scheme = m.integ.integrator
     if scheme == RK4:
-        status, vdot, tau_contact, finite = runge_kutta(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q,
-                                                        warm_valid, x_next, status)
+        status, vdot, tau_contact, finite = runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W,
+                                                        collide, warm_q, warm_valid, x_next, status)
         if status != STEP_OK and status != STEP_NOT_CONVERGED:
             return status
     else:
         finite = euler(m, d, x_next) if scheme == EULER else implicit(m, d, ctrl, x_next)
         vdot, tau_contact = d.qacc, d.tau_contact
+        advance_activations(m, d, act, d.act_dot, act_next)
     for i in range(nv):
         results[i] = vdot[i]
         results[nv + nu + i] = tau_contact[i]
@@ -143,10 +149,11 @@ def step(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm, x_next, results
 
 
 @njit(cache=True)
-def runge_kutta(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_valid, x_next, status):
+def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm_q, warm_valid, x_next, status):
     """MuJoCo's RK4 step from state x whose first forward evaluation is in d: three more forward evaluations at
     the stage states (inputs held at their step-start values, each solve warm-started from the previous step as
-    MuJoCo's), then x⁺ into x_next (integrate.py). Returns (status, mean acceleration v̇ = (v⁺ − v)/h, generalized
+    MuJoCo's; activations act₀ + h·Σⱼ A_ij·ȧⱼ), then x⁺ into x_next (integrate.py) and the activations advanced
+    with the averaged rates into act_next (mj_advance). Returns (status, mean acceleration v̇ = (v⁺ − v)/h, generalized
     contact forces at x, x⁺ finite); Data ends at the last stage, whose solver solution warm-starts the next step."""
     t, g = m.tree, m.integ
     nv = t.nv
@@ -156,15 +163,29 @@ def runge_kutta(m, d, x, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_v
     K[0] = w0
     Acc[0] = rotate_quaternion_blocks(q0, forward_qacc(m, d), g.quat_q, g.quat_v, True)
     tau_contact = d.tau_contact.copy()
+    na = m.act.na
+    rates, acts = np.empty((4, na)), np.empty((4, na))
+    rates[0] = d.act_dot
     xs = x.copy()
     for i in range(1, 4):
         w = rk4_stage_state(m, q0, w0, K, Acc, i, xs)
-        st = forward(m, d, xs, bp, u, ctrl, tau_in, F_in, g_W, collide, warm_q, warm_valid)
+        for k in range(na):
+            s = 0.0
+            for j in range(i):
+                if RK4_A[i - 1, j] != 0.0:
+                    s += RK4_A[i - 1, j] * rates[j, k]
+            acts[i, k] = act[k] + t.h * s
+        st = forward(m, d, xs, bp, u, ctrl, acts[i], tau_in, F_in, g_W, collide, warm_q, warm_valid)
         if st != STEP_OK and st != STEP_NOT_CONVERGED:
             return st, v0, tau_contact, False
         if st == STEP_NOT_CONVERGED:
             status = st
         d.stage = STAGE_INTEGRATE
         rk4_record(m, d, q0, w, i, K, Acc)
+        rates[i] = d.act_dot
     vdot, finite = rk4_finish(m, q0, v0, w0, K, Acc, x_next)
+    mean = np.zeros(na)
+    for j in range(4):
+        mean += RK4_B[j] * rates[j]
+    advance_activations(m, d, act, mean, act_next)
     return status, vdot, tau_contact, finite

@@ -18,7 +18,7 @@ slider-crank (_mjcf_transmission.py); MuJoCo 4's position-servo setpoints wrappe
 nearest the length on rotational transmissions (ball joint, rotational site+refsite); MuJoCo 4's orientation
 servo (gaintype / biastype so3, `<actuator><orientation>`: 3 or 4 controls, 3 outputs; So3Servo); dyntype
 none, integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine,
-muscle (_mjcf_muscle.py; the MJCF compiler computes a muscle's lengthrange by simulation when the file
+muscle (pipeline/muscle.py; the MJCF compiler computes a muscle's lengthrange by simulation when the file
 does not give it, parsers/mjcf/lengthrange.py); engine-plugin actuators (their force replaces
 gain·input + bias, _mjcf_plugins.py). Other
 actuators are reported at load with a located warning naming the actuator and produce no force.
@@ -33,11 +33,11 @@ import math
 import numpy as np
 
 from ._mjcf_gravcomp import MjcfGravityCompensation
-from ._mjcf_muscle import MuscleActivationRate, MuscleBias, MuscleGain
 from ._mjcf_plant import GetMjcfPlantMaps
 from ._mjcf_tendons import MjcfTendonKinematics, TendonSupported
 from ._mjcf_transmission import MjcfSiteTransmission, RotationVector, So3Servo, WrapPeriod
 from ..math.functions import rotation_matrix_from_quaternion as quat_to_mat
+from ..pipeline.muscle import MuscleActivationRate, MuscleBias, MuscleGain
 
 __all__ = ["ActuatorSupported", "CheckMjcfActuators", "FinalizeMjcfActuation", "GetMujocoCtrlInputPort",
            "MjcfActuation"]

@@ -28,29 +28,11 @@ from ..kernels.contact_kernels import NextState
 from ..kernels.fluid import FluidVelocityDerivative
 from ..kernels.kinematics import calc_velocity_kinematics
 from ..pipeline.integrate import StandaloneFreeBodies, TreePattern
+from ..pipeline.muscle import MuscleGainVelocity
 from ..tree.fluid_forces import FluidForces
-from ._mjcf_muscle import MuscleGain
 
 __all__ = ["CalcActuatorVelocityDerivative", "CalcPassiveVelocityDerivative",
            "CalcBiasVelocityDerivative", "CalcFluidVelocityDerivative", "ImplicitStep"]
-
-_MINVAL = 1e-15
-
-
-def _muscle_gain_velocity(length: float, velocity: float, lengthrange, acc0: float, prm) -> float:
-    """∂gain/∂velocity of MuJoCo's muscle gain −F0·FL(L)·FV(V) [N·s/m per unit activation]."""
-    L0 = (lengthrange[1] - lengthrange[0]) / max(_MINVAL, prm[1] - prm[0])
-    scale = max(_MINVAL, L0 * prm[6])
-    V = velocity / scale
-    y = prm[8] - 1.0
-    if V <= -1.0 or V > y:
-        dFV = 0.0
-    elif V <= 0.0:
-        dFV = 2.0 * V + 2.0
-    else:
-        dFV = (2.0 * y - 2.0 * V) / max(_MINVAL, y)
-    # MuscleGain at V = 0 is −F0·FL (FV(0) = 1)
-    return MuscleGain(length, 0.0, lengthrange, acc0, prm) * dFV / scale
 
 
 def CalcActuatorVelocityDerivative(plant, context) -> np.ndarray:
@@ -82,7 +64,7 @@ def CalcActuatorVelocityDerivative(plant, context) -> np.ndarray:
             if L is None:
                 moment = act.CalcMomentArms(plant, context)
                 L, V = act.CalcLengths(plant, context, q), moment @ v
-            g = _muscle_gain_velocity(L[i], V[i], act.lengthrange[i], act.acc0[i], act.gainprm[i])
+            g = MuscleGainVelocity(L[i], V[i], act.lengthrange[i], act.acc0[i], act.gainprm[i])
         if g:
             k = act.actadr[i]
             b += g * (ctrl[act.row_ctrl[i]] if k < 0 else (nxt[k] if act.actearly[i] else acts[k]))

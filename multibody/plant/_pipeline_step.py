@@ -15,7 +15,7 @@ import numpy as np
 from ..contact import PointPairContactInfo
 from ..contact.parameters import MixContactParameters
 from ..kernels.entry_points import compiled_entry
-from ..pipeline.actuation import CompileActuation, GAIN_AFFINE, BIAS_AFFINE
+from ..pipeline.actuation import CompileActuation
 from ..pipeline.collision import CompileGeometry, EmptyGeomModel
 from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTION, SAP_BAD_RELAXATION,
                                    SAP_BAD_STIFFNESS)
@@ -105,20 +105,10 @@ def UncompiledFeatures(plant) -> list[str]:
         out.append("MJCF sensors")
     act = getattr(plant, "_mjcf_actuation", None)
     if act is not None:
-        if act.na:
-            out.append("MJCF actuator activations")
-        if act.sites or act.balls or act.so3:
-            out.append("MJCF site / ball / free / orientation transmissions")
-        if getattr(plant, "_mjcf_integrator", None) in ("implicit", "implicitfast") and (
-                act.spatial or any(t.damper for t in act.passive)):
-            out.append("MJCF tendon dampers / spatial-tendon actuators under the implicit integrators")
-        if act.gravcomp:
-            out.append("MJCF gravity compensation")
+        if act.so3:
+            out.append("MJCF orientation servos (gaintype / biastype so3)")
         if act.plugins:
             out.append("MJCF engine plugins")
-        on = act.enabled
-        if np.any(on & (act.gaintype > GAIN_AFFINE)) or np.any(on & (act.biastype > BIAS_AFFINE)):
-            out.append("MJCF muscle actuators")
     return out
 
 
@@ -280,9 +270,10 @@ class _PipelineStepMixin:
 
     # ---- one step ---------------------------------------------------------------------------------------------
     def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
-                      results: np.ndarray):
-        """One compiled step from `context` into x_next and the results row `results` (the previous row `warm`);
-        raises the plant's errors. Returns the context's Data. Allocates no Python object in the usual wiring."""
+                      results: np.ndarray, act_next: np.ndarray | None = None):
+        """One compiled step from `context` into x_next, the MJCF activations' discrete state `act_next` (None: a
+        scratch array) and the results row `results` (the previous row `warm`); raises the plant's errors. Returns
+        the context's Data. Allocates no Python object in the usual wiring."""
         # the inputs: the actuation input read without copying it, the MJCF ctrl ports, the applied forces
         whole, connected, has_tau, has_F = self._input_wiring(context)
         if self._model.nu == 0:
@@ -301,6 +292,10 @@ class _PipelineStepMixin:
             for port, sl in zip(act.ports, act.ctrl_slices):
                 if port.HasValue(context):
                     ctrl[sl] = port.Eval(context)
+        a0 = a1 = self._pipeline_zeros[0]
+        if act is not None and act.na:  # MuJoCo's act: the plant's activation state group
+            a0 = context.get_discrete_state(self._mjcf_act_group)._data
+            a1 = np.empty(act.na) if act_next is None else act_next
         tau_in, F_in = self._pipeline_zeros
         if has_tau or has_F:
             tau_in, F_in = self._EvalAppliedForces(context, self._eval_kinematics(context))
@@ -312,10 +307,11 @@ class _PipelineStepMixin:
         x = self._qv_vector(context)._data
         bp = context.get_numeric_parameter(self._param_index)._data
         if not _STEP_ENTRY:
-            _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, tau_in, F_in, f.g_W, collide, warm,
-                                              x_next, results))
+            _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, collide,
+                                              warm, x_next, results))
         try:
-            status = _STEP_ENTRY[0](model, d, x, bp, u, ctrl, tau_in, F_in, f.g_W, collide, warm, x_next, results)
+            status = _STEP_ENTRY[0](model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, collide, warm, x_next,
+                                    results)
         except np.linalg.LinAlgError:
             stage = error_info(d)[0]
             if stage == STAGE_SOLVER:

@@ -42,7 +42,7 @@ from .sdformat_drake import AddBallConstraintRecord, AddBushingRecord
 __all__ = ["Parser", "KNOWN_FILE_TYPES", "CalcUniversalJointRotation", "CalcPlanarJointRotation"]
 
 #: File extensions Parser.AddModels dispatches on (`.xml` is MJCF, built by parsers/mjcf/to_plant.py).
-KNOWN_FILE_TYPES = (".urdf", ".sdf", ".xml", ".obj")
+KNOWN_FILE_TYPES = (".urdf", ".sdf", ".xml", ".obj", ".dmd.yaml")
 
 
 def _is_identity(X: np.ndarray) -> bool:
@@ -237,6 +237,10 @@ class Parser:
         lower = filename.lower()
         if lower.endswith(".xml"):
             return self._AddMjcfModels(filename=filename)
+        if lower.endswith(".dmd.yaml"):
+            if not os.path.isfile(filename):
+                raise ParseError(f"file not found: '{os.path.abspath(filename)}'", filename)
+            return self._AddDirectivesModels(filename=filename)
         if not lower.endswith((".urdf", ".sdf", ".xacro", ".obj")):
             raise ParseError(f"the file type is not recognized; known types are {', '.join(KNOWN_FILE_TYPES)}",
                              filename)
@@ -259,12 +263,25 @@ class Parser:
         kind = str(file_type).lower().lstrip(".")
         if kind == "xml":
             return self._AddMjcfModels(file_contents=file_contents)
+        if kind == "dmd.yaml":
+            return self._AddDirectivesModels(file_contents=file_contents)
         if kind not in ("urdf", "sdf", "xacro", "obj"):
             raise ValueError(f"Parser.AddModelsFromString: file_type {file_type!r} is not recognized; known types "
-                             "are 'urdf', 'sdf', 'xml'")
+                             "are 'urdf', 'sdf', 'xml', 'dmd.yaml'")
         self._check_can_add()
         records = ReadModelsFromString(file_contents, kind, package_map=self._package_map, strict=self._strict)
         return self._AddModelRecords(records)
+
+    def _AddDirectivesModels(self, filename: Optional[str] = None, file_contents: Optional[str] = None) -> list:
+        """Model directives (.dmd.yaml), as Drake's parser dispatches them: the instances of the add_model
+        directives, in order."""
+        # The directives' processor builds on this Parser (it imports this module), hence the late import.
+        from .model_directives import LoadModelDirectives, LoadModelDirectivesFromString
+        from .process_model_directives import ProcessModelDirectives
+        self._check_can_add()
+        directives = (LoadModelDirectives(filename) if filename is not None
+                      else LoadModelDirectivesFromString(file_contents))
+        return [info.model_instance for info in ProcessModelDirectives(directives, self)]
 
     def _AddMjcfModels(self, filename: Optional[str] = None, file_contents: Optional[str] = None) -> list:
         """MJCF (MuJoCo XML): compile with mallard.parsers.mjcf, then build it (parsers/mjcf/to_plant.py)."""

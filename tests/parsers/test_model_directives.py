@@ -158,3 +158,23 @@ def test_invalid_directives_are_errors():
     with pytest.raises(RuntimeError, match="invalid"):
         LoadModelDirectivesFromString("directives:\n- add_model:\n    name: a\n")
     assert "add_model" in repr(ModelDirectives(directives=[ModelDirective()]))
+
+
+def test_parser_add_models_takes_dmd_yaml_as_pydrake(tmp_path):
+    """Parser.AddModels(file.dmd.yaml) and AddModelsFromString(text, "dmd.yaml") process the directives and return
+    the instances of their add_model directives, as pydrake's Parser does."""
+    require_pydrake()
+    import pydrake.multibody.parsing as drake_parsing
+    import pydrake.multibody.plant as drake_plant
+    from mallard.multibody.parsing import Parser as OurParser
+    from mallard.multibody.plant import MultibodyPlant as OurPlant
+    text = ("directives:\n- add_model:\n    name: pend\n    file: package://drake/examples/pendulum/Pendulum.urdf\n"
+            "- add_model:\n    name: pend2\n    file: package://drake/examples/pendulum/Pendulum.urdf\n")
+    (tmp_path / "two.dmd.yaml").write_text(text.replace("name: pend", "name: other"))
+    results = []
+    for Plant, ParserClass in ((OurPlant, OurParser), (drake_plant.MultibodyPlant, drake_parsing.Parser)):
+        plant = Plant(0.0)
+        first = ParserClass(plant).AddModelsFromString(text, "dmd.yaml")
+        second = ParserClass(plant).AddModels(str(tmp_path / "two.dmd.yaml"))
+        results.append([(int(i), plant.GetModelInstanceName(i)) for i in first + second])
+    assert results[0] == results[1]

@@ -18,6 +18,18 @@ __all__ = ["AcrobotInput", "AcrobotParams", "AcrobotPlant", "AcrobotSpongControl
            "SpongControllerParams"]
 
 
+def _inverse_2x2(M: np.ndarray) -> np.ndarray:
+    """M⁻¹ by the closed form (adjugate over determinant), in the order Eigen evaluates it, so that the controller's
+    exact cancellations (θ̈₂ = 0 when θ₂ = θ̇₂ = 0) hold to the last bit as in Drake."""
+    inv_det = 1.0 / (M[0, 0] * M[1, 1] - M[1, 0] * M[0, 1])
+    return np.array([[M[1, 1] * inv_det, -M[0, 1] * inv_det], [-M[1, 0] * inv_det, M[0, 0] * inv_det]])
+
+
+def _times(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """A v for a 2×2 A, term by term."""
+    return np.array([A[0, 0] * v[0] + A[0, 1] * v[1], A[1, 0] * v[0] + A[1, 1] * v[1]])
+
+
 class AcrobotState(NamedVector):
     """[θ₁, θ₂, θ̇₁, θ̇₂] (rad, rad/s)."""
     _rows = (("theta1", 0.0), ("theta2", 0.0), ("theta1dot", 0.0), ("theta2dot", 0.0))
@@ -104,7 +116,7 @@ class AcrobotPlant(LeafSystem):
     def DoCalcTimeDerivatives(self, context: Context, derivatives) -> None:
         x = self.get_state(context)
         tau = self.get_input_port(0).Eval(context)[0]
-        vdot = np.linalg.inv(self.MassMatrix(context)) @ (np.array([0.0, tau]) - self.DynamicsBiasTerm(context))
+        vdot = _times(_inverse_2x2(self.MassMatrix(context)), np.array([0.0, tau]) - self.DynamicsBiasTerm(context))
         derivatives.SetFromVector(np.array([x.theta1dot(), x.theta2dot(), vdot[0], vdot[1]]))
 
     def DoCalcKineticEnergy(self, context: Context) -> float:
@@ -159,7 +171,7 @@ class AcrobotSpongController(LeafSystem):
         if cost < gains.balancing_threshold():
             u = float((self._K @ (x0 - x))[0])
         else:
-            M_inverse = np.linalg.inv(acrobot.MassMatrix(inner))
+            M_inverse = _inverse_2x2(acrobot.MassMatrix(inner))
             bias = acrobot.DynamicsBiasTerm(inner)
             E = acrobot.EvalPotentialEnergy(inner) + acrobot.EvalKineticEnergy(inner)
             E_desired = (p.m1() * p.lc1() + p.m2() * (p.l1() + p.lc2())) * p.gravity()

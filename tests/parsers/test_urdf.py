@@ -212,9 +212,13 @@ def test_xacro_and_unknown_extensions(tmp_path: Path) -> None:
         ReadModelsFromString(
             '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
             '<xacro:property name="x" value="1"/></robot>', "urdf")
-    other = tmp_path / "robot.obj"
-    other.write_text("v 0 0 0")
+    other = tmp_path / "robot.stl"
+    other.write_text("solid x")
     with pytest.raises(ParseError, match="not recognized"):
         ReadModels(str(other))
+    mesh = tmp_path / "robot.obj"  # an OBJ is a model (Drake's mesh parser), but this one holds no faces
+    mesh.write_text("v 0 0 0")
+    with pytest.raises(ParseError, match="contains no objects"):
+        ReadModels(str(mesh))
     with pytest.raises(ParseError, match="cannot read file"):
         ReadModels(str(tmp_path / "missing.urdf"))

@@ -180,11 +180,12 @@ class _UrdfReader(UrdfGeometryReader):
         link = LinkRecord(name=name, line=node.sourceline)
         if inertial_node is not None:
             link.inertial = self.inertial(inertial_node)
-        names: set = set()
+        visual_names: set = set()  # geometry names are unique per link and role, as in Drake
         for i, v in enumerate(children(node, "visual")):
-            link.visuals.append(self.geometry(v, "visual", name, i, names, model))
+            link.visuals.append(self.geometry(v, "visual", name, i, visual_names, model))
+        collision_names: set = set()
         for i, c in enumerate(children(node, "collision")):
-            link.collisions.append(self.geometry(c, "collision", name, i, names, model))
+            link.collisions.append(self.geometry(c, "collision", name, i, collision_names, model))
         if name == WORLD:
             if inertial_node is not None:
                 self.diag.warning(inertial_node, "the world link cannot have mass properties; "

@@ -16,6 +16,12 @@ __all__ = ["UrdfGeometryReader"]
 _PROXIMITY_FLAGS = {"rigid_hydroelastic", "compliant_hydroelastic", "soft_hydroelastic"}
 
 
+#: Drake's Shape::type_name() of each shape record kind ((type, convex) -> name): an unnamed geometry's name.
+_SHAPE_TYPE_NAMES = {("box", False): "Box", ("sphere", False): "Sphere", ("cylinder", False): "Cylinder",
+                     ("capsule", False): "Capsule", ("ellipsoid", False): "Ellipsoid", ("mesh", False): "Mesh",
+                     ("mesh", True): "Convex", ("plane", False): "HalfSpace"}
+
+
 class UrdfGeometryReader:
     """Geometry parsing for the URDF reader (needs its diag, package_map, root_dir, origin())."""
 
@@ -59,11 +65,15 @@ class UrdfGeometryReader:
         if gnode is None:
             self.diag.error(node, f"<{role}> of link '{link_name}' has no <geometry>")
         shape = self.shape(gnode)
-        name = get_attr(node, "name")
-        if not name:
-            name = f"{link_name}_{role}" + (f"{index}" if index else "")
-        while name in names:
-            name = name + "_"
+        # Drake's naming: the given name, else the shape's type name; a repeat within the link and role gets the
+        # first free suffix _1, _2, ... (with a warning when the file named it).
+        given = get_attr(node, "name")
+        name = given or _SHAPE_TYPE_NAMES.get((shape.type, shape.convex), shape.type.capitalize())
+        if name in names:
+            salted = next(f"{name}_{i}" for i in range(1, len(names) + 2) if f"{name}_{i}" not in names)
+            if given:
+                self.diag.warning(node, f"{role} name '{name}' has already been used, renaming to '{salted}' instead")
+            name = salted
         names.add(name)
         rec = GeometryRecord(name=name, role=role, shape=shape, X_BG=X_BG, line=node.sourceline)
         if role == "visual":

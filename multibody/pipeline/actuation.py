@@ -24,7 +24,8 @@ from numba.experimental import structref
 from .gravcomp import GRAVCOMP_MODEL, CompileGravcomp
 from .muscle import MINVAL, MuscleActivationRate, MuscleBias, MuscleGain
 from .structs import B1, F1, F2, I1, INT, bools, declare, floats, ints
-from .transmission import TRANSMISSION_MODEL, CompileTransmissions, joint_transmissions, site_transmissions
+from .transmission import (TRANSMISSION_MODEL, CompileTransmissions, joint_transmissions, site_transmissions,
+                           so3_forces)
 
 #: Status codes of `actuation`.
 ACTUATION_OK, ACTUATION_NAN_U, ACTUATION_NAN_CTRL = 0, 1, 2
@@ -171,6 +172,18 @@ def advance_activations(m, d, act0, rate, act_next):
         P = a.period[i]
         if a.dyntype[i] == DYN_INTEGRATOR and P > 0:
             act_next[k] -= P * math.floor((act_next[k] - d.actuator_length[i]) / P + 0.5)
+    for s in range(a.trn.so3_out.shape[0]):  # an so3 integrator's expmap setpoint re-anchored to angle ≤ π
+        i = a.trn.so3_out[s]
+        if a.actadr[i] < 0:
+            continue
+        angle = 0.0
+        for r in range(3):
+            angle += act_next[a.actadr[i + r]] ** 2
+        angle = math.sqrt(angle)
+        if angle > math.pi:
+            scale = (angle - 2.0 * math.pi * math.floor(angle / (2.0 * math.pi) + 0.5)) / angle
+            for r in range(3):
+                act_next[a.actadr[i + r]] *= scale
 
 
 @njit(cache=True)
@@ -229,6 +242,7 @@ def actuation(m, d, u, ctrl):
     vel = np.zeros(nout)
     d.actuator_velocity = vel
     raw = np.zeros(nout)  # gain·input + bias before the tendons' actuatorfrcrange and forcerange
+    inputs = np.empty(nout)
     for i in range(nout):
         L = d.actuator_length[i]
         V = 0.0
@@ -243,6 +257,7 @@ def actuation(m, d, u, ctrl):
         P = a.period[i]
         if P > 0:
             inp -= P * math.floor((inp - L) / P + 0.5)
+        inputs[i] = inp
         gt, bt = a.gaintype[i], a.biastype[i]
         if gt == GAIN_AFFINE:
             gain = a.gain[i, 0] + a.gain[i, 1] * L + a.gain[i, 2] * V
@@ -257,6 +272,11 @@ def actuation(m, d, u, ctrl):
         else:
             bias = 0.0
         raw[i] = gain * inp + bias if a.enabled[i] else 0.0
+    if a.trn.so3_out.shape[0]:  # orientation servos: their force replaces gain·input + bias
+        clamped = np.empty(ctrl.shape[0])
+        for r in range(ctrl.shape[0]):
+            clamped[r] = min(max(ctrl[r], a.ctrl_lo[r]), a.ctrl_hi[r])
+        so3_forces(m, d, clamped, inputs, raw)
     for r in range(a.tlim_out.shape[0]):  # a tendon's total actuator force outside its actuatorfrcrange scales them
         total = 0.0
         for s in range(a.tlim_out.shape[0]):

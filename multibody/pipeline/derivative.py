@@ -12,6 +12,8 @@ as MuJoCo's sparse qDeriv (a force coupling two trees enters only explicitly).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -38,9 +40,15 @@ def actuator_vel(m, d, ctrl, D):
         f = d.actuator_force[i]
         if f <= a.force_lo[i] or f >= a.force_hi[i]:  # saturated: no derivative
             continue
+        s = a.trn.so3_of[i]
         b = a.bias[i, 2] if a.biastype[i] == BIAS_AFFINE else 0.0
         g = 0.0
-        if a.gaintype[i] == GAIN_AFFINE:
+        if s >= 0:  # orientation servo: kv, none when its torque norm is at the limit
+            o, fo = a.trn.so3_out[s], d.actuator_force
+            if math.sqrt(fo[o] ** 2 + fo[o + 1] ** 2 + fo[o + 2] ** 2) >= a.trn.so3_prm[s, 3]:
+                continue
+            b = a.bias[i, 2]
+        elif a.gaintype[i] == GAIN_AFFINE:
             g = a.gain[i, 2]
         elif a.gaintype[i] == GAIN_MUSCLE:
             g = MuscleGainVelocity(d.actuator_length[i], d.actuator_velocity[i], a.lengthrange[i], a.acc0[i],

@@ -11,7 +11,11 @@ poses and motion subspaces: each gives an actuator output's length L and moment 
 * ball joint: moment = the gear axis in the child frame (jointinparent: the parent's) on the joint's angular
   velocity (the plant's is in the parent frame), L = the joint's rotation vector · the axis in the child frame;
 * free joint: moment = [gear torque in the body frame (jointinparent: world) ; gear force (world)] on the plant's
-  [ω_W; v_W], L = 0.
+  [ω_W; v_W], L = 0;
+* orientation servo (MuJoCo 4, 3 outputs): on a ball joint, L = the joint's rotation vector and rows = the child
+  frame's axes on the joint's angular velocity; on a site with a refsite, L = the site's rotation vector in the
+  refsite frame and rows = the site's axes on the relative angular Jacobian (common dofs cleared). Its force
+  (`so3_forces`) replaces gain·input + bias.
 
 Rows live in the actuation part (`m.act.trn`); the actuation stage (actuation.transmission) overwrites the outputs'
 rows of d.actuator_moment and d.actuator_length with them.
@@ -28,7 +32,7 @@ from numba.experimental import structref
 from ..kernels.joint_kernels import quaternion_into
 from .structs import B1, B2, F1, F2, F3, I1, bools, declare, floats, ints
 
-TRN_SITE, TRN_SLIDERCRANK = 0, 1
+TRN_SITE, TRN_SLIDERCRANK, TRN_SO3 = 0, 1, 2
 
 
 @structref.register
@@ -47,17 +51,25 @@ TRANSMISSION_MODEL = declare(TransmissionModelType, TransmissionModel, [
     ("ref_body", I1), ("ref_R", F3), ("ref_p", F2), ("site_gear", F2), ("crank", F1), ("common", B2),
     # ball / free joint rows: output, free joint, q start, v start, gear (6), gear in the parent frame
     ("ball_out", I1), ("ball_free", B1), ("ball_qs", I1), ("ball_vs", I1), ("ball_gear", F2), ("ball_inparent", B1),
+    # MuJoCo 4's orientation servos (gaintype / biastype so3; 3 outputs each): first output, quaternion chart (4
+    # controls; else expmap, 3), first control, (kp, biasprm[0], kv, torque-norm limit), ball joint q / v start
+    # (-1: on a site with a refsite, a TRN_SO3 row of the site arrays); so3_of: each output's servo (-1: none)
+    ("so3_out", I1), ("so3_quat", B1), ("so3_ctrl", I1), ("so3_prm", F2), ("so3_qs", I1), ("so3_vs", I1),
+    ("so3_of", I1),
 ])
 
 
 @njit(cache=True)
 def new_transmission_model(site_out, site_kind, site_body, site_R, site_p, ref_body, ref_R, ref_p, site_gear, crank,
-                           common, ball_out, ball_free, ball_qs, ball_vs, ball_gear, ball_inparent):
+                           common, ball_out, ball_free, ball_qs, ball_vs, ball_gear, ball_inparent, so3_out, so3_quat,
+                           so3_ctrl, so3_prm, so3_qs, so3_vs, so3_of):
     t = structref.new(TRANSMISSION_MODEL)
     t.site_out, t.site_kind, t.site_body, t.site_R, t.site_p = site_out, site_kind, site_body, site_R, site_p
     t.ref_body, t.ref_R, t.ref_p, t.site_gear, t.crank, t.common = ref_body, ref_R, ref_p, site_gear, crank, common
     t.ball_out, t.ball_free, t.ball_qs, t.ball_vs = ball_out, ball_free, ball_qs, ball_vs
     t.ball_gear, t.ball_inparent = ball_gear, ball_inparent
+    t.so3_out, t.so3_quat, t.so3_ctrl, t.so3_prm, t.so3_qs, t.so3_vs = so3_out, so3_quat, so3_ctrl, so3_prm, so3_qs, so3_vs
+    t.so3_of = so3_of
     return t
 
 
@@ -65,13 +77,14 @@ def CompileTransmissions(plant, mjcf) -> TransmissionModel:
     """The site / slider-crank (`mjcf.sites`, plant/_mjcf_transmission.py MjcfSiteTransmission) and ball / free joint
     (`mjcf.balls`) transmissions of the plant's MJCF actuators (`mjcf` None: none)."""
     nv = plant.num_velocities()
-    sites = [] if mjcf is None else mjcf.sites
+    servos = [] if mjcf is None else mjcf.so3
+    sites = ([] if mjcf is None else list(mjcf.sites)) + [(int(sv.rows[0]), sv.site) for sv in servos if sv.site]
     balls = [] if mjcf is None else mjcf.balls
     out, kind, body, R, p, rbody, rR, rp, gear, crank = [], [], [], [], [], [], [], [], [], []
     common = np.zeros((len(sites), nv), bool)
     for r, (i, trn) in enumerate(sites):
         out.append(i)
-        kind.append(TRN_SLIDERCRANK if trn.kind == "slidercrank" else TRN_SITE)
+        kind.append(TRN_SLIDERCRANK if trn.kind == "slidercrank" else TRN_SO3 if r >= len(mjcf.sites) else TRN_SITE)
         body.append(int(trn.site.body.index()))
         R.append(trn.site.R_BS)
         p.append(trn.site.p_BS)
@@ -83,12 +96,20 @@ def CompileTransmissions(plant, mjcf) -> TransmissionModel:
         crank.append(trn.cranklength)
         common[r, trn.common] = True
     n = len(sites)
+    so3_of = np.full(0 if mjcf is None else len(mjcf.enabled), -1, np.int64)
+    for k, sv in enumerate(servos):
+        so3_of[sv.rows] = k
+    joint = [sv.joint for sv in servos]
     return new_transmission_model(
         ints(out), ints(kind), ints(body), floats(R, (n, 3, 3)), floats(p, (n, 3)), ints(rbody), floats(rR, (n, 3, 3)),
         floats(rp, (n, 3)), floats(gear, (n, 6)), floats(crank), bools(common).reshape(n, nv),
         ints([b[0] for b in balls]), bools([b[1] == "free" for b in balls]),
         ints([b[2].position_start() for b in balls]), ints([b[2].velocity_start() for b in balls]),
-        floats([b[3] for b in balls], (len(balls), 6)), bools([b[4] for b in balls]))
+        floats([b[3] for b in balls], (len(balls), 6)), bools([b[4] for b in balls]),
+        ints([sv.rows[0] for sv in servos]), bools([sv.quat for sv in servos]), ints([sv.ctrl.start for sv in servos]),
+        floats([(sv.kp, sv.b0, sv.kv, sv.fmax) for sv in servos], (len(servos), 4)),
+        ints([-1 if J is None else J.position_start() for J in joint]),
+        ints([-1 if J is None else J.velocity_start() for J in joint]), so3_of)
 
 
 @njit(cache=True)
@@ -173,6 +194,19 @@ def site_transmissions(m, d, L, moment):
             add_wrench_row(ji, S, rb, p_WR, dldv, np.cross(dlda, axis), -g[0], row)
             L[i] = g[0] * length
             continue
+        if t.site_kind[r] == TRN_SO3:  # orientation servo: the site axes on the relative angular Jacobian
+            for k in range(3):
+                row = moment[i + k]
+                row[:] = 0.0
+                axis = np.ascontiguousarray(R_WS[:, k])
+                add_wrench_row(ji, S, b, p_WS, zero, axis, 1.0, row)
+                add_wrench_row(ji, S, rb, p_WR, zero, axis, -1.0, row)
+                for c in range(row.shape[0]):
+                    if t.common[r, c]:
+                        row[c] = 0.0
+            w, x, y, z = _quaternion(np.ascontiguousarray(R_WR.T) @ R_WS)
+            L[i:i + 3] = rotation_vector(w, x, y, z)
+            continue
         if rb < 0:
             add_wrench_row(ji, S, b, p_WS, R_WS @ g[:3], R_WS @ g[3:], 1.0, row)
             L[i] = 0.0
@@ -213,3 +247,56 @@ def joint_transmissions(m, d, L, moment):
             row[vs + k] = m_row[k]
         a_child = np.ascontiguousarray(R.T) @ axis if t.ball_inparent[r] else axis
         L[i] = rotation_vector(q[qs], q[qs + 1], q[qs + 2], q[qs + 3]) @ a_child
+    for r in range(t.so3_out.shape[0]):  # orientation servos on ball joints: the child-frame angular velocity
+        qs, vs, i = t.so3_qs[r], t.so3_vs[r], t.so3_out[r]
+        if qs < 0:
+            continue
+        quaternion_into(q[qs], q[qs + 1], q[qs + 2], q[qs + 3], R)
+        for k in range(3):
+            row = moment[i + k]
+            row[:] = 0.0
+            for j in range(3):
+                row[vs + j] = R[j, k]
+        L[i:i + 3] = rotation_vector(q[qs], q[qs + 1], q[qs + 2], q[qs + 3])
+
+
+@njit(cache=True)
+def _expmap(v):
+    """Unit quaternion (w, x, y, z) of the rotation vector v [rad] (identity below 1e-15)."""
+    angle = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    if angle < 1e-15:
+        return 1.0, 0.0, 0.0, 0.0
+    s = math.sin(0.5 * angle) / angle
+    return math.cos(0.5 * angle), s * v[0], s * v[1], s * v[2]
+
+
+@njit(cache=True)
+def so3_forces(m, d, ctrl, setpoint, force):
+    """force[i:i + 3] of every orientation servo: kp·log(q_cur⁻¹ q_target) + biasprm[0] + kv·V (child / site frame),
+    its norm clamped to the limit; q_cur = exp(length), q_target the normalized quaternion control (zero: identity)
+    or exp(setpoint[i:i + 3]) (the clamped controls, or the activations of an integrator servo)."""
+    t = m.act.trn
+    for s in range(t.so3_out.shape[0]):
+        i, c = t.so3_out[s], t.so3_ctrl[s]
+        if t.so3_quat[s]:
+            n = math.sqrt(ctrl[c] ** 2 + ctrl[c + 1] ** 2 + ctrl[c + 2] ** 2 + ctrl[c + 3] ** 2)
+            if n > 0:
+                t0, t1, t2, t3 = ctrl[c] / n, ctrl[c + 1] / n, ctrl[c + 2] / n, ctrl[c + 3] / n
+            else:
+                t0, t1, t2, t3 = 1.0, 0.0, 0.0, 0.0
+        else:
+            t0, t1, t2, t3 = _expmap(setpoint[i:i + 3])
+        w, x, y, z = _expmap(d.actuator_length[i:i + 3])
+        err = rotation_vector(w * t0 + x * t1 + y * t2 + z * t3,
+                              w * t1 - t0 * x - (y * t3 - z * t2),
+                              w * t2 - t0 * y - (z * t1 - x * t3),
+                              w * t3 - t0 * z - (x * t2 - y * t1))
+        kp, b0, kv, fmax = t.so3_prm[s, 0], t.so3_prm[s, 1], t.so3_prm[s, 2], t.so3_prm[s, 3]
+        norm = 0.0
+        for k in range(3):
+            force[i + k] = kp * err[k] + b0 + kv * d.actuator_velocity[i + k]
+            norm += force[i + k] * force[i + k]
+        norm = math.sqrt(norm)
+        if norm > fmax:
+            for k in range(3):
+                force[i + k] *= fmax / norm

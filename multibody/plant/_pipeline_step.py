@@ -105,8 +105,6 @@ def UncompiledFeatures(plant) -> list[str]:
         out.append("MJCF sensors")
     act = getattr(plant, "_mjcf_actuation", None)
     if act is not None:
-        if act.so3:
-            out.append("MJCF orientation servos (gaintype / biastype so3)")
         if act.plugins:
             out.append("MJCF engine plugins")
     return out

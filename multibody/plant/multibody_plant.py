@@ -29,6 +29,8 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
     with Drake's per-joint layouts; body mass properties are Context parameters.
     """
 
+    # the step's handler (_DiscreteStepUpdate) replaces its results value after reading it (lean_loop.py)
+    _unrestricted_updates_replace_abstract = True
     # per-process scratch of the MJCF RK4 step (keyed by context identity), rebuilt on demand after pickling
     _transient_attributes = frozenset({"_mjcf_rk4_scratch", "_mjcf_rk4_act"})
 

@@ -21,6 +21,7 @@ from mallard.systems.framework.event_handling import handle_discrete, handle_pub
 from mallard.systems.framework.portable import PortableAttributes
 from .explicit_integrators import RungeKutta3Integrator
 from .integrator_base import StepResult
+from .lean_loop import AdvanceLean, LeanGroup, next_sample_time
 from .simulator_progress import SimulatorProgress
 from .simulator_status import SimulatorStatus
 
@@ -36,16 +37,6 @@ _DEPRECATED = ("(Deprecated.) Simulator.{}: this is no longer controlled by the 
 class InitializeParams:
     """Options of `Simulator.Initialize`."""
     suppress_initialization_events: bool = False
-
-
-def _next_sample_time(period: float, offset: float, t: float, allow_equal: bool) -> float:
-    if t < offset or (allow_equal and t == offset):
-        return offset
-    k = math.ceil((t - offset) / period)
-    nt = offset + k * period
-    if nt < t or (nt == t and not allow_equal):
-        nt = offset + (k + 1) * period
-    return nt
 
 
 def _split(events) -> tuple[list, list, list]:
@@ -223,7 +214,7 @@ class Simulator(PortableAttributes):
         t = self._context._time
         best, due = _INF, []
         for period, offset, split in self._periodic:
-            nt = _next_sample_time(period, offset, t, allow_equal)
+            nt = next_sample_time(period, offset, t, allow_equal)
             if nt < best:
                 best, due = nt, [split]
             elif nt == best:
@@ -353,6 +344,12 @@ class Simulator(PortableAttributes):
             status = self.Initialize()
             if status.reason() == SimulatorStatus.ReturnReason.kReachedTerminationCondition:
                 return status
+        group = LeanGroup(self)
+        if group is not None:  # one periodic group of updates and nothing else (lean_loop.py)
+            done = AdvanceLean(self, group, boundary_time)
+            if done is not None:
+                return done
+            return SimulatorStatus(boundary_time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
         unres, disc, _pub = self._merged()
         while True:
             if self._realtime_rate > 0:

@@ -104,6 +104,11 @@ class _Allocator:
 class LeafSystem(System):
     """A system written directly in Python: declare state, ports, parameters and events in __init__."""
 
+    # True when every unrestricted-update handler of the system only replaces abstract state values (set_value after
+    # reading them, never a change in place): the Simulator's lean loop may then let it write the context's abstract
+    # state directly (systems/analysis/lean_loop.py).
+    _unrestricted_updates_replace_abstract = False
+
     def __init__(self, converter: Any = None) -> None:
         """`converter` is accepted for pydrake's `LeafSystem_[T].__init__(self, converter)` and ignored."""
         super().__init__()

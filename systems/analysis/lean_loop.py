@@ -1,0 +1,117 @@
+"""The Simulator's lean step loop for a diagram whose only events are one periodic group of updates.
+
+A discrete MultibodyPlant with its SceneGraph (and constant sources) is the common case: no continuous state, no
+publish, per-step or witness events, one periodic update every time_step. For such a diagram each step of Drake's
+loop reduces to "handle the updates due now, move time to the next sample time", and `AdvanceLean` does exactly that
+with the same calls, counts and time arithmetic as `Simulator._AdvanceTo` (bit-identical states and statistics),
+without its per-step event collection. A lone unrestricted update of a leaf that declares
+`_unrestricted_updates_replace_abstract` (its handler only *replaces* abstract values, after reading them) writes the
+context's abstract state directly instead of through copy-on-write views.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mallard.systems.framework.dependency import K_TIME, K_XA, K_XC, K_XD
+from mallard.systems.framework.event_handling import handle_unrestricted
+from mallard.systems.framework.events import EventStatus
+from mallard.systems.framework.state import State
+from mallard.systems.framework.state_check import all_finite
+
+__all__ = ["LeanGroup", "AdvanceLean", "next_sample_time"]
+
+
+def next_sample_time(period: float, offset: float, t: float, allow_equal: bool) -> float:
+    """The first time offset + k·period after `t` (at `t` too when `allow_equal`), as Drake's periodic events."""
+    if t < offset or (allow_equal and t == offset):
+        return offset
+    k = math.ceil((t - offset) / period)
+    nt = offset + k * period
+    if nt < t or (nt == t and not allow_equal):
+        nt = offset + (k + 1) * period
+    return nt
+
+
+def LeanGroup(sim) -> tuple | None:
+    """(period, offset, (unrestricted, discrete, publish) events) of the one periodic event group of `sim`'s
+    diagram when the lean loop computes what the general loop would, else None. Call after Initialize."""
+    ctx = sim._context
+    if (ctx._xc.shape[0] or sim._witness_leaves or sim._per_step[0] or sim._per_step[1] or sim._per_step[2]
+            or len(sim._periodic) != 1 or sim._publish_every_step or sim._monitor is not None
+            or sim._realtime_rate > 0 or sim._trigger_witness):
+        return None
+    group = sim._periodic[0]
+    if group[2][2]:  # a periodic publish
+        return None
+    return group
+
+
+def _failed(status) -> bool:
+    return status is not None and status._severity == EventStatus.Severity.kFailed
+
+
+def _replacing_update(events) -> tuple | None:
+    """(leaf_context, event) when `events` is one unrestricted update whose leaf only replaces abstract values."""
+    if len(events) != 1:
+        return None
+    leaf, leaf_context, event = events[0]
+    return (leaf_context, event) if getattr(leaf, "_unrestricted_updates_replace_abstract", False) else None
+
+
+def _update_in_place(ctx, events, leaf_context, event):
+    """The unrestricted update of one replacing leaf: discrete state through the root's scratch (applied only when
+    finite, as handle_unrestricted does), abstract values written in place and put back if the update fails."""
+    root = ctx._root
+    np.copyto(root._xd_scratch, root._xd)
+    values = leaf_context._abstract
+    before = [v.get_value() for v in values]
+    scratch = leaf_context._scratch_state
+    status = event._handle(leaf_context, State(scratch._continuous, scratch._discrete, leaf_context._abstract_values))
+    if _failed(status) or not all_finite(root._xd_scratch):
+        for v, old in zip(values, before):
+            v.set_value(old)
+        if _failed(status):
+            return status
+        return handle_unrestricted(ctx, events)  # raises with the general path's message
+    np.copyto(root._xd, root._xd_scratch)
+    versions = root._versions
+    versions[K_XC] += 1
+    versions[K_XD] += 1
+    versions[K_XA] += 1
+    root._vsum += 3
+    return status
+
+
+def AdvanceLean(sim, group, boundary_time: float):
+    """`Simulator._AdvanceTo(boundary_time)` for a diagram `LeanGroup` accepted; returns a termination
+    SimulatorStatus, or None at the boundary time."""
+    ctx = sim._context
+    period, offset, split = group
+    unres, disc, _pub = split
+    in_place = _replacing_update(unres) if not disc else None
+    versions = ctx._versions
+    while True:
+        if sim._trigger_time:
+            if unres:
+                sim._num_unrestricted += 1
+                status = (_update_in_place(ctx, unres, *in_place) if in_place is not None
+                          else handle_unrestricted(ctx, unres))
+                done = sim._check(status, boundary_time)
+                if done is not None:
+                    return done
+            if disc:
+                done = sim._check(sim._discrete(disc), boundary_time)
+                if done is not None:
+                    return done
+        t_next = next_sample_time(period, offset, ctx._time, False)
+        hit = not boundary_time < t_next
+        ctx._time = t_next if hit else boundary_time
+        versions[K_TIME] += 1
+        ctx._vsum += 1
+        sim._trigger_time = hit
+        sim._timed = split
+        sim._num_steps += 1
+        if ctx._time >= boundary_time:
+            return None

@@ -1,0 +1,103 @@
+"""The Simulator's lean loop (systems/analysis/lean_loop.py) computes what the general loop computes: the same states
+bit for bit, the same statistics and step counts as pydrake's Simulator, the same errors and termination."""
+import numpy as np
+import pytest
+
+import mallard.all as ma
+from mallard.systems.analysis.lean_loop import LeanGroup
+from tests.oracles import require_pydrake
+
+BOUNDARIES = (0.0, 0.0105, 0.02, 0.02, 0.1234, 0.3)  # the box lands on a corner at 0.15 s, on another at 0.27 s
+
+
+def _box_drop(lib, time_step=0.001):
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, time_step)
+    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.Finalize()
+    diagram = builder.Build()
+    simulator = lib.Simulator(diagram)
+    context = simulator.get_mutable_context()
+    plant_context = plant.GetMyMutableContextFromRoot(context)
+    plant.SetFreeBodyPose(plant_context, box, lib.RigidTransform(lib.RollPitchYaw(0.3, 0.2, 0.1), [0.0, 0.0, 0.25]))
+    plant.SetFreeBodySpatialVelocity(plant_context, box, lib.SpatialVelocity([1.0, 0.0, 0.5], [0.5, 0.0, 0.0]))
+    return simulator, plant, plant_context
+
+
+def _stats(simulator):
+    return (simulator.get_num_steps_taken(), simulator.get_num_discrete_updates(),
+            simulator.get_num_unrestricted_updates(), simulator.get_num_publishes())
+
+
+def _run(simulator, plant, plant_context):
+    out = []
+    for t in BOUNDARIES:
+        simulator.AdvanceTo(t)
+        out.append((simulator.get_context().get_time(), plant.GetPositionsAndVelocities(plant_context).copy(),
+                     _stats(simulator)))
+    return out
+
+
+def test_plant_scene_takes_the_lean_loop_and_matches_the_general_loop_bit_for_bit():
+    lean = _box_drop(ma)
+    general = _box_drop(ma)
+    general[0].set_monitor(lambda context: None)  # a monitor: the general loop
+    lean[0].Initialize()
+    general[0].Initialize()
+    assert LeanGroup(lean[0]) is not None and LeanGroup(general[0]) is None
+    for (t1, x1, s1), (t2, x2, s2) in zip(_run(*lean), _run(*general)):
+        assert t1 == t2 and s1 == s2
+        np.testing.assert_array_equal(x1, x2)
+    results = [sim_plant[1].get_contact_results_output_port().Eval(sim_plant[2]) for sim_plant in (lean, general)]
+    assert results[0].num_point_pair_contacts() == results[1].num_point_pair_contacts() > 0
+    np.testing.assert_array_equal(results[0].point_pair_contact_info(0).contact_force(),
+                                  results[1].point_pair_contact_info(0).contact_force())
+
+
+def test_step_counts_and_states_match_pydrake():
+    require_pydrake()
+    import pydrake.all as pydrake_all
+    for (t1, x1, s1), (t2, x2, s2) in zip(_run(*_box_drop(ma)), _run(*_box_drop(pydrake_all))):
+        assert t1 == t2 and s1 == s2
+        np.testing.assert_allclose(x1, x2, rtol=0, atol=1e-8)
+
+
+class _Counter(ma.LeafSystem):
+    """x⁺ = x + 1 every 0.1 s; terminates when x reaches `stop`, or writes NaN at `nan`."""
+
+    def __init__(self, stop=None, nan=None):
+        super().__init__()
+        self.DeclareDiscreteState(1)
+        self.stop, self.nan = stop, nan
+        self.DeclarePeriodicDiscreteUpdateEvent(0.1, 0.05, self.Update)
+
+    def Update(self, context, xd):
+        x = context.get_discrete_state_vector().GetAtIndex(0)
+        if self.stop is not None and x >= self.stop:
+            return ma.EventStatus.ReachedTermination(self, "counted enough")
+        xd.get_mutable_vector().SetAtIndex(0, np.nan if x == self.nan else x + 1.0)
+        return ma.EventStatus.Succeeded()
+
+
+def test_discrete_updates_offsets_termination_and_nan_as_the_general_loop():
+    sims = []
+    for monitor in (False, True):
+        sim = ma.Simulator(_Counter(stop=7))
+        if monitor:
+            sim.set_monitor(lambda context: None)
+        status = sim.AdvanceTo(2.0)
+        sims.append((status.reason(), status.return_time(), sim.get_context().get_discrete_state_vector().GetAtIndex(0),
+                     _stats(sim)))
+    assert sims[0] == sims[1]
+    assert sims[0][0] == ma.SimulatorStatus.ReturnReason.kReachedTerminationCondition and sims[0][2] == 7.0
+    with pytest.raises(RuntimeError, match="NaN|nan|non-finite|not finite") as lean_error:
+        ma.Simulator(_Counter(nan=3)).AdvanceTo(2.0)
+    general = ma.Simulator(_Counter(nan=3))
+    general.set_monitor(lambda context: None)
+    with pytest.raises(RuntimeError) as general_error:
+        general.AdvanceTo(2.0)
+    assert str(lean_error.value) == str(general_error.value)

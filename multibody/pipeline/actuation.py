@@ -236,6 +236,7 @@ def actuation(m, d, u, ctrl):
     activation_rates(m, d, ctrl)
     if nout == 0:
         d.actuator_velocity = force
+        d.qfrc_actuator = np.zeros(d.tau.shape[0])
         return ACTUATION_OK
     nv = a.moment.shape[1]
     v, moment, act, h = d.v, d.actuator_moment, d.act, m.tree.h
@@ -302,4 +303,5 @@ def actuation(m, d, u, ctrl):
         tau_act[k] = min(max(tau_act[k], a.jlim_lo[j]), a.jlim_hi[j])
     for k in range(nv):
         tau[k] += tau_act[k]
+    d.qfrc_actuator = tau_act
     return ACTUATION_OK

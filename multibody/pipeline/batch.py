@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 from numba.typed import List
 
-from .data import StepResults, new_data
+from .data import new_data
 from .forward import STEP_NOT_CONVERGED, STEP_OK, step
 
 __all__ = ["BatchedStepper"]
@@ -22,14 +22,14 @@ _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not 
 
 
 @njit(parallel=True, cache=True)
-def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_next, results, status):
+def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_next, results, status, time):
     """Steps every row b of X (B, nq + nv + na: positions, velocities, MuJoCo activations) under U[b] (B, nu) and
     ctrl[b] (B, nctrl) into X_next[b]; warm[b] is member b's previous results row and results[b] receives this
     step's (see forward.step)."""
     nx = m.tree.nq + m.tree.nv
     for b in prange(X.shape[0]):
         status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, collide,
-                         warm[b], X_next[b], results[b])
+                         warm[b], X_next[b], results[b], time)
 
 
 class BatchedStepper:
@@ -62,7 +62,7 @@ class BatchedStepper:
         self._bp = np.ascontiguousarray(context.get_numeric_parameter(plant._param_index).CopyToVector())
         self._g_W = np.ascontiguousarray(plant.gravity_field().gravity_vector(), dtype=np.float64)
         self._datas = List([new_data() for _ in range(self._batch)])
-        width = StepResults.size(plant.num_velocities(), self._nu)
+        width = context.get_abstract_state(plant._sampled_index).get_value().data.shape[0]  # StepResults.size
         self._warm, self._results = np.zeros((self._batch, width)), np.zeros((self._batch, width))
         self._status = np.zeros(self._batch, dtype=np.uint64)  # forward.step's status type
         self._no_forces = (np.zeros(0), np.zeros((0, 6)))
@@ -94,7 +94,7 @@ class BatchedStepper:
         X_next = np.empty_like(X)
         for _ in range(int(num_steps)):
             step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._collide,
-                       self._warm, X_next, self._results, self._status)
+                       self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
             bad = np.flatnonzero((self._status != STEP_OK) & (self._status != STEP_NOT_CONVERGED))
             if bad.size:
                 b = int(bad[0])

@@ -66,6 +66,9 @@ DATA = declare(DataType, Data, [
     ("act", F1), ("act_dot", F1), ("actuator_length", F1), ("actuator_velocity", F1), ("actuator_moment", F2),
     # gravity compensation (gravcomp.py): MuJoCo's qfrc_gravcomp (nv)
     ("qfrc_gravcomp", F1),
+    # actuators' generalized forces (MuJoCo's qfrc_actuator), sensors (sensor.py): MuJoCo's sensordata at the
+    # step's starting state
+    ("qfrc_actuator", F1), ("sensordata", F1),
 ])
 
 
@@ -99,6 +102,7 @@ def new_data():
     d.con_vel = z2
     d.act, d.act_dot, d.actuator_length, d.actuator_velocity, d.actuator_moment = z1, z1, z1, z1, z2
     d.qfrc_gravcomp = z1
+    d.qfrc_actuator, d.sensordata = z1, z1
     return d
 
 
@@ -127,7 +131,8 @@ def error_info(d):
 class StepResults:
     """What one discrete step leaves in the context's state for the next (an abstract state value): the sampled
     outputs [v̇ (nv); net actuation u (nu); generalized contact forces (nv)], the solver's warm start (nv), whether
-    it is valid, and the solve's convergence, iterations and residual — one float row of `size(nv, nu)`.
+    it is valid, the solve's convergence, iterations and residual, whether the step computed the sensors, and the
+    MJCF sensordata at the state the step started from (ns, MuJoCo's timing) — one float row of `size(nv, nu, ns)`.
 
     Two rows share one buffer: a step reads the current row and writes the other one, then the context's value
     becomes the other row's StepResults (no allocation per step). Copies (Clone, pickle) copy both rows."""
@@ -140,11 +145,16 @@ class StepResults:
         self.other = other if other is not None else StepResults(buffer, 1 - row, self)
 
     @staticmethod
-    def New(nv: int, nu: int) -> "StepResults":
-        return StepResults(np.zeros((2, StepResults.size(nv, nu))), 0)
+    def New(nv: int, nu: int, ns: int = 0) -> "StepResults":
+        return StepResults(np.zeros((2, StepResults.size(nv, nu, ns))), 0)
 
     @staticmethod
-    def size(nv: int, nu: int) -> int:
+    def size(nv: int, nu: int, ns: int = 0) -> int:
+        return 3 * nv + nu + 5 + ns
+
+    @staticmethod
+    def sensors(nv: int, nu: int) -> int:
+        """Index of the sensors-valid flag; sensordata follows it."""
         return 3 * nv + nu + 4
 
     def __deepcopy__(self, memo) -> "StepResults":

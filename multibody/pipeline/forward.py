@@ -26,6 +26,7 @@ from .integrate import (EULER, RK4, RK4_A, RK4_B, euler, forward_qacc, implicit,
                         rotate_quaternion_blocks)
 from .gravcomp import gravcomp
 from .passive import passive
+from .sensor import sensors
 from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
 from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
 from .tendon import tendon
@@ -104,15 +105,17 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm, warm_va
 
 
 @njit(cache=True)
-def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, x_next, results):
+def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, x_next, results, time):
     """One discrete step from state x = [q; v; ...] with body parameters bp (nb·13), joint actuation u (nu), MuJoCo
     ctrl and activations act (na), applied generalized forces tau_in (nv or 0) and body forces F_in (nb × 6 or
     0 × 6), gravity g_W, contacts when `collide` (the plant's geometry query is connected) and the previous step's
     results row `warm` (data.StepResults). Writes [q⁺; v⁺] into x_next[:nq + nv], the next activations into
-    act_next and this step's results row into `results`."""
+    act_next and this step's results row into `results`, with the MJCF sensors at x (time `time` [s]) computed
+    after the first forward evaluation, as mj_step."""
     t = m.tree
     nq, nv, nu = t.nq, t.nv, u.shape[0]
-    n = 3 * nv + nu + 4
+    ns = m.sens.nsensordata
+    n = 3 * nv + nu + 5 + ns
     if (x.shape[0] < nq + nv or x_next.shape[0] < nq + nv or warm.shape[0] != n or results.shape[0] != n
             or bp.shape[0] != t.nb * 13 or g_W.shape[0] != 3 or u.shape[0] != m.act.dofs.shape[0]
             or ctrl.shape[0] != m.act.nctrl or not (tau_in.shape[0] == 0 or tau_in.shape[0] == nv)
@@ -122,6 +125,12 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, 
     status = forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm_q, warm_valid)
     if status != STEP_OK and status != STEP_NOT_CONVERGED:
         return status
+    if ns:
+        d.stage = STAGE_SMOOTH
+        sensors(m, d, time, g_W, F_in)
+        for i in range(ns):
+            results[3 * nv + nu + 5 + i] = d.sensordata[i]
+    results[3 * nv + nu + 4] = 1.0
     d.stage = STAGE_INTEGRATE
     scheme = m.integ.integrator
     if scheme == RK4:

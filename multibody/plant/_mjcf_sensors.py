@@ -1,7 +1,9 @@
 """MJCF sensors as a plant output port `<instance>_sensordata` (MuJoCo's sensordata layout for that model).
 
-Computed from the current context when evaluated: unlike MuJoCo, whose sensordata is whatever the last
-mj_forward / mj_step left (computed before the state update), the port never holds stale values.
+A discrete plant on the compiled step reads the sensordata the step computes (multibody/pipeline/sensor.py):
+with sampled output ports (the default) those of the state the last step started from, as mj_step leaves
+them (before the first step: those at the current state, as mj_forward), else those at the current state.
+Otherwise (continuous plants, the Python path) this module computes them from the current context.
 Values are in MuJoCo's conventions (ball angular velocity in the child frame, quaternions [w x y z]);
 cutoff > 0 clamps to ±cutoff; noise is kept in the model and not applied (as MuJoCo).
 
@@ -40,6 +42,11 @@ SUPPORTED_SENSORS = ("jointpos", "jointvel", "ballquat", "ballangvel", "actuator
                      "subtreeangmom", "touch") + _FRAME + _FRAME_ACC
 _FRAME_OBJECTS = ("site", "body", "xbody", "geom")
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
+
+
+def SensorSupported(model, s) -> bool:
+    """Whether the plant computes sensor `s` of MJCF model `model` (others read 0)."""
+    return s.type != "plugin" and _supported(model, s)
 
 
 def _supported(model, s) -> bool:
@@ -196,7 +203,11 @@ def _SensedTendons(pm) -> tuple:
     return TendonPaths([(pm, t) for t in ids]), {t: r for r, t in enumerate(ids)}
 
 
-def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None) -> None:
+def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None, offset=0) -> None:
+    data = plant._PipelineSensorData(context) if plant.time_step() > 0 else None
+    if data is not None:  # the compiled step's (pipeline/sensor.py)
+        out.SetFromVector(data[offset:offset + out.size()])
+        return
     model = pm.model
     act = plant._mjcf_actuation
     q, v = plant.GetPositions(context), plant.GetVelocities(context)
@@ -289,6 +300,7 @@ def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None) -> None:
 def FinalizeMjcfSensors(plant) -> None:
     """Declare `<instance>_sensordata` for every MJCF model with sensors (called by Finalize)."""
     plant._mjcf_sensor_ports = {}
+    offset = 0  # the model's first entry in the plant's sensordata (models in load order)
     for k, pm in enumerate(GetMjcfPlantMaps(plant)):
         n = sum(s.dim for s in pm.model.sensors)
         if not n:
@@ -296,7 +308,8 @@ def FinalizeMjcfSensors(plant) -> None:
         name = f"{plant.GetModelInstanceName(pm.instance)}_sensordata"
         tendons, rows = _SensedTendons(pm)
         plant._mjcf_sensor_ports[int(pm.instance)] = plant.DeclareVectorOutputPort(
-            name, n, lambda c, out, pm=pm, k=k, t=tendons, r=rows: _calc(plant, pm, k, c, out, t, r))
+            name, n, lambda c, out, pm=pm, k=k, t=tendons, r=rows, o=offset: _calc(plant, pm, k, c, out, t, r, o))
+        offset += n
 
 
 def GetMujocoSensorOutputPort(plant, model_instance=None):

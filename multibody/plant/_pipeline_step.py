@@ -30,10 +30,12 @@ from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STE
 from ..pipeline.integrate import IMPLICIT, IMPLICITFAST, RK4, CompileIntegrator, EulerIntegrator, IntegratorCode
 from ..pipeline.model import new_model
 from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
+from ..pipeline.sensor import CompileSensors
 from ..pipeline.smooth import CompileTree
 from ..pipeline.solver import CompileOptions
 from ..pipeline.tendon import CompileTendons, RaiseIfBadTendonLimit, TendonOffsets
 from ._mjcf_plant import GetMjcfPlantMaps
+from ._mjcf_sensors import SensorSupported
 from ._model_check import ThrowZeroQuaternion
 
 _F64 = np.dtype(np.float64)
@@ -101,8 +103,8 @@ def UncompiledFeatures(plant) -> list[str]:
     solver = plant._contact_solver
     if plant._discrete_solver is not solver:
         out.append("a custom discrete constraint solver (_SetDiscreteConstraintSolver)")
-    if getattr(plant, "_mjcf_sensor_ports", None):
-        out.append("MJCF sensors")
+    if any(s.type == "plugin" for pm in GetMjcfPlantMaps(plant) for s in pm.model.sensors):
+        out.append("MJCF plugin sensors")
     act = getattr(plant, "_mjcf_actuation", None)
     if act is not None:
         if act.plugins:
@@ -209,11 +211,13 @@ class _PipelineStepMixin:
         if cache.tree is None:
             rows = solver.rows if solver is not None else None
             maps = GetMjcfPlantMaps(self)
+            mjcf = getattr(self, "_mjcf_actuation", None)
             cache.tree = (
                 CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
-                CompileActuation(self, getattr(self, "_mjcf_actuation", None), maps, TendonOffsets(maps)),
-                CompileRows(rows), CompileFluid(self), CompileIntegrator(self), CompileTendons(self, maps))
-        tree, passive, act, rows, fluid, integ, ten = cache.tree
+                CompileActuation(self, mjcf, maps, TendonOffsets(maps)),
+                CompileRows(rows), CompileFluid(self), CompileIntegrator(self), CompileTendons(self, maps),
+                CompileSensors(maps, TendonOffsets(maps), mjcf.u_slices if mjcf is not None else [], SensorSupported))
+        tree, passive, act, rows, fluid, integ, ten, sens = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
         approx = self._PipelineApproximation()
@@ -237,9 +241,9 @@ class _PipelineStepMixin:
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
             contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
                                      _TamsiLimitPenalties(self))
-        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten)
+        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten, sens)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
-                                                                EulerIntegrator(self), ten)
+                                                                EulerIntegrator(self), ten, sens)
         return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
 
     def _WarnHydroelastic(self, inspector, geom_ids) -> None:
@@ -304,12 +308,13 @@ class _PipelineStepMixin:
         d = self._pipeline_data._eval(context)._value.data
         x = self._qv_vector(context)._data
         bp = context.get_numeric_parameter(self._param_index)._data
+        time = context.get_time()
         if not _STEP_ENTRY:
             _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, collide,
-                                              warm, x_next, results))
+                                              warm, x_next, results, time))
         try:
             status = _STEP_ENTRY[0](model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, collide, warm, x_next,
-                                    results)
+                                    results, time)
         except np.linalg.LinAlgError:
             stage = error_info(d)[0]
             if stage == STAGE_SOLVER:
@@ -390,10 +395,24 @@ class _PipelineStepMixin:
         m = self._model
         cur = context.get_abstract_state(self._sampled_index).get_value()
         x_next = np.empty(m.nq + m.nv)
-        results = np.empty(StepResults.size(m.nv, m.nu))
+        results = np.empty(cur.data.shape[0])
         d = self._PipelineStep(context, compiled.euler if contacts else compiled.model, self._pipeline_collide(context),
                                x_next, cur.data, results)
         return x_next, results, d
+
+    def _PipelineSensorData(self, context) -> np.ndarray | None:
+        """The MJCF sensordata of all models (MuJoCo's layout, models in load order) on the compiled step, None on
+        the Python path: a sampled plant's last step's (computed at the state that step started from, as mj_step),
+        else — and before the first step — those of the step that starts at this state (as mj_forward)."""
+        if self._PipelineModel(context) is None:
+            return None
+        m = self._model
+        k = StepResults.sensors(m.nv, m.nu)
+        if self.has_sampled_output_ports():
+            row = context.get_abstract_state(self._sampled_index).get_value().data
+            if row[k] == 1.0:
+                return row[k + 1:]
+        return self._PipelineDryStep(context, contacts=True)[1][k + 1:]
 
     def _PipelineContactInfos(self, context, d) -> list:
         """PointPairContactInfo of every contact of the step whose Data is `d` (force on B at the contact point)."""

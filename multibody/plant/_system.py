@@ -8,9 +8,11 @@ from ...systems.framework import Value
 from ..contact import ContactResults
 from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
+from ..pipeline.sensor import SensorDataSize
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
+from ._mjcf_plant import GetMjcfPlantMaps
 from ._model_check import ThrowZeroQuaternion
 
 _PARAM_COLS = 13
@@ -50,7 +52,8 @@ class _SystemMixin:
             self._state_index = self.DeclareDiscreteState(x0)
             # Results of the last step [v̇; u; generalized contact forces] (Drake's sampled outputs) and the solver's
             # warm start (abstract state, so the discrete state keeps its single [q; v] group as in Drake).
-            self._sampled_index = self.DeclareAbstractState(Value(StepResults.New(nv, m.nu)))
+            self._sampled_index = self.DeclareAbstractState(
+                Value(StepResults.New(nv, m.nu, SensorDataSize(GetMjcfPlantMaps(self)))))
             self.DeclarePeriodicUnrestrictedUpdateEvent(self._time_step, 0.0, self._DiscreteStepUpdate)
             self._DeclarePipeline()
         else:

@@ -223,7 +223,8 @@ def test_force_torque_sensors_along_mujoco_trajectory(models_dir, name):
 
 def test_force_torque_sensors_with_contact():
     """A box resting on a floor holding a hinged arm: force / torque at the box and the arm include the contact
-    forces (cfrc_ext), touch sensors of each site shape; 200 plant steps against mj_step (1e-6)."""
+    forces (cfrc_ext), touch sensors of each site shape; 200 plant steps against mj_step (1e-6): after a step the
+    port holds the sensors of the state the step started from, as mj_step's sensordata."""
     xml = """
 <mujoco model="ft">
   <option timestep="0.002"/>
@@ -264,14 +265,15 @@ def test_force_torque_sensors_with_contact():
     state = context.get_mutable_state()
     contacts = 0
     touch = np.zeros(7)
+    mujoco.mj_forward(mm, md)  # before the first step: the sensors at the current state
+    np.testing.assert_allclose(port.Eval(context), md.sensordata, rtol=1e-6, atol=1e-6)
     for step in range(200):
-        mujoco.mj_forward(mm, md)
-        contacts = max(contacts, md.ncon)
-        touch = np.maximum(touch, md.sensordata[-7:])
-        np.testing.assert_allclose(port.Eval(context), md.sensordata, rtol=1e-6, atol=1e-6, err_msg=f"step {step}")
         mujoco.mj_step(mm, md)
         plant._DiscreteStepUpdate(context, state)
         root.SetTime(md.time)
+        contacts = max(contacts, md.ncon)
+        touch = np.maximum(touch, md.sensordata[-7:])
+        np.testing.assert_allclose(port.Eval(context), md.sensordata, rtol=1e-6, atol=1e-6, err_msg=f"step {step}")
     assert contacts >= 4
     # a free body's interaction with its parent (world) is zero: contact forces balance its dynamics exactly
     np.testing.assert_allclose(md.sensordata[:6], 0.0, atol=1e-9)

@@ -158,8 +158,9 @@ def test_pulley_wrap_spring_actuator_sensors_step_as_mujoco():
     assert np.abs(md.qvel).max() > 0.1
     np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
     np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
-    mujoco.mj_forward(mm, md)  # tendon sensors and actuator length / moment at the final state
+    # the tendon sensors as mj_step leaves them (at the last step's starting state)
     np.testing.assert_allclose(GetMujocoSensorOutputPort(plant).Eval(context), md.sensordata, rtol=0, atol=1e-6)
+    mujoco.mj_forward(mm, md)  # actuator length / moment at the final state
     q = plant.GetPositions(context)
     act = plant._mjcf_actuation
     assert act.CalcLengths(plant, context, q)[0] == pytest.approx(md.actuator_length[0], abs=1e-6)

@@ -10,12 +10,14 @@ from mallard.geometry.collision.engine import CollisionModel
 from mallard.geometry.collision.hull_polygons import hull_polygons
 from mallard.geometry.identifiers import GeometryLookupError
 from mallard.geometry.mujoco_pairs import GetMujocoExplicitPairs
-from mallard.geometry.properties import GetMujocoContactParameters
+from mallard.geometry.properties import MUJOCO_GROUP, GetMujocoContactParameters
 
 
-def _hull_data(shape):
+def _hull_data(shape, properties=None):
     """(hull vertices (m, 3), facet planes (f, 4) [n, h], packed hull faces (collision/hull_polygons.py)) of
-    a Mesh/Convex in its frame G."""
+    a Mesh/Convex in its frame G. The faces are the ("mujoco", "hull_faces") proximity property when it is
+    given over exactly the shape's points and they all lie on the hull (an MJCF mesh: MuJoCo's faces, built in
+    the mesh file's frame), else MuJoCo's rule applied in frame G."""
     v, t = shape._hull_arrays()
     a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
     n = np.cross(b - a, c - a)
@@ -23,7 +25,10 @@ def _hull_data(shape):
     ok = ln > 1e-14 * max(1.0, float(np.abs(v).max()))
     n = n[ok] / ln[ok, None]
     h = np.einsum("ij,ij->i", n, a[ok])
-    return v, np.column_stack([n, h]), hull_polygons(v, t)
+    faces = None if properties is None else properties.GetPropertyOrDefault(MUJOCO_GROUP, "hull_faces", None)
+    if faces is None or int(faces[1]) != len(v) or len(v) != len(shape._mesh_arrays()[0]):
+        faces = hull_polygons(v, t)
+    return v, np.column_stack([n, h]), faces
 
 
 @njit(cache=True)
@@ -137,7 +142,7 @@ class CompiledScene:
             if rec.shape._kernel_type() == 8:  # SignedDistanceField (geometry/sdf_shape.py)
                 sdf[k] = rec.shape
             if isinstance(rec.shape, (S.Mesh, S.Convex)):
-                v, pl, faces[k] = _hull_data(rec.shape)
+                v, pl, faces[k] = _hull_data(rec.shape, rec.proximity)
                 verts.append(v)
                 planes.append(pl)
                 vadr[k], vnum[k], padr[k], pnum[k] = nv, len(v), npl, len(pl)

@@ -1,9 +1,17 @@
 """The faces of a convex mesh hull as polygons (coplanar hull triangles merged), as MuJoCo's mesh polygons.
 
 MuJoCo's plane-mesh contact takes the deepest hull vertex, then the hull face through it that faces the plane
-most squarely, and prunes that face to at most four vertices (collision/narrowphase.py ``plane_convex``). The
-faces are computed once when a scene is compiled and packed into one float array per mesh (indices stored as
-floats, exact below 2**53), so the kernel reads them with no per-step cost:
+most squarely, and prunes that face to at most four vertices (collision/narrowphase.py ``plane_convex``), so
+which triangles form one face decides the contacts. MuJoCo's rule (mjCMesh::MakePolygons): a hull triangle's
+unit normal, in the frame of the mesh as read from its file, is binned by its azimuth and polar angles rounded
+to 0.01 rad (normals within 1e-7 of ±z form the two polar bins); all triangles of a bin form one polygon,
+whose edge-connected pieces are its separate faces, each traced along its boundary. A face's normal is that of
+its vector area in the compiled (shape) frame. Binning in another frame or merging only exactly
+coplanar triangles gives other faces on CAD meshes (Toddlerbot's feet: 47 faces in MuJoCo, 50 when merging
+coplanar triangles only).
+
+The faces are computed once when a scene is compiled and packed into one float array per mesh (indices
+stored as floats, exact below 2**53), so the kernel reads them with no per-step cost:
 
     [npoly, nv, vadr (nv + 1), vpoly (...), padr (npoly + 1), normals (3 npoly), pvert (...)]
 
@@ -12,62 +20,149 @@ G) and vertices ``pvert[padr[f]:padr[f + 1]]``, counter-clockwise about that nor
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-_COPLANAR = 1e-9  # adjacent hull triangles whose unit normals differ by less than this (1 - cos) are one face
+_ANGLE_TOL = 0.01  # MuJoCo's bin width of face normal angles [rad]
+_POLE = 1.0 - 1e-7  # |n_z| above this: the normal is binned as ±z (azimuth 0)
+_MINVAL = 1e-15  # triangles whose edge cross product is shorter than this are left out (MuJoCo's mjMINVAL)
+_EPS = 1e-14  # a face normal from a cross product shorter than this is +x (MuJoCo's mjEPS)
 
 
-def hull_polygons(vertices: np.ndarray, triangles: np.ndarray) -> np.ndarray:
-    """The packed faces (layout above) of a convex hull given by its vertices (m, 3) and outward-wound
-    triangles (t, 3)."""
-    v = np.asarray(vertices, dtype=float).reshape(-1, 3)
-    tris = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
-    nv = v.shape[0]
-    n = np.cross(v[tris[:, 1]] - v[tris[:, 0]], v[tris[:, 2]] - v[tris[:, 0]])
-    ln = np.linalg.norm(n, axis=1)
-    n = n / np.where(ln > 0, ln, 1.0)[:, None]
-    # union coplanar triangles that share an edge
-    parent = list(range(len(tris)))
+def _round(x: float) -> float:
+    """C's round(): halves away from zero."""
+    return math.copysign(math.floor(abs(x) + 0.5), x)
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
 
-    owner: dict = {}
-    for f, (a, b, c) in enumerate(tris.tolist()):
+def _normal_bin(a, b, c) -> tuple[float, float] | None:
+    """The (azimuth, polar) bin of triangle a b c's unit normal, or None for a degenerate triangle."""
+    e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+    e2 = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+    n = (e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0])
+    norm = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+    if norm < _MINVAL:
+        return None
+    nx, ny, nz = n[0] / norm + 0.0, n[1] / norm + 0.0, n[2] / norm + 0.0  # + 0.0: no negative zero in atan2
+    if abs(nz) > _POLE:
+        return 0.0, (_round(math.pi / _ANGLE_TOL) if nz < 0 else 0.0)
+    return _round(math.atan2(ny, nx) / _ANGLE_TOL), _round(math.acos(nz) / _ANGLE_TOL)
+
+
+class _Bin:
+    """The triangles of one normal bin: their unmatched (boundary) directed edges, in insertion order, each with
+    the piece it belongs to; a triangle sharing edges with several pieces joins them (MuJoCo's MeshPolygon)."""
+
+    def __init__(self, a: int, b: int, c: int):
+        self.edges = {(a, b): 0, (b, c): 0, (c, a): 0}  # edge -> piece (dicts keep insertion order)
+        self.npiece = 1
+
+    def _join(self, p1: int, p2: int) -> int:
+        if p2 < p1:
+            p1, p2 = p2, p1
+        for e, p in self.edges.items():
+            if p >= p2:
+                self.edges[e] = p1 if p == p2 else p - 1
+        return p1
+
+    def insert(self, a: int, b: int, c: int) -> None:
+        piece = -1
+        fresh = []
         for e in ((a, b), (b, c), (c, a)):
-            g = owner.pop((e[1], e[0]), None)
-            if g is None:
-                owner[e] = f
-            elif 1.0 - float(n[f] @ n[g]) < _COPLANAR:
-                parent[find(f)] = find(g)
-    groups: dict = {}
-    for f in range(len(tris)):
-        groups.setdefault(find(f), []).append(f)
-    polys, normals = [], []
-    for members in groups.values():
-        edges = {}
-        directed = {(a, b) for f in members for a, b in
-                    ((tris[f, 0], tris[f, 1]), (tris[f, 1], tris[f, 2]), (tris[f, 2], tris[f, 0]))}
-        for a, b in directed:
-            if (b, a) not in directed:
-                edges[int(a)] = int(b)
-        start = min(edges)
-        cycle = [start]
-        while edges[cycle[-1]] != start and len(cycle) <= len(edges):
-            cycle.append(edges[cycle[-1]])
-        if len(cycle) != len(edges):
-            raise ValueError("hull_polygons: a merged hull face does not have one boundary loop")
-        w = np.sum(ln[members][:, None] * n[members], axis=0)
-        polys.append(cycle)
-        normals.append(w / np.linalg.norm(w))
+            other = self.edges.get((e[1], e[0]))
+            if other is None:
+                fresh.append(e)
+                continue
+            if piece == -1:
+                piece = other
+            elif other != piece:
+                self.npiece -= 1
+                piece = self._join(piece, other)
+            del self.edges[(e[1], e[0])]
+        if piece == -1:
+            piece = self.npiece
+            self.npiece += 1
+        for e in fresh:
+            self.edges[e] = piece
+
+    def boundaries(self) -> list[list[int]]:
+        """One vertex cycle per piece, traced from the piece's first boundary edge along the first edge (after
+        edge 0) leaving each vertex; a piece whose trace does not close is dropped (as MuJoCo does)."""
+        if len(self.edges) == 3:
+            return [[e[0] for e in self.edges]]
+        first: dict = {}
+        leaving: dict = {}
+        for k, (e, p) in enumerate(self.edges.items()):
+            first.setdefault(p, e)
+            if k:
+                leaving.setdefault((p, e[0]), e[1])
+        out = []
+        for i in range(self.npiece):
+            if i not in first:
+                continue
+            path = list(first[i])
+            for _ in range(len(self.edges)):
+                nxt = leaving.get((i, path[-1]))
+                if nxt is None:
+                    break
+                if nxt == path[0]:
+                    out.append(path)
+                    break
+                path.append(nxt)
+        return out
+
+
+def merge_coplanar(key_vertices: np.ndarray, triangles: np.ndarray) -> list[list[int]]:
+    """MuJoCo's hull faces: vertex cycles (counter-clockwise about the outward normal) of the outward-wound
+    hull ``triangles`` merged by the bins of their normals computed from ``key_vertices`` (the frame MuJoCo
+    bins in: the mesh as read from its file)."""
+    kv = np.asarray(key_vertices, dtype=float).reshape(-1, 3).tolist()
+    bins: dict = {}
+    for a, b, c in np.asarray(triangles, dtype=np.int64).reshape(-1, 3).tolist():
+        key = _normal_bin(kv[a], kv[b], kv[c])
+        if key is None:
+            continue
+        if key in bins:
+            bins[key].insert(a, b, c)
+        else:
+            bins[key] = _Bin(a, b, c)
+    return [cycle for piece in bins.values() for cycle in piece.boundaries() if len(cycle) >= 3]
+
+
+def _face_normals(v: np.ndarray, cycles: list[list[int]]) -> np.ndarray:
+    """Unit normals (k, 3) of the faces: the sum of the cross products of the fan from each face's first vertex
+    (the face's vector area, Newell's normal, as MuJoCo 4; a curved merged face has no plane through its first
+    three vertices); +x where that sum is shorter than MuJoCo's mjEPS."""
+    first = np.asarray([c[0] for c in cycles for _ in range(len(c) - 2)], dtype=np.int64)
+    mid = np.asarray([c[i] for c in cycles for i in range(1, len(c) - 1)], dtype=np.int64)
+    last = np.asarray([c[i] for c in cycles for i in range(2, len(c))], dtype=np.int64)
+    fan = np.cross(v[mid] - v[first], v[last] - v[first]).reshape(-1, 3)
+    starts = np.concatenate([[0], np.cumsum([len(c) - 2 for c in cycles])[:-1]]).astype(np.int64)
+    n = np.add.reduceat(fan, starts, axis=0) if len(cycles) else np.zeros((0, 3))
+    ln = np.sqrt(np.einsum("ij,ij->i", n, n))
+    small = ln < _EPS
+    n[small] = (1.0, 0.0, 0.0)
+    ln[small] = 1.0
+    return n / ln[:, None]
+
+
+def pack_polygons(vertices: np.ndarray, cycles: list[list[int]]) -> np.ndarray:
+    """The packed faces (layout above) of hull faces given as vertex cycles into ``vertices`` (m, 3)."""
+    v = np.asarray(vertices, dtype=float).reshape(-1, 3)
+    nv = v.shape[0]
+    normals = _face_normals(v, cycles)
     vpoly: list[list[int]] = [[] for _ in range(nv)]
-    for f, cycle in enumerate(polys):
+    for f, cycle in enumerate(cycles):
         for i in cycle:
             vpoly[i].append(f)
     vadr = np.concatenate([[0], np.cumsum([len(x) for x in vpoly])])
-    padr = np.concatenate([[0], np.cumsum([len(c) for c in polys])])
-    return np.concatenate([[len(polys), nv], vadr, [f for x in vpoly for f in x], padr,
-                           np.asarray(normals, dtype=float).reshape(-1), [i for c in polys for i in c]]).astype(float)
+    padr = np.concatenate([[0], np.cumsum([len(c) for c in cycles])])
+    return np.concatenate([[len(cycles), nv], vadr, [f for x in vpoly for f in x], padr,
+                           normals.reshape(-1), [i for c in cycles for i in c]]).astype(float)
+
+
+def hull_polygons(vertices: np.ndarray, triangles: np.ndarray, key_vertices: np.ndarray | None = None) -> np.ndarray:
+    """The packed faces (layout above) of a convex hull given by its vertices (m, 3) and outward-wound
+    triangles (t, 3); normals are binned in the frame of ``key_vertices`` (the same points in another frame;
+    default: ``vertices``)."""
+    return pack_polygons(vertices, merge_coplanar(vertices if key_vertices is None else key_vertices, triangles))

@@ -144,6 +144,8 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
     pel = plugin_of(el)
     if pel is not None:
         return _plugin_mesh(ctx, el, pel, a)
+    if int(a["maxhullvert"]) != -1 and int(a["maxhullvert"]) < 4:
+        raise error_at(el.where, f"mesh maxhullvert must be -1 (no cap) or larger than 3; given {a['maxhullvert']}")
     if a.get("file") and a.get("vertex"):
         raise error_at(el.where, "mesh: give either 'file' or 'vertex', not both")
     if a.get("file"):
@@ -173,9 +175,11 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
         raise error_at(el.where, "mesh needs a 'file' or 'vertex' attribute")
     # MuJoCo keeps mesh vertices in single precision (mjModel.mesh_vert is float32) and transforms them in double
     v = np.asarray(v, np.float32).astype(float)
+    file_vertices = v
     # MuJoCo's order: subtract refpos, rotate by the conjugate of refquat, then scale
     v = (v - np.asarray(a["refpos"], float)) @ quat_to_mat(quat_conj(quat_normalize(a["refquat"]))).T
     v = v * np.asarray(a["scale"], float)
+    every = v  # all points (a point cloud keeps only its hull's below), for the collision hull
     mode = a["inertia"]
     if len(f) == 0:  # a point cloud: MuJoCo always uses its convex hull
         v, f = _hull(v, el)
@@ -190,7 +194,9 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
         raise error_at(el.where, f"mesh '{name}': {exc}") from None
     principal, quat = _principal(inertia)
     verts = (v - com) @ quat_to_mat(quat)
-    return MjcfMesh(name, verts, f, com, quat, vol, inertia_box(principal), mode, a.get("file"))
+    return MjcfMesh(name, verts, f, com, quat, vol, inertia_box(principal), mode, a.get("file"),
+                    file_vertices=file_vertices, maxhullvert=int(a["maxhullvert"]),
+                    file_vertices_compiled=verts if every is v else (every - com) @ quat_to_mat(quat))
 
 
 def _plugin_mesh(ctx: CompileContext, el: Element, pel: Element, a: dict) -> MjcfMesh:

@@ -128,6 +128,13 @@ class MjcfMesh:
     #: SDF plugin instance whose surface this mesh shows (mesh/plugin); such meshes are NOT re-centred:
     #: vertices stay in the SDF frame (pos 0, quat identity), volume/inertia_box are about their centroid
     plugin: int = -1
+    #: (n, 3) the vertices as read, before refpos/refquat/scale: MuJoCo builds the collision hull there
+    file_vertices: np.ndarray | None = field(default=None, repr=False)
+    #: (n, 3) the same points in the mesh inertial frame (`vertices` unless a point cloud kept only its hull)
+    file_vertices_compiled: np.ndarray | None = field(default=None, repr=False)
+    maxhullvert: int = -1  #: vertex cap of the collision hull (-1: none)
+    #: (hull vertices, packed hull faces) once computed (mesh_hull.py)
+    hull: tuple | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

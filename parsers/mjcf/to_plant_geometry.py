@@ -19,7 +19,10 @@ import warnings
 
 import numpy as np
 
+from mallard.geometry.properties import MUJOCO_GROUP
+
 from .errors import MjcfUnsupportedWarning
+from .mesh_hull import MujocoMeshHull
 from .model import MjcfGeom, MjcfModel
 from .rotations import quat_to_mat
 
@@ -44,14 +47,18 @@ def _Shape(geom: MjcfGeom):
     return None
 
 
-def _MeshHull(model: MjcfModel, geom: MjcfGeom, g: int):
-    """An in-memory Convex of a mesh geom's compiled vertices (mesh inertial frame = the geom frame), rounded
-    to single precision as MuJoCo stores them (mesh_vert is float32) so that contacts are MuJoCo's."""
+def _MeshHull(model: MjcfModel, geom: MjcfGeom, g: int, collides: bool):
+    """(an in-memory Convex in the geom frame (= the mesh inertial frame), single precision as MuJoCo stores
+    mesh vertices; the packed faces of its hull over its points, or None): for a colliding geom the vertices of
+    the mesh's collision hull and its faces (mesh_hull.py), else all compiled vertices (not used for contact)."""
     from mallard.geometry import Convex
     mesh = model.meshes[geom.mesh]
-    vertices = np.asarray(mesh.vertices, float).astype(np.float32).astype(float)
+    label = mesh.name or geom.name or f"geom{g}"
+    if not collides:
+        return Convex(np.asarray(mesh.vertices, float).astype(np.float32).astype(float).T, label), None
     try:
-        return Convex(vertices.T, mesh.name or geom.name or f"geom{g}")
+        vertices, faces = MujocoMeshHull(mesh)
+        return Convex(vertices.T, label), faces
     except ValueError as exc:
         where = f"{geom.where}: " if geom.where is not None else "MJCF: "
         raise ValueError(f"{where}geom '{geom.name or g}': mesh '{mesh.name}': {exc}") from None
@@ -102,8 +109,10 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
         if geom.type == "sdf" and geom.plugin >= 0:  # engine-plugin SDF (multibody/plant/_mjcf_plugins.py)
             from mallard.multibody.plant._mjcf_plugins import MjcfSdfShape
             shape = MjcfSdfShape(model, geom)
+        collides = collide and bool(geom.contype or geom.conaffinity or g in pair_geoms)  # pairs: any masks
+        hull_faces = None
         if geom.type == "mesh" and geom.mesh >= 0:  # MuJoCo collides meshes as their convex hulls
-            shape = _MeshHull(model, geom, g)
+            shape, hull_faces = _MeshHull(model, geom, g, collides)
         if geom.type == "hfield" and geom.hfield in model.hfields:
             shape = _HeightField(model, geom)
         if shape is None:
@@ -118,7 +127,7 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
         names.add(name)
         try:
             cid = None
-            if collide and (geom.contype or geom.conaffinity or g in pair_geoms):  # pairs: whatever the masks
+            if collides:
                 params = dict(margin=float(geom.margin), friction=np.asarray(geom.friction, float),
                               solref=np.asarray(geom.solref, float), solimp=np.asarray(geom.solimp, float))
                 if override:  # <flag override="enable">: every contact uses the option's o_* values
@@ -129,6 +138,8 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                 AddMujocoContactParameters(
                     props, condim=int(geom.condim), contype=int(geom.contype), conaffinity=int(geom.conaffinity),
                     priority=int(geom.priority), solmix=float(geom.solmix), gap=float(geom.gap), **params)
+                if hull_faces is not None:
+                    props.AddProperty(MUJOCO_GROUP, "hull_faces", hull_faces)
                 cid = plant.RegisterCollisionGeometry(body, X_BG, shape, name, props)
             vid = None
             visual = _MeshVisual(model, geom, g) if geom.type == "mesh" else shape  # meshes: drawn as themselves

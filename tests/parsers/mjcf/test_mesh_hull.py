@@ -1,0 +1,100 @@
+"""A mesh geom's collision hull and its faces (parsers/mjcf/mesh_hull.py) against MuJoCo's mesh graph and mesh
+polygons, and the plane contacts they decide. The sole below is a CAD-like foot: its bottom is a shallow bowl
+whose triangles tilt by less than MuJoCo's pole bin (4.5e-4 rad), so MuJoCo merges them into one face, and it is
+lopsided, so its inertial frame is rotated against the file frame in which MuJoCo bins face normals (as
+Toddlerbot's feet: 47 faces in MuJoCo, 50 when merging coplanar triangles in the inertial frame)."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracles import require_mujoco
+
+from mallard.multibody.plant import AddMultibodyPlantSceneGraph
+from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.parsers import Parser
+from mallard.parsers.mjcf import load_mjcf
+from mallard.parsers.mjcf.mesh_hull import MujocoMeshHull
+from mallard.systems.analysis import Simulator
+from mallard.systems.framework import DiagramBuilder
+
+
+def _sole() -> np.ndarray:
+    """Vertices of the foot: a 5 x 4 bowl-shaped bottom grid, a flat top and a heel block (lopsided)."""
+    xs, ys = np.linspace(-0.06, 0.06, 5), np.linspace(-0.03, 0.03, 4)
+    bottom = [(x, y, 2e-3 * (x * x + y * y) + 1e-4 * x) for x in xs for y in ys]
+    top = [(x, y, 0.02) for x in (-0.06, 0.06) for y in (-0.03, 0.03)]
+    heel = [(x, y, 0.05) for x in (-0.06, -0.03) for y in (-0.03, 0.01)]
+    return np.array(bottom + top + heel)
+
+
+def _xml() -> str:
+    verts = " ".join(f"{c:.9g}" for c in _sole().ravel())
+    return f"""<mujoco><option timestep="0.002"/>
+      <asset><mesh name="sole" vertex="{verts}" scale="1 1.2 1"/></asset>
+      <worldbody><geom type="plane" size="1 1 .1"/>
+        <body pos="0 0 .004" euler="0.01 -0.02 0.3"><freejoint/><geom type="mesh" mesh="sole" density="800"/></body>
+      </worldbody></mujoco>"""
+
+
+def _faces(f: np.ndarray):
+    """(vertex sets of the faces, their normals by set) of a packed face array."""
+    npoly, nv = int(f[0]), int(f[1])
+    padr = 3 + nv + int(f[2 + nv])
+    nrm = padr + npoly + 1
+    pvert = nrm + 3 * npoly
+    cycles = [f[pvert + int(f[padr + p]):pvert + int(f[padr + p + 1])].astype(int) for p in range(npoly)]
+    return cycles, f[nrm:pvert].reshape(npoly, 3)
+
+
+def test_hull_and_faces_are_mujocos():
+    mujoco = require_mujoco()
+    xml = _xml()
+    mm = mujoco.MjModel.from_xml_string(xml)
+    hull_v, packed = MujocoMeshHull(load_mjcf(xml).meshes[0])
+    ga = mm.mesh_graphadr[0]
+    nv = mm.mesh_graph[ga]
+    mj_v = mm.mesh_vert[mm.mesh_vertadr[0] + mm.mesh_graph[ga + 2 + nv:ga + 2 + 2 * nv]].astype(float)
+    # the same hull vertices (MuJoCo's graph), in single precision as mesh_vert
+    assert len(hull_v) == nv
+    assert set(map(tuple, hull_v)) == set(map(tuple, mj_v))
+    # the same faces (vertex cycles up to their start) and face normals
+    cycles, normals = _faces(packed)
+    assert len(cycles) == mm.mesh_polynum[0]
+    mine = {}
+    for c, n in zip(cycles, normals):
+        mine[frozenset(map(tuple, hull_v[c]))] = (hull_v[c], n)
+    for p in range(mm.mesh_polyadr[0], mm.mesh_polyadr[0] + mm.mesh_polynum[0]):
+        a, k = mm.mesh_polyvertadr[p], mm.mesh_polyvertnum[p]
+        cycle = mm.mesh_vert[mm.mesh_vertadr[0] + mm.mesh_polyvert[a:a + k]].astype(float)
+        got, n = mine[frozenset(map(tuple, cycle))]
+        start = int(np.flatnonzero((got == cycle[0]).all(axis=1))[0])
+        np.testing.assert_array_equal(np.roll(got, -start, axis=0), cycle)  # same cyclic order
+        np.testing.assert_allclose(n, mm.mesh_polynormal[p], atol=1e-6)
+
+
+def test_foot_on_plane_matches_mujoco():
+    mujoco = require_mujoco()
+    xml = _xml()
+    mm = mujoco.MjModel.from_xml_string(xml)
+    md = mujoco.MjData(mm)
+    builder = DiagramBuilder()
+    plant, _ = AddMultibodyPlantSceneGraph(builder, mm.opt.timestep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Parser(builder).AddModelsFromString(xml, "xml")
+    plant.Finalize()
+    sim = Simulator(builder.Build())
+    ctx = plant.GetMyMutableContextFromRoot(sim.get_mutable_context())
+    sim.Initialize()
+    for n in range(1, 201):
+        mujoco.mj_step(mm, md)
+        sim.AdvanceTo(n * mm.opt.timestep)
+    # resting on MuJoCo's merged bottom face: four plane contacts (a triangle of it would give three)
+    assert md.ncon == 4
+    assert plant.get_contact_results_output_port().Eval(ctx).num_point_pair_contacts() == md.ncon
+    q, _ = GetMujocoState(plant, ctx)
+    np.testing.assert_allclose(q, md.qpos, rtol=0, atol=1e-9)

@@ -1,8 +1,9 @@
-"""Drake point-contact benchmark: mallard vs pydrake on the same scripts, in one process.
+"""Drake contact benchmark: mallard vs pydrake on the same scripts, in one process.
 
 Scenes (1 ms discrete plants with pydrake's defaults unless said): a 2 kg box dropped on a half space for each
-discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), and a Hunt–Crossley ball thrown onto a
-half space.
+discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), a Hunt–Crossley ball thrown onto a
+half space, and hydroelastic contact: a compliant box dropped on a rigid half space and a compliant ball (resolution
+1 cm) dropped on a rigid box.
 Each engine simulates the scene from a fresh context (after one warm-up run, so mallard's numba cache loading and
 Finalize are not counted); the wall time of Simulator.AdvanceTo is the median over alternating rounds. Prints
 per-scene times, the final heights (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
@@ -56,9 +57,36 @@ def ball_scene(lib, approx: str = "kLagged"):
     return diagram, plant, init
 
 
+def hydro_scene(lib, shape: str = "box"):
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    mass = lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.3, 0.1) if shape == "box" else \
+        lib.SpatialInertia.SolidSphereWithMass(0.5, 0.05)
+    body = plant.AddRigidBody("body", mass)
+    soft, rigid = lib.ProximityProperties(), lib.ProximityProperties()
+    for p in (soft, rigid):
+        lib.AddContactMaterial(dissipation=1.0, friction=lib.CoulombFriction(0.5, 0.5), properties=p)
+    lib.AddCompliantHydroelasticProperties(0.02 if shape == "box" else 0.01, 1e6, soft)
+    lib.AddRigidHydroelasticProperties(rigid)
+    geometry = lib.Box(0.2, 0.3, 0.1) if shape == "box" else lib.Sphere(0.05)
+    plant.RegisterCollisionGeometry(body, lib.RigidTransform(), geometry, "body", soft)
+    if shape == "box":
+        plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground", rigid)
+    else:
+        plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform([0.0, 0.0, -0.1]),
+                                        lib.Box(0.5, 0.5, 0.2), "table", rigid)
+    plant.Finalize()
+    diagram = builder.Build()
+
+    def init(ctx):
+        plant.SetFreeBodyPose(ctx, body, lib.RigidTransform(lib.RollPitchYaw(0.02, 0.01, 0.3), [0.0, 0.0, 0.06]))
+    return diagram, plant, init
+
+
 SCENES = {"box kLagged": (box_scene, "kLagged"), "box kSap": (box_scene, "kSap"),
           "box kSimilar": (box_scene, "kSimilar"), "box kTamsi": (box_scene, "kTamsi"),
-          "ball kLagged": (ball_scene, "kLagged")}
+          "ball kLagged": (ball_scene, "kLagged"), "hydro box": (hydro_scene, "box"),
+          "hydro ball": (hydro_scene, "ball")}
 
 
 def run(lib, scene, approx, seconds):

@@ -13,6 +13,9 @@ from mallard.geometry.frame_pose_vector import (FramePoseVector, FramePoseVector
                                                 GeometryConfigurationVector_)
 from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
 from mallard.geometry.geometry_state import GeometryVersion
+from mallard.geometry.hydroelastic.contact_surface import (ContactSurface, ContactSurface_,
+                                                           PolygonSurfaceMeshFieldLinear,
+                                                           TriangleSurfaceMeshFieldLinear)
 from mallard.geometry.identifiers import FilterId, FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.mass_properties import (CalcShapeMassProperties, CalcVolume, MeshMassProperties,
                                               MujocoEquivalentInertiaBox, ShapeMassProperties)
@@ -50,7 +53,8 @@ from mallard.geometry.meshcat_animation import MeshcatAnimation
 from mallard.geometry.meshcat_point_cloud_visualizer import MeshcatPointCloudVisualizer, MeshcatPointCloudVisualizer_
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizer_, MeshcatVisualizerParams
 
-__all__ = [
+__all__ = ["ContactSurface", "ContactSurface_", "PolygonSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear",
+           
     "Aabb", "AddCompliantHydroelasticProperties", "AddCompliantHydroelasticPropertiesForHalfSpace",
     "AddContactMaterial", "AddMujocoContactParameters", "AddRigidHydroelasticProperties", "Box",
     "CalcContactFrictionFromSurfaceProperties", "CalcObb", "CalcShapeMassProperties", "CalcVolume", "Capsule",

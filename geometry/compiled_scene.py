@@ -8,6 +8,7 @@ from numba import njit
 from mallard.geometry import shapes as S
 from mallard.geometry.collision.engine import CollisionModel
 from mallard.geometry.collision.hull_polygons import hull_polygons
+from mallard.geometry.hydroelastic.representation import HydroelasticScene
 from mallard.geometry.identifiers import GeometryLookupError
 from mallard.geometry.mujoco_pairs import GetMujocoExplicitPairs
 from mallard.geometry.properties import MUJOCO_GROUP, GetMujocoContactParameters
@@ -166,6 +167,20 @@ class CompiledScene:
         if hfields:
             self.model.set_height_fields(hfields)
         self._set_explicit_pairs(state, prox)
+        self._hydro_state = state
+        self._hydro = None
+
+    def hydroelastic(self) -> HydroelasticScene:
+        """The hydroelastic representations of the proximity geometries (meshes and pressure fields), built on the
+        first call (geometry/hydroelastic/representation.py)."""
+        if self._hydro is None:
+            st, prox = self._hydro_state, self.proximity_ids
+            recs = [st.geometries[g] for g in prox]
+            self._hydro = HydroelasticScene([r.shape for r in recs], [r.proximity for r in recs],
+                                            [r.name for r in recs],
+                                            lambda i, j: st.collision_filtered(prox[i], prox[j]),
+                                            np.array([g.get_value() for g in prox], np.int64))
+        return self._hydro
 
     def _set_explicit_pairs(self, state, prox) -> None:
         """MuJoCo explicit pairs (geometry/mujoco_pairs.py) between proximity geometries, in pair order, as the

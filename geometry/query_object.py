@@ -16,6 +16,8 @@ from mallard.geometry.bounding_box import Aabb, Obb
 from mallard.geometry.collision.engine import mujoco_contact_frame
 from mallard.geometry.collision.point_pair import HalfSpacePointPair
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError
+from mallard.geometry.hydroelastic.contact_surface import MakeContactSurfaces
+from mallard.geometry.hydroelastic.surface_kernels import contact_surfaces
 from mallard.geometry.query_results import (ContactPointSet, HydroelasticContactRepresentation,
                                             PenetrationAsPointPair, SignedDistancePair, SignedDistanceToPoint,
                                             SortedPair)
@@ -272,51 +274,50 @@ class QueryObject:
                            "geometries)")
 
     # ----- hydroelastic contact ----------------------------------------------------------------------
-    def _hydro_pairs(self, who: str, fallback: bool):
-        """The penetrating pairs split into (pairs that need a contact surface, point-contact fallbacks).
-        A pair needs a surface when both geometries have a hydroelastic representation and one is compliant."""
-        st = self._sg._state(self._context)
-        surfaces, points = [], []
-        for pair in self.ComputePointPairPenetration():
-            kinds = [_compliance(st.geometry(g).proximity) for g in (pair.id_A, pair.id_B)]
-            if "undefined" not in kinds and "compliant" in kinds:
-                surfaces.append(pair)
-            elif fallback:
-                points.append(pair)
-            else:
-                names = [f"'{st.geometries[g].name}' ({k})" for g, k in zip((pair.id_A, pair.id_B), kinds)]
-                why = "two rigid geometries" if kinds == ["rigid", "rigid"] else \
-                    "a geometry without a hydroelastic representation"
-                raise RuntimeError(f"{who}: the penetrating pair {names[0]} and {names[1]} involves {why}; "
-                                   "hydroelastic contact needs a compliant geometry and a rigid or compliant one "
-                                   "(use ComputeContactSurfacesWithFallback for point contact in that case)")
-        if surfaces:
-            names = ", ".join(f"('{st.geometries[p.id_A].name}', '{st.geometries[p.id_B].name}')" for p in surfaces)
-            raise RuntimeError(f"{who}: {len(surfaces)} penetrating pair(s) need a hydroelastic contact surface "
-                               f"({names}), and mallard does not compute hydroelastic contact surfaces yet; remove "
-                               "the hydroelastic properties or use point contact")
-        return points
+    def _surfaces(self, representation, who: str, fallback: bool):
+        """(contact surfaces, point pairs of the other penetrating pairs). Without fallback, a penetrating pair that
+        cannot have a surface (no representation, two rigid geometries, a compliant half space against a compliant
+        mesh) raises (Drake raises for such a pair as soon as its bounding boxes overlap)."""
+        triangles = HydroelasticContactRepresentation(representation) == HydroelasticContactRepresentation.kTriangle
+        P, c, R, p = self._prox_poses()
+        h = c.hydroelastic()
+        out = contact_surfaces(h.pairs, h.gid, R, p, h.arrays(), triangles)
+        surfaces = MakeContactSurfaces(out, c.proximity_ids, triangles)
+        hydro = {(int(i), int(j)) for i, j in h.pairs}
+        index = c.proximity_index
+        points = [pair for pair in self.ComputePointPairPenetration()
+                  if tuple(sorted((index[pair.id_A], index[pair.id_B]))) not in hydro]
+        if not fallback and points:
+            st = self._sg._state(self._context)
+            i, j = sorted((index[points[0].id_A], index[points[0].id_B]))
+            raise RuntimeError(_unsupported_pair(who, st, c.proximity_ids[i], c.proximity_ids[j], h, i, j))
+        return surfaces, points
 
     def ComputeContactSurfaces(self, representation: HydroelasticContactRepresentation) -> list:
-        """The hydroelastic contact surfaces of the penetrating pairs. Empty when no pair penetrates; a pair
-        that lacks a hydroelastic representation, or one that has it (mallard does not compute hydroelastic
-        surfaces yet), raises RuntimeError."""
-        HydroelasticContactRepresentation(representation)
-        self._hydro_pairs("ComputeContactSurfaces", fallback=False)
-        return []
+        """The hydroelastic contact surfaces (ContactSurface, World) of the pairs where a compliant geometry meets a
+        rigid or compliant one, ordered by (id_M, id_N); RuntimeError when a penetrating pair cannot have one (see
+        ComputeContactSurfacesWithFallback)."""
+        return self._surfaces(representation, "ComputeContactSurfaces", fallback=False)[0]
 
     def ComputeContactSurfacesWithFallback(self, representation: HydroelasticContactRepresentation):
-        """(surfaces, point pairs): contact surfaces for the hydroelastic pairs (mallard raises RuntimeError
-        when there are any, it does not compute them yet), point contact for the other penetrating pairs."""
-        HydroelasticContactRepresentation(representation)
-        return [], self._hydro_pairs("ComputeContactSurfacesWithFallback", fallback=True)
+        """(surfaces, point pairs): hydroelastic contact surfaces where both geometries have a representation and
+        one is compliant; PenetrationAsPointPair for the other penetrating pairs."""
+        return self._surfaces(representation, "ComputeContactSurfacesWithFallback", fallback=True)
 
 
-def _compliance(props) -> str:
-    """The geometry's hydroelastic compliance type: 'undefined', 'rigid' or 'compliant'."""
-    if props is None:
-        return "undefined"
-    return str(props.GetPropertyOrDefault("hydroelastic", "compliance_type", "undefined"))
+def _unsupported_pair(who: str, st, id_a, id_b, h, i: int, j: int) -> str:
+    """Drake's words for a pair that cannot have a contact surface."""
+    names = f"'{st.geometries[id_a].name}' (id {id_a.get_value()}) and '{st.geometries[id_b].name}' " \
+            f"(id {id_b.get_value()})"
+    if not h.has_representation(i) or not h.has_representation(j):
+        why = "one of them has no hydroelastic representation"
+    elif not h.is_soft(i) and not h.is_soft(j):
+        why = "both are rigid"
+    else:
+        why = "a compliant half space cannot touch a compliant mesh, and two half spaces cannot touch"
+    return (f"{who}: requested a contact surface between {names}, but {why}; use a fallback, e.g. "
+            "QueryObject.ComputeContactSurfacesWithFallback() or MultibodyPlant.set_contact_model("
+            "ContactModel.kHydroelasticWithFallback)")
 
 
 QueryObject_ = ScalarTemplate("QueryObject_", QueryObject)

@@ -97,11 +97,30 @@ class PointPairContactInfo:
                 f"f_Bc_W={self._f.tolist()}, p_WC={self._p.tolist()})")
 
 
+class HydroelasticContactInfo:
+    """One hydroelastic contact (pydrake's HydroelasticContactInfo): its ContactSurface and F_Ac_W, the spatial
+    force on body A (the body of the surface's geometry M) at the surface's centroid C, expressed in World."""
+
+    def __init__(self, contact_surface: Any, F_Ac_W: Any):
+        self._surface = contact_surface
+        self._F = F_Ac_W
+
+    def contact_surface(self):
+        return self._surface
+
+    def F_Ac_W(self):
+        return self._F
+
+    def __repr__(self) -> str:
+        return f"HydroelasticContactInfo({self._surface!r}, F_Ac_W={self._F!r})"
+
+
 class ContactResults:
-    """All contacts of one evaluation (pydrake's ContactResults); only point contacts are produced."""
+    """All contacts of one evaluation (pydrake's ContactResults): point pairs and hydroelastic contacts."""
 
     def __init__(self):
         self._point_pairs: list[PointPairContactInfo] = []
+        self._hydro: list[HydroelasticContactInfo] = []
         self._plant = None
 
     def num_point_pair_contacts(self) -> int:
@@ -115,17 +134,20 @@ class ContactResults:
         return self._point_pairs[int(i)]
 
     def num_hydroelastic_contacts(self) -> int:
-        """0: mallard computes point contact only (a strict hydroelastic contact model is refused at Finalize)."""
-        return 0
+        return len(self._hydro)
 
-    def hydroelastic_contact_info(self, i: int):
-        raise IndexError(f"ContactResults.hydroelastic_contact_info: index {i} out of range; there are 0 "
-                         "hydroelastic contacts (mallard computes point contact only)")
+    def hydroelastic_contact_info(self, i: int) -> HydroelasticContactInfo:
+        n = len(self._hydro)
+        if not 0 <= int(i) < n:
+            raise IndexError(f"ContactResults.hydroelastic_contact_info: index {i} out of range; there are {n} "
+                             "hydroelastic contacts")
+        return self._hydro[int(i)]
 
     def SelectHydroelastic(self, selector) -> "ContactResults":
-        """A copy keeping the hydroelastic contacts `selector(info)` accepts (there are none) and every point pair."""
+        """A copy keeping the hydroelastic contacts `selector(info)` accepts and every point pair."""
         out = ContactResults()
         out._point_pairs = list(self._point_pairs)
+        out._hydro = [h for h in self._hydro if selector(h)]
         out._plant = self._plant
         return out
 
@@ -139,14 +161,19 @@ class ContactResults:
     def set_plant(self, plant) -> None:
         self._plant = plant
 
-    def AddContactInfo(self, info: PointPairContactInfo) -> None:
-        """Append one point-pair result (used by the plant when it fills its output port)."""
+    def AddContactInfo(self, info) -> None:
+        """Append one point-pair or hydroelastic result (used by the plant when it fills its output port)."""
+        if isinstance(info, HydroelasticContactInfo):
+            self._hydro.append(info)
+            return
         if not isinstance(info, PointPairContactInfo):
-            raise TypeError(f"ContactResults.AddContactInfo expects a PointPairContactInfo, got {type(info).__name__}")
+            raise TypeError(f"ContactResults.AddContactInfo expects a PointPairContactInfo or HydroelasticContactInfo, "
+                            f"got {type(info).__name__}")
         self._point_pairs.append(info)
 
     def Clear(self) -> None:
         self._point_pairs.clear()
+        self._hydro.clear()
 
     def __repr__(self) -> str:
         return f"ContactResults(num_point_pair_contacts={len(self._point_pairs)})"

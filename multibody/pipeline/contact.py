@@ -16,6 +16,7 @@ from numba.experimental import structref
 
 from ..contact.parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, SolmixWeight, ValidateFriction
 from ..kernels.contact_kernels import ContactJacobians
+from .hydroelastic import no_surfaces
 from .structs import B1, F1, F2, FLOAT, I1, INT, declare, floats, ints
 
 MINMU = 1e-5  # MuJoCo's mjMINMU: the smallest contact friction coefficient
@@ -237,3 +238,5 @@ def no_contacts(m, d):
     d.con_condim, d.con_friction = np.zeros(0, np.int64), np.zeros((0, 5))
     d.con_solref, d.con_solreffriction, d.con_solimp = np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 5))
     d.con_includemargin, d.con_drake, d.con_J = np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, nv))
+    d.con_hyd = np.zeros((0, 2), np.int64)
+    no_surfaces(d)

@@ -69,6 +69,11 @@ DATA = declare(DataType, Data, [
     # actuators' generalized forces (MuJoCo's qfrc_actuator), sensors (sensor.py): MuJoCo's sensordata at the
     # step's starting state
     ("qfrc_actuator", F1), ("sensordata", F1),
+    # hydroelastic contact (hydroelastic.py): the surfaces (surface_kernels.contact_surfaces' arrays) and each
+    # contact's (surface, face), (-1, -1) for a point pair
+    ("hyd_surf", I2), ("hyd_sface", I1), ("hyd_V", F2), ("hyd_vp", F1), ("hyd_fi", I1), ("hyd_fs", I1),
+    ("hyd_fn", F2), ("hyd_fc", F2), ("hyd_fa", F1), ("hyd_fp", F1), ("hyd_gM", F2), ("hyd_gN", F2),
+    ("con_hyd", I2),
 ])
 
 
@@ -103,6 +108,9 @@ def new_data():
     d.act, d.act_dot, d.actuator_length, d.actuator_velocity, d.actuator_moment = z1, z1, z1, z1, z2
     d.qfrc_gravcomp = z1
     d.qfrc_actuator, d.sensordata = z1, z1
+    d.hyd_surf, d.hyd_sface, d.hyd_V, d.hyd_vp, d.hyd_fi, d.hyd_fs = i2, np.zeros(1, np.int64), z2, z1, i1, \
+        np.zeros(1, np.int64)
+    d.hyd_fn, d.hyd_fc, d.hyd_fa, d.hyd_fp, d.hyd_gM, d.hyd_gN, d.con_hyd = z2, z2, z1, z1, z2, z2, i2
     return d
 
 
@@ -120,6 +128,14 @@ def drake_contact_arrays(d):
     """Drake contacts' per-pair parameters d.con_drake (drake_contact.DK_* columns) and contact-frame velocities at
     v⁺ d.con_vel [vn, vt1, vt2]."""
     return d.con_drake, d.con_vel
+
+
+@njit(cache=True)
+def hydro_arrays(d):
+    """The last step's contact surfaces (surface_kernels.contact_surfaces' arrays) and each contact's (surface,
+    face)."""
+    return (d.hyd_surf, d.hyd_sface, d.hyd_V, d.hyd_vp, d.hyd_fi, d.hyd_fs, d.hyd_fn, d.hyd_fc, d.hyd_fa, d.hyd_fp,
+            d.hyd_gM, d.hyd_gN), d.con_hyd
 
 
 @njit(cache=True)

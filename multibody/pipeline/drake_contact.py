@@ -27,11 +27,13 @@ from ..contact.sap_solver import (SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR, SAP_L
 from ..contact.tamsi_solver import TamsiSolve
 from ..kernels.contact_kernels import ContactJacobians
 from ..kernels.pipeline import inverse_dynamics_from_inertias
+from .hydroelastic import HYDRO_OFF, HYDRO_STRICT, hydro_pairs, hydro_surfaces, is_hydro_pair, no_surfaces
 
 APPROX_MUJOCO, APPROX_TAMSI, APPROX_SAP, APPROX_SIMILAR, APPROX_LAGGED = -1, 0, 1, 2, 3
 #: Columns of d.con_drake for Drake contacts.
 DK_K, DK_D, DK_TAU, DK_MU, DK_FE0, DK_VN0, DK_WA, DK_DEPTH = range(8)
 DRAKE_SOLVE_OK, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_NOT_FINITE, DRAKE_SOLVE_BAD_CONTACT = 0, 1, 2, 3
+DRAKE_NOT_HYDRO = 5  # d.bad_what of a penetrating pair without a contact surface under kHydroelastic
 DRAKE_BAD_DEPTH = 4  # d.bad_what of DRAKE_SOLVE_BAD_CONTACT: a depth beyond MAX_DEPTH or a non-finite k·depth
 MAX_DEPTH = 1e6  # [m] a deeper penetration means an absurd geometry size or pose (the solve would overflow)
 
@@ -68,9 +70,16 @@ def drake_contacts(m, d):
     n = dist.shape[0]
     best = np.empty(n, np.int64)
     npair = 0
+    hm = m.hydro
     for c in range(n):  # the deepest penetrating candidate of each geometry pair
         if not dist[c] < 0.0:
             continue
+        if hm.mode != HYDRO_OFF:  # a hydroelastic pair gets a contact surface instead
+            if is_hydro_pair(hm, g1[c], g2[c], g.ngeom):
+                continue
+            if hm.mode == HYDRO_STRICT:
+                d.bad_index, d.bad_what = min(g1[c], g2[c]) * g.ngeom + max(g1[c], g2[c]), DRAKE_NOT_HYDRO
+                return 0
         found = False
         for r in range(npair):
             b = best[r]
@@ -148,6 +157,28 @@ def drake_contacts(m, d):
         par[k, DK_MU] = 0.0 if muA + muB == 0.0 else 2.0 * muA * muB / (muA + muB)
         par[k, DK_FE0] = kp * depth
         par[k, DK_WA], par[k, DK_DEPTH] = wA, depth
+    con_hyd = np.full((npair, 2), -1, np.int64)
+    if hm.mode != HYDRO_OFF:
+        hydro_surfaces(m, d)
+        hg, hsf, hpos, hnrm, hpar, hphi = hydro_pairs(m, d)
+        nh = hg.shape[0]
+        if nh > 0:
+            body, geom, con_dist, pos, frame, par, con_hyd = _grow_pairs(body, geom, con_dist, pos, frame, par,
+                                                                         con_hyd, nh)
+            for e in range(nh):
+                k = npair + e
+                geom[k, 0], geom[k, 1] = hg[e, 0], hg[e, 1]
+                body[k, 0], body[k, 1] = g.geom_body[hg[e, 0]], g.geom_body[hg[e, 1]]
+                con_dist[k] = hphi[e]
+                pos[k] = hpos[e]
+                _frame(hnrm[e], frame[k])
+                par[k, DK_K], par[k, DK_D], par[k, DK_TAU], par[k, DK_MU] = hpar[e, 0], hpar[e, 1], hpar[e, 2], \
+                    hpar[e, 3]
+                par[k, DK_FE0], par[k, DK_WA], par[k, DK_DEPTH] = hpar[e, 4], 0.5, 0.0  # φ0 may be huge (g ≈ 0)
+                con_hyd[k, 0], con_hyd[k, 1] = hsf[e, 0], hsf[e, 1]
+            npair += nh
+    else:
+        no_surfaces(d)
     J = ContactJacobians(m.tree.ji, d.S, body[:, 0].copy(), body[:, 1].copy(), pos, frame, False)
     for k in range(npair):
         s = 0.0
@@ -156,9 +187,20 @@ def drake_contacts(m, d):
         par[k, DK_VN0] = s
     d.ncon, d.ncon_mujoco = npair, 0
     d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame = body, geom, con_dist, pos, frame
-    d.con_drake, d.con_J = par, J
+    d.con_drake, d.con_J, d.con_hyd = par, J, con_hyd
     d.con_condim = np.zeros(0, np.int64)
     return rigid
+
+
+@njit(cache=True)
+def _grow_pairs(body, geom, con_dist, pos, frame, par, con_hyd, nh):
+    """The pair arrays with nh more rows (the hydroelastic pairs after the point pairs)."""
+    n = body.shape[0]
+    b2, g2 = np.empty((n + nh, 2), np.int64), np.empty((n + nh, 2), np.int64)
+    d2, p2, f2 = np.empty(n + nh), np.empty((n + nh, 3)), np.empty((n + nh, 3, 3))
+    par2, h2 = np.zeros((n + nh, par.shape[1])), np.full((n + nh, 2), -1, np.int64)
+    b2[:n], g2[:n], d2[:n], p2[:n], f2[:n], par2[:n], h2[:n] = body, geom, con_dist, pos, frame, par, con_hyd
+    return b2, g2, d2, p2, f2, par2, h2
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ from .signal_names import PlantPortSignalNames  # (registers the plant's port na
 from ._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
                           GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
                           SetMujocoState)
-from ..contact.contact_results import ContactResults, PointPairContactInfo
+from ..contact.contact_results import ContactResults, HydroelasticContactInfo, PointPairContactInfo
 from ...geometry.properties import CalcContactFrictionFromSurfaceProperties, CoulombFriction
 
 __all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlantSceneGraphResult",
@@ -26,6 +26,7 @@ __all__ = ["AddMultibodyPlant", "AddMultibodyPlantSceneGraph", "AddMultibodyPlan
            "DiscreteContactSolver", "ExternallyAppliedSpatialForce", "HydroelasticContactRepresentation",
            "MultibodyPlant", "MultibodyPlantConfig"]
 __all__ += ["ConstraintSolverOptions", "ContactResults", "GetConstraintMujocoParameters", "GetJointMujocoParameters",
+            "HydroelasticContactInfo",
             "PointPairContactInfo", "SetConstraintMujocoParameters", "SetJointMujocoParameters"]
 __all__ += ["CalcMujocoVelocityMap", "GetMjcfPlantMap", "GetMujocoActivations", "GetMujocoCtrlInputPort",
             "GetMujocoKeyframe", "GetMujocoKeyframeNames", "GetMujocoSensorOutputPort", "GetMujocoState",
@@ -36,10 +37,11 @@ from mallard.common.scalar_template import ScalarTemplate as _ScalarTemplate
 
 # pydrake's scalar-template spellings (Foo_[float] is Foo; other scalar types are a clear error).
 for _cls in (ContactResults, CoulombFriction, ExternallyAppliedSpatialForce, ExternallyAppliedSpatialForceMultiplexer,
-             MultibodyPlant, PointPairContactInfo, Propeller, Wing):
+             MultibodyPlant, PointPairContactInfo, Propeller, Wing, HydroelasticContactInfo):
     globals()[f"{_cls.__name__}_"] = _ScalarTemplate(f"{_cls.__name__}_", _cls)
     globals()[f"{_cls.__name__}_[float]"] = _cls  # the names Drake <= v1.12 wrote into pickles
 del _cls
 __all__ += ["ContactResults_", "CoulombFriction_", "ExternallyAppliedSpatialForce_",
             "ExternallyAppliedSpatialForceMultiplexer", "ExternallyAppliedSpatialForceMultiplexer_", "MultibodyPlant_",
+            "HydroelasticContactInfo_",
             "PointPairContactInfo_", "Propeller", "PropellerInfo", "Propeller_", "Wing", "Wing_"]

@@ -552,14 +552,13 @@ class _TreeBuilderMixin(_ElementParametersMixin):
                 FinalizeMjcfTendonArmature(self)
 
     def _ThrowIfStrictHydroelastic(self) -> None:
-        """ContactModel.kHydroelastic asks for hydroelastic contact between every pair; mallard computes point
-        contact only, so it refuses rather than compute something else."""
+        """ContactModel.kHydroelastic asks for hydroelastic contact between every pair; mallard computes it on
+        discrete plants only, so a continuous plant refuses rather than compute something else."""
         from .contact_config import ContactModel
         if self._contact_model == ContactModel.kHydroelastic and self.geometry_source_is_registered() \
-                and self.num_collision_geometries() > 0:
-            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': ContactModel.kHydroelastic is not implemented yet "
-                               "(hydroelastic contact is a separate issue). Use ContactModel.kPoint, or "
-                               "kHydroelasticWithFallback, which mallard computes with point contact.")
+                and self.num_collision_geometries() > 0 and self._time_step == 0:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': ContactModel.kHydroelastic is not implemented for "
+                               "continuous plants (time_step = 0) yet; use a discrete plant, or ContactModel.kPoint")
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -13,6 +13,9 @@ import warnings
 import numpy as np
 
 from ..contact import PointPairContactInfo
+from ..contact.contact_results import HydroelasticContactInfo
+from ..math import SpatialForce
+from ...geometry.hydroelastic.contact_surface import MakeContactSurfaces
 from ..contact.parameters import MixContactParameters
 from ..kernels.entry_points import compiled_entry
 from ..pipeline.actuation import CompileActuation
@@ -21,9 +24,10 @@ from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTI
                                    SAP_BAD_STIFFNESS)
 from ..pipeline.contact import CompileContact
 from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_TAMSI,
-                                      DK_DEPTH, DK_WA, DRAKE_BAD_DEPTH)
-from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, new_data
+                                      DK_DEPTH, DK_WA, DRAKE_BAD_DEPTH, DRAKE_NOT_HYDRO)
+from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, hydro_arrays, new_data
 from ..pipeline.fluid import CompileFluid
+from ..pipeline.hydroelastic import HYDRO_FALLBACK, HYDRO_OFF, HYDRO_STRICT, CompileHydro
 from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT,
                                 STEP_BAD_SAP, STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED,
                                 STEP_NOT_FINITE, STEP_OK, STEP_RIGID_PAIR, STEP_SOLVER_BAD_INPUT, step)
@@ -41,6 +45,7 @@ from ._model_check import ThrowZeroQuaternion
 _F64 = np.dtype(np.float64)
 _APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR,
                    "kLagged": APPROX_LAGGED}
+_HYDRO_MODES = {"kPoint": HYDRO_OFF, "kHydroelasticWithFallback": HYDRO_FALLBACK, "kHydroelastic": HYDRO_STRICT}
 
 
 def _TamsiLimitPenalties(plant) -> np.ndarray:
@@ -227,6 +232,7 @@ class _PipelineStepMixin:
         beta, vs = self.get_sap_near_rigid_threshold(), self.stiction_tolerance()
         if scene is None:
             geom, contact = EmptyGeomModel(), CompileContact([], [], beta, approx, (), vs, _TamsiLimitPenalties(self))
+            hydro = CompileHydro(None, HYDRO_OFF, False)
         else:
             if scene.model.sdf:
                 cache.features = ["SignedDistanceField (MJCF type='sdf') geometries"]
@@ -240,18 +246,21 @@ class _PipelineStepMixin:
             for i, j in (forced[0].tolist() if forced is not None else []):
                 a, b = geom_rows[i], geom_rows[j]
                 pairs.append(a.pairs.get(b.gid) or b.pairs.get(a.gid))
-            self._WarnHydroelastic(inspector, geom_ids)
+            mode = _HYDRO_MODES[self.get_contact_model().name] if approx != APPROX_MUJOCO else HYDRO_OFF
+            if approx == APPROX_MUJOCO:
+                self._WarnHydroelastic(inspector, geom_ids)
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
             contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
                                      _TamsiLimitPenalties(self))
-        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten, sens)
+            hydro = CompileHydro(scene, mode, self.get_contact_surface_representation().name == "kTriangle")
+        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten, sens, hydro)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
-                                                                EulerIntegrator(self), ten, sens)
+                                                                EulerIntegrator(self), ten, sens, hydro)
         return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
 
     def _WarnHydroelastic(self, inspector, geom_ids) -> None:
         """Warn once that geometries with hydroelastic properties in a hydroelastic contact model get point contact
-        (mallard does not compute hydroelastic contact surfaces yet)."""
+        when the plant uses MuJoCo's contact (MJCF contact parameters)."""
         if getattr(self, "_hydroelastic_warned", False) or self.get_contact_model().name == "kPoint":
             return
         names = []
@@ -262,7 +271,7 @@ class _PipelineStepMixin:
         if names:
             self._hydroelastic_warned = True
             warnings.warn(f"MultibodyPlant '{self.get_name()}': contact model {self.get_contact_model().name} but "
-                          f"mallard does not compute hydroelastic contact yet; geometries {names[:5]}"
+                          f"mallard computes MuJoCo's contact for this model; geometries {names[:5]}"
                           f"{' ...' if len(names) > 5 else ''} with hydroelastic properties use point contact "
                           "(call set_contact_model(ContactModel.kPoint) to silence this)", stacklevel=2)
 
@@ -374,6 +383,13 @@ class _PipelineStepMixin:
             a, b = (compiled.geom_rows[int(k)] for k in geom[bad])
             MixContactParameters(a.mujoco or {"name": a.name}, b.mujoco or {"name": b.name})
         if status == STEP_RIGID_PAIR:
+            if int(what) == DRAKE_NOT_HYDRO:
+                ng = len(compiled.geom_rows)
+                a, b = (compiled.geom_rows[int(bad) // ng].name, compiled.geom_rows[int(bad) % ng].name)
+                raise RuntimeError(f"MultibodyPlant '{name}': ContactModel.kHydroelastic, but the penetrating geometries "
+                                   f"'{a}' and '{b}' cannot have a hydroelastic contact surface (one has no hydroelastic "
+                                   "representation, both are rigid, or a compliant half space meets a compliant mesh); "
+                                   "use ContactModel.kHydroelasticWithFallback or give them hydroelastic properties")
             raise ValueError("point contact: both geometries are rigid (infinite stiffness)")
         if status == STEP_BAD_SAP:
             key = {SAP_BAD_STIFFNESS: "stiffness", SAP_BAD_RELAXATION: "relaxation_time",
@@ -444,8 +460,11 @@ class _PipelineStepMixin:
         smaller id, the force is the one on B at p_WC, the speeds are those at the next step's velocities."""
         from ...geometry import PenetrationAsPointPair
         par, vel = drake_contact_arrays(d)
+        surf_arrays, con_hyd = hydro_arrays(d)
         out = []
         for c in range(pos.shape[0]):
+            if con_hyd.shape[0] == pos.shape[0] and con_hyd[c, 0] >= 0:
+                continue
             n_AB = frame[c, 0]
             depth, wA = float(par[c, DK_DEPTH]), float(par[c, DK_WA])
             p_WCa = pos[c] + (1.0 - wA) * depth * n_AB
@@ -455,7 +474,24 @@ class _PipelineStepMixin:
             out.append(PointPairContactInfo(self._bodies[int(body[c, 0])].index(), self._bodies[int(body[c, 1])].index(),
                                             frame[c].T @ force[c, :3], pos[c].copy(), float(vel[c, 0]),
                                             float(np.hypot(vel[c, 1], vel[c, 2])), pair))
+        if surf_arrays[0].shape[0]:
+            out += self._HydroelasticContactInfos(d, ids, surf_arrays, con_hyd, pos, frame, force)
         return out
+
+    def _HydroelasticContactInfos(self, d, ids, surf_arrays, con_hyd, pos, frame, force) -> list:
+        """HydroelasticContactInfo of each contact surface: F_Ac_W, the force on body A (M's) of the surface's
+        quadrature points shifted to the surface's centroid (DiscreteUpdateManager's results)."""
+        triangles = self.get_contact_surface_representation().name == "kTriangle"
+        surfaces = MakeContactSurfaces(surf_arrays, ids, triangles)
+        F = np.zeros((len(surfaces), 6))
+        for c in range(pos.shape[0]):
+            s = int(con_hyd[c, 0])
+            if s < 0:
+                continue
+            f_A = -(frame[c].T @ force[c, :3])
+            F[s, 3:] += f_A
+            F[s, :3] += np.cross(pos[c] - surfaces[s].centroid(), f_A)
+        return [HydroelasticContactInfo(sf, SpatialForce(F[k, :3], F[k, 3:])) for k, sf in enumerate(surfaces)]
 
 
 class _PipelineScratch:

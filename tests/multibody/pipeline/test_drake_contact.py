@@ -177,10 +177,11 @@ def test_sap_solver_degenerate_delassus(kind):
     assert gamma[0] > 0.0  # the first contact pushes
 
 
-def test_hydroelastic_properties_warn_that_point_contact_is_used():
-    """mallard has no hydroelastic contact yet: a hydroelastic model says so once instead of silently using point
-    contact (ContactModel.kPoint silences it)."""
-    for model, warns in ((ma.ContactModel.kHydroelasticWithFallback, True), (ma.ContactModel.kPoint, False)):
+def test_hydroelastic_fallback_and_strict_models():
+    """A compliant ball on a half space without hydroelastic properties: kHydroelasticWithFallback gives it point
+    contact (no surface, no warning); kHydroelastic refuses the pair with its names instead of replacing it."""
+    import warnings
+    for model in (ma.ContactModel.kHydroelasticWithFallback, ma.ContactModel.kHydroelastic):
         builder = ma.DiagramBuilder()
         plant, _ = ma.AddMultibodyPlantSceneGraph(builder, 0.001)
         plant.set_contact_model(model)
@@ -194,11 +195,14 @@ def test_hydroelastic_properties_warn_that_point_contact_is_used():
         plant.Finalize()
         diagram = builder.Build()
         sim = ma.Simulator(diagram)
-        if warns:
-            with pytest.warns(UserWarning, match="does not compute hydroelastic contact"):
+        ctx = plant.GetMyMutableContextFromRoot(sim.get_mutable_context())
+        plant.SetFreeBodyPose(ctx, ball, ma.RigidTransform([0.0, 0.0, 0.049]))
+        if model == ma.ContactModel.kHydroelastic:
+            with pytest.raises(RuntimeError, match="'ball' and 'ground' cannot have a hydroelastic contact surface"):
                 sim.AdvanceTo(0.01)
-        else:
-            import warnings
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                sim.AdvanceTo(0.01)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sim.AdvanceTo(0.01)
+        results = plant.get_contact_results_output_port().Eval(ctx)
+        assert results.num_point_pair_contacts() == 1 and results.num_hydroelastic_contacts() == 0

@@ -251,8 +251,8 @@ def test_distance_constraint_parameters_per_context(pd):
 
 
 def test_strict_hydroelastic_contact_is_refused_not_replaced():
-    """mallard computes point contact only: ContactModel.kHydroelastic fails at Finalize instead of silently
-    producing point contacts (pydrake would report hydroelastic contact surfaces)."""
+    """mallard computes hydroelastic contact on discrete plants only: a continuous plant with
+    ContactModel.kHydroelastic fails at Finalize instead of silently producing point contacts."""
     from mallard.geometry import Sphere
     builder = DiagramBuilder()
     plant, _ = mp.AddMultibodyPlantSceneGraph(builder, 0.0)
@@ -260,7 +260,7 @@ def test_strict_hydroelastic_contact_is_refused_not_replaced():
     plant.RegisterCollisionGeometry(body, mm.RigidTransform(), Sphere(0.1), "ball", mp.CoulombFriction(1.0, 1.0))
     plant.set_contact_model(mp.ContactModel.kHydroelastic)
     assert plant.get_contact_model() == mp.ContactModel.kHydroelastic
-    with pytest.raises(RuntimeError, match="kHydroelastic is not implemented yet"):
+    with pytest.raises(RuntimeError, match="kHydroelastic is not implemented for continuous plants"):
         plant.Finalize()
     results = mp.ContactResults()
     assert results.SelectHydroelastic(lambda info: True).num_point_pair_contacts() == 0

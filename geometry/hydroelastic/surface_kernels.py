@@ -1,0 +1,291 @@
+"""Compiled hydroelastic contact surfaces (Drake's hydroelastic_calculator and the intersections it calls), over
+the packed representations of representation.py and the geometries' world poses:
+
+* compliant mesh S – rigid half space R (ComputeContactSurfaceFromSoftVolumeRigidHalfSpace): each tetrahedron of S
+  sliced by R's boundary plane; normal +Rz (out of R into S), pressure and gradient from S's field;
+* compliant mesh S – rigid mesh R (ComputeContactSurfaceFromSoftVolumeRigidSurface): each triangle of R whose
+  normal is within 5π/8 of the tetrahedron's pressure gradient, clipped by the tetrahedron; normal the triangle's;
+* compliant M – compliant N (ComputeContactSurfaceFromCompliantVolumes): per pair of tetrahedra, the plane where
+  the two linear fields are equal, normal ∇p_M − ∇p_N (both gradients within 5π/8 of ±normal), sliced by M's
+  tetrahedron and clipped by N's; pressure from M's field;
+* compliant half space S – rigid mesh R (ComputeContactSurfaceFromSoftHalfSpaceRigidMesh): R's triangles facing
+  into S clipped by its plane, pressure E·depth/slab_thickness.
+
+M is the geometry of smaller GeometryId; face normals point out of N into M. Candidate tetrahedra and triangles
+are pruned by bounding spheres (Drake uses bounding-volume hierarchies; the surfaces are the same).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .polygon_ops import (clip_by_half_space, clip_by_tetrahedron, dist3, dot3, emit_polygon, height, matvec3,
+                          new_buffer, remove_near_duplicates, slice_tetrahedron)
+
+HYDRO_NONE, HYDRO_RIGID_MESH, HYDRO_RIGID_PLANE, HYDRO_SOFT_MESH, HYDRO_SOFT_PLANE = range(5)
+_COS_ALPHA = np.cos(5.0 * np.pi / 8.0)
+_MAXP = 16  # vertices of a clipped polygon: at most 3 + 4 (triangle by tetrahedron) or 4 + 4 (slice by tetrahedron)
+
+
+@njit(cache=True)
+def _aligned(a, b):
+    """cos of the angle between a and the unit vector b is above cos(5π/8) (a zero a counts as aligned)."""
+    na = np.sqrt(dot3(a, a))
+    if na == 0.0:
+        return True
+    return dot3(a, b) / na > _COS_ALPHA
+
+
+@njit(cache=True)
+def _separated(T4, n, h):
+    """All four vertices of T4 lie strictly on one side of the plane n·x = h."""
+    above = below = 0
+    for i in range(4):
+        hh = dot3(n, T4[i]) - h
+        if hh > 0.0:
+            above += 1
+        elif hh < 0.0:
+            below += 1
+    return above == 4 or below == 4
+
+
+@njit(cache=True)
+def _tet_into(verts, tets, t, T4):
+    for i in range(4):
+        for c in range(3):
+            T4[i, c] = verts[tets[t, i], c]
+
+
+@njit(cache=True)
+def _tet(verts, tets, t):
+    T4 = np.empty((4, 3))
+    for i in range(4):
+        T4[i] = verts[tets[t, i]]
+    return T4
+
+
+@njit(cache=True)
+def _soft_vs_plane(buf, s, r, R_WG, p_WG, h, swap, triangles):
+    """Compliant mesh s against the rigid half space r, in s's frame."""
+    (kind, modulus, slab, bound, tet_adr, tet_num, sv, st, sp, sg, se0, tsph, tri_adr, tri_num, rv, rt, tn,
+     trsph) = h
+    R, p = R_WG[s], p_WG[s]
+    n_S = R.T @ R_WG[r][:, 2].copy()
+    p_S = R.T @ (p_WG[r] - p)
+    P = np.empty((_MAXP, 3))
+    pr = np.empty(_MAXP)
+    nan3 = np.full(3, np.nan)
+    for t in range(tet_adr[s], tet_adr[s] + tet_num[s]):
+        if height(n_S, tsph[t], p_S) > tsph[t, 3]:
+            continue
+        T4 = _tet(sv, st, t)
+        k = slice_tetrahedron(T4, n_S, p_S, P)
+        k = remove_near_duplicates(P, k)
+        if k < 3:
+            continue
+        for i in range(k):
+            pr[i] = se0[t] + dot3(sg[t], P[i])
+        buf = emit_polygon(buf, P, pr, k, n_S, sg[t].copy(), nan3, R, p, swap, triangles)
+    return buf
+
+
+@njit(cache=True)
+def _soft_vs_mesh(buf, s, r, R_WG, p_WG, h, swap, triangles):
+    """Compliant mesh s against the rigid triangle mesh r, in s's frame."""
+    (kind, modulus, slab, bound, tet_adr, tet_num, sv, st, sp, sg, se0, tsph, tri_adr, tri_num, rv, rt, tn,
+     trsph) = h
+    R, p = R_WG[s], p_WG[s]
+    R_SR = R.T @ R_WG[r]
+    p_SR = R.T @ (p_WG[r] - p)
+    c_r = matvec3(R_SR, bound[r]) + p_SR
+    tris = np.empty(tri_num[r], np.int64)
+    nt = 0
+    for f in range(tri_adr[r], tri_adr[r] + tri_num[r]):  # triangles near s
+        c = matvec3(R_SR, trsph[f]) + p_SR
+        if dist3(c, bound[s]) <= trsph[f, 3] + bound[s, 3]:
+            tris[nt] = f
+            nt += 1
+    P = np.empty((_MAXP, 3))
+    B = np.empty((_MAXP, 3))
+    pr = np.empty(_MAXP)
+    nan3 = np.full(3, np.nan)
+    tri_c = np.empty((nt, 3))
+    tri_n = np.empty((nt, 3))
+    tri_h = np.empty(nt)  # the triangle's plane: tri_n·x = tri_h
+    for q in range(nt):
+        tri_c[q] = matvec3(R_SR, trsph[tris[q]]) + p_SR
+        tri_n[q] = matvec3(R_SR, tn[tris[q]])
+        tri_h[q] = dot3(tri_n[q], matvec3(R_SR, rv[rt[tris[q], 0]]) + p_SR)
+    T4 = np.empty((4, 3))
+    for t in range(tet_adr[s], tet_adr[s] + tet_num[s]):
+        if dist3(tsph[t], c_r) > tsph[t, 3] + bound[r, 3]:
+            continue
+        _tet_into(sv, st, t, T4)
+        for q in range(nt):
+            f = tris[q]
+            if abs(dot3(tri_n[q], tsph[t]) - tri_h[q]) > tsph[t, 3]:  # the sphere misses the triangle's plane
+                continue
+            if dist3(tri_c[q], tsph[t]) > tsph[t, 3] + trsph[f, 3]:
+                continue
+            if not _aligned(sg[t], tri_n[q]):
+                continue
+            if _separated(T4, tri_n[q], tri_h[q]):
+                continue
+            for i in range(3):
+                P[i] = matvec3(R_SR, rv[rt[f, i]]) + p_SR
+            k = clip_by_tetrahedron(P, 3, T4, B)
+            k = remove_near_duplicates(P, k)
+            if k < 3:
+                continue
+            for i in range(k):
+                pr[i] = se0[t] + dot3(sg[t], P[i])
+            buf = emit_polygon(buf, P, pr, k, tri_n[q], sg[t].copy(), nan3, R, p, swap, triangles)
+    return buf
+
+
+@njit(cache=True)
+def _soft_vs_soft(buf, m, n, R_WG, p_WG, h, triangles):
+    """Compliant meshes m and n (m of smaller id), in m's frame."""
+    (kind, modulus, slab, bound, tet_adr, tet_num, sv, st, sp, sg, se0, tsph, tri_adr, tri_num, rv, rt, tn,
+     trsph) = h
+    R, p = R_WG[m], p_WG[m]
+    R_MN = R.T @ R_WG[n]
+    p_MN = R.T @ (p_WG[n] - p)
+    p_NMo = -matvec3(R_MN.T.copy(), p_MN)
+    c_n = matvec3(R_MN, bound[n]) + p_MN
+    cand = np.empty(tet_num[n], np.int64)
+    nc = 0
+    for u in range(tet_adr[n], tet_adr[n] + tet_num[n]):
+        c = matvec3(R_MN, tsph[u]) + p_MN
+        if dist3(c, bound[m]) <= tsph[u, 3] + bound[m, 3]:
+            cand[nc] = u
+            nc += 1
+    cN = np.empty((nc, 3))
+    for q in range(nc):
+        cN[q] = matvec3(R_MN, tsph[cand[q]]) + p_MN
+    P = np.empty((_MAXP, 3))
+    B = np.empty((_MAXP, 3))
+    pr = np.empty(_MAXP)
+    U4 = np.empty((4, 3))
+    for t in range(tet_adr[m], tet_adr[m] + tet_num[m]):
+        if dist3(tsph[t], c_n) > tsph[t, 3] + bound[n, 3]:
+            continue
+        gM = sg[t]
+        T4 = _tet(sv, st, t)
+        for q in range(nc):
+            u = cand[q]
+            if dist3(cN[q], tsph[t]) > tsph[t, 3] + tsph[u, 3]:
+                continue
+            gN = matvec3(R_MN, sg[u])
+            nrm = gM - gN
+            mag = np.sqrt(dot3(nrm, nrm))
+            if mag <= 0.0:
+                continue
+            nh = nrm / mag
+            f1_Mo = se0[u] + dot3(sg[u], p_NMo)
+            p_Q = ((f1_Mo - se0[t]) / mag) * nh
+            if not _aligned(gM, nh) or not _aligned(gN, -nh):
+                continue
+            k = slice_tetrahedron(T4, nh, p_Q, P)
+            k = remove_near_duplicates(P, k)
+            if k < 3:
+                continue
+            for i in range(4):
+                U4[i] = matvec3(R_MN, sv[st[u, i]]) + p_MN
+            k = clip_by_tetrahedron(P, k, U4, B)
+            k = remove_near_duplicates(P, k)
+            if k < 3:
+                continue
+            for i in range(k):
+                pr[i] = se0[t] + dot3(gM, P[i])
+            buf = emit_polygon(buf, P, pr, k, nh, gM.copy(), gN, R, p, False, triangles)
+    return buf
+
+
+@njit(cache=True)
+def _soft_plane_vs_mesh(buf, s, r, R_WG, p_WG, h, swap, triangles):
+    """Compliant half space s against the rigid triangle mesh r, in r's frame."""
+    (kind, modulus, slab, bound, tet_adr, tet_num, sv, st, sp, sg, se0, tsph, tri_adr, tri_num, rv, rt, tn,
+     trsph) = h
+    R, p = R_WG[r], p_WG[r]
+    n_R = R.T @ R_WG[s][:, 2].copy()
+    o_R = R.T @ (p_WG[s] - p)
+    scale = modulus[s] / slab[s]
+    grad_R = -scale * n_R
+    P = np.empty((_MAXP, 3))
+    B = np.empty((_MAXP, 3))
+    pr = np.empty(_MAXP)
+    nan3 = np.full(3, np.nan)
+    for f in range(tri_adr[r], tri_adr[r] + tri_num[r]):
+        if height(n_R, trsph[f], o_R) > trsph[f, 3]:
+            continue
+        if not (-dot3(tn[f], n_R) > _COS_ALPHA):
+            continue
+        for i in range(3):
+            P[i] = rv[rt[f, i]]
+        k = clip_by_half_space(P, 3, n_R, o_R, B)
+        for i in range(k):
+            P[i] = B[i]
+        k = remove_near_duplicates(P, k)
+        if k < 3:
+            continue
+        for i in range(k):
+            pr[i] = -scale * height(n_R, P[i], o_R)
+        buf = emit_polygon(buf, P, pr, k, tn[f].copy(), grad_R, nan3, R, p, swap, triangles)
+    return buf
+
+
+@njit(cache=True)
+def _near(s, r, kind, bound, R_WG, p_WG):
+    """The bounding spheres of s and r overlap (or a sphere reaches into a half space)."""
+    if kind[r] == HYDRO_RIGID_PLANE or kind[r] == HYDRO_SOFT_PLANE:
+        s, r = r, s
+    c_r = R_WG[r] @ bound[r, :3].copy() + p_WG[r]
+    if kind[s] == HYDRO_RIGID_PLANE or kind[s] == HYDRO_SOFT_PLANE:
+        return R_WG[s][:, 2].copy() @ (c_r - p_WG[s]) <= bound[r, 3]
+    c_s = R_WG[s] @ bound[s, :3].copy() + p_WG[s]
+    d = c_s - c_r
+    return np.sqrt(d @ d) <= bound[s, 3] + bound[r, 3]
+
+
+@njit(cache=True)
+def contact_surfaces(pairs, gid, R_WG, p_WG, h, triangles):
+    """The contact surfaces of the hydroelastic pairs (rows (np, 2), ordered by GeometryId) at poses R_WG, p_WG.
+    Returns (surface rows (ns, 2) [M, N], surface face starts (ns + 1), vertices (nv, 3), vertex pressures, face
+    vertex indices (flat), face starts into them (nf + 1), face normals (nf, 3), centroids (nf, 3), areas,
+    centroid pressures, ∇p_M (nf, 3), ∇p_N (nf, 3)), all in World; a rigid geometry's gradients are NaN."""
+    kind, bound = h[0], h[3]
+    buf = new_buffer()
+    npair = pairs.shape[0]
+    surf = np.empty((npair, 2), np.int64)
+    sface = np.zeros(npair + 1, np.int64)
+    ns = 0
+    for q in range(npair):
+        i, j = pairs[q, 0], pairs[q, 1]
+        if not _near(i, j, kind, bound, R_WG, p_WG):
+            continue
+        f0 = buf[10][1]
+        ki, kj = kind[i], kind[j]
+        if ki == HYDRO_SOFT_MESH and kj == HYDRO_SOFT_MESH:
+            m, n = (i, j) if gid[i] < gid[j] else (j, i)
+            buf = _soft_vs_soft(buf, m, n, R_WG, p_WG, h, triangles)
+        else:
+            s, r = (i, j) if ki == HYDRO_SOFT_MESH or ki == HYDRO_SOFT_PLANE else (j, i)
+            swap = gid[s] > gid[r]
+            if kind[s] == HYDRO_SOFT_MESH and kind[r] == HYDRO_RIGID_PLANE:
+                buf = _soft_vs_plane(buf, s, r, R_WG, p_WG, h, swap, triangles)
+            elif kind[s] == HYDRO_SOFT_MESH and kind[r] == HYDRO_RIGID_MESH:
+                buf = _soft_vs_mesh(buf, s, r, R_WG, p_WG, h, swap, triangles)
+            elif kind[s] == HYDRO_SOFT_PLANE and kind[r] == HYDRO_RIGID_MESH:
+                buf = _soft_plane_vs_mesh(buf, s, r, R_WG, p_WG, h, swap, triangles)
+        f1 = buf[10][1]
+        if f1 > f0:
+            a, b = (i, j) if gid[i] < gid[j] else (j, i)
+            surf[ns, 0], surf[ns, 1] = a, b
+            sface[ns + 1] = f1
+            ns += 1
+    V, vp, fi, fs, fn, fc, fa, fp, gM, gN, cnt = buf
+    nv, nf, ni = cnt[0], cnt[1], cnt[2]
+    return (surf[:ns].copy(), sface[:ns + 1].copy(), V[:nv].copy(), vp[:nv].copy(), fi[:ni].copy(),
+            fs[:nf + 1].copy(), fn[:nf].copy(), fc[:nf].copy(), fa[:nf].copy(), fp[:nf].copy(), gM[:nf].copy(),
+            gN[:nf].copy())

@@ -31,11 +31,12 @@ class _SurfaceFieldLinear:
     def EvaluateAtVertex(self, v: int) -> float:
         return float(self._values[int(v)])
 
-    def EvaluateCartesian(self, e: int, p_WQ) -> float:
-        """The field at point Q (World) evaluated with face e's linear function."""
+    def EvaluateCartesian(self, e: int, p_MQ) -> float:
+        """The field at point Q, measured in the mesh's frame M (World for a contact surface), evaluated with face
+        e's linear function."""
         e = int(e)
         b = int(self._base[e])
-        return float(self._values[b] + self._grad[e] @ (np.asarray(p_WQ, dtype=float).reshape(3)
+        return float(self._values[b] + self._grad[e] @ (np.asarray(p_MQ, dtype=float).reshape(3)
                                                          - self._mesh.vertex_array()[b]))
 
     def values(self) -> list[float]:

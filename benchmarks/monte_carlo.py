@@ -7,7 +7,7 @@ times, the speed-ups over serial, the CPU seconds each run used (this process pl
 going parallel, whatever the machine's load) and the load average (on a shared machine other processes take CPU
 from the workers and lower the speed-ups).
 
-    python benchmarks/monte_carlo.py [--samples 16] [--duration 1.0] [--workers 2]
+    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2]
 """
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def _timed(label: str, run, reference=None, client=None) -> tuple[float, float, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=16)
-    parser.add_argument("--duration", type=float, default=1.0, help="simulated seconds per sample")
+    parser.add_argument("--samples", type=int, default=64)
+    parser.add_argument("--duration", type=float, default=2.0, help="simulated seconds per sample")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     sys.path.insert(0, str(EXAMPLE.parent))  # the example imports its gallery helpers

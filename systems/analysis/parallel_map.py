@@ -153,10 +153,31 @@ class _Chunk:
     attempts: int = 0
 
 
-def _chunks(function: Callable, items: Iterator, size: int, shipper: Shipper,
+def _ChunkSizes(num_items: int, num_workers: int, chunk_size: int | None) -> Iterator[int]:
+    """Samples per chunk, in order. A fixed `chunk_size` is used as is. Automatic sizes are guided: one sample to
+    each worker first (every worker starts at once, while this process still makes the next samples), then
+    1/(2 workers) of what remains, at most `_MAX_CHUNK` and at most 1/(`_CHUNKS_PER_WORKER` workers) of the sweep,
+    so the last chunks are small and the workers finish together."""
+    if chunk_size:
+        while True:
+            yield int(chunk_size)
+    largest = max(1, min(_MAX_CHUNK, -(-num_items // (num_workers * _CHUNKS_PER_WORKER))))
+    remaining = num_items
+    for _ in range(num_workers):
+        yield 1
+        remaining -= 1
+    while True:
+        size = max(1, min(largest, -(-remaining // (2 * num_workers))))
+        yield size
+        remaining -= size
+
+
+def _chunks(function: Callable, items: Iterator, sizes: Iterator[int], shipper: Shipper,
             failed: list) -> Iterator[_Chunk]:
-    """Groups (index, item) pairs into shipped chunks, lazily; items that are SampleFailure go to `failed`."""
+    """Groups (index, item) pairs into shipped chunks of the given sizes, lazily; items that are SampleFailure go
+    to `failed`."""
     batch: list = []
+    size = next(sizes)
 
     def pack() -> _Chunk:
         return _Chunk(_Job(tuple(i for i, _ in batch), shipper.Pack((function, batch))))
@@ -168,7 +189,7 @@ def _chunks(function: Callable, items: Iterator, size: int, shipper: Shipper,
         batch.append((index, item))
         if len(batch) == size:
             yield pack()
-            batch = []
+            batch, size = [], next(sizes)
     if batch:
         yield pack()
 
@@ -178,9 +199,8 @@ def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, 
     """Yields (index, True, result) or (index, False, SampleFailure) for every item, as chunks complete."""
     backend = _Backend(executor, num_workers)
     workers = backend.num_workers
-    size = chunk_size or max(1, min(_MAX_CHUNK, -(-num_items // (workers * _CHUNKS_PER_WORKER))))
     failed: list[SampleFailure] = []
-    source = _chunks(function, iter(items), size, Shipper(), failed)
+    source = _chunks(function, iter(items), _ChunkSizes(num_items, workers, chunk_size), Shipper(), failed)
     retry: collections.deque[_Chunk] = collections.deque()
     in_flight: dict[cf.Future, _Chunk] = {}
     bar = tqdm(total=num_items, desc=description, unit="sample", delay=_PROGRESS_DELAY if progress is None else 0.0,

@@ -12,6 +12,7 @@ import pytest
 from mallard.common import RandomGenerator
 from mallard.systems.analysis import (MonteCarloSimulation, ParallelMap, RandomSimulation, SampleErrors, Simulator,
                                       kNoConcurrency)
+from mallard.systems.analysis.parallel_map import _MAX_CHUNK, _ChunkSizes
 
 from scaleout_models import CartPoleFactory, final_state_norm, raise_on_large_target
 
@@ -120,3 +121,19 @@ def test_sweep_ships_each_diagram_once_per_worker(factory):
         copies.setdefault(pid, set()).add(diagram_id)
     assert all(len(ids) == 1 for ids in copies.values()) and os.getpid() not in copies
     assert [row[2] for row in rows] == [final_cart_position(t)[2] for t in targets]
+
+
+@pytest.mark.parametrize("num_items, num_workers", [(64, 2), (1000, 2), (7, 4), (1, 2)])
+def test_automatic_chunks_start_one_per_worker_and_shrink_at_the_end(num_items, num_workers):
+    """Guided chunking: each worker first gets one sample (all start at once), the sizes never exceed the cap, and
+    the chunks that finish a sweep are no larger than the ones before them, ending with single samples."""
+    sizes, total, generator = [], 0, _ChunkSizes(num_items, num_workers, None)
+    while total < num_items:
+        sizes.append(next(generator))
+        total += sizes[-1]
+    assert sizes[:num_workers] == [1] * min(num_workers, len(sizes))
+    assert max(sizes) <= _MAX_CHUNK
+    tail = sizes[sizes.index(max(sizes)):]
+    assert tail == sorted(tail, reverse=True)
+    if num_items > 2 * num_workers:
+        assert sizes[-1] == 1 and max(sizes) > 1

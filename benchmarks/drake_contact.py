@@ -9,12 +9,19 @@ Finalize are not counted); the wall time of Simulator.AdvanceTo is the median ov
 per-scene times, the final heights (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
 be shared: the numbers are noisy.
 
-Run: python benchmarks/drake_contact.py [--rounds 3] [--seconds 1.5]
+With --first, each engine instead runs the kLagged box drop in fresh processes (never this one): the import, then
+the first simulation of the process (model building, Finalize, loading compiled code, AdvanceTo) and a second
+identical one; first minus second is the one-time loading cost issue #15 bounds (under 0.5 s).
+
+Run: python benchmarks/drake_contact.py [--rounds 3] [--seconds 1.5] [--first]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
 import time
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -100,11 +107,45 @@ def run(lib, scene, approx, seconds):
     return time.perf_counter() - t0, float(plant.GetPositions(ctx)[6])
 
 
+def first_simulation(engine: str, seconds: float) -> dict:
+    """In this (fresh) process: seconds to import `engine`.all, to build and run the first box drop, and a second."""
+    t0 = time.perf_counter()
+    lib = __import__(f"{engine}.all", fromlist=["all"])
+    out = {"import": time.perf_counter() - t0}
+    for key in ("first", "second"):
+        t0 = time.perf_counter()
+        run(lib, box_scene, "kLagged", seconds)
+        out[key] = time.perf_counter() - t0
+    return out
+
+
+def main_first(rounds: int, seconds: float) -> None:
+    """The --first table: medians over `rounds` fresh processes per engine."""
+    print(f"box drop (kLagged, {seconds:g} s) in fresh processes, median of {rounds}; load average "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{'engine':<8} {'import [s]':>11} {'first sim [s]':>14} {'second [s]':>11} {'loading [s]':>12}")
+    for engine in ("pydrake", "mallard"):
+        rows = [json.loads(subprocess.run([sys.executable, __file__, "--_child", engine, "--seconds", str(seconds)],
+                                          check=True, capture_output=True, text=True).stdout.splitlines()[-1])
+                for _ in range(rounds)]
+        med = {k: float(np.median([r[k] for r in rows])) for k in rows[0]}
+        print(f"{engine:<8} {med['import']:11.3f} {med['first']:14.3f} {med['second']:11.3f} "
+              f"{med['first'] - med['second']:12.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.5)
+    ap.add_argument("--first", action="store_true", help="the first simulation in fresh processes")
+    ap.add_argument("--_child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args._child:
+        print(json.dumps(first_simulation(args._child, args.seconds)))
+        return
+    if args.first:
+        main_first(args.rounds, args.seconds)
+        return
     import mallard.all as ma
     import pydrake.all as pd
     print(f"{'scene':<14} {'pydrake [s]':>12} {'mallard [s]':>12} {'z pydrake':>10} {'z mallard':>10} {'ratio':>7}")

@@ -14,14 +14,16 @@ import os
 import shutil
 import warnings
 
-import matplotlib
 import numpy as np
 
+from mallard.common.lazy_import import LazyModule
 from mallard.geometry import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh, MeshcatCone,
                               QueryObject, Rgba, Role, SceneGraph, Sphere)
 from mallard.multibody.math import RigidTransform
 from mallard.systems.framework import Value
 from mallard.visualization.pyplot_visualizer import PyPlotVisualizer
+
+matplotlib = LazyModule("matplotlib")  # loaded on first use (import time)
 
 _DEFAULT_T_VW = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 _HALF_SPACE_EXTENT = 50.0  # m, half side of the square standing in for a half space

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-import matplotlib as mpl
 import numpy as np
-from scipy.optimize import brentq
+
+from mallard.common.lazy_import import LazyModule
+
+mpl = LazyModule("matplotlib")  # loaded on first use (import time)
+scipy_optimize = LazyModule("scipy.optimize")
 
 __all__ = ["plot_sublevelset_expression", "plot_sublevelset_quadratic"]
 
@@ -56,7 +59,7 @@ def plot_sublevelset_expression(ax, e: Callable[[np.ndarray], float], vertices: 
             if r > 1e9:
                 raise ValueError("plot_sublevelset_expression: the sub-level set is unbounded along "
                                  f"{direction.tolist()}")
-        return brentq(g, 0.0, r, xtol=1e-12)
+        return scipy_optimize.brentq(g, 0.0, r, xtol=1e-12)
 
     plus, minus = [], []
     for theta in np.linspace(0, np.pi, vertices):

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 
-import matplotlib
 import numpy as np
 
+from mallard.common.lazy_import import LazyModule
 from mallard.systems.framework import LeafSystem
+
+matplotlib = LazyModule("matplotlib")  # loaded on first use (import time)
 
 __all__ = ["PyPlotVisualizer"]
 

@@ -9,6 +9,7 @@ to the zero crossing, and are shared by every cube around that edge.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -81,7 +82,10 @@ def _case_triangles(case):
     return tris
 
 
-def _build_table():
+@functools.cache
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(triangles per case (256, width, 3) as edge ids, triangle count per case, edges (12, 3)): built on first use,
+    so importing mallard does not pay for them (about 0.2 s)."""
     cases = [_case_triangles(c) for c in range(256)]
     width = max(len(t) for t in cases)
     table = np.full((256, width, 3), -1, np.int64)
@@ -90,11 +94,7 @@ def _build_table():
         count[c] = len(tris)
         if tris:
             table[c, :len(tris)] = tris
-    return table, count
-
-
-_TRI_TABLE, _TRI_COUNT = _build_table()
-_EDGE_TABLE = np.array([[a, b, ax] for a, b, ax in _EDGES], np.int64)
+    return table, count, np.array([[a, b, ax] for a, b, ax in _EDGES], np.int64)
 
 
 @njit(cache=True, error_model="numpy")
@@ -157,7 +157,7 @@ def marching_cubes(values: np.ndarray, origin, step) -> tuple[np.ndarray, np.nda
         raise ValueError("marching_cubes: the sampled values contain NaN or inf")
     origin = np.ascontiguousarray(origin, dtype=np.float64).reshape(3)
     step = np.ascontiguousarray(np.broadcast_to(np.asarray(step, float), (3,)), dtype=np.float64)
-    return _march(values, origin, step, _TRI_TABLE, _TRI_COUNT, _EDGE_TABLE)
+    return _march(values, origin, step, *_tables())
 
 
 def sdf_surface_mesh(distance, aabb=None, resolution: int = 40,

@@ -10,9 +10,11 @@ import math
 from typing import Callable
 
 import numpy as np
-import scipy.linalg
 
+from mallard.common.lazy_import import LazyModule
 from ._validation import MathValueError
+
+scipy_linalg = LazyModule("scipy.linalg")  # loaded on first use (import time)
 
 __all__ = ["ComputeNumericalGradient", "ContinuousAlgebraicRiccatiEquation", "DiscreteAlgebraicRiccatiEquation",
            "NumericalGradientMethod", "NumericalGradientOption", "RealContinuousLyapunovEquation",
@@ -42,7 +44,7 @@ def ContinuousAlgebraicRiccatiEquation(A, B, Q, R) -> np.ndarray:
     Q, R = _square(Q, "Q", what, A.shape[0]), _square(R, "R", what, B.shape[1])
     _check_pd(R, what)
     try:
-        S = scipy.linalg.solve_continuous_are(A, B, Q, R)
+        S = scipy_linalg.solve_continuous_are(A, B, Q, R)
     except (np.linalg.LinAlgError, ValueError) as err:
         raise MathValueError(f"{what}: no stabilizing solution ({err}); (A, B) must be stabilizable and (Q, A) "
                              "detectable") from None
@@ -59,7 +61,7 @@ def DiscreteAlgebraicRiccatiEquation(A, B, Q, R, N=None) -> np.ndarray:
     if N is not None:
         N = np.asarray(N, dtype=float).reshape(A.shape[0], B.shape[1])
     try:
-        X = scipy.linalg.solve_discrete_are(A, B, Q, R, None, N)
+        X = scipy_linalg.solve_discrete_are(A, B, Q, R, None, N)
     except (np.linalg.LinAlgError, ValueError) as err:
         raise MathValueError(f"{what}: no stabilizing solution ({err}); (A, B) must be stabilizable and (A, C) "
                              "detectable with Q = CᵀC") from None
@@ -74,7 +76,7 @@ def RealContinuousLyapunovEquation(A, Q) -> np.ndarray:
     lam = np.linalg.eigvals(A)
     if np.any(np.abs(lam[:, None] + np.conj(lam)[None, :]) < _EPS):
         raise MathValueError(f"{what}: the solution is not unique (A has eigenvalues with λᵢ + conj(λⱼ) = 0)")
-    return scipy.linalg.solve_continuous_lyapunov(A.T, -Q)
+    return scipy_linalg.solve_continuous_lyapunov(A.T, -Q)
 
 
 def RealDiscreteLyapunovEquation(A, Q) -> np.ndarray:
@@ -85,7 +87,7 @@ def RealDiscreteLyapunovEquation(A, Q) -> np.ndarray:
     lam = np.linalg.eigvals(A)
     if np.any(np.abs(lam[:, None] * lam[None, :] - 1.0) < _EPS):
         raise MathValueError(f"{what}: the solution is not unique (A has eigenvalues with λᵢ λⱼ = 1)")
-    return scipy.linalg.solve_discrete_lyapunov(A.T, Q)
+    return scipy_linalg.solve_discrete_lyapunov(A.T, Q)
 
 
 class NumericalGradientMethod(enum.IntEnum):

@@ -7,13 +7,15 @@ the integrator that a SimulatorConfig names.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
+from mallard.common.lazy_import import LazyModule
 from mallard.systems.framework import LeafSystem
 from mallard.systems.framework.ports import PortDataType
 from mallard.systems.primitives import AffineSystem, LinearSystem
 
 from .simulator_config import SimulatorConfig, make_integrator
+
+scipy_linalg = LazyModule("scipy.linalg")  # loaded on first use (import time)
 
 __all__ = ["DiscreteTimeApproximation"]
 
@@ -31,7 +33,7 @@ def _zero_order_hold(A: np.ndarray, B: np.ndarray, f0: np.ndarray, h: float) -> 
     n, m = A.shape[0], B.shape[1]
     M = np.zeros((n + m + 1, n + m + 1))
     M[:n, :n], M[:n, n:n + m], M[:n, n + m] = A, B, f0
-    E = scipy.linalg.expm(M * h)
+    E = scipy_linalg.expm(M * h)
     return E[:n, :n], E[:n, n:n + m], E[:n, n + m]
 
 

@@ -5,9 +5,11 @@ finite-difference Jacobian of the derivative function, reused until convergence 
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
+from mallard.common.lazy_import import LazyModule
 from .integrator_base import IntegratorBase, _StepFailed
+
+scipy_linalg = LazyModule("scipy.linalg")  # loaded on first use (import time)
 
 __all__ = ["ImplicitEulerIntegrator", "RadauIntegrator"]
 
@@ -60,7 +62,7 @@ class _ImplicitBase(IntegratorBase):
             jac = self._jacobian if (self._jacobian is not None and attempt == 0) else self._calc_jacobian(t0, x0)
             iteration = np.eye(s * n) - h * np.kron(A, jac)
             try:
-                lu = scipy.linalg.lu_factor(iteration, check_finite=True)
+                lu = scipy_linalg.lu_factor(iteration, check_finite=True)
             except (ValueError, np.linalg.LinAlgError):
                 continue
             Z = np.zeros((s, n))
@@ -69,7 +71,7 @@ class _ImplicitBase(IntegratorBase):
             for _ in range(_NEWTON_ITERATIONS):
                 F = np.array([self._f(t0 + c[j] * h, x0 + Z[j]) for j in range(s)])
                 residual = (Z - h * (A @ F)).reshape(-1)
-                dZ = scipy.linalg.lu_solve(lu, -residual).reshape(s, n)
+                dZ = scipy_linalg.lu_solve(lu, -residual).reshape(s, n)
                 Z += dZ
                 size = float(np.max(np.abs(dZ) / np.maximum(1.0, np.abs(x0)))) if n else 0.0
                 if not np.isfinite(size):

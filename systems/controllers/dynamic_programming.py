@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import scipy.optimize
 
+from mallard.common.lazy_import import LazyModule
 from mallard.multibody.math import wrap_to
 from mallard.systems.framework import InputPortSelection
+
+scipy_optimize = LazyModule("scipy.optimize")  # loaded on first use (import time)
 
 __all__ = ["DynamicProgrammingOptions", "LinearProgrammingApproximateDynamicProgramming",
            "PeriodicBoundaryCondition"]
@@ -97,7 +99,7 @@ def LinearProgrammingApproximateDynamicProgramming(simulator, cost_function: Cal
             if np.any(row != 0.0) or bound < 0.0:
                 rows.append(row)
                 rhs.append(bound)
-    result = scipy.optimize.linprog(objective, A_ub=np.array(rows) if rows else None,
+    result = scipy_optimize.linprog(objective, A_ub=np.array(rows) if rows else None,
                                     b_ub=np.array(rhs) if rows else None,
                                     bounds=[(None, None)] * num_parameters, method="highs")
     if result.status != 0:

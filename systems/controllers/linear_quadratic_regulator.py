@@ -10,11 +10,13 @@ is checked first so a hopeless problem fails with a clear RuntimeError instead o
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
+from mallard.common.lazy_import import LazyModule
 from mallard.systems.framework import Context, InputPortSelection, OutputPortSelection, PortDataType, System
 from mallard.systems.primitives import AffineSystem, IsStabilizable, LinearSystem, Linearize
 from ._checks import matrix
+
+scipy_linalg = LazyModule("scipy.linalg")  # loaded on first use (import time)
 
 __all__ = ["DiscreteTimeLinearQuadraticRegulator", "LinearQuadraticRegulator"]
 
@@ -91,7 +93,7 @@ def _check_closed_loop(A, B, K, discrete: bool, what: str) -> None:
 
 def _kernel(F: np.ndarray) -> np.ndarray:
     """P whose orthonormal rows span the null space of F (P Fᵀ = 0, P Pᵀ = I), by pivoted QR of Fᵀ."""
-    Qf, Rf, _ = scipy.linalg.qr(F.T, pivoting=True)
+    Qf, Rf, _ = scipy_linalg.qr(F.T, pivoting=True)
     tol = max(F.shape) * np.finfo(float).eps * (abs(Rf[0, 0]) if Rf.size else 0.0)
     rank = int(np.sum(np.abs(np.diag(Rf)) > tol)) if Rf.size else 0
     return Qf[:, rank:].T
@@ -102,7 +104,7 @@ def _continuous_lqr(A, B, Q, R, N, what: str, F=None) -> tuple[np.ndarray, np.nd
     if F is not None and np.size(F):
         return _constrained_lqr(A, B, Q, R, N, matrix(F, f"{what}: F"), what)
     _check_stabilizable(A, B, R, N, False, what)
-    S = _solve(scipy.linalg.solve_continuous_are, (A, B, Q, R, None, N), what, "continuous")
+    S = _solve(scipy_linalg.solve_continuous_are, (A, B, Q, R, None, N), what, "continuous")
     K = np.linalg.solve(R, B.T @ S + N.T)
     _check_closed_loop(A, B, K, False, what)
     return K, S
@@ -121,7 +123,7 @@ def _constrained_lqr(A, B, Q, R, N, F, what: str) -> tuple[np.ndarray, np.ndarra
     Q1 = Q - N @ np.linalg.solve(R, N.T)
     Ay, By, Qy = P @ A1 @ P.T, P @ B, P @ Q1 @ P.T
     _check_stabilizable(Ay, By, R, np.zeros_like(By), False, what)
-    Sy = _solve(scipy.linalg.solve_continuous_are, (Ay, By, 0.5 * (Qy + Qy.T), R), what, "continuous")
+    Sy = _solve(scipy_linalg.solve_continuous_are, (Ay, By, 0.5 * (Qy + Qy.T), R), what, "continuous")
     S = P.T @ Sy @ P
     K = np.linalg.solve(R, B.T @ S + N.T @ P.T @ P)
     return K, S
@@ -135,7 +137,7 @@ def DiscreteTimeLinearQuadraticRegulator(A, B, Q, R, N=None) -> tuple[np.ndarray
     if np.min(np.linalg.eigvalsh(0.5 * (H + H.T))) < -1e-10 * max(1.0, float(np.max(np.abs(H)))):
         raise ValueError(f"{what}: the cost [Q N; N' R] must be positive semi-definite")
     _check_stabilizable(A, B, R, N, True, what)
-    S = _solve(scipy.linalg.solve_discrete_are, (A, B, Q, R, None, N), what, "discrete")
+    S = _solve(scipy_linalg.solve_discrete_are, (A, B, Q, R, None, N), what, "discrete")
     K = np.linalg.solve(R + B.T @ S @ B, B.T @ S @ A + N.T)
     _check_closed_loop(A, B, K, True, what)
     return K, S

@@ -8,13 +8,15 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-import scipy.linalg
+from mallard.common.lazy_import import LazyModule
+
+scipy_linalg = LazyModule("scipy.linalg")  # loaded on first use (import time)
 
 
 def _qr_rank(M: np.ndarray, threshold: Optional[float]) -> int:
     if M.size == 0:
         return 0
-    R = scipy.linalg.qr(M, mode="r", pivoting=True)[0]
+    R = scipy_linalg.qr(M, mode="r", pivoting=True)[0]
     d = np.abs(np.diag(R))
     if d.size == 0 or d[0] == 0.0:
         return 0

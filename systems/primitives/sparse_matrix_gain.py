@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse
 
+from mallard.common.lazy_import import LazyModule
 from mallard.systems.framework import LeafSystem
 
 from ._util import input_data
+
+scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (import time)
 
 __all__ = ["SparseMatrixGain"]
 
@@ -16,17 +18,17 @@ class SparseMatrixGain(LeafSystem):
 
     def __init__(self, D) -> None:
         super().__init__()
-        self._D = scipy.sparse.csc_matrix(D, dtype=float)
+        self._D = scipy_sparse.csc_matrix(D, dtype=float)
         rows, cols = self._D.shape
         self.DeclareVectorInputPort("u", cols)
         self.DeclareVectorOutputPort("y", rows, self._calc, {self.all_input_ports_ticket()})
 
-    def D(self) -> scipy.sparse.csc_matrix:
+    def D(self) -> scipy_sparse.csc_matrix:
         return self._D.copy()
 
     def set_D(self, D) -> None:
         """Replaces D (same shape as the current one)."""
-        new = scipy.sparse.csc_matrix(D, dtype=float)
+        new = scipy_sparse.csc_matrix(D, dtype=float)
         if new.shape != self._D.shape:
             raise ValueError(f"SparseMatrixGain.set_D: D must keep its shape {self._D.shape}, got {new.shape}")
         self._D = new

@@ -8,22 +8,24 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-import scipy.sparse
 
+from mallard.common.lazy_import import LazyModule
 from mallard.common.scalar_template import double_only_error
 
 from .trajectory import Trajectory
 
+scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (import time)
+
 __all__ = ["BezierCurve"]
 
 
-def _difference_matrix(n: int, duration: float) -> scipy.sparse.csc_matrix:
+def _difference_matrix(n: int, duration: float) -> scipy_sparse.csc_matrix:
     """(n+1, n) map from n+1 control points to the n control points of the derivative curve."""
     coeff = n / duration
     rows = np.concatenate([np.arange(1, n + 1), np.arange(n)])
     cols = np.concatenate([np.arange(n), np.arange(n)])
     data = np.concatenate([np.full(n, coeff), np.full(n, -coeff)])
-    return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(n + 1, n))
+    return scipy_sparse.csc_matrix((data, (rows, cols)), shape=(n + 1, n))
 
 
 class BezierCurve(Trajectory):
@@ -58,14 +60,14 @@ class BezierCurve(Trajectory):
             n -= 1
         return points
 
-    def AsLinearInControlPoints(self, derivative_order: int = 1) -> scipy.sparse.csc_matrix:
+    def AsLinearInControlPoints(self, derivative_order: int = 1) -> scipy_sparse.csc_matrix:
         """M such that the control points of the `derivative_order`-th derivative are control_points() @ M."""
         if derivative_order < 0:
             raise ValueError(f"AsLinearInControlPoints: derivative_order must be >= 0, got {derivative_order}")
         n = self.order()
         if derivative_order > n:
-            return scipy.sparse.csc_matrix((n + 1, 0))
-        M = scipy.sparse.identity(n + 1, format="csc")
+            return scipy_sparse.csc_matrix((n + 1, 0))
+        M = scipy_sparse.identity(n + 1, format="csc")
         for k in range(derivative_order):
             M = (M @ _difference_matrix(n - k, self._t1 - self._t0)).tocsc()
         return M

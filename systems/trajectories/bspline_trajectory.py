@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import numpy as np
-import scipy.sparse
 
+from mallard.common.lazy_import import LazyModule
 from mallard.multibody.math.bspline_basis import BsplineBasis
 
 from .trajectory import Trajectory
+
+scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (import time)
 
 __all__ = ["BsplineTrajectory"]
 
@@ -102,20 +104,20 @@ class BsplineTrajectory(Trajectory):
     def _clamp(self, t: float) -> float:
         return min(max(float(t), self.start_time()), self.end_time())
 
-    def AsLinearInControlPoints(self, derivative_order: int = 1) -> scipy.sparse.csc_matrix:
+    def AsLinearInControlPoints(self, derivative_order: int = 1) -> scipy_sparse.csc_matrix:
         """M with [P₀ … P_{n-1}] M = the control points of the `derivative_order`-th derivative (a sparse matrix)."""
         if derivative_order < 0:
             raise ValueError(f"AsLinearInControlPoints: derivative_order must be >= 0, got {derivative_order}")
         n = self.num_control_points()
         if derivative_order == 0:
-            return scipy.sparse.identity(n, format="csc")
+            return scipy_sparse.identity(n, format="csc")
         if derivative_order >= self._basis.order():
-            return scipy.sparse.csc_matrix((n, 1))
+            return scipy_sparse.csc_matrix((n, 1))
         M = np.eye(n)
         for j in range(1, derivative_order + 1):
             for i in range(n - j):
                 M[:, i] = self._difference_coefficient(i, j) * (M[:, i + 1] - M[:, i])
-        return scipy.sparse.csc_matrix(M[:, :n - derivative_order])
+        return scipy_sparse.csc_matrix(M[:, :n - derivative_order])
 
     def EvaluateLinearInControlPoints(self, parameter_value: float, derivative_order: int = 0) -> np.ndarray:
         """m with x⁽ᵈ⁾(parameter_value) = [P₀ … P_{n-1}] m (a column trajectory only)."""

@@ -7,7 +7,7 @@ import pytest
 import trimesh
 
 from mallard.geometry.collision.sdf import SDF_TORUS, SdfShape, marching_cubes, sdf_surface_mesh
-from mallard.geometry.collision.sdf_mesh import _TRI_COUNT, _TRI_TABLE
+from mallard.geometry.collision.sdf_mesh import _tables
 
 R1, R2 = 0.35, 0.15  # torus ring and tube radii [m]
 TORUS = SdfShape(SDF_TORUS, np.array([R1, R2]), np.array([0, 0, 0, R1 + R2, R1 + R2, R2]))
@@ -20,6 +20,7 @@ def _closed(v, f):
 
 
 def test_case_table_is_complete_and_complementary():
+    _TRI_TABLE, _TRI_COUNT, _ = _tables()
     assert _TRI_COUNT[0] == 0 and _TRI_COUNT[255] == 0
     assert _TRI_COUNT[1] == 1 and _TRI_COUNT[0b00001111] == 2  # one corner cut off; a face's four corners
     # every non-trivial case has triangles, and a case and its complement cut the same edges

@@ -279,10 +279,15 @@ class QueryObject:
         cannot have a surface (no representation, two rigid geometries, a compliant half space against a compliant
         mesh) raises (Drake raises for such a pair as soon as its bounding boxes overlap)."""
         triangles = HydroelasticContactRepresentation(representation) == HydroelasticContactRepresentation.kTriangle
+        out, points = self._surface_arrays(triangles, who, fallback)
+        return MakeContactSurfaces(out, self._prox_poses()[1].proximity_ids, triangles), points
+
+    def _surface_arrays(self, triangles: bool, who: str, fallback: bool):
+        """(contact_surfaces()'s arrays (surface_kernels.py; surfaces' rows index proximity_ids), point pairs of the
+        other penetrating pairs): _surfaces without building ContactSurface objects (the plant's force path)."""
         P, c, R, p = self._prox_poses()
         h = c.hydroelastic()
         out = contact_surfaces(h.pairs, h.gid, R, p, h.arrays(), triangles)
-        surfaces = MakeContactSurfaces(out, c.proximity_ids, triangles)
         hydro = {(int(i), int(j)) for i, j in h.pairs}
         index = c.proximity_index
         points = [pair for pair in self.ComputePointPairPenetration()
@@ -291,7 +296,7 @@ class QueryObject:
             st = self._sg._state(self._context)
             i, j = sorted((index[points[0].id_A], index[points[0].id_B]))
             raise RuntimeError(_unsupported_pair(who, st, c.proximity_ids[i], c.proximity_ids[j], h, i, j))
-        return surfaces, points
+        return out, points
 
     def ComputeContactSurfaces(self, representation: HydroelasticContactRepresentation) -> list:
         """The hydroelastic contact surfaces (ContactSurface, World) of the pairs where a compliant geometry meets a

@@ -6,13 +6,19 @@ tetrahedron has a constant gradient ∇p [Pa/m] and p(x) = p(Mo) + ∇p·x in th
 
 * sphere of radius R: e = 1 − |x|/R (vertices on the surface get exactly 0);
 * ellipsoid of semi-axes (a, b, c): e = 1 − |diag(1/a, 1/b, 1/c)·x|;
-* box of half sizes h: e = (distance to the nearest face) / min(h).
+* box of half sizes h: e = (distance to the nearest face) / min(h);
+* cylinder of radius r, half length h: e = min(r − ρ, h − |z|) / min(r, h), 0 on the mesh boundary;
+* capsule: 1 on the medial segment (vertices 0 and 1 of its mesh), 0 on the surface;
+* a general volume mesh (Convex, Mesh): e = (distance to the boundary surface) / (its largest value).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SpherePressure", "EllipsoidPressure", "BoxPressure", "LinearFieldGradients"]
+from mallard.geometry.volume_mesh_tools import IdentifyBoundaryFaces
+
+__all__ = ["SpherePressure", "EllipsoidPressure", "BoxPressure", "CylinderPressure", "CapsulePressure",
+           "VolumeMeshPressure", "LinearFieldGradients"]
 
 _EXTENT_EPSILON = 1e-14
 
@@ -38,6 +44,69 @@ def BoxPressure(V: np.ndarray, size, hydroelastic_modulus: float) -> np.ndarray:
     half = 0.5 * np.asarray(size, dtype=float)
     depth = np.min(half[None, :] - np.abs(V), axis=1)
     return hydroelastic_modulus * np.maximum(depth, 0.0) / float(half.min())
+
+
+def CylinderPressure(V: np.ndarray, T: np.ndarray, radius: float, length: float,
+                     hydroelastic_modulus: float) -> np.ndarray:
+    """Vertex pressures [Pa] of a cylinder's field on its mesh (V, T) (Drake's MakeCylinderPressureField without
+    margin): E times the depth below the nearest of the side and the caps over min(r, length/2), capped at E, and
+    exactly 0 on the mesh's boundary vertices."""
+    half = 0.5 * float(length)
+    depth = np.minimum(float(radius) - np.hypot(V[:, 0], V[:, 1]), half - np.abs(V[:, 2]))
+    p = np.minimum(hydroelastic_modulus * depth / min(float(radius), half), hydroelastic_modulus)
+    p[_boundary_vertices(T)] = 0.0
+    return p
+
+
+def CapsulePressure(V: np.ndarray, hydroelastic_modulus: float) -> np.ndarray:
+    """Vertex pressures [Pa] of a capsule's field on its mesh (Drake's MakeCapsulePressureField without margin):
+    E at the medial segment's ends (vertices 0 and 1), 0 on every other (surface) vertex."""
+    p = np.zeros(len(V))
+    p[:2] = hydroelastic_modulus
+    return p
+
+
+def VolumeMeshPressure(V: np.ndarray, T: np.ndarray, hydroelastic_modulus: float, name: str) -> np.ndarray:
+    """Vertex pressures [Pa] of a general tetrahedral mesh (Drake's MakeVolumeMeshPressureField without margin):
+    0 on the boundary vertices, E·d/max(d) inside, d the distance to the nearest boundary triangle."""
+    faces = _boundary_faces(T)
+    boundary = np.unique(faces)
+    inside = np.setdiff1d(np.arange(len(V)), boundary)
+    d = np.array([_distance_to_triangles(V[v], V[faces]) for v in inside])
+    if len(d) == 0 or not d.max() > 0:
+        raise RuntimeError(f"MakeVolumeMeshPressureField(): the computed max distance to boundary among all mesh "
+                           f"vertices is non-positive. Perhaps the mesh lacks interior vertices. (geometry '{name}')")
+    p = np.zeros(len(V))
+    p[inside] = hydroelastic_modulus * d / d.max()
+    return p
+
+
+def _boundary_faces(T: np.ndarray) -> np.ndarray:
+    return np.asarray(IdentifyBoundaryFaces(np.asarray(T)), dtype=np.int64).reshape(-1, 3)
+
+
+def _boundary_vertices(T: np.ndarray) -> np.ndarray:
+    return np.unique(_boundary_faces(T))
+
+
+def _distance_to_triangles(p: np.ndarray, P: np.ndarray) -> float:
+    """Distance [m] from point p to the nearest of the triangles P (m, 3, 3) (closest point by Voronoi regions)."""
+    a, b, c = P[:, 0], P[:, 1], P[:, 2]
+    ab, ac, ap = b - a, c - a, p - a
+    n = np.cross(ab, ac)
+    nn = np.einsum("ij,ij->i", n, n)
+    # barycentric coordinates of p's projection on each triangle's plane
+    w1 = np.einsum("ij,ij->i", np.cross(ap, ac), n) / nn
+    w2 = np.einsum("ij,ij->i", np.cross(ab, ap), n) / nn
+    inside = (w1 >= 0) & (w2 >= 0) & (w1 + w2 <= 1)
+    dplane = np.abs(np.einsum("ij,ij->i", ap, n)) / np.sqrt(nn)
+    best = np.min(dplane[inside]) if inside.any() else np.inf
+    for u, v in ((a, b), (b, c), (c, a)):  # the closest point on an edge
+        e = v - u
+        t = np.clip(np.einsum("ij,ij->i", p - u, e) / np.einsum("ij,ij->i", e, e), 0.0, 1.0)
+        q = u + t[:, None] * e
+        best = min(best, float(np.min(np.linalg.norm(p - q, axis=1))))
+    return float(best)
 
 
 def LinearFieldGradients(V: np.ndarray, T: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:

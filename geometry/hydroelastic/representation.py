@@ -12,13 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from mallard.geometry import shapes as S
-from mallard.geometry.hydroelastic.fields import BoxPressure, EllipsoidPressure, LinearFieldGradients, SpherePressure
+from mallard.geometry.hydroelastic.fields import (BoxPressure, CapsulePressure, CylinderPressure, EllipsoidPressure,
+                                                  LinearFieldGradients, SpherePressure, VolumeMeshPressure)
 from mallard.geometry.hydroelastic.surface_kernels import (HYDRO_NONE, HYDRO_RIGID_MESH, HYDRO_RIGID_PLANE,
                                                            HYDRO_SOFT_MESH, HYDRO_SOFT_PLANE)
 from mallard.geometry.hydroelastic.primitive_meshes import (MakeBoxSurfaceMesh, MakeBoxVolumeMesh,
                                                             MakeEllipsoidSurfaceMesh, MakeEllipsoidVolumeMesh,
                                                             MakeSphereSurfaceMesh, MakeSphereVolumeMesh)
+from mallard.geometry.hydroelastic.round_meshes import (MakeCapsuleSurfaceMesh, MakeCapsuleVolumeMesh,
+                                                        MakeConvexVolumeMesh, MakeCylinderSurfaceMesh,
+                                                        MakeCylinderVolumeMesh)
 from mallard.geometry.mesh_shapes import Convex, Mesh
+from mallard.geometry.vtk_io import ReadVtkToVolumeMesh
 from mallard.geometry.properties import HYDRO_GROUP
 
 __all__ = ["HydroelasticScene", "HYDRO_NONE", "HYDRO_RIGID_MESH", "HYDRO_RIGID_PLANE", "HYDRO_SOFT_MESH",
@@ -53,6 +58,12 @@ def _rigid_surface(shape, props, name: str):
     elif isinstance(shape, S.Ellipsoid):
         m = MakeEllipsoidSurfaceMesh(shape.a(), shape.b(), shape.c(),
                                      _positive(props, "resolution_hint", "Ellipsoid", "rigid"))
+    elif isinstance(shape, S.Cylinder):
+        m = MakeCylinderSurfaceMesh(shape.radius(), shape.length(),
+                                    _positive(props, "resolution_hint", "Cylinder", "rigid"))
+    elif isinstance(shape, S.Capsule):
+        m = MakeCapsuleSurfaceMesh(shape.radius(), shape.length(),
+                                   _positive(props, "resolution_hint", "Capsule", "rigid"))
     elif isinstance(shape, Convex):
         return shape._hull_arrays()
     elif isinstance(shape, Mesh):
@@ -62,8 +73,8 @@ def _rigid_surface(shape, props, name: str):
         return shape._mesh_arrays()
     else:
         raise RuntimeError(f"geometry '{name}': mallard has no rigid hydroelastic representation of "
-                           f"{type(shape).__name__} shapes (Box, Sphere, Ellipsoid, Convex, Mesh and HalfSpace have "
-                           "one); remove its hydroelastic properties to use point contact for it")
+                           f"{type(shape).__name__} shapes (Box, Sphere, Cylinder, Capsule, Ellipsoid, Convex, Mesh, "
+                           "HalfSpace have one); remove its hydroelastic properties to use point contact for it")
     return m.vertex_array(), m.element_array()
 
 
@@ -86,9 +97,28 @@ def _soft_volume(shape, props, name: str):
         m = MakeEllipsoidVolumeMesh(*abc, _positive(props, "resolution_hint", kind, "soft"))
         E = _positive(props, "hydroelastic_modulus", kind, "soft")
         return m.vertex_array(), m.element_array(), EllipsoidPressure(m.vertex_array(), abc, E)
-    raise RuntimeError(f"geometry '{name}': mallard has no compliant hydroelastic representation of {kind} shapes "
-                       "yet (Box, Sphere, Ellipsoid and HalfSpace have one); make it rigid or remove its "
-                       "hydroelastic properties to use point contact for it")
+    if isinstance(shape, S.Cylinder):
+        m = MakeCylinderVolumeMesh(shape.radius(), shape.length(), _positive(props, "resolution_hint", kind, "soft"))
+        E = _positive(props, "hydroelastic_modulus", kind, "soft")
+        V, T = m.vertex_array(), m.element_array()
+        return V, T, CylinderPressure(V, T, shape.radius(), shape.length(), E)
+    if isinstance(shape, S.Capsule):
+        m = MakeCapsuleVolumeMesh(shape.radius(), shape.length(), _positive(props, "resolution_hint", kind, "soft"))
+        E = _positive(props, "hydroelastic_modulus", kind, "soft")
+        return m.vertex_array(), m.element_array(), CapsulePressure(m.vertex_array(), E)
+    if isinstance(shape, (Convex, Mesh)):
+        E = _positive(props, "hydroelastic_modulus", kind, "soft")
+        if isinstance(shape, Mesh) and shape.extension() == ".vtk":  # a tetrahedral mesh as given
+            m = ReadVtkToVolumeMesh(shape.source(), shape.scale3())
+            V, T = m.vertex_array(), m.element_array()
+            vol = np.array([m.CalcTetrahedronVolume(e) for e in range(m.num_elements())])
+            T = T[vol > 0]  # Drake drops the non-positive tetrahedra
+        else:  # the convex hull joined to its centroid
+            m = MakeConvexVolumeMesh(*shape._hull_arrays())
+            V, T = m.vertex_array(), m.element_array()
+        return V, T, VolumeMeshPressure(V, T, E, name)
+    raise RuntimeError(f"geometry '{name}': mallard has no compliant hydroelastic representation of {kind} shapes; "
+                       "make it rigid or remove its hydroelastic properties to use point contact for it")
 
 
 def _spheres(P: np.ndarray) -> np.ndarray:

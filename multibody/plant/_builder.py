@@ -516,7 +516,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
     def Finalize(self) -> None:
         """Check the topology, add floating joints for free bodies, compile the arrays and declare state/ports."""
         self._ThrowIfFinalized("Finalize")
-        self._ThrowIfStrictHydroelastic()
         check_topology(self._bodies, self._joints)
         for b in floating_base_order(len(self._bodies), self._joints):  # Drake's base-body order
             body = self._bodies[b]
@@ -550,15 +549,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
                 from ._mjcf_tendon_armature import FinalizeMjcfTendonArmature
                 FinalizeMjcfActuation(self)
                 FinalizeMjcfTendonArmature(self)
-
-    def _ThrowIfStrictHydroelastic(self) -> None:
-        """ContactModel.kHydroelastic asks for hydroelastic contact between every pair; mallard computes it on
-        discrete plants only, so a continuous plant refuses rather than compute something else."""
-        from .contact_config import ContactModel
-        if self._contact_model == ContactModel.kHydroelastic and self.geometry_source_is_registered() \
-                and self.num_collision_geometries() > 0 and self._time_step == 0:
-            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': ContactModel.kHydroelastic is not implemented for "
-                               "continuous plants (time_step = 0) yet; use a discrete plant, or ContactModel.kPoint")
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:

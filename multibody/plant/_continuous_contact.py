@@ -4,6 +4,11 @@ dissipation and Stribeck friction, added through the plant's force-contributor h
 Each penetrating pair (QueryObject.ComputePointPairPenetration) gets a normal force
 k·x·(1 + d·ẋ) (clamped at 0) and a regularized friction force, with pair materials combined as
 Drake does (spec/multibody_plant.md §4); the forces enter as generalized forces J'f.
+
+Under kHydroelastic / kHydroelasticWithFallback the pairs with a contact surface get Drake's hydroelastic
+tractions instead (contact/hydroelastic_traction.py; Hunt–Crossley dissipation combined over the moduli, the
+dynamic friction combined), as spatial forces at the body origins; the other penetrating pairs keep point contact
+(kHydroelastic raises for them, as Drake's ComputeContactSurfaces).
 """
 from __future__ import annotations
 
@@ -12,6 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..contact import CalcCompliantPointContactForces, GeneralizedContactForces, PointPairContactInfo
+from ..contact.contact_results import HydroelasticContactInfo
+from ..contact.hydroelastic_traction import HydroelasticSurfaceForces, ShiftToBodyOrigins
+from ..contact.point_contact import CombineFrictionCoefficients
+from ...geometry.hydroelastic.contact_surface import MakeContactSurfaces
+from ..math import SpatialForce
 from ._contact_geometry import ContactGeometryTable
 from ..kernels.contact_kernels import ContactJacobians
 
@@ -27,6 +37,19 @@ class PointContactState:
     separation_speed: np.ndarray
     slip_speed: np.ndarray
     tau: np.ndarray
+    hydro: "HydroState | None" = None
+
+
+@dataclass
+class HydroState:
+    """Contact surfaces of one evaluation: contact_surfaces()'s arrays, the proximity ids their rows index, the
+    bodies of M and N per surface, and each surface's resultant on A at its centroid."""
+    arrays: tuple
+    ids: list
+    body_A: np.ndarray
+    body_B: np.ndarray
+    F_Ac_W: np.ndarray
+    p_WC: np.ndarray
 
 
 class ContinuousContactModel:
@@ -45,10 +68,18 @@ class ContinuousContactModel:
         if plant.num_collision_geometries() == 0 or not port.HasValue(context):
             return empty
         query = port.Eval(context)
-        pairs = query.ComputePointPairPenetration()
-        if not pairs:
-            return empty
         inspector = query.inspector()
+        hydro = None
+        model = plant.get_contact_model().name
+        if model == "kPoint" or (model == "kHydroelasticWithFallback"
+                                 and query._prox_poses()[1].hydroelastic().pairs.shape[0] == 0):
+            pairs = query.ComputePointPairPenetration()
+        else:
+            self.geometry.Sync(inspector)
+            hydro, pairs = self._Hydro(query, inspector, kin)
+        if not pairs:
+            empty.hydro = hydro
+            return empty
         self.geometry.Sync(inspector)
         n = len(pairs)
         rowsA = [self.geometry.ById(inspector, p.id_A) for p in pairs]
@@ -68,7 +99,48 @@ class ContinuousContactModel:
             p_WCa, p_WCb, nhat, depth, v_rel, par[:, 0].copy(), par[:, 1].copy(), par[:, 3].copy(),
             par[:, 4].copy(), float(plant.stiction_tolerance()))
         tau = GeneralizedContactForces(J, f_B)
-        return PointContactState(bA, bB, pairs, p_WC, f_B, sep, slip, tau)
+        return PointContactState(bA, bB, pairs, p_WC, f_B, sep, slip, tau, hydro)
+
+    def _Hydro(self, query, inspector, kin) -> tuple["HydroState", list]:
+        """(the contact surfaces and their forces, the point pairs of the penetrating pairs without a surface)."""
+        plant = self._plant
+        strict = plant.get_contact_model().name == "kHydroelastic"
+        triangles = plant.get_contact_surface_representation().name == "kTriangle"
+        who = "ComputeContactSurfaces" if strict else "ComputeContactSurfacesWithFallback"
+        arrays, points = query._surface_arrays(triangles, who, fallback=not strict)
+        ids = query._prox_poses()[1].proximity_ids
+        surf, sface, V, vp, fi, fs, fn, fc, fa, fp = arrays[:10]
+        ns = surf.shape[0]
+        bA, bB = np.zeros(ns, np.int64), np.zeros(ns, np.int64)
+        d, mu = np.zeros(ns), np.zeros(ns)
+        for s in range(ns):
+            gM, gN = ids[int(surf[s, 0])], ids[int(surf[s, 1])]
+            rM, rN = self.geometry.ById(inspector, gM), self.geometry.ById(inspector, gN)
+            bA[s], bB[s] = rM.body, rN.body
+            d[s] = self._CombinedDissipation(inspector, gM, gN)
+            mu[s] = CombineFrictionCoefficients(rM.mu_dynamic, rN.mu_dynamic)
+        F, C = HydroelasticSurfaceForces(sface, V, vp, fi, fs, fn, fc, fa, fp, bA, bB, kin.V, d, mu,
+                                         float(plant.stiction_tolerance()), triangles)
+        return HydroState(arrays, ids, bA, bB, F, C), points
+
+    def _CombinedDissipation(self, inspector, gM, gN) -> float:
+        """Drake's HydroelasticEngine::CalcCombinedDissipation: (E*/E_M)·d_M + (E*/E_N)·d_N, E* the combined
+        modulus (rigid: E = ∞), or the mean when both are rigid; d = ('material', 'hunt_crossley_dissipation'), 0
+        when unset."""
+        E, dd = [], []
+        default_d = self._plant._scene_graph.get_config().default_proximity_properties.hunt_crossley_dissipation \
+            if self._plant._scene_graph is not None else None
+        for g in (gM, gN):
+            props = inspector.GetProximityProperties(g)
+            rigid = props.GetPropertyOrDefault("hydroelastic", "compliance_type", "undefined") == "rigid"
+            E.append(np.inf if rigid else float(props.GetPropertyOrDefault("hydroelastic", "hydroelastic_modulus",
+                                                                           np.inf)))
+            dd.append(float(props.GetPropertyOrDefault("material", "hunt_crossley_dissipation",
+                                                       0.0 if default_d is None else default_d)))
+        if np.isinf(E[0]) and np.isinf(E[1]):
+            return 0.5 * (dd[0] + dd[1])
+        Es = E[1] if np.isinf(E[0]) else E[0] if np.isinf(E[1]) else E[0] * E[1] / (E[0] + E[1])
+        return sum(Es / e * x for e, x in zip(E, dd) if not np.isinf(e))
 
     def DescribePenetrations(self, context, count: int = 3) -> str | None:
         """The `count` deepest penetrations, `'body' (geometry 'g') into 'body' (geometry 'h') by 0.42 m`, for
@@ -92,11 +164,22 @@ class ContinuousContactModel:
             f"{name(p.id_A)} and {name(p.id_B)} by {p.depth:.3g} m" for p in pairs)
 
     def __call__(self, plant, context, kin, F_Bo_W, tau) -> None:
-        tau += self.Calc(context, kin).tau
+        st = self.Calc(context, kin)
+        tau += st.tau
+        if st.hydro is not None:
+            h = st.hydro
+            ShiftToBodyOrigins(h.F_Ac_W, h.p_WC, h.body_A, h.body_B, kin.p_WB, F_Bo_W)
 
     def ContactInfos(self, context, kin) -> list[PointPairContactInfo]:
         plant = self._plant
         st = self.Calc(context, kin)
-        return [PointPairContactInfo(plant._bodies[int(st.body_A[c])].index(), plant._bodies[int(st.body_B[c])].index(),
-                                     st.f_Bc_W[c], st.p_WC[c], float(st.separation_speed[c]),
-                                     float(st.slip_speed[c]), st.pairs[c]) for c in range(len(st.pairs))]
+        out = [PointPairContactInfo(plant._bodies[int(st.body_A[c])].index(), plant._bodies[int(st.body_B[c])].index(),
+                                    st.f_Bc_W[c], st.p_WC[c], float(st.separation_speed[c]),
+                                    float(st.slip_speed[c]), st.pairs[c]) for c in range(len(st.pairs))]
+        if st.hydro is not None:
+            h = st.hydro
+            triangles = plant.get_contact_surface_representation().name == "kTriangle"
+            surfaces = MakeContactSurfaces(h.arrays, h.ids, triangles)
+            out += [HydroelasticContactInfo(sf, SpatialForce(h.F_Ac_W[k, :3], h.F_Ac_W[k, 3:]))
+                    for k, sf in enumerate(surfaces)]
+        return out

@@ -329,6 +329,7 @@ class Simulator(PortableAttributes):
         `show_progress` (default: `set_show_progress`, off) draws a tqdm bar of the simulated time and the
         real-time rate on stderr while it runs (a mallard extension; nothing is paid per step when off)."""
         show = self._show_progress if show_progress is None else show_progress
+        boundary_time = float(boundary_time)  # the context's time stays a float (AdvanceTo(0) prints 0.0)
         if show and boundary_time > self._context._time:
             with SimulatorProgress(self, boundary_time):
                 return self._AdvanceTo(boundary_time)

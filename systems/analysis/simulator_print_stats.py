@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 
 from .implicit_integrators import _ImplicitBase
 from .simulator import Simulator
 
 __all__ = ["PrintSimulatorStatistics"]
+
+
+def _g10(x: float) -> str:
+    """fmt's {:10.6g}: numbers right-aligned, nan / inf left-aligned."""
+    return f"{x:10.6g}" if math.isfinite(x) else f"{x:<10}"
 
 
 def PrintSimulatorStatistics(simulator: Simulator) -> None:
@@ -27,9 +33,9 @@ def PrintSimulatorStatistics(simulator: Simulator) -> None:
                   f"{'fixed steps' if fixed else 'error control'}:",
               f"Number of time steps taken (integrator stats) = {integrator.get_num_steps_taken()}"]
     if not fixed:
-        lines += [f"Initial time step taken = {integrator.get_actual_initial_step_size_taken():10.6g} s",
-                  f"Largest time step taken = {integrator.get_largest_step_size_taken():10.6g} s",
-                  f"Smallest adapted step size = {integrator.get_smallest_adapted_step_size_taken():10.6g} s",
+        lines += [f"Initial time step taken = {_g10(integrator.get_actual_initial_step_size_taken())} s",
+                  f"Largest time step taken = {_g10(integrator.get_largest_step_size_taken())} s",
+                  f"Smallest adapted step size = {_g10(integrator.get_smallest_adapted_step_size_taken())} s",
                   "Number of steps shrunk due to error control = "
                   f"{integrator.get_num_step_shrinkages_from_error_control()}"]
     lines += [f"Number of derivative evaluations = {integrator.get_num_derivative_evaluations()}",
@@ -41,6 +47,8 @@ def PrintSimulatorStatistics(simulator: Simulator) -> None:
         lines += ["Implicit Integrator Statistics:",
                   f"Number of Derivative Evaluations = {integrator.get_num_derivative_evaluations()}",
                   f"Number of Jacobian Computations = {integrator.get_num_jacobian_evaluations()}"]
-    summary = dict(sorted(integrator.GetStatisticsSummary()))
+    # nlohmann's JSON writes a non-finite number as null
+    summary = {k: (v if not isinstance(v, float) or math.isfinite(v) else None)
+               for k, v in sorted(integrator.GetStatisticsSummary())}
     lines += ["", "JSON Statistics:", json.dumps(summary, indent=2)]
     print("\n".join(lines))

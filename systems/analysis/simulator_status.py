@@ -54,5 +54,5 @@ class SimulatorStatus:
         return (self._boundary_time, self._return_time, self._reason, self._system, self._message) == (
             other._boundary_time, other._return_time, other._reason, other._system, other._message)
 
-    def __repr__(self) -> str:
-        return f"SimulatorStatus({self._reason.name}, t={self._return_time})"
+    def __repr__(self) -> str:  # pydrake binds no repr: Python's default, so notebooks print the same text
+        return f"<{type(self).__module__.replace('.simulator_status', '')}.SimulatorStatus object at {id(self):#x}>"

@@ -251,17 +251,24 @@ def test_distance_constraint_parameters_per_context(pd):
 
 
 def test_strict_hydroelastic_contact_is_refused_not_replaced():
-    """mallard computes hydroelastic contact on discrete plants only: a continuous plant with
-    ContactModel.kHydroelastic fails at Finalize instead of silently producing point contacts."""
-    from mallard.geometry import Sphere
+    """A continuous plant with ContactModel.kHydroelastic whose penetrating pair has no hydroelastic representation
+    fails when its dynamics are evaluated (as Drake's ComputeContactSurfaces) instead of silently using point
+    contact."""
+    from mallard.geometry import HalfSpace, Sphere
     builder = DiagramBuilder()
     plant, _ = mp.AddMultibodyPlantSceneGraph(builder, 0.0)
     body = plant.AddRigidBody("ball", mt.SpatialInertia.SolidSphereWithMass(1.0, 0.1))
     plant.RegisterCollisionGeometry(body, mm.RigidTransform(), Sphere(0.1), "ball", mp.CoulombFriction(1.0, 1.0))
+    plant.RegisterCollisionGeometry(plant.world_body(), mm.RigidTransform(), HalfSpace(), "ground",
+                                    mp.CoulombFriction(1.0, 1.0))
     plant.set_contact_model(mp.ContactModel.kHydroelastic)
     assert plant.get_contact_model() == mp.ContactModel.kHydroelastic
-    with pytest.raises(RuntimeError, match="kHydroelastic is not implemented for continuous plants"):
-        plant.Finalize()
+    plant.Finalize()
+    diagram = builder.Build()
+    ctx = diagram.CreateDefaultContext()
+    plant.SetFreeBodyPose(plant.GetMyContextFromRoot(ctx), body, mm.RigidTransform([0, 0, 0.09]))
+    with pytest.raises(RuntimeError, match="requested a contact surface between 'ball'"):
+        diagram.EvalTimeDerivatives(ctx)
     results = mp.ContactResults()
     assert results.SelectHydroelastic(lambda info: True).num_point_pair_contacts() == 0
     with pytest.raises(IndexError, match="0 hydroelastic contacts"):

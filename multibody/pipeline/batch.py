@@ -18,25 +18,27 @@ __all__ = ["BatchedStepper"]
 
 _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not finite", 5: "inconsistent sizes",
                 6: "a bad joint limit", 7: "an unsupported contact geometry", 8: "a rigid contact pair",
-                9: "a bad SAP contact", 10: "bad constraint solver input", 11: "a constraint solve that is not finite"}
+                9: "a bad SAP contact", 10: "bad constraint solver input", 11: "a constraint solve that is not finite",
+                12: "an undefined equality constraint row", 13: "an undefined force element force",
+                14: "a bad mocap pose"}
 
 
 @njit(parallel=True, cache=True)
-def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, collide, warm, X_next, results, status, time):
+def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm, X_next, results, status, time):
     """Steps every row b of X (B, nq + nv + na: positions, velocities, MuJoCo activations) under U[b] (B, nu) and
     ctrl[b] (B, nctrl) into X_next[b]; warm[b] is member b's previous results row and results[b] receives this
     step's (see forward.step)."""
     nx = m.tree.nq + m.tree.nv
     for b in prange(X.shape[0]):
-        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, collide,
-                         warm[b], X_next[b], results[b], time)
+        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, mocap,
+                         collide, warm[b], X_next[b], results[b], time)
 
 
 class BatchedStepper:
     """`BatchedStepper(plant, batch_size, context=None)`: Step(x (B, nq + nv [+ na]), u (B, nu)) -> x after one (or
     num_steps) time steps of the discrete plant, for all B members in one compiled call. `context` (the plant's,
-    in its diagram when contacts through SceneGraph are wanted) gives the body parameters, gravity and whether
-    contacts are computed; by default a new plant context (no contacts)."""
+    in its diagram when contacts through SceneGraph are wanted) gives the body parameters, gravity, the MJCF mocap
+    bodies' poses and whether contacts are computed; by default a new plant context (no contacts)."""
 
     def __init__(self, plant, batch_size: int, context=None) -> None:
         if not plant.is_finalized() or plant.time_step() <= 0:
@@ -54,6 +56,10 @@ class BatchedStepper:
                                                     plant._ContextOverridesCompiledForces(context)]
             raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has features the compiled step does not "
                              f"cover ({', '.join(features)}); step its contexts one by one")
+        if plant._pipeline.python_forces:
+            names = sorted({type(fe).__name__ for fe in plant._pipeline.python_forces})
+            raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has force elements evaluated in Python "
+                             f"({', '.join(names)}); step its contexts one by one")
         self._plant, self._model, self._collide = plant, compiled.model, plant._pipeline_collide(context)
         act = getattr(plant, "_mjcf_actuation", None)
         self._nx = plant.num_positions() + plant.num_velocities() + (0 if act is None else act.na)
@@ -61,6 +67,8 @@ class BatchedStepper:
         self._nctrl = 0 if act is None else act.nu
         self._bp = np.ascontiguousarray(context.get_numeric_parameter(plant._param_index).CopyToVector())
         self._g_W = np.ascontiguousarray(plant.gravity_field().gravity_vector(), dtype=np.float64)
+        mocap = plant._mjcf_mocap
+        self._mocap = np.zeros(0) if mocap is None else np.array(mocap.PoseVector(context), dtype=np.float64)
         self._datas = List([new_data() for _ in range(self._batch)])
         width = context.get_abstract_state(plant._sampled_index).get_value().data.shape[0]  # StepResults.size
         self._warm, self._results = np.zeros((self._batch, width)), np.zeros((self._batch, width))
@@ -93,8 +101,8 @@ class BatchedStepper:
         C = self._rows(np.zeros(self._nctrl) if ctrl is None else ctrl, self._nctrl, "ctrl")
         X_next = np.empty_like(X)
         for _ in range(int(num_steps)):
-            step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._collide,
-                       self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
+            step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._mocap,
+                       self._collide, self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
             bad = np.flatnonzero((self._status != STEP_OK) & (self._status != STEP_NOT_CONVERGED))
             if bad.size:
                 b = int(bad[0])

@@ -1,6 +1,6 @@
-"""Constraint rows of the discrete step (MuJoCo's mj_makeConstraint + mj_makeImpedance, MJX's constraint.py): dry
-friction of joint dofs and tendons, active joint and tendon limits and the contacts' rows, laid out as MuJoCo does
-(friction, limits, contacts) with their impedance, regularizer and reference acceleration; Drake point contacts follow as SAP rows
+"""Constraint rows of the discrete step (MuJoCo's mj_makeConstraint + mj_makeImpedance, MJX's constraint.py): the
+equality rows (equality.py), dry friction of joint dofs and tendons, active joint and tendon limits and the
+contacts' rows, laid out as MuJoCo does (equality, friction, limits, contacts) with their impedance, regularizer and reference acceleration; Drake point contacts follow as SAP rows
 (contact/sap.py's parameterization: R_n = max(β²w/4π², 1/(h k (h + τ))), R_t = σw, v̂ = −φ₀/(h + τ)).
 """
 from __future__ import annotations
@@ -12,9 +12,10 @@ from numba.experimental import structref
 
 from ..contact.assembly import AssembleRows
 from ..contact.linalg import MatVec
-from ..contact.parameters import (CONTACT_ELLIPTIC, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON,
+from ..contact.parameters import (CONTACT_ELLIPTIC, EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON,
                                   ValidateSolimp, ValidateSolref)
 from ..contact.sap import SAP_SIGMA
+from .equality import EQ_ROWS, EQ_WELD
 from .structs import B1, F1, F2, I1, declare, floats, ints
 
 #: Status codes of `assemble` (d.bad_index: the limit or contact).
@@ -74,50 +75,66 @@ def _num_friction_rows(m):
 
 @njit(cache=True)
 def _head_rows(m, d):
-    """The non-contact rows (dry friction of dofs then tendons, then the active limits: joints then tendons, in
-    order, lower before upper) in AssembleRows' head layout; d.efc_limit holds each limit row's limit (joint limits
-    first, then the limited tendons). Returns the first active invalid limit (-1: none) and the head arrays."""
-    r, t, ten = m.rows, m.tree, m.ten
+    """The non-contact rows (equalities, dry friction of dofs then tendons, then the active limits: joints then
+    tendons, in order, lower before upper) in AssembleRows' head layout: per-row J, pos, margin, frictionloss,
+    diagA, type and per-group rows, impedance position, solref, solimp (one group per equality, friction row or
+    limit row). d.efc_limit holds each limit row's limit (joint limits first, then the limited tendons). Returns the
+    first active invalid limit (-1: none) and the head arrays."""
+    r, t, e, ten = m.rows, m.tree, m.eq, m.ten
     q, nv = d.q, t.nv
-    nfd = r.fr_dof.shape[0]
+    ne, neq, nfd = e.ne, e.eq_type.shape[0], r.fr_dof.shape[0]
     nf = _num_friction_rows(m)
-    count = nf
+    nlim = 0
     for k in range(r.lim_q.shape[0]):
         x = q[r.lim_q[k]]
-        count += (x - r.lim_lo[k] < r.lim_margin[k]) + (r.lim_hi[k] - x < r.lim_margin[k])
+        nlim += (x - r.lim_lo[k] < r.lim_margin[k]) + (r.lim_hi[k] - x < r.lim_margin[k])
     L = d.ten_length
     for k in range(ten.lim_ten.shape[0]):
         x = L[ten.lim_ten[k]]
-        count += (x - ten.lim_lo[k] < ten.lim_margin[k]) + (ten.lim_hi[k] - x < ten.lim_margin[k])
+        nlim += (x - ten.lim_lo[k] < ten.lim_margin[k]) + (ten.lim_hi[k] - x < ten.lim_margin[k])
+    count = ne + nf + nlim
+    ngroup = neq + nf + nlim
     Jh = np.zeros((count, nv))
     pos = np.zeros(count)
     mar = np.zeros(count)
     fl = np.zeros(count)
     dA = np.empty(count)
     tp = np.empty(count, np.int64)
-    gdim = np.ones(count, np.int64)
-    ref = np.empty((count, 2))
-    imp = np.empty((count, 5))
-    limit = np.empty(count - nf, np.int64)
+    gdim = np.ones(ngroup, np.int64)
+    gpos = np.zeros(ngroup)
+    ref = np.empty((ngroup, 2))
+    imp = np.empty((ngroup, 5))
+    limit = np.empty(nlim, np.int64)
+    for k in range(neq):
+        a, n = e.eq_adr[k], EQ_ROWS[e.eq_type[k]]
+        for i in range(n):
+            Jh[a + i] = d.eq_J[a + i]
+            pos[a + i] = d.eq_pos[a + i]
+            dA[a + i] = e.eq_invweight[k, 1] if (e.eq_type[k] == EQ_WELD and i >= 3) else e.eq_invweight[k, 0]
+            tp[a + i] = EQUALITY
+        gdim[k] = n
+        gpos[k] = d.eq_gpos[k]
+        ref[k] = e.eq_solref[k]
+        imp[k] = e.eq_solimp[k]
     for i in range(nfd):
         dof = r.fr_dof[i]
-        Jh[i, dof] = 1.0
-        fl[i] = r.fr_loss[i]
-        dA[i] = t.dof_invweight0[dof]
-        tp[i] = FRICTION_DOF
-        ref[i] = r.fr_ref[i]
-        imp[i] = r.fr_imp[i]
+        Jh[ne + i, dof] = 1.0
+        fl[ne + i] = r.fr_loss[i]
+        dA[ne + i] = t.dof_invweight0[dof]
+        tp[ne + i] = FRICTION_DOF
+        ref[neq + i] = r.fr_ref[i]
+        imp[neq + i] = r.fr_imp[i]
     for k in range(ten.fr_ten.shape[0]):  # MuJoCo's mj_instantiateFriction: J = the tendon's moment arm
-        i, tk = nfd + k, ten.fr_ten[k]
+        row, g, tk = ne + nfd + k, neq + nfd + k, ten.fr_ten[k]
         for c in range(nv):
-            Jh[i, c] = d.ten_J[tk, c]
-        fl[i] = ten.fr_loss[k]
-        dA[i] = max(ten.invweight0[tk], 1e-15)
-        tp[i] = FRICTION_TENDON
-        ref[i] = ten.fr_ref[k]
-        imp[i] = ten.fr_imp[k]
+            Jh[row, c] = d.ten_J[tk, c]
+        fl[row] = ten.fr_loss[k]
+        dA[row] = max(ten.invweight0[tk], 1e-15)
+        tp[row] = FRICTION_TENDON
+        ref[g] = ten.fr_ref[k]
+        imp[g] = ten.fr_imp[k]
     bad = -1
-    i = nf
+    i = 0
     for k in range(r.lim_q.shape[0]):
         x = q[r.lim_q[k]]
         for side in range(2):
@@ -126,14 +143,16 @@ def _head_rows(m, d):
                 if r.lim_bad[k] and bad < 0:
                     bad = k
                 dof = r.lim_dof[k]
-                Jh[i, dof] = 1.0 - 2.0 * side
-                pos[i] = dist
-                mar[i] = r.lim_margin[k]
-                dA[i] = t.dof_invweight0[dof]
-                tp[i] = LIMIT_JOINT
-                ref[i] = r.lim_ref[k]
-                imp[i] = r.lim_imp[k]
-                limit[i - nf] = k
+                row, g = ne + nf + i, neq + nf + i
+                Jh[row, dof] = 1.0 - 2.0 * side
+                pos[row] = dist
+                mar[row] = r.lim_margin[k]
+                dA[row] = t.dof_invweight0[dof]
+                tp[row] = LIMIT_JOINT
+                gpos[g] = dist
+                ref[g] = r.lim_ref[k]
+                imp[g] = r.lim_imp[k]
+                limit[i] = k
                 i += 1
     njl = r.lim_q.shape[0]
     for k in range(ten.lim_ten.shape[0]):  # mj_instantiateLimit: J = ± the moment arm, lower before upper
@@ -145,18 +164,20 @@ def _head_rows(m, d):
                 if ten.lim_bad[k] and bad < 0:
                     bad = njl + k
                 sign = 1.0 - 2.0 * side
+                row, g = ne + nf + i, neq + nf + i
                 for c in range(nv):
-                    Jh[i, c] = sign * d.ten_J[tk, c]
-                pos[i] = dist
-                mar[i] = ten.lim_margin[k]
-                dA[i] = max(ten.invweight0[tk], 1e-15)
-                tp[i] = LIMIT_TENDON
-                ref[i] = ten.lim_ref[k]
-                imp[i] = ten.lim_imp[k]
-                limit[i - nf] = njl + k
+                    Jh[row, c] = sign * d.ten_J[tk, c]
+                pos[row] = dist
+                mar[row] = ten.lim_margin[k]
+                dA[row] = max(ten.invweight0[tk], 1e-15)
+                tp[row] = LIMIT_TENDON
+                gpos[g] = dist
+                ref[g] = ten.lim_ref[k]
+                imp[g] = ten.lim_imp[k]
+                limit[i] = njl + k
                 i += 1
     d.efc_limit = limit
-    return bad, Jh, pos, mar, fl, dA, tp, gdim, ref, imp
+    return bad, Jh, pos, mar, fl, dA, tp, gdim, gpos, ref, imp
 
 
 @njit(cache=True)
@@ -165,7 +186,7 @@ def assemble(m, d):
     ROWS_BAD_LIMIT (d.bad_index: the joint limit, or the number of joint limits + the tendon limit) or ROWS_BAD_SAP
     (d.bad_index: contact, d.bad_what: SAP_BAD_*)."""
     t, o = m.tree, m.opt
-    bad, Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, ref_h, imp_h = _head_rows(m, d)
+    bad, Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, ref_h, imp_h = _head_rows(m, d)
     if bad >= 0:
         d.bad_index = bad
         return ROWS_BAD_LIMIT
@@ -177,13 +198,15 @@ def assemble(m, d):
     for c in range(nmj):
         tran[c] = iw[bA[c], 0] + iw[bB[c], 0]
         rot[c] = iw[bA[c], 1] + iw[bB[c], 1]
-    nf = _num_friction_rows(m)
+    ne, nf = m.eq.ne, _num_friction_rows(m)
     (J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
-     _rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, pos_h, ref_h, imp_h, d.con_J[:nmj],
+     _rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, ref_h, imp_h, d.con_J[:nmj],
                              d.con_dist[:nmj], d.con_condim, d.con_friction, d.con_includemargin, tran, rot,
-                             d.con_solref, d.con_solreffriction, d.con_solimp, o.cone == 0, 0, nf, t.h, True,
+                             d.con_solref, d.con_solreffriction, d.con_solimp, o.cone == 0, ne, nf, t.h, True,
                              o.impratio, d.v)
-    d.ne, d.nf, d.nl = 0, nf, Jh.shape[0] - nf
+    for i in range(ne):  # J̇·v of connect, weld and distance rows (MuJoCo's mj_Jdotv)
+        aref[i] -= d.eq_jdv[i]
+    d.ne, d.nf, d.nl = ne, nf, Jh.shape[0] - ne - nf
     ndk = ncon - nmj
     if ndk == 0:
         d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin, d.efc_floss = J, tp, ident, pos, margin, fl

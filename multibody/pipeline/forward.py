@@ -1,8 +1,8 @@
 """The discrete step in one compiled call (MuJoCo's mj_step, MJX's forward.py):
 
-    smooth (kinematics, tendons, gravity, passive, applied, actuation; M̂ and a₀)
-    → collision → contacts → constraint rows → solve → integration (Euler, implicit, implicitfast or RK4, whose
-    stages run `forward` again at their states),
+    smooth (kinematics with the mocap poses, tendons, gravity, passive, applied, actuation; M̂ and a₀)
+    → collision → contacts → constraint rows (equalities, friction, limits, contacts) → solve → integration (Euler,
+    implicit, implicitfast or RK4, whose stages run `forward` again at their states),
 
 over a Model (model.py) and one context's Data (data.py). A plant without constraint rows or contact geometry
 takes one dense solve of (M + h·D)·v̇ = τ − D·v − C·v instead of the constraint stages.
@@ -22,12 +22,14 @@ from .constraint import ROWS_BAD_LIMIT, ROWS_OK, assemble
 from .contact import CONTACTS_BAD_MUJOCO_GEOMETRY, CONTACTS_OK, no_contacts, select_contacts
 from .drake_contact import (APPROX_MUJOCO, DRAKE_SOLVE_BAD_CONTACT, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_OK,
                             drake_contacts, drake_solve)
+from .equality import EQ_OK, equality
 from .integrate import (EULER, RK4, RK4_A, RK4_B, euler, forward_qacc, implicit, rk4_finish, rk4_record, rk4_stage_state,
                         rotate_quaternion_blocks)
 from .gravcomp import gravcomp
-from .passive import passive
+from .passive import PASSIVE_OK, passive
 from .sensor import sensors
-from .smooth import applied_forces, gravity, kinematics, mass_matrix, smooth_acceleration, unconstrained_step
+from .smooth import (MOCAP_OK, MOCAP_POSE_SIZE, applied_forces, gravity, kinematics, mass_matrix,
+                     smooth_acceleration, unconstrained_step)
 from .solver import SOLVE_BAD_INPUT, SOLVE_NOT_CONVERGED, SOLVE_OK, solve
 from .tendon import tendon
 
@@ -35,19 +37,28 @@ STEP_OK, STEP_NOT_CONVERGED = 0, 1  # success (the second: the constraint solver
 STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_FINITE, STEP_BAD_SIZES = 2, 3, 4, 5
 STEP_BAD_LIMIT, STEP_BAD_GEOMETRY, STEP_RIGID_PAIR, STEP_BAD_SAP = 6, 7, 8, 9
 STEP_SOLVER_BAD_INPUT, STEP_SOLVER_NOT_FINITE = 10, 11
+STEP_BAD_EQUALITY = 12  # an equality's rows are undefined (d.bad_index: the equality)
+STEP_BAD_FORCE_ELEMENT = 13  # a force element's force is undefined (d.bad_what: passive.PASSIVE_*, d.bad_index: row)
+STEP_BAD_MOCAP = 14  # a mocap pose is not finite or has a zero quaternion (d.bad_what: smooth.MOCAP_*)
 STAGE_SMOOTH, STAGE_COLLISION, STAGE_CONSTRAINT, STAGE_SOLVER, STAGE_INTEGRATE = 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
-def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm, warm_valid):
+def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, warm_valid):
     """d.qacc (v̇) of the step from state x with activations act (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED
     or an error."""
     d.stage = STAGE_SMOOTH
     d.act = act
-    kinematics(m, d, x, bp)
+    st = kinematics(m, d, x, bp, mocap)
+    if st != MOCAP_OK:
+        d.bad_what = st
+        return STEP_BAD_MOCAP
     tendon(m, d)
     gravity(m, d, g_W)
-    passive(m, d)
+    st = passive(m, d)
+    if st != PASSIVE_OK:
+        d.bad_what = st
+        return STEP_BAD_FORCE_ELEMENT
     gravcomp(m, d, g_W)
     applied_forces(m, d, tau_in, F_in)
     st = actuation(m, d, u, ctrl)
@@ -92,6 +103,8 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm, warm_va
     else:
         no_contacts(m, d)
     d.stage = STAGE_CONSTRAINT
+    if equality(m, d) != EQ_OK:
+        return STEP_BAD_EQUALITY
     st = assemble(m, d)
     if st != ROWS_OK:
         return STEP_BAD_LIMIT if st == ROWS_BAD_LIMIT else STEP_BAD_SAP
@@ -105,13 +118,14 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm, warm_va
 
 
 @njit(cache=True)
-def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, x_next, results, time):
+def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, warm, x_next, results, time):
     """One discrete step from state x = [q; v; ...] with body parameters bp (nb·13), joint actuation u (nu), MuJoCo
     ctrl and activations act (na), applied generalized forces tau_in (nv or 0) and body forces F_in (nb × 6 or
-    0 × 6), gravity g_W, contacts when `collide` (the plant's geometry query is connected) and the previous step's
-    results row `warm` (data.StepResults). Writes [q⁺; v⁺] into x_next[:nq + nv], the next activations into
-    act_next and this step's results row into `results`, with the MJCF sensors at x (time `time` [s]) computed
-    after the first forward evaluation, as mj_step."""
+    0 × 6), gravity g_W, the MJCF mocap bodies' poses (nmocap·7, [x y z qw qx qy qz] each; smooth.kinematics),
+    contacts when `collide` (the plant's geometry query is connected) and the previous step's results row `warm`
+    (data.StepResults). Writes [q⁺; v⁺] into x_next[:nq + nv], the next activations into act_next and this step's
+    results row into `results`, with the MJCF sensors at x (time `time` [s]) computed after the first forward
+    evaluation, as mj_step."""
     t = m.tree
     nq, nv, nu = t.nq, t.nv, u.shape[0]
     ns = m.sens.nsensordata
@@ -119,10 +133,11 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, 
     if (x.shape[0] < nq + nv or x_next.shape[0] < nq + nv or warm.shape[0] != n or results.shape[0] != n
             or bp.shape[0] != t.nb * 13 or g_W.shape[0] != 3 or u.shape[0] != m.act.dofs.shape[0]
             or ctrl.shape[0] != m.act.nctrl or not (tau_in.shape[0] == 0 or tau_in.shape[0] == nv)
-            or act.shape[0] != m.act.na or act_next.shape[0] != m.act.na or not (F_in.shape[0] == 0 or F_in.shape[0] == t.nb)):
+            or act.shape[0] != m.act.na or act_next.shape[0] != m.act.na or not (F_in.shape[0] == 0 or F_in.shape[0] == t.nb)
+            or mocap.shape[0] != MOCAP_POSE_SIZE * t.mocap_body.shape[0]):
         return STEP_BAD_SIZES
     warm_q, warm_valid = warm[2 * nv + nu:3 * nv + nu], warm[3 * nv + nu] != 0.0
-    status = forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, collide, warm_q, warm_valid)
+    status = forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid)
     if status != STEP_OK and status != STEP_NOT_CONVERGED:
         return status
     if ns:
@@ -135,7 +150,7 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, 
     scheme = m.integ.integrator
     if scheme == RK4:
         status, vdot, tau_contact, finite = runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W,
-                                                        collide, warm_q, warm_valid, x_next, status)
+                                                        mocap, collide, warm_q, warm_valid, x_next, status)
         if status != STEP_OK and status != STEP_NOT_CONVERGED:
             return status
     else:
@@ -158,7 +173,8 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm, 
 
 
 @njit(cache=True)
-def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide, warm_q, warm_valid, x_next, status):
+def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid, x_next,
+                status):
     """MuJoCo's RK4 step from state x whose first forward evaluation is in d: three more forward evaluations at
     the stage states (inputs held at their step-start values, each solve warm-started from the previous step as
     MuJoCo's; activations act₀ + h·Σⱼ A_ij·ȧⱼ), then x⁺ into x_next (integrate.py) and the activations advanced
@@ -184,7 +200,7 @@ def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, collide,
                 if RK4_A[i - 1, j] != 0.0:
                     s += RK4_A[i - 1, j] * rates[j, k]
             acts[i, k] = act[k] + t.h * s
-        st = forward(m, d, xs, bp, u, ctrl, acts[i], tau_in, F_in, g_W, collide, warm_q, warm_valid)
+        st = forward(m, d, xs, bp, u, ctrl, acts[i], tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid)
         if st != STEP_OK and st != STEP_NOT_CONVERGED:
             return st, v0, tau_contact, False
         if st == STEP_NOT_CONVERGED:

@@ -46,24 +46,27 @@ TREE_MODEL = declare(TreeModelType, TreeModel, [
     ("dof_invweight0", F1),         # (nv,) MuJoCo's dof_invweight0
     ("body_invweight0", F2),        # (nb, 2) MuJoCo's body_invweight0 (translation, rotation)
     ("meaninertia", FLOAT),         # mean of diag(M) at the reference configuration (solver tolerance scale)
+    ("mocap_body", I1),             # (nmocap,) bodies welded to the world whose X_PF is the step's mocap input
 ])
 
 
 @njit(cache=True)
 def new_tree_model(nq, nv, nb, h, order, ji, jf, refl, damping, has_damping, gravity_mask, mass_blocks,
-                   solver_blocks, dof_invweight0, body_invweight0, meaninertia):
+                   solver_blocks, dof_invweight0, body_invweight0, meaninertia, mocap_body):
     t = structref.new(TREE_MODEL)
     t.nq, t.nv, t.nb, t.h = nq, nv, nb, h
     t.order, t.ji, t.jf = order, ji, jf
     t.refl, t.damping, t.has_damping, t.gravity_mask = refl, damping, has_damping, gravity_mask
     t.mass_blocks, t.solver_blocks = mass_blocks, solver_blocks
     t.dof_invweight0, t.body_invweight0, t.meaninertia = dof_invweight0, body_invweight0, meaninertia
+    t.mocap_body = mocap_body
     return t
 
 
 def CompileTree(plant, rows, tree_blocks) -> TreeModel:
     """The TreeModel of a finalized discrete plant. `rows` (plant/_constraint_rows.py ConstraintRowModel, or None)
-    gives MuJoCo's inverse weights; `tree_blocks` the dof ranges of the plant's trees (None: unknown)."""
+    gives MuJoCo's inverse weights; `tree_blocks` the dof ranges of the plant's trees (None: unknown). MJCF mocap
+    bodies (plant._mjcf_mocap) are the welds the step poses from its mocap input."""
     m = plant._model
     blocks = tree_blocks
     mass_blocks = np.array([0, m.nv]) if blocks is None or blocks.shape[0] < 2 or blocks[-1] != m.nv else blocks
@@ -75,21 +78,70 @@ def CompileTree(plant, rows, tree_blocks) -> TreeModel:
         int(m.nq), int(m.nv), int(m.nb), float(plant.time_step()), ints(m.order), ints(m.ji), floats(m.jf),
         floats(m.reflected_inertia), floats(m.damping), bool(np.any(m.damping)), bools(plant._gravity_mask),
         ints(mass_blocks), ints(blocks if blocks is not None else np.zeros(0)), floats(dof_iw),
-        floats(body_iw, (m.nb, 2)), float(meaninertia))
+        floats(body_iw, (m.nb, 2)), float(meaninertia),
+        ints(plant._mjcf_mocap.bodies if plant._mjcf_mocap is not None else np.zeros(0)))
+
+
+# ---- mocap welds ----------------------------------------------------------------------------------------------
+MOCAP_POSE_SIZE = 7  # [x y z qw qx qy qz] per mocap body (MuJoCo's mocap_pos, mocap_quat)
+#: Status codes of `CheckMocapPoses` / `kinematics` (d.bad_index: the mocap body).
+MOCAP_OK, MOCAP_NOT_FINITE, MOCAP_ZERO_QUATERNION = 0, 1, 2
+
+
+@njit(cache=True)
+def CheckMocapPoses(poses):
+    """(MOCAP_OK, -1), or the first problem of the flat mocap poses (nmocap·7) and its mocap body."""
+    n = poses.shape[0] // MOCAP_POSE_SIZE
+    for i in range(n):
+        for k in range(MOCAP_POSE_SIZE):
+            if not np.isfinite(poses[MOCAP_POSE_SIZE * i + k]):
+                return MOCAP_NOT_FINITE, i
+    for i in range(n):
+        o = MOCAP_POSE_SIZE * i + 3
+        if poses[o] ** 2 + poses[o + 1] ** 2 + poses[o + 2] ** 2 + poses[o + 3] ** 2 == 0.0:
+            return MOCAP_ZERO_QUATERNION, i
+    return MOCAP_OK, -1
+
+
+@njit(cache=True)
+def MocapJointFrames(jf, mocap_body, poses):
+    """A copy of the joint-frame table jf (nb × 28) with the mocap welds' X_PF (the world is the parent) set from
+    the flat poses [x y z qw qx qy qz]·nmocap (the quaternion normalized first, as MuJoCo's mocap_quat)."""
+    out = jf.copy()
+    for i in range(mocap_body.shape[0]):
+        b, o = mocap_body[i], MOCAP_POSE_SIZE * i
+        n = np.sqrt(poses[o + 3] ** 2 + poses[o + 4] ** 2 + poses[o + 5] ** 2 + poses[o + 6] ** 2)
+        w, x, y, z = poses[o + 3] / n, poses[o + 4] / n, poses[o + 5] / n, poses[o + 6] / n
+        R = out[b]
+        R[0], R[1], R[2] = 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)
+        R[3], R[4], R[5] = 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)
+        R[6], R[7], R[8] = 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
+        R[9], R[10], R[11] = poses[o], poses[o + 1], poses[o + 2]
+    return out
 
 
 # ---- stages ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def kinematics(m, d, x, bp_flat):
+def kinematics(m, d, x, bp_flat, mocap):
     """q, v from the state x = [q; v; ...]; world poses, joint frames, motion subspace S, velocities V, bias
-    terms c and world inertias Iw from the body parameters (the context's nb × 13 mass properties)."""
+    terms c and world inertias Iw from the body parameters (the context's nb × 13 mass properties), with the mocap
+    welds posed by `mocap` (nmocap·7: [x y z qw qx qy qz] each). Returns MOCAP_OK or a mocap pose error
+    (d.bad_index: the mocap body)."""
     t = m.tree
+    jf = t.jf
+    if t.mocap_body.shape[0]:
+        st, bad = CheckMocapPoses(mocap)
+        if st != MOCAP_OK:
+            d.bad_index = bad
+            return st
+        jf = MocapJointFrames(t.jf, t.mocap_body, mocap)
     d.q = x[:t.nq].copy()
     d.v = x[t.nq:t.nq + t.nv].copy()
     d.bp = bp_flat.reshape((t.nb, BODY_PARAM_COLUMNS))
-    R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_stage(t.order, t.ji, t.jf, d.bp, d.q, d.v, t.nv)
+    R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_stage(t.order, t.ji, jf, d.bp, d.q, d.v, t.nv)
     d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM = R_WB, p_WB, R_WF, p_WF, p_WM
     d.S, d.V, d.c, d.Iw = S, V, c, Iw
+    return MOCAP_OK
 
 
 @njit(cache=True)

@@ -11,32 +11,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..contact import ConnectRows, DistanceRow, JointCouplerRow
 from ..contact.parameters import ValidateSolimp, ValidateSolref
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
-from ..kernels.kinematics import acceleration_to_point
-from ..kernels.contact_kernels import InverseWeights, PointJacobians
+from ..kernels.contact_kernels import InverseWeights
+from ..pipeline.equality import EQ_OK, EQ_ROWS, EqualityArrays, EqualityRows, new_equality_model
 from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoParameters
 
-
-def _quat_from_R(R: np.ndarray) -> np.ndarray:
-    from ..math.functions import quaternion_from_rotation_matrix
-    return quaternion_from_rotation_matrix(R)
-
-
-def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a (x) b of [w, x, y, z] quaternions (b may be a pure vector: [0, v])."""
-    w1, v1, w2, v2 = a[0], a[1:], b[0], b[1:]
-    return np.concatenate([[w1 * w2 - v1 @ v2], w1 * v2 + w2 * v1 + np.cross(v1, v2)])
-
-
-def _conj(q: np.ndarray) -> np.ndarray:
-    return np.array([q[0], -q[1], -q[2], -q[3]])
-
-
-def _pure(v: np.ndarray) -> np.ndarray:
-    return np.concatenate([[0.0], v])
 
 
 class ConstraintRowModel:
@@ -132,72 +113,50 @@ class ConstraintRowModel:
             else:
                 raise ValueError(f"MultibodyPlant '{plant.get_name()}': constraint {k} has unknown kind '{kind}'")
         self._tendon_eq = _TendonEqualities.FromRows(self.equalities, m.ji, M0, kin0)
-        self._needs_bias = any(e["kind"] in ("connect", "weld", "distance") for e in self.equalities)
+        #: the equalities' compiled rows (multibody/pipeline/equality.py), shared by both paths
+        self.equality_arrays = EqualityArrays(self.equalities, self.body_invweight0, self.dof_invweight0,
+                                              None if self._tendon_eq is None else self._tendon_eq.Index)
+        self._equality_model = None
 
-    def _AddWeld(self, asm, e, kin, A0, p_WP, p_WQ, Jv, Jw, bias, tran, ref, imp) -> None:
-        """Weld rows as MuJoCo's weld equality: position p_WP - p_WQ and orientation error
-        vec(conj(q_WQ) (x) q_WP)·torquescale, with the rotational Jacobian 0.5·conj(q_WQ) (x) (w_A - w_B) (x) q_WP
-        and the product-rule J̇v of the three quaternion factors subtracted from aref."""
-        a, b = e["a"], e["b"]
-        ts = e["par"]["torquescale"]
-        q_WA, q_WB = _quat_from_R(kin.R_WB[a]), _quat_from_R(kin.R_WB[b])
-        q_WP = _qmul(q_WA, _quat_from_R(e["R_AP"]))
-        q_WQ = _qmul(q_WB, _quat_from_R(e["R_BQ"]))
-        nq1 = _conj(q_WQ)
-        Jr = np.empty((3, self.nv))
-        for j in range(self.nv):
-            Jr[:, j] = 0.5 * ts * _qmul(_qmul(nq1, _pure(Jw[:, j])), q_WP)[1:]
-        w_A, w_B = kin.V[a, :3], kin.V[b, :3]
-        dw = w_A - w_B
-        qdot_P = _qmul(0.5 * _qmul(q_WA, _pure(w_A)), _quat_from_R(e["R_AP"]))
-        nqdot_Q = _conj(_qmul(0.5 * _qmul(q_WB, _pure(w_B)), _quat_from_R(e["R_BQ"])))
-        djrdv = A0[a, :3] - A0[b, :3]
-        t = (_qmul(_qmul(nqdot_Q, _pure(dw)), q_WP) + _qmul(_qmul(nq1, _pure(djrdv)), q_WP)
-             + _qmul(_qmul(nq1, _pure(dw)), qdot_P))
-        r = np.concatenate([p_WP - p_WQ, ts * _qmul(nq1, q_WP)[1:]])
-        rot = self.body_invweight0[a, 1] + self.body_invweight0[b, 1]
-        asm.AddEquality("weld", np.vstack([Jv, Jr]), r, np.array([tran] * 3 + [rot] * 3), ref, imp,
-                        name=e["name"], Jdot_v=np.concatenate([bias, 0.5 * ts * t[1:]]))
+    @property
+    def equality_model(self):
+        """The equalities' EqualityModel (a numba struct: built on first use, dropped by pickle)."""
+        if self._equality_model is None:
+            self._equality_model = new_equality_model(*self.equality_arrays)
+        return self._equality_model
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_equality_model": None}
+
+    def _AddEqualities(self, asm, model, kin) -> None:
+        """The equality rows (pipeline/equality.py's kernel, tendon lengths from _TendonEqualities) into `asm`."""
+        ne, tp, adr, _obj, _dof, _data, iw, ref, imp = self.equality_arrays
+        if self._tendon_eq is None:
+            ten_L, ten_J = np.zeros(0), np.zeros((0, self.nv))
+        else:
+            ten_L, ten_J = self._tendon_eq.LengthsMoments(kin, model.ji)
+        J, pos, jdv, gpos = np.zeros((ne, self.nv)), np.zeros(ne), np.zeros(ne), np.zeros(tp.shape[0])
+        st, bad = EqualityRows(self.equality_model, model.order, model.ji, kin.S, kin.c, kin.V, kin.R_WB, kin.p_WB,
+                               kin.q, kin.v, ten_L, ten_J, J, pos, jdv, gpos)
+        if st != EQ_OK:
+            self.RaiseEqualityError(bad)
+        for k, e in enumerate(self.equalities):
+            a, n = adr[k], EQ_ROWS[tp[k]]
+            dA = iw[k, 0] if n < 6 else np.array([iw[k, 0]] * 3 + [iw[k, 1]] * 3)
+            kind = e["kind"]
+            asm.AddEquality(kind, J[a:a + n], pos[a:a + n], dA, ref[k], imp[k], name=e["name"],
+                            Jdot_v=jdv[a:a + n] if kind in ("connect", "weld", "distance") else None)
+
+    def RaiseEqualityError(self, k: int) -> None:
+        """The ValueError of equality k whose rows are undefined (pipeline/equality.py's EQ_COINCIDENT_POINTS)."""
+        raise ValueError(f"{self.equalities[k]['name']}: the two points of the distance constraint coincide, so "
+                         "its direction is undefined")
 
     def Add(self, asm, model, kin) -> None:
         """Add the rows active at this state to `asm` (MuJoCo order: equality, friction, limit)."""
-        nv = self.nv
-        iw_b, iw_d = self.body_invweight0, self.dof_invweight0
-        A0 = (pl.spatial_accelerations_stage(model.order, model.ji, kin.S, kin.c, np.zeros(nv))
-              if self._needs_bias and self.equalities else None)
-        ten_rows = None if self._tendon_eq is None else self._tendon_eq.Rows(kin, model.ji)
-        for e in self.equalities:
-            ref, imp = e["par"]["solref"], e["par"]["solimp"]
-            if e["kind"] == "tendon":
-                J, r, iw = ten_rows[e["tendon_row"]]
-                asm.AddEquality("tendon", J, r, iw, ref, imp, name=e["name"])
-                continue
-            if e["kind"] == "coupler":
-                q1 = None if e["q1"] is None else kin.q[e["q1"]]
-                J, r = JointCouplerRow(kin.q[e["q0"]], q1, e["poly"], e["v0"], e["v1"], nv, *e.get("refs", (0.0, 0.0)))
-                iw = iw_d[e["v0"]] + (0.0 if e["v1"] is None else iw_d[e["v1"]])
-                asm.AddEquality("coupler", J, r, iw, ref, imp, name=e["name"])
-                continue
-            a, b = e["a"], e["b"]
-            p_WP = kin.p_WB[a] + kin.R_WB[a] @ e["p_AP"]
-            p_WQ = kin.p_WB[b] + kin.R_WB[b] @ e["p_BQ"]
-            JvP, JwP = PointJacobians(model.ji, kin.S, a, p_WP)
-            JvQ, JwQ = PointJacobians(model.ji, kin.S, b, p_WQ)
-            bias = (acceleration_to_point(kin.V[a], A0[a], p_WP)[3:] - acceleration_to_point(kin.V[b], A0[b], p_WQ)[3:])
-            tran = iw_b[a, 0] + iw_b[b, 0]
-            if e["kind"] == "connect":
-                J, r = ConnectRows(p_WP, p_WQ, JvP, JvQ)
-                asm.AddEquality("connect", J, r, tran, ref, imp, name=e["name"], Jdot_v=bias)
-            elif e["kind"] == "distance":
-                J, r = DistanceRow(p_WP, p_WQ, JvP, JvQ, e["distance"])
-                u = (p_WP - p_WQ) / max(np.linalg.norm(p_WP - p_WQ), 1e-300)
-                if np.isfinite(e["stiffness"]):  # Drake's compliant distance constraint: direct solref form
-                    ref = (-e["stiffness"] * tran, -e["damping"] * tran)
-                dv = (JvP - JvQ) @ kin.v  # d/dt of u adds |dv_perp|^2 / |p_WP - p_WQ| to J̇v
-                jdv = u @ bias + (dv @ dv - (u @ dv) ** 2) / max(np.linalg.norm(p_WP - p_WQ), 1e-300)
-                asm.AddEquality("distance", J, r, tran, ref, imp, name=e["name"], Jdot_v=np.array([jdv]))
-            else:
-                self._AddWeld(asm, e, kin, A0, p_WP, p_WQ, JvP - JvQ, JwP - JwQ, bias, tran, ref, imp)
+        nv, iw_d = self.nv, self.dof_invweight0
+        if self.equalities:
+            self._AddEqualities(asm, model, kin)
         for dof, floss, ref, imp, name in self.friction:
             J = np.zeros((1, nv))
             J[0, dof] = 1.0
@@ -317,21 +276,19 @@ class _TendonEqualities:
                 out.append((*self.items[k2], -slopes[row] * f))
         return out
 
-    def Rows(self, kin, ji: np.ndarray) -> list:
-        """(J (1 × nv), residual (1,), diagApprox) of every tendon equality at the kinematics cache `kin`."""
+    def Index(self, e: dict) -> tuple:
+        """(path of tendon 1, of tendon 2 or −1, their length0, the tendon_invweight0 sum) of tendon equality e,
+        for pipeline/equality.py (the paths index LengthsMoments' arrays)."""
+        k1, k2, _c = self.entries[e["tendon_row"]]
+        if k2 < 0:
+            return k1, -1, float(self.L0[k1]), 0.0, float(self.iw0[k1])
+        return k1, k2, float(self.L0[k1]), float(self.L0[k2]), float(self.iw0[k1] + self.iw0[k2])
+
+    def LengthsMoments(self, kin, ji: np.ndarray) -> tuple:
+        """(lengths (npath,), moment arms (npath × nv)) of the equalities' tendons at the kinematics cache `kin`."""
         L, Jt = self.paths.CalcLengthsMoments(kin, ji)
-        dL = L - self.L0
-        slopes = self._Slopes(dL)
-        out = []
-        for (k1, k2, c), dP in zip(self.entries, slopes):
-            if k2 < 0:
-                out.append((Jt[k1][None, :], np.array([dL[k1] - c[0]]), self.iw0[k1]))
-                continue
-            x = dL[k2]
-            P = c[1] * x + c[2] * x ** 2 + c[3] * x ** 3 + c[4] * x ** 4
-            out.append(((Jt[k1] - dP * Jt[k2])[None, :], np.array([dL[k1] - c[0] - P]),
-                        self.iw0[k1] + self.iw0[k2]))
-        return out
+        return (np.ascontiguousarray(L, dtype=np.float64),
+                np.ascontiguousarray(np.asarray(Jt, dtype=np.float64).reshape(len(self.items), -1)))
 
 
 @njit(cache=True)

@@ -4,21 +4,14 @@ MuJoCo moves a mocap body to `d.mocap_pos` / `d.mocap_quat` every step and gives
 welds each mocap body to the world (parsers/mjcf/to_plant.py) and, per context, overrides that weld's joint
 frame X_WF with the pose read from the `mocap_pose` input port: nmocap·7 values [x y z qw qx qy qz] per mocap
 body, in MuJoCo's mocap order (MJCF models in load order). When the port is unconnected the pose comes from a
-numeric parameter that defaults to the MJCF pose and that keyframes (`mpos` / `mquat`) set.
+numeric parameter that defaults to the MJCF pose and that keyframes (`mpos` / `mquat`) set. The compiled step
+takes the poses as an input (pipeline/smooth.py MocapJointFrames; the plant's kinematics cache uses the same).
 """
 from __future__ import annotations
 
 import numpy as np
 
-_POSE_SIZE = 7
-
-
-def _quat_to_R(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix of the unit quaternion q = [w x y z] (normalized first, as MuJoCo normalizes mocap_quat)."""
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+from ..pipeline.smooth import MOCAP_POSE_SIZE as _POSE_SIZE, MocapJointFrames
 
 
 class MjcfMocap:
@@ -55,14 +48,17 @@ class MjcfMocap:
             raise ValueError(f"{what}: zero quaternion for mocap bodies {[self.names[i] for i in bad]}")
         return X
 
+    def PoseVector(self, context) -> np.ndarray:
+        """The flat poses (nmocap·7) the compiled step reads: the input port's value, else the context's parameter
+        (not copied); the step checks them."""
+        if self.port.HasValue(context):
+            return np.ascontiguousarray(self.port.Eval(context), dtype=np.float64).reshape(-1)
+        return context.get_numeric_parameter(self.param_index)._data
+
     def JointFrames(self, plant, context, jf: np.ndarray) -> np.ndarray:
         """A copy of the model's joint-frame array `jf` with the mocap welds' X_WF set from the context's poses."""
-        out = jf.copy()
-        for i, pose in enumerate(self.EvalPoses(plant, context)):
-            b = self.bodies[i]
-            out[b, 0:9] = _quat_to_R(pose[3:]).ravel()
-            out[b, 9:12] = pose[:3]
-        return out
+        poses = np.ascontiguousarray(self.EvalPoses(plant, context), dtype=np.float64).reshape(-1)
+        return MocapJointFrames(np.ascontiguousarray(jf, dtype=np.float64), self.bodies, poses)
 
     def SetDefaultPoses(self, context, start: int, mpos: np.ndarray, mquat: np.ndarray) -> None:
         """Set the context's mocap pose parameter of mocap ids start, start+1, ... (MuJoCo's mpos / mquat layout)."""

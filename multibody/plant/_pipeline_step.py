@@ -26,18 +26,21 @@ from ..pipeline.contact import CompileContact
 from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_TAMSI,
                                       DK_DEPTH, DK_WA, DRAKE_BAD_DEPTH, DRAKE_NOT_HYDRO)
 from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, hydro_arrays, new_data
+from ..pipeline.equality import CompileEquality
 from ..pipeline.fluid import CompileFluid
 from ..pipeline.hydroelastic import HYDRO_FALLBACK, HYDRO_OFF, HYDRO_STRICT, CompileHydro
-from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT,
+from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_EQUALITY,
+                                STEP_BAD_FORCE_ELEMENT, STEP_BAD_GEOMETRY, STEP_BAD_LIMIT, STEP_BAD_MOCAP,
                                 STEP_BAD_SAP, STEP_BAD_SIZES, STEP_NAN_ACTUATION, STEP_NAN_CTRL, STEP_NOT_CONVERGED,
                                 STEP_NOT_FINITE, STEP_OK, STEP_RIGID_PAIR, STEP_SOLVER_BAD_INPUT, step)
 from ..pipeline.integrate import IMPLICIT, IMPLICITFAST, RK4, CompileIntegrator, EulerIntegrator, IntegratorCode
 from ..pipeline.model import new_model
-from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, CompilePassive
+from ..pipeline.passive import COMPILED_FORCE_ELEMENTS, PASSIVE_COINCIDENT_POINTS, CompilePassive
 from ..pipeline.sensor import CompileSensors
 from ..pipeline.smooth import CompileTree
 from ..pipeline.solver import CompileOptions
 from ..pipeline.tendon import CompileTendons, RaiseIfBadTendonLimit, TendonOffsets
+from ..tree.force_element import GimbalLockError, LinearBushingRollPitchYaw, LinearSpringDamper
 from ._mjcf_plant import GetMjcfPlantMaps
 from ._mjcf_sensors import SensorSupported
 from ._model_check import ThrowZeroQuaternion
@@ -96,15 +99,12 @@ def UncompiledFeatures(plant) -> list[str]:
     """The features of a finalized discrete plant the compiled step does not compute yet (empty: it steps
     compiled). Scene-dependent ones (SignedDistanceField geometries) are checked when the Model is compiled."""
     out = []
-    if plant._mjcf_mocap is not None:
-        out.append("MJCF mocap bodies")
-    other = sorted({type(fe).__name__ for fe in plant._force_elements[1:] if not isinstance(fe, COMPILED_FORCE_ELEMENTS)})
-    if other:
-        out.append(f"force elements {other}")
     if plant._force_contributors:
         out.append("force contributors")
-    if plant._constraints:
-        out.append("constraints (coupler, distance, ball, weld, MJCF equalities)")
+    if any(c["kind"] == "MjcfTendon" for c in plant._constraints):
+        out.append("MJCF tendon equalities")
+    if plant._constraints and plant._PipelineApproximation() != APPROX_MUJOCO:
+        out.append("constraints (coupler, distance, ball, weld) with Drake's discrete contact approximations")
     solver = plant._contact_solver
     if plant._discrete_solver is not solver:
         out.append("a custom discrete constraint solver (_SetDiscreteConstraintSolver)")
@@ -122,13 +122,14 @@ def UncompiledFeatures(plant) -> list[str]:
 
 class _PipelineCache:
     """The plant's compiled pieces (process-local: numba structs do not pickle; rebuilt on demand after loading):
-    the uncompiled features it uses (None: not listed yet), the Model of the last step with what built it, and the
-    parts fixed after Finalize."""
+    the uncompiled features it uses (None: not listed yet), the Model of the last step with what built it, the
+    parts fixed after Finalize and the force elements the step evaluates in Python (a user's ForceElement
+    subclasses)."""
 
-    __slots__ = ("features", "compiled", "tree")
+    __slots__ = ("features", "compiled", "tree", "python_forces")
 
     def __init__(self):
-        self.features, self.compiled, self.tree = None, None, None
+        self.features, self.compiled, self.tree, self.python_forces = None, None, None, None
 
     def __getstate__(self) -> dict:
         return {}
@@ -175,6 +176,7 @@ class _PipelineStepMixin:
         cache = self._pipeline
         if cache.features is None:
             cache.features = UncompiledFeatures(self)
+            cache.python_forces = [fe for fe in self._force_elements[1:] if not isinstance(fe, COMPILED_FORCE_ELEMENTS)]
         if cache.features or self._ContextOverridesCompiledForces(context):
             return None
         collide = self._pipeline_collide(context)
@@ -224,8 +226,9 @@ class _PipelineStepMixin:
                 CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
                 CompileActuation(self, mjcf, maps, TendonOffsets(maps)),
                 CompileRows(rows), CompileFluid(self), CompileIntegrator(self), CompileTendons(self, maps),
-                CompileSensors(maps, TendonOffsets(maps), mjcf.u_slices if mjcf is not None else [], SensorSupported))
-        tree, passive, act, rows, fluid, integ, ten, sens = cache.tree
+                CompileSensors(maps, TendonOffsets(maps), mjcf.u_slices if mjcf is not None else [], SensorSupported),
+                rows.equality_model if rows is not None else CompileEquality([], np.zeros((0, 2)), np.zeros(0)))
+        tree, passive, act, rows, fluid, integ, ten, sens, eq = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
         approx = self._PipelineApproximation()
@@ -253,9 +256,9 @@ class _PipelineStepMixin:
             contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
                                      _TamsiLimitPenalties(self))
             hydro = CompileHydro(scene, mode, self.get_contact_surface_representation().name == "kTriangle")
-        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten, sens, hydro)
+        model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten, sens, hydro, eq)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
-                                                                EulerIntegrator(self), ten, sens, hydro)
+                                                                EulerIntegrator(self), ten, sens, hydro, eq)
         return _CompiledModel(scene, options, model, euler, geom_rows, geom_ids, pairs)
 
     def _WarnHydroelastic(self, inspector, geom_ids) -> None:
@@ -313,6 +316,9 @@ class _PipelineStepMixin:
         tau_in, F_in = self._pipeline_zeros
         if has_tau or has_F:
             tau_in, F_in = self._EvalAppliedForces(context, self._eval_kinematics(context))
+        if self._pipeline.python_forces:  # a user's force elements: evaluated here, passed as applied forces
+            tau_in, F_in = self._PythonForceElements(context, tau_in, F_in)
+        mocap = self._pipeline_zeros[0] if self._mjcf_mocap is None else self._mjcf_mocap.PoseVector(context)
         g_W = self.gravity_field()._g
         f = self._fast
         if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the step reads
@@ -322,10 +328,10 @@ class _PipelineStepMixin:
         bp = context.get_numeric_parameter(self._param_index)._data
         time = context.get_time()
         if not _STEP_ENTRY:
-            _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, collide,
-                                              warm, x_next, results, time))
+            _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, mocap,
+                                              collide, warm, x_next, results, time))
         try:
-            status = _STEP_ENTRY[0](model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, collide, warm, x_next,
+            status = _STEP_ENTRY[0](model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, mocap, collide, warm, x_next,
                                     results, time)
         except np.linalg.LinAlgError:
             stage = error_info(d)[0]
@@ -347,6 +353,20 @@ class _PipelineStepMixin:
         if status != STEP_OK:
             self._PipelineStatus(context, status, d, x, x_next, results, u, ctrl)
         return d
+
+    def _PythonForceElements(self, context, tau_in: np.ndarray, F_in: np.ndarray) -> tuple:
+        """(τ, F_Bo_W) of the applied inputs `tau_in`, `F_in` (possibly empty) plus the force elements the pipeline
+        does not compile (a user's ForceElement subclasses), evaluated on the context's kinematics."""
+        m = self._model
+        kin = self._eval_kinematics(context)
+        tau, F = np.zeros(m.nv), np.zeros((m.nb, 6))
+        for fe in self._pipeline.python_forces:
+            fe._CalcAndAddForceContribution(context, kin, kin.q, kin.v, F, tau)
+        if tau_in.shape[0]:
+            tau += tau_in
+        if F_in.shape[0]:
+            F += F_in
+        return tau, F
 
     def _PipelineStatus(self, context, status, d, x, x_next, results, u, ctrl) -> None:
         """Act on a step's non-OK status: count a non-converged solve (raise if asked), else raise the error."""
@@ -377,6 +397,16 @@ class _PipelineStepMixin:
             if bad < njl:
                 self._contact_solver.rows.RaiseIfBadLimit(int(bad))
             RaiseIfBadTendonLimit(GetMjcfPlantMaps(self), int(bad) - njl)
+        if status == STEP_BAD_EQUALITY:
+            self._contact_solver.rows.RaiseEqualityError(int(bad))
+        if status == STEP_BAD_MOCAP:
+            self._mjcf_mocap.EvalPoses(self, context)  # raises the error naming the mocap body
+        if status == STEP_BAD_FORCE_ELEMENT:
+            kind = LinearSpringDamper if what == PASSIVE_COINCIDENT_POINTS else LinearBushingRollPitchYaw
+            fe = [e for e in self._force_elements if isinstance(e, kind)][int(bad)]
+            if kind is LinearSpringDamper:
+                fe._geometry(self._eval_kinematics(context))  # raises: the attachment points coincide
+            raise GimbalLockError()
         compiled = self._pipeline.compiled
         if status == STEP_BAD_GEOMETRY:
             body, geom = contact_arrays(d)[:2]

@@ -1,13 +1,17 @@
-"""Force elements: uniform gravity, linear spring-damper, revolute/prismatic springs and the bushing.
+"""Force elements: uniform gravity, linear spring-damper, revolute/prismatic springs, the bushing and MuJoCo's
+ball / free joint springs.
 
 Each element adds body spatial forces F_Bo_W and/or generalized forces τ given the state, and
 reports its potential energy and power.  `kin` is the plant's kinematics cache for the context
 (world poses R_WB, p_WB and Plücker velocities V at Wo), so elements never recompute kinematics.
+The elements the discrete step compiles describe themselves to its passive stage as rows (`_Rows`) of the kernels
+of kernels/force_elements.py (the spring-damper and MuJoCo's springs share them here too).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.force_elements import BallFreeSpringEnergy, BallFreeSpringForces, SpringDamperForces
 from .element import MultibodyElement
 
 
@@ -145,13 +149,14 @@ class LinearSpringDamper(ForceElement):
         ldot = float(u @ (_point_velocity(kin, b, p_WQ) - _point_velocity(kin, a, p_WP)))
         return a, b, p_WP, p_WQ, u, length, ldot
 
+    def _Rows(self) -> tuple:
+        """(bodies (1, 2), points p_AP, p_BQ (1, 6), ℓ₀, k, c (1, 3)): this spring's row of SpringDamperForces."""
+        return (np.array([[int(self._A.index()), int(self._B.index())]], np.int64),
+                np.concatenate([self._p_AP, self._p_BQ]).reshape(1, 6), np.array([[self._l0, self._k, self._c]]))
+
     def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
-        a, b, p_WP, p_WQ, u, length, ldot = self._geometry(kin)
-        f = (self._k * (length - self._l0) + self._c * ldot) * u
-        F_Bo_W[a, 0:3] += np.cross(p_WP - kin.p_WB[a], f)
-        F_Bo_W[a, 3:6] += f
-        F_Bo_W[b, 0:3] -= np.cross(p_WQ - kin.p_WB[b], f)
-        F_Bo_W[b, 3:6] -= f
+        if SpringDamperForces(*self._Rows(), kin.R_WB, kin.p_WB, kin.V, F_Bo_W) >= 0:
+            self._geometry(kin)  # raises: the two attachment points coincide
 
     def _CalcPotentialEnergy(self, context, kin, q) -> float:
         _, _, _, _, _, length, _ = self._geometry(kin)
@@ -356,6 +361,11 @@ class PrismaticSpring(ForceElement):
         return -self._k * (q[self._joint.position_start()] - self._x0) * v[self._joint.velocity_start()]
 
 
+def GimbalLockError() -> RuntimeError:
+    """The error of a LinearBushingRollPitchYaw at pitch ±π/2."""
+    return RuntimeError("LinearBushingRollPitchYaw: pitch is ±π/2 (gimbal lock); roll-pitch-yaw rates are undefined")
+
+
 class LinearBushingRollPitchYaw(ForceElement):
     """A massless bushing between frame A (on link0) and frame C (on link1), Drake's quasi-symmetric model.
 
@@ -428,6 +438,14 @@ class LinearBushingRollPitchYaw(ForceElement):
         cy, sy = np.cos(q[2]), np.sin(q[2])
         N = np.array([[cy / cp, sy / cp, 0.0], [-sy, cy, 0.0], [cy * sp / cp, sy * sp / cp, 1.0]])
         return q, N @ w_AC_A, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N
+
+    def _Rows(self) -> tuple:
+        """(bodies of A and C (1, 2), R_BA, p_BA, R_BC, p_BC of the frames on their bodies (1, 24), gains k₀₁₂,
+        d₀₁₂, kxyz, dxyz (1, 12)): this bushing's row of BushingForces."""
+        fA, fC = self._frameA, self._frameC
+        X = np.concatenate([np.ravel(fA._R_BF), fA._p_BF, np.ravel(fC._R_BF), fC._p_BF]).astype(float)
+        return (np.array([[int(fA.body().index()), int(fC.body().index())]], np.int64), X.reshape(1, 24),
+                np.concatenate([self._k012, self._d012, self._kxyz, self._dxyz]).reshape(1, 12))
 
     def _CalcAndAddForceContribution(self, context, kin, q_all, v_all, F_Bo_W, tau_all) -> None:
         q, qdot, xyz, xyz_dot, R_WA, R_AB, p_WAo, p_WCo, N = self._state(context)
@@ -514,3 +532,39 @@ class LinearBushingRollPitchYaw(ForceElement):
 
     def _CalcNonConservativePower(self, context, kin, q_all, v_all) -> float:
         self._energy_undefined("non-conservative power")
+
+
+class MjcfBallFreeSprings(ForceElement):
+    """MuJoCo's joint springs on ball and free joints (MJCF joint `stiffness`, mj_springdamper), one element per MJCF
+    model: [(Joint, 'ball' | 'free', k, qpos_spring)]. A free joint pulls its translation toward qpos_spring with
+    −k·(p − p_spring) (world); ball and free rotations get the torque −k·r with r the rotation vector of
+    conj(q_spring)·q, in the child frame (angle wrapped to [−π, π]). Hinge / slide springs are RevoluteSpring /
+    PrismaticSpring."""
+
+    def __init__(self, springs: list, model_instance=None):
+        super().__init__(model_instance, "mjcf_ball_free_springs")
+        self._joints = [s[0] for s in springs]
+        self._kind = np.array([0 if s[1] == "ball" else 1 for s in springs], np.int64)
+        self._k = np.array([float(s[2]) for s in springs], float)
+        qsp = np.zeros((len(springs), 7))
+        for i, s in enumerate(springs):
+            ref = np.asarray(s[3], float)
+            qsp[i, :ref.shape[0]] = ref
+        self._q_spring = qsp
+
+    def _Rows(self) -> tuple:
+        """(kind (0 ball, 1 free), q start, v start, stiffness, qpos_spring (n, 7)): BallFreeSpringForces' rows."""
+        return (self._kind, np.array([j.position_start() for j in self._joints], np.int64),
+                np.array([j.velocity_start() for j in self._joints], np.int64), self._k, self._q_spring)
+
+    def _CalcAndAddForceContribution(self, context, kin, q, v, F_Bo_W, tau) -> None:
+        BallFreeSpringForces(*self._Rows(), np.ascontiguousarray(q, float), tau)
+
+    def _CalcPotentialEnergy(self, context, kin, q) -> float:
+        kind, qs, _vs, k, q_spring = self._Rows()
+        return float(BallFreeSpringEnergy(kind, qs, k, q_spring, np.ascontiguousarray(q, float)))
+
+    def _CalcConservativePower(self, context, kin, q, v) -> float:
+        tau = np.zeros(len(v))
+        BallFreeSpringForces(*self._Rows(), np.ascontiguousarray(q, float), tau)
+        return float(tau @ v)

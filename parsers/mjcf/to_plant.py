@@ -145,8 +145,7 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
         frame_names.add(frame.name())
         pm.sites.append(frame)
     _ApplyOptions(plant, model)
-    from mallard.multibody.plant._mjcf_passive import AddMjcfPassiveForces
-    AddMjcfPassiveForces(plant, model, pm)  # ball / free joint springs
+    _AddPassiveForces(plant, model, pm)  # ball / free joint springs, explicit joint dampers
     from .fluid import AddMjcfFluidForces
     AddMjcfFluidForces(plant, model, pm)
     _WarnUnsimulated(plant, model)
@@ -218,6 +217,32 @@ def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, fr
         warnings.warn(f"{_where(jr)}joint '{name}': the range of a {jr.type} joint (cone limit) is not "
                       "simulated; the limit is ignored", MjcfUnsupportedWarning, stacklevel=4)
     return joint
+
+
+def _AddPassiveForces(plant, model: MjcfModel, pm) -> None:
+    """The MJCF passive forces the plant's joints lack: ball / free joint springs (MjcfBallFreeSprings, unless the
+    spring flag is off), and under Euler with `eulerdamp` disabled the joints' damping as an explicit force
+    (ExplicitJointDamping). Fluid forces: parsers/mjcf/fluid.py."""
+    from mallard.multibody.tree.explicit_damping import ExplicitJointDamping
+    from mallard.multibody.tree.force_element import MjcfBallFreeSprings
+    flags = model.option.flags
+    springs = []
+    if flags.get("spring", True):
+        for jr, joint in zip(model.joints, pm.joints):
+            if jr.stiffness and jr.type in ("ball", "free") and joint is not None:
+                springs.append((joint, jr.type, float(jr.stiffness), np.asarray(jr.qpos_spring, float)))
+    if springs:
+        plant.AddForceElement(MjcfBallFreeSprings(springs, pm.instance))
+    opt = model.option
+    if not flags.get("eulerdamp", True) and opt.integrator.lower() == "euler" and plant.time_step() > 0:
+        # MuJoCo's Euler without implicit damping: the joints' damping becomes an explicit force
+        dampers = []
+        for joint in pm.joints:
+            if joint is not None and np.any(joint.default_damping_vector()):
+                dampers.append((joint, joint.default_damping_vector()))
+                joint.set_default_damping_vector(np.zeros(joint.num_velocities()))
+        if dampers:
+            plant.AddForceElement(ExplicitJointDamping(dampers, pm.instance))
 
 
 def _WarnUnsimulated(plant, model: MjcfModel) -> None:

@@ -12,7 +12,7 @@ from oracles import require_mujoco
 from mallard.multibody.plant import MultibodyPlant
 from mallard.multibody.tree.fluid_forces import FluidForces
 from mallard.parsers.mjcf.fluid import FluidEllipsoidCoefficients
-from mallard.multibody.plant._mjcf_passive import MjcfBallFreeSprings
+from mallard.multibody.tree.force_element import MjcfBallFreeSprings
 from mallard.multibody.plant._mjcf_state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import MjcfUnsupportedWarning

@@ -1,0 +1,131 @@
+"""Equality constraints and mocap bodies in the compiled step (pipeline/equality.py, smooth.kinematics' mocap welds)
+against the plant's Python path (1e-11) and MuJoCo; Drake-style ball, weld, distance and coupler constraints against
+the Python path; the errors of undefined rows and bad mocap poses."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mjcf_scene import build_mjcf_scene
+from oracles import require_mujoco
+
+from mallard.multibody.math import RigidTransform, RollPitchYaw
+from mallard.multibody.plant import MultibodyPlant
+from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.plant._pipeline_step import UncompiledFeatures
+from mallard.multibody.tree import RevoluteJoint, SpatialInertia, UnitInertia
+
+# a hinge chain closed by a connect, a free box welded (torquescale, relpose) to a mocap body driven along a path,
+# a hinge pair coupled by a quartic joint equality and one hinge fixed by a single-joint equality; a floor
+EQUALITIES = """<mujoco model="eq"><option timestep="0.002"/>
+<worldbody><geom name="floor" type="plane" size="3 3 .1"/>
+<body name="a1" pos="0 0 1"><joint name="h1" axis="0 1 0" damping="0.1"/>
+  <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+  <body name="a2" pos="0.3 0 0"><joint name="h2" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/></body></body>
+<body name="a3" pos="0.3 0 1"><joint name="h3" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/></body>
+<body name="hand" mocap="true" pos="0.8 0 0.6"><geom type="sphere" size="0.02" contype="0" conaffinity="0"/></body>
+<body name="box" pos="0.8 0 0.4" euler="10 0 20"><freejoint/><geom type="box" size="0.05 0.04 0.03"/></body>
+<body name="c1" pos="-0.5 0 0.5"><joint name="k1" axis="1 0 0"/><geom type="box" size="0.1 0.02 0.02"/>
+  <body name="c2" pos="0 0 -0.1"><joint name="k2" axis="1 0 0" ref="0.1"/><geom type="box" size="0.1 0.02 0.02"/>
+    <body name="c3" pos="0 0 -0.1"><joint name="k3" axis="0 1 0"/><geom type="sphere" size="0.03"/></body>
+  </body></body>
+</worldbody>
+<equality>
+  <connect body1="a2" body2="a3" anchor="0 0 -0.3" solref="0.01 1"/>
+  <weld body1="box" body2="hand" relpose="0 0 -0.2 1 0 0 0" torquescale="3" solimp="0.95 0.99 0.001 0.4 2"/>
+  <joint joint1="k2" joint2="k1" polycoef="0.05 -0.7 0.3 0 0.1"/>
+  <joint joint1="k3" polycoef="0.2 0 0 0 0"/>
+</equality>
+</mujoco>"""
+
+
+def _hand_pose(t: float) -> np.ndarray:
+    return np.array([0.8 + 0.3 * np.sin(3 * t), 0.1 * t, 0.6 + 0.1 * np.cos(2 * t),
+                     np.cos(0.4 * t), 0.0, np.sin(0.4 * t), 0.0])
+
+
+def test_mjcf_equalities_and_mocap_match_python_path_and_mujoco():
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(EQUALITIES)
+    md = mujoco.MjData(mm)
+    compiled, _, _, cc = build_mjcf_scene(EQUALITIES)
+    python, _, _, cp = build_mjcf_scene(EQUALITIES)
+    python._pipeline.features = ["the Python path, for comparison"]
+    assert UncompiledFeatures(compiled) == []
+    ports = [plant.get_mocap_pose_input_port() for plant in (compiled, python)]
+    for k in range(400):
+        pose = _hand_pose(k * mm.opt.timestep)
+        md.mocap_pos[0], md.mocap_quat[0] = pose[:3], pose[3:]
+        for plant, context, port in ((compiled, cc, ports[0]), (python, cp, ports[1])):
+            port.FixValue(context, pose)
+            plant._DiscreteStepUpdate(context, context.get_mutable_state())
+        mujoco.mj_step(mm, md)
+        np.testing.assert_allclose(compiled.GetPositionsAndVelocities(cc), python.GetPositionsAndVelocities(cp),
+                                   rtol=0, atol=1e-11, err_msg=f"step {k}")
+    qpos, qvel = GetMujocoState(compiled, cc)
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-5)
+    assert np.abs(md.qvel).max() > 0.1  # the mocap body dragged the box, the chains swung
+    assert np.abs(md.efc_force[:md.ne]).max() > 0.1  # the equality rows carried force
+
+
+def _drake_style(python: bool, constraint: str):
+    """A discrete plant of two free boxes and two hinged boxes with one (or two) of Drake's constraints."""
+    plant = MultibodyPlant(1e-3)
+    M = SpatialInertia(1.5, np.zeros(3), UnitInertia.SolidBox(0.1, 0.2, 0.3))
+    A, B = plant.AddRigidBody("A", M), plant.AddRigidBody("B", M)
+    C, D = plant.AddRigidBody("C", M), plant.AddRigidBody("D", M)
+    hinge = plant.AddJoint(RevoluteJoint("hinge", plant.world_frame(), C.body_frame(), [0, 1, 0]))
+    hinge2 = plant.AddJoint(RevoluteJoint("hinge2", plant.world_frame(), D.body_frame(), [1, 0, 0]))
+    if constraint == "ball":
+        plant.AddBallConstraint(A, [0.1, 0.0, 0.0], B, [-0.1, 0.05, 0.0])
+    elif constraint == "weld":
+        plant.AddWeldConstraint(A, RigidTransform(RollPitchYaw(0.1, 0.2, 0.3), [0.1, 0, 0]), B,
+                                RigidTransform([-0.1, 0, 0.02]))
+    elif constraint == "distance":
+        plant.AddDistanceConstraint(A, [0.1, 0.0, 0.0], B, [-0.1, 0.0, 0.0], 0.3)
+        plant.AddDistanceConstraint(A, [0.0, 0.1, 0.0], C, [0.0, 0.0, 0.2], 0.5, 2e3, 30.0)
+    else:
+        plant.AddCouplerConstraint(hinge, hinge2, 2.0, 0.1)
+    plant.Finalize()
+    if python:
+        plant._pipeline.features = ["the Python path, for comparison"]
+    context = plant.CreateDefaultContext()
+    plant.SetFreeBodyPose(context, A, RigidTransform(RollPitchYaw(0.2, 0, 0.1), [0.0, 0.0, 1.0]))
+    plant.SetFreeBodyPose(context, B, RigidTransform([0.25, 0.05, 1.1]))
+    plant.SetVelocities(context, np.linspace(-1, 1, plant.num_velocities()))
+    return plant, context
+
+
+@pytest.mark.parametrize("constraint", ["ball", "weld", "distance", "coupler"])
+def test_drake_constraints_match_python_path(constraint):
+    compiled, cc = _drake_style(False, constraint)
+    python, cp = _drake_style(True, constraint)
+    assert UncompiledFeatures(compiled) == []
+    for k in range(300):
+        for plant, context in ((compiled, cc), (python, cp)):
+            plant._DiscreteStepUpdate(context, context.get_mutable_state())
+        np.testing.assert_allclose(compiled.GetPositionsAndVelocities(cc), python.GetPositionsAndVelocities(cp),
+                                   rtol=0, atol=1e-11, err_msg=f"step {k}")
+    assert np.abs(compiled.GetVelocities(cc)).max() > 0.1
+
+
+def test_coincident_distance_points_and_bad_mocap_poses_are_named():
+    plant, context = _drake_style(False, "distance")
+    A = plant.GetBodyByName("A")
+    plant.SetFreeBodyPose(context, plant.GetBodyByName("B"), RigidTransform([0.2, 0.0, 1.0]))
+    plant.SetFreeBodyPose(context, A, RigidTransform([0.0, 0.0, 1.0]))  # P (on A) and Q (on B) coincide
+    x = plant.GetPositionsAndVelocities(context).copy()
+    with pytest.raises(ValueError, match="Distance constraint 0.*coincide"):
+        plant._DiscreteStepUpdate(context, context.get_mutable_state())
+    np.testing.assert_array_equal(plant.GetPositionsAndVelocities(context), x)
+    mjcf, _, _, mc = build_mjcf_scene(EQUALITIES)
+    port = mjcf.get_mocap_pose_input_port()
+    port.FixValue(mc, np.array([0.8, 0, 0.6, 0, 0, 0, 0.0]))
+    with pytest.raises(ValueError, match="zero quaternion.*hand"):
+        mjcf._DiscreteStepUpdate(mc, mc.get_mutable_state())
+    port.FixValue(mc, np.array([np.nan, 0, 0.6, 1, 0, 0, 0.0]))
+    with pytest.raises(RuntimeError, match="mocap_pose input has non-finite"):
+        mjcf._DiscreteStepUpdate(mc, mc.get_mutable_state())

@@ -44,3 +44,29 @@ def test_bad_inputs_name_the_member(plant):
         continuous = MultibodyPlant(0.0)
         continuous.Finalize()
         BatchedStepper(continuous, 2)
+
+
+MOCAP_WELD = """<mujoco model="mocap_weld"><worldbody>
+<body name="hand" mocap="true" pos="0.8 0 0.6"><geom type="sphere" size="0.02" contype="0" conaffinity="0"/></body>
+<body name="box" pos="0.8 0 0.4"><freejoint/><geom type="box" size="0.05 0.04 0.03"/></body>
+<body name="a1" pos="0 0 1"><joint axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body>
+</worldbody><equality><weld body1="box" body2="hand" relpose="0 0 -0.2 1 0 0 0"/>
+<connect body1="a1" body2="box" anchor="0.3 0 0"/></equality></mujoco>"""
+
+
+def test_batch_of_an_mjcf_model_with_equalities_and_mocap():
+    """Members of a model with a connect and a weld to a mocap body step with the context's mocap pose, as it."""
+    mjcf = MultibodyPlant(0.002)
+    Parser(mjcf).AddModelsFromString(MOCAP_WELD, "xml")
+    mjcf.Finalize()
+    context = mjcf.CreateDefaultContext()
+    mjcf.get_mocap_pose_input_port().FixValue(context, np.array([0.9, 0.1, 0.7, 0.8, 0.0, 0.6, 0.0]))
+    x0 = np.tile(mjcf.GetPositionsAndVelocities(context), (2, 1))
+    x0[1, -1] = 0.5
+    x = BatchedStepper(mjcf, 2, context).Step(x0, num_steps=20)
+    for b in range(2):
+        mjcf.SetPositionsAndVelocities(context, x0[b])
+        for _ in range(20):
+            mjcf._DiscreteStepUpdate(context, context.get_mutable_state())
+        np.testing.assert_array_equal(x[b], mjcf.GetPositionsAndVelocities(context))
+    assert np.abs(x[0] - x0[0]).max() > 1e-3

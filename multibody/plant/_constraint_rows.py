@@ -113,10 +113,17 @@ class ConstraintRowModel:
             else:
                 raise ValueError(f"MultibodyPlant '{plant.get_name()}': constraint {k} has unknown kind '{kind}'")
         self._tendon_eq = _TendonEqualities.FromRows(self.equalities, m.ji, M0, kin0)
-        #: the equalities' compiled rows (multibody/pipeline/equality.py), shared by both paths
-        self.equality_arrays = EqualityArrays(self.equalities, self.body_invweight0, self.dof_invweight0,
-                                              None if self._tendon_eq is None else self._tendon_eq.Index)
-        self._equality_model = None
+        self._equality_arrays, self._equality_model = None, None
+
+    @property
+    def equality_arrays(self) -> tuple:
+        """The equalities' compiled rows (multibody/pipeline/equality.py EqualityArrays), shared by both paths;
+        built at the first step, after the plant has set MuJoCo's inverse weights of MJCF models in place
+        (_SetDiscreteConstraintSolver)."""
+        if self._equality_arrays is None:
+            self._equality_arrays = EqualityArrays(self.equalities, self.body_invweight0, self.dof_invweight0,
+                                                   None if self._tendon_eq is None else self._tendon_eq.Index)
+        return self._equality_arrays
 
     @property
     def equality_model(self):

@@ -132,6 +132,22 @@ class ConstraintRowModel:
             self._equality_model = new_equality_model(*self.equality_arrays)
         return self._equality_model
 
+    def PipelineEqualityModel(self, maps: list, offsets: list):
+        """The equalities' EqualityModel for the compiled step: tendon equalities index the Model's tendons (the
+        MJCF models `maps` in load order, model k's first tendon at row offsets[k]; pipeline/tendon.py), whose
+        lengths and moment arms the tendon stage computes. Without tendon equalities: `equality_model`."""
+        te = self._tendon_eq
+        if te is None:
+            return self.equality_model
+
+        def index(e: dict) -> tuple:
+            k1, k2, L1, L2, iw = te.Index(e)
+            rows = [offsets[next(i for i, pm in enumerate(maps) if pm is te.items[k][0])] + te.items[k][1]
+                    for k in (k1, k2) if k >= 0]
+            return rows[0], rows[1] if k2 >= 0 else -1, L1, L2, iw
+
+        return new_equality_model(*EqualityArrays(self.equalities, self.body_invweight0, self.dof_invweight0, index))
+
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_equality_model": None}
 

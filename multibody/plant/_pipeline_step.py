@@ -101,10 +101,6 @@ def UncompiledFeatures(plant) -> list[str]:
     out = []
     if plant._force_contributors:
         out.append("force contributors")
-    if any(c["kind"] == "MjcfTendon" for c in plant._constraints):
-        out.append("MJCF tendon equalities")
-    if plant._constraints and plant._PipelineApproximation() != APPROX_MUJOCO:
-        out.append("constraints (coupler, distance, ball, weld) with Drake's discrete contact approximations")
     solver = plant._contact_solver
     if plant._discrete_solver is not solver:
         out.append("a custom discrete constraint solver (_SetDiscreteConstraintSolver)")
@@ -227,7 +223,8 @@ class _PipelineStepMixin:
                 CompileActuation(self, mjcf, maps, TendonOffsets(maps)),
                 CompileRows(rows), CompileFluid(self), CompileIntegrator(self), CompileTendons(self, maps),
                 CompileSensors(maps, TendonOffsets(maps), mjcf.u_slices if mjcf is not None else [], SensorSupported),
-                rows.equality_model if rows is not None else CompileEquality([], np.zeros((0, 2)), np.zeros(0)))
+                rows.PipelineEqualityModel(maps, TendonOffsets(maps)) if rows is not None
+                else CompileEquality([], np.zeros((0, 2)), np.zeros(0)))
         tree, passive, act, rows, fluid, integ, ten, sens, eq = cache.tree
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
@@ -280,8 +277,9 @@ class _PipelineStepMixin:
 
     def _PipelineApproximation(self) -> int:
         """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model
-        without MuJoCo parameters, else MuJoCo's soft constraints."""
-        if getattr(self, "_has_mujoco_parameters", False):
+        without MuJoCo parameters or constraints, else MuJoCo's soft constraints (the equality rows of ball, weld,
+        distance and coupler constraints are MuJoCo rows, as on the Python path)."""
+        if getattr(self, "_has_mujoco_parameters", False) or self._constraints:
             return APPROX_MUJOCO
         return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
 

@@ -64,7 +64,9 @@ def test_batch_of_an_mjcf_model_with_equalities_and_mocap():
     x0 = np.tile(mjcf.GetPositionsAndVelocities(context), (2, 1))
     x0[1, -1] = 0.5
     x = BatchedStepper(mjcf, 2, context).Step(x0, num_steps=20)
-    for b in range(2):
+    for b in range(2):  # each member as a fresh context (the solver's warm start starts at zero)
+        context = mjcf.CreateDefaultContext()
+        mjcf.get_mocap_pose_input_port().FixValue(context, np.array([0.9, 0.1, 0.7, 0.8, 0.0, 0.6, 0.0]))
         mjcf.SetPositionsAndVelocities(context, x0[b])
         for _ in range(20):
             mjcf._DiscreteStepUpdate(context, context.get_mutable_state())

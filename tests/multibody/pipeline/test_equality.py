@@ -1,6 +1,7 @@
 """Equality constraints and mocap bodies in the compiled step (pipeline/equality.py, smooth.kinematics' mocap welds)
-against the plant's Python path (1e-11) and MuJoCo; Drake-style ball, weld, distance and coupler constraints against
-the Python path; the errors of undefined rows and bad mocap poses."""
+against the plant's Python path (1e-11) and MuJoCo (MJCF tendon equalities over the tendon stage included);
+Drake-style ball, weld, distance and coupler constraints against the Python path; the errors of undefined rows and
+bad mocap poses."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,9 +12,10 @@ from oracles import require_mujoco
 
 from mallard.multibody.math import RigidTransform, RollPitchYaw
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.plant._mjcf_state import GetMujocoState, SetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.multibody.tree import RevoluteJoint, SpatialInertia, UnitInertia
+from mallard.parsers import Parser
 
 # a hinge chain closed by a connect, a free box welded (torquescale, relpose) to a mocap body driven along a path,
 # a hinge pair coupled by a quartic joint equality and one hinge fixed by a single-joint equality; a floor
@@ -47,9 +49,14 @@ def _hand_pose(t: float) -> np.ndarray:
 
 
 def test_mjcf_equalities_and_mocap_match_python_path_and_mujoco():
+    """400 steps equal the Python path (1e-11) and follow mj_step within 10x MuJoCo's own spread (runs started
+    ±1e-12 away in qvel: about 2e-6 in qpos by step 400; the contacts and the stiff weld amplify differences)."""
     mujoco = require_mujoco()
     mm = mujoco.MjModel.from_xml_string(EQUALITIES)
     md = mujoco.MjData(mm)
+    near = [mujoco.MjData(mm) for _ in range(2)]
+    for sign, other in zip((1.0, -1.0), near):
+        other.qvel[:] += sign * 1e-12
     compiled, _, _, cc = build_mjcf_scene(EQUALITIES)
     python, _, _, cp = build_mjcf_scene(EQUALITIES)
     python._pipeline.features = ["the Python path, for comparison"]
@@ -57,17 +64,90 @@ def test_mjcf_equalities_and_mocap_match_python_path_and_mujoco():
     ports = [plant.get_mocap_pose_input_port() for plant in (compiled, python)]
     for k in range(400):
         pose = _hand_pose(k * mm.opt.timestep)
-        md.mocap_pos[0], md.mocap_quat[0] = pose[:3], pose[3:]
+        for data in (md, *near):
+            data.mocap_pos[0], data.mocap_quat[0] = pose[:3], pose[3:]
+            mujoco.mj_step(mm, data)
         for plant, context, port in ((compiled, cc, ports[0]), (python, cp, ports[1])):
             port.FixValue(context, pose)
             plant._DiscreteStepUpdate(context, context.get_mutable_state())
-        mujoco.mj_step(mm, md)
         np.testing.assert_allclose(compiled.GetPositionsAndVelocities(cc), python.GetPositionsAndVelocities(cp),
                                    rtol=0, atol=1e-11, err_msg=f"step {k}")
     qpos, qvel = GetMujocoState(compiled, cc)
-    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
-    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-5)
+    spread_q = max(np.abs(other.qpos - md.qpos).max() for other in near)
+    spread_v = max(np.abs(other.qvel - md.qvel).max() for other in near)
+    assert 0 < spread_q < 1e-4 and 0 < spread_v < 1e-4
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=10 * spread_q)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=10 * spread_v)
     assert np.abs(md.qvel).max() > 0.1  # the mocap body dragged the box, the chains swung
+    assert np.abs(md.efc_force[:md.ne]).max() > 0.1  # the equality rows carried force
+
+
+# MJCF tendon equalities over the tendon stage: a fixed tendon held at length0 + c0, a spatial tendon coupled to a
+# fixed one by a quartic, a wrapping tendon coupled to a rope (equality tendons index the Model's tendon rows)
+TENDON_EQUALITIES = """<mujoco model="ten_eq"><option timestep="0.002"/>
+<worldbody><site name="anchor" pos="0 0 1"/>
+<body name="b1" pos="0 0 1"><joint name="j1" axis="0 1 0" damping="0.1"/>
+  <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" mass="1"/><site name="s1" pos="0.2 0 0.05"/>
+  <body name="b2" pos="0.3 0 0"><joint name="j2" axis="0 1 0" damping="0.1"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.035" mass="0.7"/>
+    <geom name="wrapper" type="sphere" pos="0.15 0 0" size="0.05" contype="0" conaffinity="0"/>
+    <site name="side" pos="0.15 0 0.1"/>
+    <body name="b3" pos="0.3 0 0"><joint name="j3" axis="0 1 0" damping="0.1"/>
+      <joint name="j4" axis="1 0 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03" mass="0.5"/><site name="s3" pos="0.2 0 0.04"/>
+    </body></body></body>
+<body name="slider" pos="0.5 0.5 1"><joint name="js" type="slide" axis="0 0 1" damping="0.2"/>
+  <geom type="box" size="0.05 0.05 0.05" mass="0.3"/><site name="s4"/></body>
+</worldbody>
+<tendon>
+  <fixed name="fix1"><joint joint="j1" coef="1"/><joint joint="j2" coef="-0.5"/></fixed>
+  <fixed name="fix2"><joint joint="j4" coef="2"/></fixed>
+  <spatial name="spat"><site site="s1"/><site site="s3"/></spatial>
+  <spatial name="wrap"><site site="anchor"/><site site="s1"/><geom geom="wrapper" sidesite="side"/><site site="s3"/>
+  </spatial>
+  <spatial name="rope" limited="true" range="0 2"><site site="anchor"/><site site="s4"/></spatial>
+</tendon>
+<equality>
+  <tendon name="fixonly" tendon1="fix2" polycoef="0.1 0 0 0 0" solref="0.03 1.2"/>
+  <tendon name="coupled" tendon1="spat" tendon2="fix1" polycoef="0.01 0.3 -0.2 0.1 0.05"
+          solimp="0.8 0.9 0.002 0.4 2"/>
+  <tendon name="wrapfix" tendon1="wrap" tendon2="rope" polycoef="0 -0.5 0 0 0"/>
+</equality>
+</mujoco>"""
+
+
+def test_mjcf_tendon_equalities_match_python_path_and_mujoco():
+    """MuJoCo's mj_instantiateEquality for tendons (residual L1 − L1₀ − P(L2 − L2₀), J = J1 − P'·J2) from the tendon
+    stage's lengths and moment arms: 300 steps equal the Python path (1e-11) and mj_step (1e-6)."""
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(TENDON_EQUALITIES)
+    mm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    md = mujoco.MjData(mm)
+    rng = np.random.default_rng(4)
+    md.qpos[:] = mm.qpos0 + rng.uniform(-0.3, 0.3, mm.nq)
+    md.qvel[:] = rng.uniform(-1.0, 1.0, mm.nv)
+    plants = []
+    for python in (False, True):
+        plant = MultibodyPlant(0.002)
+        Parser(plant).AddModelsFromString(TENDON_EQUALITIES, "xml")
+        plant.Finalize()
+        if python:
+            plant._pipeline.features = ["the Python path, for comparison"]
+        context = plant.CreateDefaultContext()
+        SetMujocoState(plant, context, md.qpos.copy(), md.qvel.copy())
+        plants.append((plant, context))
+    (compiled, cc), (python, cp) = plants
+    assert UncompiledFeatures(compiled) == []
+    for k in range(300):
+        mujoco.mj_step(mm, md)
+        for plant, context in plants:
+            plant._DiscreteStepUpdate(context, context.get_mutable_state())
+        np.testing.assert_allclose(compiled.GetPositionsAndVelocities(cc), python.GetPositionsAndVelocities(cp),
+                                   rtol=0, atol=1e-11, err_msg=f"step {k}")
+    assert compiled._pipeline.compiled is not None  # stepped compiled
+    qpos, qvel = GetMujocoState(compiled, cc)
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
     assert np.abs(md.efc_force[:md.ne]).max() > 0.1  # the equality rows carried force
 
 

@@ -29,7 +29,8 @@ def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm
     ctrl[b] (B, nctrl) into X_next[b]; warm[b] is member b's previous results row and results[b] receives this
     step's (see forward.step)."""
     nx = m.tree.nq + m.tree.nv
-    for b in prange(X.shape[0]):
+    for i in prange(X.shape[0]):
+        b = np.int64(i)  # prange's index is unsigned; the typed List of Data indexes with a signed int
         status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, mocap,
                          collide, warm[b], X_next[b], results[b], time)
 

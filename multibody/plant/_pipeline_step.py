@@ -107,8 +107,9 @@ def UncompiledFeatures(plant) -> list[str]:
     if any(s.type == "plugin" for pm in GetMjcfPlantMaps(plant) for s in pm.model.sensors):
         out.append("MJCF plugin sensors")
     if any(any(s.type in ("force", "torque") for s in pm.model.sensors)
-           and any(e.type in ("connect", "weld") for e in pm.model.equalities) for pm in GetMjcfPlantMaps(plant)):
-        out.append("MJCF force / torque sensors with connect / weld equalities (their forces in cfrc_ext)")
+           and any(e.type in ("connect", "weld", "tendon") for e in pm.model.equalities)
+           for pm in GetMjcfPlantMaps(plant)):
+        out.append("MJCF force / torque sensors with connect / weld / tendon equalities (their forces in cfrc_ext)")
     act = getattr(plant, "_mjcf_actuation", None)
     if act is not None:
         if act.plugins:

@@ -75,7 +75,13 @@ def _compare(text: str, steps: int, seed: int, python_atol: float, mujoco_atol: 
     constant ctrl; assert they agree (positions, velocities, activations). Returns MuJoCo's model, data and the
     largest |actuator force| and activation range MuJoCo's steps saw."""
     mujoco = require_mujoco()
-    mm = mujoco.MjModel.from_xml_string(text)
+    try:
+        mm = mujoco.MjModel.from_xml_string(text)
+    except ValueError as err:  # MuJoCo's compiler itself fails on this model: no oracle to compare with
+        if "Lengthrange computation did not converge" not in str(err):
+            raise
+        pytest.skip(f"MuJoCo {mujoco.__version__} cannot load this model (its compiler's actuator lengthrange "
+                    f"computation does not converge: {' '.join(str(err).split())})")
     mm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     md = mujoco.MjData(mm)
     rng = np.random.default_rng(seed)

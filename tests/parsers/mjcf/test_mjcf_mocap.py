@@ -127,7 +127,9 @@ def test_mocap_pusher_moves_a_free_box(tmp_path):
         port.FixValue(context, np.concatenate([md.mocap_pos[0], md.mocap_quat[0]]))
         np.testing.assert_allclose(plant.GetPositions(context), _plant_q(md.qpos), atol=1e-6, rtol=0,
                                    err_msg=f"step {step}")
-        mujoco.mj_forward(mm, md)  # sensors of the mocap body: its pose from the input, zero velocity
+        if step == 0:  # before the first step the port holds the sensors of this state, as mj_forward
+            mujoco.mj_forward(mm, md)  # sensors of the mocap body: its pose from the input, zero velocity
+        # after a step: those of the step's starting state (with that step's mocap pose), as mj_step leaves them
         np.testing.assert_allclose(sensors.Eval(context), md.sensordata, atol=1e-6, rtol=0, err_msg=f"step {step}")
         mujoco.mj_step(mm, md)
         contacts = max(contacts, sum(1 for c in md.contact[:md.ncon] if {c.geom1, c.geom2} == {0, 2}))

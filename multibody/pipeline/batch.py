@@ -66,7 +66,7 @@ class BatchedStepper:
         self._nx = plant.num_positions() + plant.num_velocities() + (0 if act is None else act.na)
         self._nu = plant.num_actuated_dofs()
         self._nctrl = 0 if act is None else act.nu
-        self._bp = np.ascontiguousarray(context.get_numeric_parameter(plant._param_index).CopyToVector())
+        self._bp = np.ascontiguousarray(plant._body_params(context).ravel())
         self._g_W = np.ascontiguousarray(plant.gravity_field().gravity_vector(), dtype=np.float64)
         mocap = plant._mjcf_mocap
         self._mocap = np.zeros(0) if mocap is None else np.array(mocap.PoseVector(context), dtype=np.float64)

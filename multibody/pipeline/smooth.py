@@ -63,11 +63,12 @@ def new_tree_model(nq, nv, nb, h, order, ji, jf, refl, damping, has_damping, gra
     return t
 
 
-def CompileTree(plant, rows, tree_blocks) -> TreeModel:
+def CompileTree(plant, rows, tree_blocks, model=None) -> TreeModel:
     """The TreeModel of a finalized discrete plant. `rows` (plant/_constraint_rows.py ConstraintRowModel, or None)
-    gives MuJoCo's inverse weights; `tree_blocks` the dof ranges of the plant's trees (None: unknown). MJCF mocap
+    gives MuJoCo's inverse weights; `tree_blocks` the dof ranges of the plant's trees (None: unknown); `model` the
+    plant's CompiledModel with a Context's damping and reflected inertia (None: the plant's own). MJCF mocap
     bodies (plant._mjcf_mocap) are the welds the step poses from its mocap input."""
-    m = plant._model
+    m = plant._model if model is None else model
     blocks = tree_blocks
     mass_blocks = np.array([0, m.nv]) if blocks is None or blocks.shape[0] < 2 or blocks[-1] != m.nv else blocks
     if rows is not None:

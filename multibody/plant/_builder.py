@@ -18,7 +18,7 @@ from ..tree.joints import QuaternionFloatingJoint, WeldJoint
 from ..tree.rigid_body import RigidBody
 from ..tree.topology import check_topology, compile_model, floating_base_order
 from ...systems.framework import Value
-from .element_parameters import ElementParameters, _ElementParametersMixin
+from .element_parameters import _ElementParametersMixin
 
 
 class _TreeBuilderMixin(_ElementParametersMixin):
@@ -263,12 +263,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._frames.append(frame)
         return frame
 
-    def _frame_pose_overrides(self, context) -> dict:
-        """Frame index → (R_PF, p_PF) set in `context` by SetPoseInParentFrame (empty before Finalize)."""
-        if not self._finalized:
-            return {}
-        return self._element_parameters(context).frames
-
     def _SetFramePoseInContext(self, context, frame, R_PF, p_PF) -> None:
         self._ThrowIfNotFinalized("SetPoseInParentFrame")
         self._check_element(frame, "frame", self._frames)
@@ -278,8 +272,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
             raise RuntimeError(f"SetPoseInParentFrame: frame '{frame.name()}' places joint(s) {users}, whose frames "
                                "are compiled into the model at Finalize; mallard cannot change them per Context. "
                                "Give the frame its pose before Finalize instead.")
-        self._mutable_element_parameters(context).frames[int(frame.index())] = (
-            np.array(R_PF, dtype=float), np.array(p_PF, dtype=float))
+        self._set_frame_pose_parameter(context, frame, R_PF, p_PF)
 
     @staticmethod
     def _frame_depends_on(frame, other) -> bool:
@@ -540,7 +533,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._finalized = True
         with single_threaded_blas():  # small dense factorizations (see mallard.common.blas_threads)
             self._DeclareSystemResources()
-            self._element_params_index = self.DeclareAbstractParameter(Value(ElementParameters()))
             self._pd_controlled = [a.name() for a in self._actuators if a.has_controller()]
             self._nan_mass_bodies = CheckModelIsFinite(self)
             self._FinalizeContact()

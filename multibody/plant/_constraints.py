@@ -86,13 +86,12 @@ class _ConstraintsMixin:
     def GetConstraintActiveStatus(self, context, id) -> bool:
         """Whether the constraint is active in `context` (all are, by default)."""
         self._constraint_spec(id)
-        return int(id) not in self._element_parameters(context).inactive_constraints
+        return bool(self._constraint_status_map(context).get(int(id), True))
 
     def SetConstraintActiveStatus(self, context, id, status: bool) -> None:
         """Activate or deactivate a constraint in `context` only."""
         self._constraint_spec(id)
-        inactive = self._mutable_element_parameters(context).inactive_constraints
-        (inactive.discard if status else inactive.add)(int(id))
+        self._constraint_status_map(context, mutable=True)[int(id)] = bool(status)
 
     def _default_distance_params(self, spec) -> DistanceConstraintParams:
         return DistanceConstraintParams(spec["body_A"].index(), spec["p_AP"], spec["body_B"].index(), spec["p_BQ"],
@@ -106,7 +105,7 @@ class _ConstraintsMixin:
     def GetDistanceConstraintParams(self, context, *args, **kwargs):
         """GetDistanceConstraintParams(context) → {id: params} or (context, id) → the params in `context`."""
         b = bind("GetDistanceConstraintParams", args, kwargs, (), ("id",))
-        overrides = self._element_parameters(context).distance_params
+        overrides = self._distance_params_map(context)
         if "id" not in b:
             return {k: overrides.get(int(k), v) for k, v in self.GetDefaultDistanceConstraintParams().items()}
         spec = self._constraint_spec(b["id"])
@@ -121,7 +120,7 @@ class _ConstraintsMixin:
             raise ValueError("SetDistanceConstraintParams: the bodies of a distance constraint cannot change")
         if not params.distance() > 0:
             raise ValueError(f"SetDistanceConstraintParams: distance must be positive, got {params.distance()}")
-        self._mutable_element_parameters(context).distance_params[int(id)] = params
+        self._distance_params_map(context, mutable=True)[int(id)] = params
 
     def constraint_specs(self) -> list[dict]:
         """The stored constraint specifications (dicts with 'kind' and the element parameters)."""

@@ -31,7 +31,7 @@ class _ContinuousDynamicsMixin:
                 f"its {len(self._constraints)} constraint(s) (e.g. {self._constraints[0]['kind']}); construct the "
                 "plant with time_step > 0 so the discrete constraint solver enforces them")
         kin = self._eval_kinematics(context)
-        m = self._model
+        m = self._ModelFor(context)  # the context's damping and reflected inertia
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=True)
         try:
             if self._tendon_inertia is None:

@@ -21,10 +21,12 @@ class _DiscreteStepMixin:
         if getattr(self, "_step_arrays_model", None) is not m:
             self._InitDiscreteStepArrays()
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=False)
+        mc = self._ModelFor(context)  # the context's damping and reflected inertia
+        has_damping = self._has_damping if mc is m else bool(np.any(mc.damping))
         if self._discrete_solver is None and self._tendon_inertia is None:
             try:
-                x_next, a = pl.discrete_step(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, kin.V,
-                                             kin.c, F, tau, m.damping, self._time_step, kin.q, kin.v)
+                x_next, a = pl.discrete_step(m.order, m.ji, mc.reflected_inertia, kin.S, kin.Iw, kin.p_WB, kin.V,
+                                             kin.c, F, tau, mc.damping, self._time_step, kin.q, kin.v)
             except np.linalg.LinAlgError:
                 self._ThrowSingularMassMatrix(context)
             if getattr(self, "_mjcf_maps", None):  # MJCF models: MuJoCo's q update (exact quaternion exponential)
@@ -33,13 +35,13 @@ class _DiscreteStepMixin:
                                                           pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next))
         else:
             h = self._time_step
-            M_hat = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
-            if self._has_damping:
-                M_hat[self._diag_rows, self._diag_rows] += h * m.damping
-                tau = tau - m.damping * kin.v
+            M_hat = pl.mass_matrix_from_inertias(m.order, m.ji, mc.reflected_inertia, kin.S, kin.Iw)
+            if has_damping:
+                M_hat[self._diag_rows, self._diag_rows] += h * mc.damping
+                tau = tau - mc.damping * kin.v
             # a_free = (M + hD)^-1 (τ − D v − C v): the bias by RNEA at v̇ = 0, the solve by a tree-ordered
             # envelope Cholesky of M̂ (sparse per tree, no second mass matrix)
-            minus_rhs = pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
+            minus_rhs = pl.inverse_dynamics_from_inertias(m.order, m.ji, mc.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
                                                           kin.V, kin.c, self._zero_vdot, F, tau)
             if self._tendon_inertia is not None:  # MJCF tendon armature (_mjcf_tendon_armature.py)
                 self._tendon_inertia.AddToMassMatrixAndBias(kin, M_hat, minus_rhs)

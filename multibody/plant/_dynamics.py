@@ -46,7 +46,7 @@ class _DynamicsMixin:
         """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
         self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
         kin = self._eval_kinematics(context)
-        f = self._fast
+        f = self._EvalElementValues(context).fast  # the context's reflected inertia
         M = np.empty(f.M_shape)
         f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
         if self._tendon_inertia is not None:
@@ -67,7 +67,7 @@ class _DynamicsMixin:
 
     def _rnea(self, context, vdot, F_Bo_W=None, tau_app=None, with_velocity=True) -> np.ndarray:
         kin = self._eval_kinematics(context)
-        m = self._model
+        m = self._ModelFor(context)  # the context's reflected inertia
         zeros6 = self._zeros_b6
         V, c = (kin.V, kin.c) if with_velocity else (zeros6, zeros6)
         tau = pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB, V, c,
@@ -91,7 +91,7 @@ class _DynamicsMixin:
         """τ = M(q)v̇ + C(q,v)v − τ_app − Σ J_WBᵀ·Fapp_Bo_W (recursive Newton–Euler)."""
         self._ThrowIfElementParametersChangeDynamics(context, "CalcInverseDynamics")
         kin = self._eval_kinematics(context)
-        f = self._fast
+        f = self._EvalElementValues(context).fast  # the context's reflected inertia
         vdot = self._check_size(known_vdot, f.nv, "known_vdot")
         forces = self._check_forces(external_forces, "CalcInverseDynamics")
         tau = np.empty(f.nv)
@@ -136,7 +136,7 @@ class _DynamicsMixin:
         for fe in self._force_elements[1:]:
             fe._CalcAndAddForceContribution(context, kin, q, v, F, tau)
         if include_damping:
-            tau -= self._model.damping * v
+            tau -= self._ModelFor(context).damping * v
         return F, tau
 
     # ---- energy and power -------------------------------------------------------------------------------

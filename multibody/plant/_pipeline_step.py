@@ -123,10 +123,11 @@ class _PipelineCache:
     parts fixed after Finalize and the force elements the step evaluates in Python (a user's ForceElement
     subclasses)."""
 
-    __slots__ = ("features", "compiled", "tree", "python_forces")
+    __slots__ = ("features", "compiled", "tree", "python_forces", "variants")
 
     def __init__(self):
         self.features, self.compiled, self.tree, self.python_forces = None, None, None, None
+        self.variants = {}  # ElementValues.key → the Model of a Context's damping and reflected inertia
 
     def __getstate__(self) -> dict:
         return {}
@@ -181,20 +182,26 @@ class _PipelineStepMixin:
         if collide:
             query = self._geometry_query_port.Eval(context)
             scene = query._sg._state(query._context).compiled()
-        got = cache.compiled
         options = self.get_constraint_solver_options()
+        key = self._EvalElementValues(context).key
+        got = cache.compiled if key is None else cache.variants.get(key)
         if got is None or got.scene is not scene or got.options is not options:
-            got = self._CompilePipelineModel(scene, options, query)
+            got = self._CompilePipelineModel(scene, options, query, None if key is None else self._ModelFor(context))
             if got is None:
                 return None
-            cache.compiled = got
+            if key is None:
+                cache.compiled = got
+            else:
+                if len(cache.variants) > 16:
+                    cache.variants.clear()
+                cache.variants[key] = got
         return got
 
     def _ContextOverridesCompiledForces(self, context) -> tuple[str, ...]:
         """The per-context constants of compiled force elements set in `context` (RevoluteSpring.SetStiffness,
         ...): the compiled Model holds the defaults, so such a context steps on the Python path, which reads them.
         Allocates nothing when the context changes none (the usual step)."""
-        changed = context.get_abstract_parameter(self._element_params_index).get_value().force_elements
+        changed = self._EvalElementValues(context).force_elements
         if not changed:
             return ()
         return tuple(f"{type(self._force_elements[k]).__name__} {k} {name}" for k, name in sorted(changed)
@@ -211,8 +218,9 @@ class _PipelineStepMixin:
             cached = context._mbp_query_wiring = (version, self._geometry_query_port.HasValue(context))
         return cached[1]
 
-    def _CompilePipelineModel(self, scene, options, query) -> _CompiledModel | None:
-        """The Model for SceneGraph geometry data `scene` (a CompiledScene; None: no contacts) and `options`."""
+    def _CompilePipelineModel(self, scene, options, query, model=None) -> _CompiledModel | None:
+        """The Model for SceneGraph geometry data `scene` (a CompiledScene; None: no contacts) and `options`;
+        `model`: the plant's CompiledModel with a Context's damping and reflected inertia (None: the plant's)."""
         solver = self._contact_solver
         cache = self._pipeline
         if cache.tree is None:
@@ -227,6 +235,9 @@ class _PipelineStepMixin:
                 rows.PipelineEqualityModel(maps, TendonOffsets(maps)) if rows is not None
                 else CompileEquality([], np.zeros((0, 2)), np.zeros(0)))
         tree, passive, act, rows, fluid, integ, ten, sens, eq = cache.tree
+        if model is not None:
+            tree = CompileTree(self, solver.rows if solver is not None else None,
+                               solver.tree_blocks if solver is not None else None, model)
         opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
         geom_rows, geom_ids, pairs = [], [], []
         approx = self._PipelineApproximation()
@@ -324,7 +335,7 @@ class _PipelineStepMixin:
             f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
         d = self._pipeline_data._eval(context)._value.data
         x = self._qv_vector(context)._data
-        bp = context.get_numeric_parameter(self._param_index)._data
+        bp = self._element_cache._eval(context)._value.bp_flat
         time = context.get_time()
         if not _STEP_ENTRY:
             _STEP_ENTRY.append(compiled_entry(step, model, d, x, bp, u, ctrl, a0, a1, tau_in, F_in, f.g_W, mocap,

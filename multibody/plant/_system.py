@@ -14,9 +14,7 @@ from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
 from ._mjcf_plant import GetMjcfPlantMaps
 from ._model_check import ThrowZeroQuaternion
-
-_PARAM_COLS = 13
-
+from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
 
 def _new_geometry_configuration_vector():
     from ...geometry import GeometryConfigurationVector
@@ -60,8 +58,8 @@ class _SystemMixin:
             self.DeclareContinuousState(nq, nv, 0)
             self._xc_model[:] = x0
             self._state_index = None
-        self._param_index = self.DeclareNumericParameter(m.body_params.ravel().copy())
         self._fast = FastModel(m, self._gravity_mask)
+        DeclareElementParameters(self)  # Drake's per-element parameters (element_parameters.py)
         self._zeros_b6 = np.zeros((m.nb, 6))
         self._zeros_b6.flags.writeable = False
         self._zeros_v = np.zeros(nv)
@@ -173,10 +171,8 @@ class _SystemMixin:
         return x[:self._xc_nq + self._xc_nv] if self._xc_nz else x
 
     def _body_params(self, context) -> np.ndarray:
-        return context.get_numeric_parameter(self._param_index).get_value().reshape(-1, _PARAM_COLS)
-
-    def _mutable_body_params(self, context) -> np.ndarray:
-        return context.get_mutable_numeric_parameter(self._param_index).get_mutable_value().reshape(-1, _PARAM_COLS)
+        """(nb × 13) mass, p_BoBcm_B and I_BBo_B (row-major) per body in `context` (read only)."""
+        return self._element_cache._eval(context)._value.bp
 
     def _eval_kinematics(self, context) -> Kinematics:
         """The cached kinematics of `context` (the hot path of every plant query: one check, one lookup)."""
@@ -194,7 +190,7 @@ class _SystemMixin:
         nq = self._model.nq
         jf = None if self._mjcf_mocap is None else self._mjcf_mocap.JointFrames(self, context, self._model.jf)
         try:
-            value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._body_params(context), jf))
+            value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._element_cache._eval(context)._value.bp, jf))
         except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
             ThrowZeroQuaternion(self, np.asarray(x[:nq]))
 
@@ -208,31 +204,30 @@ class _SystemMixin:
 
     # ---- parameters ---------------------------------------------------------------------------------------
     def _SetBodyMass(self, context, body, mass: float) -> None:
+        """Drake's RigidBody::SetMass: the mass parameter only (the unit inertia G_BBo_B is kept, so I_BBo_B scales)."""
         mass = float(mass)
         if not np.isfinite(mass) or mass < 0:
             raise ValueError(f"body '{body.name()}': mass must be finite and non-negative, got {mass}")
-        bp = self._mutable_body_params(context)
-        b = int(body.index())
-        old = bp[b, 0]
-        if old > 0:
-            bp[b, 4:13] *= mass / old
-        bp[b, 0] = mass
+        self._body_vector(context, body, mutable=True)[0] = mass
 
-    def _SetBodyCom(self, context, body, com: np.ndarray) -> None:
-        bp = self._mutable_body_params(context)
-        b = int(body.index())
-        m, c_old = bp[b, 0], bp[b, 1:4].copy()
-        shift = lambda c: m * (np.dot(c, c) * np.eye(3) - np.outer(c, c))  # noqa: E731
-        I_cm = bp[b, 4:13].reshape(3, 3) - shift(c_old)
-        bp[b, 1:4] = com
-        bp[b, 4:13] = (I_cm + shift(com)).ravel()
+    def _SetBodyCom(self, context, body, com: np.ndarray, preserve_central_inertia: bool = False) -> None:
+        """Set p_BoBcm_B in `context`: keeping G_BBo_B (Drake's SetCenterOfMassInBodyFrame), or the inertia about
+        the center of mass (SetCenterOfMassInBodyFrameAndPreserveCentralInertia)."""
+        com = np.asarray(com, dtype=float).reshape(3)
+        vec = self._body_vector(context, body, mutable=True)
+        if preserve_central_inertia:
+            row = self._body_params(context)[int(body.index())]
+            m, c_old = row[0], row[1:4]
+            shift = lambda c: m * (np.dot(c, c) * np.eye(3) - np.outer(c, c))  # noqa: E731
+            I_BBo = row[4:13].reshape(3, 3) - shift(c_old) + shift(com)
+            vec[:] = SpatialInertiaToVector(m, com, I_BBo)
+        else:
+            vec[1:4] = com
 
     def _SetBodySpatialInertia(self, context, body, M_BBo_B) -> None:
         from ..tree._convert import spatial_inertia_to_arrays
         m, com, I = spatial_inertia_to_arrays(M_BBo_B, f"body '{body.name()}' spatial inertia")
-        bp = self._mutable_body_params(context)
-        b = int(body.index())
-        bp[b, 0], bp[b, 1:4], bp[b, 4:13] = m, com, I.ravel()
+        self._body_vector(context, body, mutable=True)[:] = SpatialInertiaToVector(m, com, I)
 
     # ---- inputs ------------------------------------------------------------------------------------------
     def get_mocap_pose_input_port(self):
@@ -438,7 +433,7 @@ class _SystemMixin:
         Iw = kin.Iw
         A = calc_accelerations(m.order, m.ji, kin.S, kin.c, vdot)
         F_O = body_forces_at_origin(kin.p_WB, F)
-        _, f = calc_inverse_dynamics(m.order, m.ji, kin.S, Iw, kin.V, A, F_O, np.zeros(m.nv), m.reflected_inertia,
+        _, f = calc_inverse_dynamics(m.order, m.ji, kin.S, Iw, kin.V, A, F_O, np.zeros(m.nv), self._ModelFor(context).reflected_inertia,
                                      vdot)
         out = []
         for j in self._joints:

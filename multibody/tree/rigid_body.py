@@ -36,6 +36,9 @@ class RigidBody(MultibodyElement):
             self._mass, self._com, self._I_BBo_B = 0.0, np.zeros(3), np.zeros((3, 3))
         else:
             self._mass, self._com, self._I_BBo_B = spatial_inertia_to_arrays(M_BBo_B, f"body '{name}' spatial inertia")
+        # G_BBo_B as given (a SpatialInertia keeps the unit inertia): the body's Context parameter, bit for bit
+        G = getattr(M_BBo_B, "_G", None)
+        self._G_BBo_B = None if G is None else np.array(G, dtype=float).reshape(3, 3)
         self._body_frame = RigidBodyFrame(self)
         self._floating_joint = None
 
@@ -116,8 +119,13 @@ class RigidBody(MultibodyElement):
         return self.GetParentPlant()._body_params(context)[self.index(), 1:4].copy()
 
     def SetCenterOfMassInBodyFrame(self, context, com: np.ndarray) -> None:
-        """Set p_BoBcm_B in `context`, keeping the rotational inertia about the center of mass."""
+        """Set p_BoBcm_B in `context`, keeping the unit inertia G_BBo_B about the body origin (as Drake)."""
         self.GetParentPlant()._SetBodyCom(context, self, np.asarray(com, dtype=float))
+
+    def SetCenterOfMassInBodyFrameAndPreserveCentralInertia(self, context, center_of_mass_position) -> None:
+        """Set p_BoBcm_B in `context`, changing G_BBo_B so that the inertia about the center of mass is kept."""
+        self.GetParentPlant()._SetBodyCom(context, self, np.asarray(center_of_mass_position, dtype=float),
+                                          preserve_central_inertia=True)
 
     def CalcSpatialInertiaInBodyFrame(self, context):
         """M_BBo_B in `context` as a SpatialInertia."""

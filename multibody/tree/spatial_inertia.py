@@ -118,7 +118,7 @@ class SpatialInertia:
             if m == 0.0 and not np.any(I_SScm_E._I):
                 return SpatialInertia._make(0.0, p, np.zeros((3, 3)))
             raise MathValueError(f"{func}(): mass = {m:g} must be positive and finite for a non-zero inertia.")
-        G = I_SScm_E._I / m + F.point_mass_unit_inertia(p)
+        G = I_SScm_E._I * (1.0 / m) + F.point_mass_unit_inertia(p)  # Drake divides by multiplying by 1/m
         return SpatialInertia._make(m, p, G, check=True)
 
     @staticmethod

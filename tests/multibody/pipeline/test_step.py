@@ -262,18 +262,32 @@ def test_per_context_spring_constants_change_the_compiled_simulation():
                                rtol=1e-9, atol=1e-9)
 
 
-def test_per_context_joint_damping_is_refused_by_the_compiled_step_and_the_batch():
-    """Joint damping set in a context is not in the compiled Model: stepping (one context or a batch) refuses it."""
+def test_per_context_joint_damping_steps_compiled_as_a_default_damping():
+    """Joint damping set in a context steps compiled (one context or a batch) as the same damping set as the
+    joint's default; a per-context spring constant the compiled Model lacks is refused by the batch."""
     import mallard.multibody.plant as mp
     import mallard.multibody.tree as mt
     from mallard.multibody.pipeline.batch import BatchedStepper
     plant, j, _ = _spring_pendulum(mp, mt)
     ctx = plant.CreateDefaultContext()
     j.SetDamping(ctx, 0.5)
-    with pytest.raises(RuntimeError, match="joint j damping"):
-        Simulator(plant, ctx).AdvanceTo(0.02)
-    with pytest.raises(RuntimeError, match="joint j damping"):
-        BatchedStepper(plant, 2, ctx)
+    j.set_angle(ctx, 0.5)
+    assert plant._PipelineModel(ctx) is not None
+    x0 = plant.GetPositionsAndVelocities(ctx)
+    Simulator(plant, ctx).AdvanceTo(0.3)
+    ref = mp.MultibodyPlant(0.01)
+    a = ref.AddRigidBody("a", mt.SpatialInertia.SolidBoxWithMass(1.0, 0.1, 0.1, 0.4))
+    rj = ref.AddJoint(mt.RevoluteJoint("j", ref.world_frame(), a.body_frame(), [1.0, 0.0, 0.0], damping=0.5))
+    ref.AddForceElement(mt.RevoluteSpring(rj, 0.2, 3.0))
+    ref.Finalize()
+    rctx = ref.CreateDefaultContext()
+    rj.set_angle(rctx, 0.5)
+    Simulator(ref, rctx).AdvanceTo(0.3)
+    np.testing.assert_allclose(plant.GetPositionsAndVelocities(ctx), ref.GetPositionsAndVelocities(rctx),
+                               rtol=1e-12, atol=1e-12)
+    batch = BatchedStepper(plant, 2, ctx)
+    X = batch.Step(np.stack([x0, x0]), num_steps=30)
+    np.testing.assert_allclose(X[1, :2], ref.GetPositionsAndVelocities(rctx), rtol=1e-12, atol=1e-12)
     ctx2 = plant.CreateDefaultContext()
     plant.GetForceElement(mt.ForceElementIndex(1)).SetStiffness(ctx2, 1.0)
     with pytest.raises(ValueError, match="per-context RevoluteSpring 1 stiffness"):

@@ -67,6 +67,12 @@ class BatchedStepper:
         self._nu = plant.num_actuated_dofs()
         self._nctrl = 0 if act is None else act.nu
         self._bp = np.ascontiguousarray(plant._body_params(context).ravel())
+        pd = plant._pd  # Drake's actuation rules: effort limits clamp u; PD controllers have no desired state here
+        self._u_bounds = None  # (disarmed: SAP leaves their actuators' u out), so their rows clamp to 0
+        if pd.active:
+            lo, hi = pd.lower.copy(), pd.upper.copy()
+            lo[pd.u_index] = hi[pd.u_index] = 0.0
+            self._u_bounds = (lo, hi)
         self._g_W = np.ascontiguousarray(plant.gravity_field().gravity_vector(), dtype=np.float64)
         mocap = plant._mjcf_mocap
         self._mocap = np.zeros(0) if mocap is None else np.array(mocap.PoseVector(context), dtype=np.float64)
@@ -99,6 +105,8 @@ class BatchedStepper:
         a (nu,) row is used for all members) and MJCF ctrl (B, nctrl)."""
         X = self._rows(x, self._nx, "the state").copy()
         U = self._rows(np.zeros(self._nu) if u is None else u, self._nu, "the actuation")
+        if self._u_bounds is not None:
+            U = np.clip(U, *self._u_bounds)
         C = self._rows(np.zeros(self._nctrl) if ctrl is None else ctrl, self._nctrl, "ctrl")
         X_next = np.empty_like(X)
         for _ in range(int(num_steps)):

@@ -19,6 +19,7 @@ from ..tree.rigid_body import RigidBody
 from ..tree.topology import check_topology, compile_model, floating_base_order
 from ...systems.framework import Value
 from .element_parameters import _ElementParametersMixin
+from .pd_control import PdControllers
 
 
 class _TreeBuilderMixin(_ElementParametersMixin):
@@ -533,7 +534,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._finalized = True
         with single_threaded_blas():  # small dense factorizations (see mallard.common.blas_threads)
             self._DeclareSystemResources()
-            self._pd_controlled = [a.name() for a in self._actuators if a.has_controller()]
+            self._pd = PdControllers(self)  # PD-controlled actuators and effort limits (pd_control.py)
             self._nan_mass_bodies = CheckModelIsFinite(self)
             self._FinalizeContact()
             if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)

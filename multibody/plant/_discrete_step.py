@@ -94,9 +94,9 @@ class _DiscreteStepMixin:
         compiled = self._PipelineModel(context)
         if compiled is not None:
             group = getattr(self, "_mjcf_act_group", None)
-            self._PipelineStep(context, compiled.model, self._pipeline_collide(context),
-                               state.get_mutable_discrete_state(0)._data, current.data, nxt.data,
-                               None if group is None else state.get_mutable_discrete_state(group)._data)
+            self._PipelineActuatedStep(context, compiled, False, state.get_mutable_discrete_state(0)._data,
+                                       current.data, nxt.data,
+                                       None if group is None else state.get_mutable_discrete_state(group)._data)
             view.set_value(nxt)
             self._pipeline_last = nxt
             return

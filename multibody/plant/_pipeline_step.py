@@ -44,6 +44,7 @@ from ..tree.force_element import GimbalLockError, LinearBushingRollPitchYaw, Lin
 from ._mjcf_plant import GetMjcfPlantMaps
 from ._mjcf_sensors import SensorSupported
 from ._model_check import ThrowZeroQuaternion
+from .element_parameters import VariantModel
 
 _F64 = np.dtype(np.float64)
 _APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR,
@@ -168,9 +169,10 @@ class _PipelineStepMixin:
             prerequisites_of_calc={self.nothing_ticket()})
 
     # ---- the model ------------------------------------------------------------------------------------------
-    def _PipelineModel(self, context) -> "_CompiledModel | None":
+    def _PipelineModel(self, context, extra_damping: np.ndarray | None = None) -> "_CompiledModel | None":
         """The compiled Model for this context (contacts on when `_pipeline_collide`), or None when the plant
-        steps on the Python path."""
+        steps on the Python path. `extra_damping` (nv): joint damping added to the context's (implicit PD
+        controllers, pd_control.py)."""
         cache = self._pipeline
         if cache.features is None:
             cache.features = UncompiledFeatures(self)
@@ -183,16 +185,19 @@ class _PipelineStepMixin:
             query = self._geometry_query_port.Eval(context)
             scene = query._sg._state(query._context).compiled()
         options = self.get_constraint_solver_options()
-        key = self._EvalElementValues(context).key
+        ev = self._EvalElementValues(context)
+        key, variant = ev.key, ev.model
+        if extra_damping is not None:
+            variant, _fast, key = VariantModel(self, ev.model.damping + extra_damping, ev.model.reflected_inertia)
         got = cache.compiled if key is None else cache.variants.get(key)
         if got is None or got.scene is not scene or got.options is not options:
-            got = self._CompilePipelineModel(scene, options, query, None if key is None else self._ModelFor(context))
+            got = self._CompilePipelineModel(scene, options, query, None if key is None else variant)
             if got is None:
                 return None
             if key is None:
                 cache.compiled = got
             else:
-                if len(cache.variants) > 16:
+                if len(cache.variants) > 64:
                     cache.variants.clear()
                 cache.variants[key] = got
         return got
@@ -296,14 +301,47 @@ class _PipelineStepMixin:
         return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
 
     # ---- one step ---------------------------------------------------------------------------------------------
+    def _PipelineActuatedStep(self, context, compiled, euler: bool, x_next: np.ndarray, warm: np.ndarray,
+                              results: np.ndarray, act_next: np.ndarray | None = None):
+        """The compiled step (`compiled`: the context's _CompiledModel; its Euler Model when `euler`) with Drake's
+        actuation rules when the plant has PD-controlled or effort-limited actuators (pd_control.py: clamped
+        inputs, implicit PD controllers re-solved until their saturation is consistent, the applied actuation in the
+        results row). Returns the context's Data."""
+        collide = self._pipeline_collide(context)
+        pd = self._pd
+        if not pd.active:
+            return self._PipelineStep(context, compiled.euler if euler else compiled.model, collide, x_next, warm,
+                                      results, act_next)
+        m = self._model
+        whole, connected, _tau, _F = self._input_wiring(context)
+        if not pd and whole and not connected:  # effort limits only, one input port: clamp it (no allocation)
+            raw = self._eval_input_raw(context, self._actuation_port._index)._data
+            u = np.clip(raw, pd.lower, pd.upper, out=pd.scratch)
+            return self._PipelineStep(context, compiled.euler if euler else compiled.model, collide, x_next, warm,
+                                      results, act_next, u=u)
+        datas = []
+
+        def run(u, extra_damping):
+            got = compiled if extra_damping is None else self._PipelineModel(context, extra_damping)
+            datas.append(self._PipelineStep(context, got.euler if euler else got.model, collide, x_next, warm, results,
+                                            act_next, u=u))
+            return x_next[m.nq:m.nq + m.nv]
+
+        applied = pd.ImplicitStep(self, context, run)
+        results[m.nv:m.nv + m.nu] = applied
+        return datas[-1]
+
     def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
-                      results: np.ndarray, act_next: np.ndarray | None = None):
+                      results: np.ndarray, act_next: np.ndarray | None = None, u: np.ndarray | None = None):
         """One compiled step from `context` into x_next, the MJCF activations' discrete state `act_next` (None: a
         scratch array) and the results row `results` (the previous row `warm`); raises the plant's errors. Returns
-        the context's Data. Allocates no Python object in the usual wiring."""
+        the context's Data. `u`: the actuation to apply (None: the actuation input). Allocates no Python object in
+        the usual wiring."""
         # the inputs: the actuation input read without copying it, the MJCF ctrl ports, the applied forces
         whole, connected, has_tau, has_F = self._input_wiring(context)
-        if self._model.nu == 0:
+        if u is not None:
+            pass
+        elif self._model.nu == 0:
             u = self._pipeline_zeros[0]
         elif whole and not connected:
             u = self._eval_input_raw(context, self._actuation_port._index)._data
@@ -455,8 +493,7 @@ class _PipelineStepMixin:
         cur = context.get_abstract_state(self._sampled_index).get_value()
         x_next = np.empty(m.nq + m.nv)
         results = np.empty(cur.data.shape[0])
-        d = self._PipelineStep(context, compiled.euler if contacts else compiled.model, self._pipeline_collide(context),
-                               x_next, cur.data, results)
+        d = self._PipelineActuatedStep(context, compiled, contacts, x_next, cur.data, results)
         return x_next, results, d
 
     def _PipelineSensorData(self, context) -> np.ndarray | None:

@@ -254,30 +254,43 @@ class _SystemMixin:
                           self._applied_spatial_force_port.HasValue(context)))
         return cached[1]
 
-    def _EvalActuation(self, context) -> np.ndarray:
+    def _ReadActuationInput(self, context) -> np.ndarray:
+        """u_ff (nu): the whole-plant actuation port plus the per-instance ports (additive; an unconnected port is
+        zero), as Drake's MultibodyPlant::CalcActuationInputWithoutEffortLimit; NaN raises naming the port."""
         m = self._model
         whole, connected, _tau, _F = self._input_wiring(context)
-        if whole and connected:
-            names = [self._instance_names[i] for i in connected]
-            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': the 'actuation' input port and per-instance "
-                               f"actuation ports {names} are both connected; connect one or the other")
+        u = np.zeros(m.nu)
+        for i in connected:
+            v = np.asarray(self._instance_actuation_ports[i].Eval(context), dtype=float)
+            if np.isnan(v).any():
+                raise RuntimeError(f"Actuation input port for model instance {self._instance_names[i]} contains "
+                                   "NaN.")
+            u[self._instance_u_indices(i)] = v
         if whole:
-            u = np.asarray(self._actuation_port.Eval(context), dtype=float)
-        elif m.nu == 0:  # no actuators: nothing to read
-            return np.zeros(0)
-        else:
-            u = np.zeros(m.nu)
-            for i, port in enumerate(self._instance_actuation_ports):
-                idx = self._instance_u_indices(i)
-                if idx.size == 0:
-                    continue
-                if not port.HasValue(context):
-                    raise RuntimeError(
-                        f"MultibodyPlant '{self.get_name()}': actuation input port for model instance "
-                        f"'{self._instance_names[i]}' must be connected (or connect the whole-plant 'actuation' port)")
-                u[idx] = port.Eval(context)
-        if np.isnan(u).any():
-            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': NaN in the actuation input")
+            v = np.asarray(self._actuation_port.Eval(context), dtype=float)
+            if np.isnan(v).any():
+                raise RuntimeError(f"MultibodyPlant '{self.get_name()}': NaN in the actuation input (Detected NaN "
+                                   "in the actuation input port for all instances)")
+            u += v
+        return u
+
+    def _EvalActuation(self, context) -> np.ndarray:
+        """The actuation the plant applies (nu), Drake's rules (pd_control.py): a continuous plant adds the armed PD
+        controllers' explicit terms and clamps to the effort limits; the discrete Python path clamps and leaves
+        PD-controlled actuators' inputs out as SAP does (it cannot solve implicit PD: an armed controller raises)."""
+        u = self._ReadActuationInput(context)
+        pd = self._pd
+        if not pd.active:
+            return u
+        if self._time_step == 0:
+            x = self._qv_view(context)
+            return pd.ContinuousActuation(self, context, u, x[:self._model.nq], x[self._model.nq:])
+        if pd and pd.Armed(self, context)[0].size:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': PD-controlled actuators with a desired state "
+                               f"need the compiled discrete step, but this plant steps on the Python path for "
+                               f"{self._pipeline.features}")
+        u = pd.ClampEffort(u)
+        u[pd.u_index] = 0.0  # SAP: a PD-controlled actuator's u_ff acts only through its armed controller
         return u
 
     def _EvalAppliedForces(self, context, kin):

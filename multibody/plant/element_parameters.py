@@ -19,7 +19,7 @@ from ...systems.framework import Value
 from ..kernels.entry_points import FastModel
 from ._model_check import ThrowIfNaNMassProperties
 
-__all__ = ["ElementValues", "DeclareElementParameters"]
+__all__ = ["ElementValues", "DeclareElementParameters", "VariantModel"]
 
 # force element class → its numeric groups, each a tuple of (name, default attribute, offset, size)
 _FORCE_ELEMENT_GROUPS = {
@@ -162,19 +162,25 @@ def _CalcElementValues(plant, context) -> ElementValues:
         v = _numeric(context, i)[off:off + size]
         if not np.array_equal(v, np.atleast_1d(default)):
             force_elements[key] = float(v[0]) if size == 1 else v.copy()
-    if np.array_equal(damping, m.damping) and np.array_equal(refl, m.reflected_inertia):
-        model, fast, key = m, plant._fast, None
-    else:
-        key = damping.tobytes() + refl.tobytes()
-        got = plant._element_variants.get(key)
-        if got is None:
-            model = dataclasses.replace(m, damping=damping, reflected_inertia=refl)
-            if len(plant._element_variants) > 16:
-                plant._element_variants.clear()
-            got = plant._element_variants[key] = (model, FastModel(model, plant._gravity_mask))
-        model, fast = got
+    model, fast, key = VariantModel(plant, damping, refl)
     return ElementValues(np.ascontiguousarray(bp), model, fast, frames, force_elements, locked, inactive, distance,
                          key)
+
+
+def VariantModel(plant, damping: np.ndarray, refl: np.ndarray):
+    """(model, fast model, key) of the plant's CompiledModel with joint damping `damping` and reflected inertia
+    `refl` (nv each): the plant's own with key None when they are its defaults, else a cached variant."""
+    m = plant._model
+    if np.array_equal(damping, m.damping) and np.array_equal(refl, m.reflected_inertia):
+        return m, plant._fast, None
+    key = damping.tobytes() + refl.tobytes()
+    got = plant._element_variants.get(key)
+    if got is None:
+        model = dataclasses.replace(m, damping=damping, reflected_inertia=refl)
+        if len(plant._element_variants) > 64:
+            plant._element_variants.clear()
+        got = plant._element_variants[key] = (model, FastModel(model, plant._gravity_mask))
+    return got[0], got[1], key
 
 
 def _same_distance(a, b) -> bool:
@@ -290,16 +296,11 @@ class _ElementParametersMixin:
         """The dynamics honor a Context's damping, rotor inertia, gear ratio and mass properties; they refuse a
         Context with locked joints, deactivated constraints or changed distance-constraint parameters rather than
         ignore them, and MJCF models' own integrators (which use the compiled defaults) refuse changed damping or
-        rotor inertia. `simulating`: the computation also applies actuation (steps, accelerations), so
-        PD-controlled actuators are checked too."""
+        rotor inertia. `simulating`: the computation also applies actuation (steps, accelerations)."""
         if not self._finalized:
             return
         if simulating and self._nan_mass_bodies.size:
             ThrowIfNaNMassProperties(self, context, what)
-        if simulating and self._pd_controlled:
-            raise RuntimeError(f"{what}: actuators {self._pd_controlled} have PD controllers (set_controller_gains); "
-                               "mallard's solver does not simulate Drake's implicit PD-controlled actuators yet. "
-                               "Control them with a PidController system wired to the actuation input instead.")
         ev = self._EvalElementValues(context)
         if not (ev.locked or ev.inactive or ev.distance or ev.key is not None):  # the usual step: no allocation
             return

@@ -129,14 +129,16 @@ class JointActuator(MultibodyElement):
 
     # ---- PD controller -------------------------------------------------------------------------------
     def set_controller_gains(self, gains: PdControllerGains) -> None:
-        """Give this actuator Drake's implicit PD controller (before Finalize; discrete plants only). mallard stores
-        the gains; simulating a plant with PD-controlled actuators raises until its solver supports them."""
+        """Give this actuator Drake's PD controller (before Finalize; pd_control.py): u = clamp(−Kp·(q − qd) −
+        Kd·(v − vd) + u_ff, ±effort_limit), implicit in a discrete plant as Drake's SAP, explicit in a continuous one;
+        (qd, vd) come from the plant's desired-state input port of the actuator's model instance."""
         self._pre_finalize("set_controller_gains")
         if not isinstance(gains, PdControllerGains):
             raise TypeError(f"actuator '{self._name}': gains must be a PdControllerGains, got {type(gains).__name__}")
-        if gains.p < 0 or gains.d < 0:
-            raise ValueError(f"actuator '{self._name}': PD gains must be non-negative, got {gains!r}")
-        self._controller_gains = PdControllerGains(gains.p, gains.d)
+        if not (np.isfinite(gains.p) and np.isfinite(gains.d)) or gains.p < 0 or gains.d < 0:
+            raise ValueError(f"actuator '{self._name}': PD gains must be finite and non-negative, got {gains!r}")
+        # both gains zero removes the controller, as Drake
+        self._controller_gains = None if gains.p == 0 and gains.d == 0 else PdControllerGains(gains.p, gains.d)
 
     def has_controller(self) -> bool:
         """Whether set_controller_gains gave this actuator a PD controller."""

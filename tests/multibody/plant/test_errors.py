@@ -123,19 +123,23 @@ def test_wrong_sizes_and_unknown_instances():
         plant.CalcBiasSpatialAcceleration(context, JacobianWrtVariable.kV, upper, np.zeros(3), upper, upper)
 
 
-def test_actuation_errors():
+def test_actuation_inputs_as_drake():
+    """Drake 1.51: unconnected actuation ports are zero, the whole-plant and per-instance ports add up, NaN raises."""
     plant = tw.build(tw.engine_mallard(), tw.double_pendulum())[0]
     context = plant.CreateDefaultContext()
-    with pytest.raises(RuntimeError, match="DefaultModelInstance.*must be connected"):
-        plant.get_generalized_acceleration_output_port()  # accessible
-        plant.EvalTimeDerivatives(context)
+    free = plant.EvalTimeDerivatives(context).CopyToVector()
     plant.get_actuation_input_port().FixValue(context, np.array([np.nan, 0.0]))
     with pytest.raises(RuntimeError, match="NaN in the actuation input"):
         plant.EvalTimeDerivatives(context)
-    plant.get_actuation_input_port().FixValue(context, np.zeros(2))
-    plant.get_actuation_input_port(plant.GetModelInstanceByName("DefaultModelInstance")).FixValue(context, np.zeros(2))
-    with pytest.raises(RuntimeError, match="both connected"):
-        plant.EvalTimeDerivatives(context)
+    plant.get_actuation_input_port().FixValue(context, np.array([0.5, -0.2]))
+    plant.get_actuation_input_port(plant.GetModelInstanceByName("DefaultModelInstance")).FixValue(
+        context, np.array([0.25, 0.1]))
+    both = plant.EvalTimeDerivatives(context).CopyToVector()
+    np.testing.assert_array_equal(plant.get_net_actuation_output_port().Eval(context), [0.75, -0.1])
+    other = plant.CreateDefaultContext()
+    plant.get_actuation_input_port().FixValue(other, np.array([0.75, -0.1]))
+    np.testing.assert_allclose(both, plant.EvalTimeDerivatives(other).CopyToVector(), rtol=1e-14, atol=1e-14)
+    assert np.abs(both - free).max() > 1e-3
 
 
 def test_joint_and_actuator_argument_errors():

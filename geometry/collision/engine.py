@@ -37,7 +37,7 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
             vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
             vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
             n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj,
-                        faces[fadr[j]:fadr[j + 1]])
+                        faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]])
             for c in range(n):
                 og1[k + c] = i
                 og2[k + c] = j
@@ -173,7 +173,7 @@ def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, v
         vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
         vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
         n = collide(out, k, forced_margin[q] + forced_gap[q], types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j],
-                    p[j], R[j], vj, faces[fadr[j]:fadr[j + 1]])
+                    p[j], R[j], vj, faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]])
         for c in range(n):
             og1[k + c] = i
             og2[k + c] = j

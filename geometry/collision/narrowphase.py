@@ -18,6 +18,7 @@ from mallard.geometry.collision import primitives as P
 from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
 from mallard.geometry.collision.gjk import epa, gjk, support, witness
 from mallard.geometry.collision.hfield import MAXCONPAIR, hfield_collide
+from mallard.geometry.collision.multiccd import multi_contact
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 MAXCON = 12  # most contacts one pair can produce (box-box clipping capacity), height fields aside
@@ -165,8 +166,9 @@ def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2):
 
 
 @njit(cache=True, error_model="numpy")
-def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
-    """One contact for a general convex pair: GJK when separated, EPA when overlapping."""
+def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2):
+    """One contact for a general convex pair: GJK when separated, EPA when overlapping; a penetrating
+    box/mesh pair without margin gets MuJoCo's multi-contact (collision/multiccd.py) where its faces touch."""
     W = np.zeros((4, 3))
     WA = np.zeros((4, 3))
     WB = np.zeros((4, 3))
@@ -193,15 +195,19 @@ def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2):
             put(out, k, 0.0, 0.5 * (pa + pb), n / ln)
             return 1
         return 0
+    if margin <= 0.0 and (t1 == BOX or t1 == MESH) and (t2 == BOX or t2 == MESH) and not (t1 == BOX and t2 == BOX):
+        nm = multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, n)
+        if nm > 0:
+            return nm
     put(out, k, -depth, 0.5 * (pa + pb), n)
     return 1
 
 
 @njit(cache=True, error_model="numpy")
-def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f2):
+def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2):
     """Contacts between geom1 and geom2 (t1 <= t2 required), written from row k; returns the count.
-    Contacts with dist > margin are not reported. ``f2`` holds geom2's hull faces if it is a mesh
-    (collision/hull_polygons.py; empty otherwise)."""
+    Contacts with dist > margin are not reported. ``f1``/``f2`` hold geom1's/geom2's hull faces if it is a
+    mesh (collision/hull_polygons.py; empty otherwise)."""
     if t1 == PLANE:
         if t2 == SPHERE:
             return P.plane_sphere(out, k, margin, p1, R1, s1, p2, R2, s2)
@@ -234,7 +240,7 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f2):
             return B.capsule_box(out, k, margin, p1, R1, s1, p2, R2, s2)
     elif t1 == BOX and t2 == BOX:
         return box_box(out, k, margin, p1, R1, s1, p2, R2, s2)
-    return convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2)
+    return convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2)
 
 
 @njit(cache=True, error_model="numpy")

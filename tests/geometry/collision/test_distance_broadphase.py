@@ -122,10 +122,10 @@ def test_mesh_hull_distance_and_contacts(models_dir):
     out = np.zeros((16, 10))
     lowest = v[:, 2].min()
     n = collide(out, 0, 0.0, PLANE, np.zeros(3), np.zeros(3), I3, E, 7, np.zeros(3),
-                np.array([0, 0, -lowest - 0.001]), I3, v, np.zeros(0))
+                np.array([0, 0, -lowest - 0.001]), I3, v, np.zeros(0), np.zeros(0))
     assert n == 1 and out[0, 0] == pytest.approx(-0.001, abs=1e-12)
     n = collide(out, 0, 0.0, PLANE, np.zeros(3), np.zeros(3), I3, E, 7, np.zeros(3),
-                np.array([0, 0, -lowest - 0.001]), I3, v, faces)
+                np.array([0, 0, -lowest - 0.001]), I3, v, np.zeros(0), faces)
     assert 1 <= n <= 4 and out[0, 0] == pytest.approx(-0.001, abs=1e-12)
     assert np.all(out[:n, 0] <= 0.0) and np.all(out[:n, 3] <= 0.0)
 

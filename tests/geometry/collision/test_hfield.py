@@ -61,7 +61,7 @@ class Oracle:
         n = collide(out, 0, margin, HFIELD, np.asarray(self.m.hfield_size[0][:3], float), self.d.geom_xpos[0].copy(),
                     self.d.geom_xmat[0].reshape(3, 3).copy(), self.vh, int(self.m.geom_type[1]),
                     self.m.geom_size[1].copy(), self.d.geom_xpos[1].copy(), self.d.geom_xmat[1].reshape(3, 3).copy(),
-                    NOVERTS, np.zeros(0))
+                    NOVERTS, np.zeros(0), np.zeros(0))
         return out[:n, :7]
 
     def surface(self, x, y):

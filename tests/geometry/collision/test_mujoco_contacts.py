@@ -33,7 +33,7 @@ def ours(t1, s1, X1, t2, s2, X2, margin=0.0):
     S2 = np.zeros(3)
     S2[:len(s2)] = s2
     out = np.zeros((16, 10))
-    n = collide(out, 0, margin, t1, S1, X1[0], X1[1], NOVERTS, t2, S2, X2[0], X2[1], NOVERTS, np.zeros(0))
+    n = collide(out, 0, margin, t1, S1, X1[0], X1[1], NOVERTS, t2, S2, X2[0], X2[1], NOVERTS, np.zeros(0), np.zeros(0))
     return out[:n]
 
 

@@ -4,13 +4,14 @@ EPA, engine_collision_gjk.c): up to four points where two faces touch, instead o
 Given the penetration normal n (geom 1 -> geom 2), each geom's feature that touches is its support set along n
 (geom 1) or -n (geom 2): a vertex, an edge or a face, whose candidate faces are the faces through all of it
 (mesh faces: collision/hull_polygons.py; box faces: its six sides). Two candidate faces whose normals are
-opposed within MuJoCo's face tolerance (cos > 0.996) touch face to face: geom 2's face is clipped by the side
-planes of geom 1's face, its vertices inside geom 1 are the contacts (at most four, the largest-area
-quadrilateral of them). Else an edge of one geom that is parallel to a candidate face of the other (|cos| <
-0.0888) is clipped by that face. Otherwise (vertex or edge against a face at an angle) the single EPA contact
-stands. Contact i: depth below geom 1's face plane d_i <= 0, normal minus geom 2's face normal (face-face, edge
-of 1) or geom 1's face normal (edge of 2), position halfway between the clipped vertex and its push out of the
-other geom."""
+opposed within MuJoCo's face tolerance (cos > 0.996) touch face to face: as MuJoCo 4 (checked against it to
+1e-16), geom 1's face is clipped by the side planes of geom 2's face (planes through its edges containing geom
+1's normal), the clipped vertices below geom 2's face are the contacts, each at its depth below that face, at
+the midpoint of the vertex and the vertex pushed along geom 2's normal by that depth, normal along -n2 (more
+than four: the largest-area quadrilateral by MuJoCo's polygonQuad walk; MuJoCo 4 prunes some polygons of more
+than four vertices to another quadrilateral). Else an edge of one geom that is parallel to a candidate face of
+the other (|cos| < 0.0888) is clipped by that face (two contacts). Otherwise (vertex or edge against a face at
+an angle) the single EPA contact stands."""
 from __future__ import annotations
 
 import math
@@ -227,20 +228,20 @@ def _quad(poly, n):
 
 
 @njit(cache=True, error_model="numpy")
-def _clip(face1, face2, n, wdir, dists, w1, w2):
-    """Clip polygon face2 by the planes through the edges of polygon face1 along -wdir (MuJoCo 4: the clipped
-    vertices are face1's corners moved along face2's normal, not along face1's normal n), keep the vertices on
-    or below face1's plane; contacts: their depths below it along n and witness points (w1: pushed along -wdir,
-    w2: the vertex), at most four. Returns the count (MuJoCo's polygonClip)."""
+def _clip(face1, face2, n, sdir, wdir, dists, w1, w2):
+    """Clip polygon face2 by the planes through the edges of polygon face1 that contain direction sdir, keep
+    the vertices on or below face1's plane (normal n); contacts: their depths below it along n and witness
+    points (w1: the vertex pushed along -wdir by its depth, w2: the vertex), at most four (the largest-area
+    quadrilateral of more). Returns the count (MuJoCo's polygonClip)."""
     n1, n2 = face1.shape[0], face2.shape[0]
     if n1 < 3:
         return 0
     cap = 2 * (n1 + n2) + 8
     pn = np.empty((n1, 3))
     pd = np.empty(n1)
-    for i in range(n1):  # side planes of face1 along the other face's normal (-wdir; n up to the tilt)
+    for i in range(n1):  # side planes of face1 containing sdir
         a, b = face1[i], face1[(i + 1) % n1]
-        pn[i] = _normalize(cross3(b - a, -wdir))
+        pn[i] = _normalize(cross3(b - a, sdir))
         pd[i] = dot3(pn[i], a)
     poly = np.empty((cap, 3))
     clipped = np.empty((cap, 3))
@@ -336,7 +337,8 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, normal
             if dot3(na, nb) < -FACE_TOL:
                 face1 = _face_vertices(t1, s1, p1, R1, v1, f1, c1[a])
                 face2 = _face_vertices(t2, s2, p2, R2, v2, f2, c2[b])
-                nc = _clip(face1, face2, na, nb, dists, w1, w2)
+                nc = _clip(face2, face1, nb, -na, -nb, dists, w1, w2)
+                flip = True
                 break
         if nc >= 0:
             break
@@ -350,7 +352,7 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, normal
                     if abs(dot3(_normalize(ends[e] - x0), nb)) < EDGE_TOL:
                         edge = np.empty((2, 3))
                         edge[0], edge[1] = x0, ends[e]
-                        nc = _clip(_face_vertices(t2, s2, p2, R2, v2, f2, c2[b]), edge, nb, -nb, dists, w1, w2)
+                        nc = _clip(_face_vertices(t2, s2, p2, R2, v2, f2, c2[b]), edge, nb, nb, -nb, dists, w1, w2)
                         flip = True
                         break
                 if nc >= 0:
@@ -363,7 +365,7 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, normal
                     if abs(dot3(_normalize(ends[e] - x0), na)) < EDGE_TOL:
                         edge = np.empty((2, 3))
                         edge[0], edge[1] = x0, ends[e]
-                        nc = _clip(_face_vertices(t1, s1, p1, R1, v1, f1, c1[a]), edge, na, -na, dists, w1, w2)
+                        nc = _clip(_face_vertices(t1, s1, p1, R1, v1, f1, c1[a]), edge, na, na, -na, dists, w1, w2)
                         break
                 if nc >= 0:
                     break

@@ -1,6 +1,6 @@
 """MuJoCo 4's multi-contact for penetrating box/mesh and mesh/mesh pairs (collision/multiccd.py) against MuJoCo's
-contacts: face on face (clipped, pruned to four), a corner into a face (EPA's one);
-and a box and a prism dropped on a mesh slab against mj_step."""
+contacts: face on face, an edge along a face, a corner into a face (EPA's one); and a box and a mesh block
+dropped on a mesh slab against mj_step."""
 from __future__ import annotations
 
 import warnings
@@ -21,56 +21,76 @@ from mallard.systems.framework import DiagramBuilder
 
 _HEX = " ".join(f"{0.05 * np.cos(a):.6f} {0.05 * np.sin(a):.6f} {z}" for z in (-0.02, 0.02)
                 for a in np.arange(6) * np.pi / 3 + 0.2)
-_SLAB = "-.3 -.2 -.03  .3 -.2 -.03  .3 .2 -.03  -.3 .2 -.03  -.3 -.2 .03  .3 -.2 .03  .3 .2 .03  -.3 .2 .03"
-ASSETS = f'<asset><mesh name="slab" vertex="{_SLAB}"/><mesh name="hex" vertex="{_HEX}"/></asset>'
+_BIGHEX = " ".join(f"{r * np.cos(a):.6f} {r * np.sin(a):.6f} {z}" for z in (-0.03, 0.03)
+                   for r, a in zip((0.3, 0.28, 0.31, 0.29, 0.3, 0.27), np.arange(6) * 1.1 + 0.2))
 
-# (name, the moving geom and its pose): each penetrates the slab's top face
+
+def _box_mesh(x: float, y: float, z: float) -> str:
+    return " ".join(f"{sx * x} {sy * y} {sz * z}" for sz in (-1, 1) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+
+
+ASSETS = (f'<asset><mesh name="slab" vertex="{_box_mesh(.3, .2, .03)}"/><mesh name="hex" vertex="{_HEX}"/>'
+          f'<mesh name="small" vertex="{_box_mesh(.04, .03, .02)}"/><mesh name="bighex" vertex="{_BIGHEX}"/></asset>')
+_SLAB, _BOX = '<geom type="mesh" mesh="slab"/>', '<geom type="box" size=".3 .2 .03"/>'
+
+# (the fixed geom, the moving geom and its pose, MuJoCo's contact count): each penetrates the fixed geom's top
 CASES = {
-    "box_face": ('<geom type="box" size=".04 .03 .02"/>', "0.02 0.01 0.048", "0.02 -0.015 0.3"),
-    "hex_face": ('<geom type="mesh" mesh="hex"/>', "-0.05 0.03 0.0495", "0.01 0.02 -0.4"),
-    "hex_corner": ('<geom type="mesh" mesh="hex"/>', "0.05 0 0.076", "35 30 10"),
+    "box_face": (_SLAB, '<geom type="box" size=".04 .03 .02"/>', "0.02 0.01 0.048", "0.02 -0.015 0.3", 4),
+    "mesh_face": (_SLAB, '<geom type="mesh" mesh="small"/>', "0.02 0.01 0.0495", "0.01 0.02 -0.4", 4),
+    "mesh_face_on_heptagon": ('<geom type="mesh" mesh="bighex"/>', '<geom type="mesh" mesh="small"/>',
+                              "0.02 0.01 0.0495", "0.01 0.02 -0.4", 4),
+    "big_box_on_mesh": ('<geom type="mesh" mesh="small"/>', _BOX, "0.02 0.01 0.0495", "0.01 0.02 -0.4", 4),
+    "box_edge": (_SLAB, '<geom type="box" size=".04 .03 .03"/>', "0.02 0.01 0.0715", "45.1 0.3 0.3", 2),
+    "mesh_edge": (_BOX, '<geom type="mesh" mesh="small"/>', "0.02 0.01 0.0714", "0.3 45.1 0.2", 2),
+    "hex_tilted": ('<geom type="mesh" mesh="small"/>', '<geom type="mesh" mesh="hex"/>', "0 0 0.0405", "6 1 20", 2),
+    "hex_corner": (_SLAB, '<geom type="mesh" mesh="hex"/>', "0.05 0 0.076", "35 30 10", 1),
 }
 
 
-def _xml(geom: str, pos: str, euler: str) -> str:
-    return f"""<mujoco>{ASSETS}<worldbody><body euler="0.01 -0.005 0.2"><geom type="mesh" mesh="slab"/></body>
+def _xml(fixed: str, geom: str, pos: str, euler: str) -> str:
+    return f"""<mujoco>{ASSETS}<worldbody><body euler="0.01 -0.005 0.2">{fixed}</body>
       <body pos="{pos}" euler="{euler}"><freejoint/>{geom}</body></worldbody></mujoco>"""
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_contacts_equal_mujocos(name):
+    """Face against face: geom 1's face clipped by the side planes of geom 2's face (MuJoCo 4's roles), the
+    witness points on geom 1's face and pushed along geom 2's normal; an edge along a face; a corner (EPA)."""
     mujoco = require_mujoco()
-    xml = _xml(*CASES[name])
+    *case, count = CASES[name]
+    xml = _xml(*case)
     mm = mujoco.MjModel.from_xml_string(xml)
     md = mujoco.MjData(mm)
     mujoco.mj_forward(mm, md)
     model = load_mjcf(xml)
     hulls = {m.name: MujocoMeshHull(m) for m in model.meshes}
     args = []
-    for g in (0, 1):  # the slab (mesh) and the moving geom (box or mesh), in MuJoCo's pair order
+    for g in (0, 1):  # the fixed and the moving geom, in MuJoCo's pair order
         t = int(mm.geom_type[g])
         v, f = hulls[mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_MESH, mm.geom_dataid[g])] if t == 7 else (
             np.zeros((0, 3)), np.zeros(0))
         args.append((t, mm.geom_size[g].copy(), md.geom_xpos[g].copy(), md.geom_xmat[g].reshape(3, 3).copy(), v, f))
-    a, b = sorted(args, key=lambda x: x[0])
+    first = 0 if args[0][0] <= args[1][0] else 1
+    a, b = args[first], args[1 - first]
     out = np.zeros((16, 10))
     n = collide(out, 0, 0.0, *a[:5], *b[:5], a[5], b[5])
     mj = np.array([[c.dist, *c.pos, *c.frame[:3]] for c in md.contact[:md.ncon]])
-    assert n == md.ncon == {"box_face": 4, "hex_face": 4, "hex_corner": 1}[name]
-    mine = out[:n, :7]
+    assert n == md.ncon == count
+    mine = out[:n, :7].copy()
+    if int(md.contact[0].geom[0]) != first:  # MuJoCo's normal points from its first geom to its second
+        mine[:, 4:] *= -1
     order = [int(np.argmin(np.linalg.norm(mine[:, 1:4] - p, axis=1))) for p in mj[:, 1:4]]
     assert sorted(order) == list(range(n))
-    # the mesh frames (principal axes) agree with MuJoCo's to ~1e-10 (MuJoCo's Jacobi eigensolver), the geom
-    # poses here are MuJoCo's; one contact is EPA's depth and point (not MuJoCo's own EPA)
-    tol = 1e-6 if name == "hex_corner" else 1e-8
+    # the geom poses here are MuJoCo's; the corner contact is EPA's depth and point (not MuJoCo's own EPA)
+    tol = 1e-6 if name == "hex_corner" else 1e-12
     np.testing.assert_allclose(mine[order], mj, rtol=0, atol=tol)
 
 
-def test_box_and_prism_dropped_on_a_mesh_slab_match_mujoco():
+def test_box_and_mesh_block_dropped_on_a_mesh_slab_match_mujoco():
     mujoco = require_mujoco()
     xml = f"""<mujoco><option timestep="0.002"/>{ASSETS}<worldbody><geom type="mesh" mesh="slab"/>
       <body pos="-.1 0 .08" euler="0.02 -0.01 0.3"><freejoint/><geom type="box" size=".04 .03 .02"/></body>
-      <body pos=".15 0 .08" euler="-0.015 0.02 0.1"><freejoint/><geom type="mesh" mesh="hex"/></body>
+      <body pos=".15 0 .08" euler="-0.015 0.02 0.1"><freejoint/><geom type="mesh" mesh="small"/></body>
       </worldbody></mujoco>"""
     mm = mujoco.MjModel.from_xml_string(xml)
     md = mujoco.MjData(mm)

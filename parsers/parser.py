@@ -398,16 +398,21 @@ class Parser:
             for link in rec.links:
                 bodies[(rec.name, link.name)] = plant.AddRigidBody(link.name, instances[rec.name],
                                                                    inertias[(rec.name, link.name)])
+            if sdf_file and rec.links:  # the model frame before the joints' frames, as Drake
+                model_frame = [fr for fr in rec.frames if fr.name == "__model__"]
+                if model_frame:
+                    self._AddFrame(rec, model_frame[0], bodies)
+                else:
+                    self._AddModelFrame(rec, bodies[(rec.name, rec.links[0].name)])
             for jr in rec.joints:
                 joints[(rec.name, jr.name)] = self._AddJoint(rec, jr, bodies)
                 inboard.add((jr.child_model, jr.child))
             for ar in rec.actuators:
                 self._AddActuator(rec, ar, joints)
         for rec in records:
-            if sdf_file and rec.links and not any(fr.name == "__model__" for fr in rec.frames):
-                self._AddModelFrame(rec, bodies[(rec.name, rec.links[0].name)])
             for fr in rec.frames:
-                self._AddFrame(rec, fr, bodies)
+                if not (sdf_file and rec.links and fr.name == "__model__"):  # (added with the links)
+                    self._AddFrame(rec, fr, bodies)
             for jr in rec.joints:
                 if jr.mimic is not None:
                     self._AddMimic(rec, jr, joints)

@@ -12,15 +12,15 @@ IIWA = "drake_models/iiwa_description/urdf/iiwa14_no_collision.urdf"
 Q0 = np.array([0.3, -0.5, 0.2, -1.2, 0.4, 0.6, -0.3])
 
 
-def _iiwa(lib, models_dir, time_step):
+def _iiwa(lib, models_dir, time_step, model=IIWA, base="base"):
     plant = lib.multibody.plant.MultibodyPlant(time_step=time_step)
     parser = lib.multibody.parsing.Parser(plant)
     package_map = parser.package_map()
     if package_map.Contains("drake_models"):  # a remote package for both: use the local copy
         package_map.Remove("drake_models")
     package_map.Add("drake_models", str(models_dir / "drake_models"))
-    parser.AddModels(str(models_dir / IIWA))
-    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("base"))
+    parser.AddModels(str(models_dir / model))
+    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(base))
     plant.Finalize()
     return plant
 
@@ -64,6 +64,13 @@ def test_parameter_layout_matches_drake(models_dir):
                                        d.get_numeric_parameter(i).get_value(), rtol=1e-15, atol=0, err_msg=str(i))
         for i in range(12):  # a mobilizer's lock
             assert m.get_abstract_parameter(i).get_value() is False
+    # the SDFormat model: its __model__ frame comes before the joints' frames, as in Drake's parser
+    sdf = "drake_models/iiwa_description/sdf/iiwa14_no_collision.sdf"
+    d, m = (_iiwa(lib, models_dir, 1e-3, sdf, "iiwa_link_0").CreateDefaultContext() for lib in (pydrake, mallard))
+    assert m.num_numeric_parameter_groups() == d.num_numeric_parameter_groups() == 46
+    for i in range(46):
+        np.testing.assert_allclose(m.get_numeric_parameter(i).get_value(), d.get_numeric_parameter(i).get_value(),
+                                   rtol=1e-15, atol=1e-15, err_msg=str(i))
 
 
 @pytest.mark.parametrize("time_step", [0.0, 1e-3])

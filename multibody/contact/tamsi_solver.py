@@ -80,6 +80,41 @@ def TalsAlpha(v0, v1, dv0, dv1, cos_theta_max, vs, rel_tol):
 
 
 @njit(cache=True)
+def _lu_solve(A, b, x, piv):
+    """x = A⁻¹·b by LU with partial pivoting, in place in A (n × n; a small dense Newton matrix: no LAPACK call). A
+    zero pivot leaves inf / nan in x, which the step's finiteness checks report."""
+    n = A.shape[0]
+    for i in range(n):
+        piv[i] = i
+    for c in range(n):
+        p, best = c, abs(A[c, c])
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > best:
+                p, best = r, abs(A[r, c])
+        if p != c:
+            for j in range(n):
+                A[c, j], A[p, j] = A[p, j], A[c, j]
+            piv[c], piv[p] = piv[p], piv[c]
+        inv = 1.0 / A[c, c] if A[c, c] != 0.0 else np.inf
+        for r in range(c + 1, n):
+            f = A[r, c] * inv
+            A[r, c] = f
+            if f != 0.0:
+                for j in range(c + 1, n):
+                    A[r, j] -= f * A[c, j]
+    for i in range(n):
+        s = b[piv[i]]
+        for j in range(i):
+            s -= A[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * x[j]
+        x[i] = s / A[i, i]
+
+
+@njit(cache=True)
 def _tamsi(M, p_star, v_guess, Jn, Jt, fn0, k, d, mu, h, vs):
     """One TAMSI solve. Returns (status, v, fn (nc), ft (nc, 2))."""
     nv, nc = M.shape[0], fn0.shape[0]
@@ -96,15 +131,24 @@ def _tamsi(M, p_star, v_guess, Jn, Jt, fn0, k, d, mu, h, vs):
     that = np.zeros((nc, 2))
     mu_vt = np.zeros(nc)
     v_slip = np.zeros(nc)
+    vn = np.zeros(nc)
+    vt = np.zeros((nc, 2))
+    residual = np.zeros(nv)
+    Jac = np.zeros((nv, nv))
+    Gt = np.zeros((2, nv))
+    D = np.zeros((2, 2))
+    dv = np.zeros(nv)
+    rhs = np.zeros(nv)
+    piv = np.zeros(nv, np.int64)
+    dvt = np.zeros(2 * nc)
     for _ in range(TAMSI_MAX_ITERATIONS):
-        vn = Jn @ v
-        vt = np.zeros((nc, 2))
         for c in range(nc):
-            for i in range(2):
-                s = 0.0
-                for p in range(nv):
-                    s += Jt[2 * c + i, p] * v[p]
-                vt[c, i] = s
+            sn = s0 = s1 = 0.0
+            for p in range(nv):
+                sn += Jn[c, p] * v[p]
+                s0 += Jt[2 * c, p] * v[p]
+                s1 += Jt[2 * c + 1, p] * v[p]
+            vn[c], vt[c, 0], vt[c, 1] = sn, s0, s1
             damp = 1.0 - d[c] * vn[c]
             und = fn0[c] - h * k[c] * vn[c]
             fn[c] = max(0.0, damp) * max(0.0, und)
@@ -117,17 +161,19 @@ def _tamsi(M, p_star, v_guess, Jn, Jt, fn0, k, d, mu, h, vs):
             ft[c, 0], ft[c, 1] = -mu_vt[c] * that[c, 0] * fn[c], -mu_vt[c] * that[c, 1] * fn[c]
         if max(vt_error, vn_error) < tol:
             return TAMSI_OK, v, fn, ft
-        residual = M @ v - p_star
+        for p in range(nv):
+            s = -p_star[p]
+            for q in range(nv):
+                s += M[p, q] * v[q]
+                Jac[p, q] = M[p, q]
+            residual[p] = s
         for c in range(nc):
             for p in range(nv):
                 residual[p] -= h * (Jn[c, p] * fn[c] + Jt[2 * c, p] * ft[c, 0] + Jt[2 * c + 1, p] * ft[c, 1])
-        Jac = M.copy()
-        Gt = np.zeros((2, nv))
         for c in range(nc):
             x = v_slip[c] / vs
             dmudv = (0.0 if x >= 1.0 else mu[c] * 2.0 * (1.0 - x)) / vs
-            D = np.empty((2, 2))  # dft/dvt (its negative, as Drake's dft_dvt)
-            for i in range(2):
+            for i in range(2):  # dft/dvt (its negative, as Drake's dft_dvt)
                 for j in range(2):
                     P = that[c, i] * that[c, j]
                     D[i, j] = (((1.0 if i == j else 0.0) - P) * mu_vt[c] / v_slip[c] + P * dmudv) * fn[c]
@@ -136,21 +182,34 @@ def _tamsi(M, p_star, v_guess, Jn, Jt, fn0, k, d, mu, h, vs):
                     Gt[i, p] = -(D[i, 0] * Jt[2 * c, p] + D[i, 1] * Jt[2 * c + 1, p]) \
                         - mu_vt[c] * that[c, i] * dfn[c] * Jn[c, p]
             for p in range(nv):
+                a0, a1, an = Jt[2 * c, p], Jt[2 * c + 1, p], Jn[c, p] * dfn[c]
+                if a0 == 0.0 and a1 == 0.0 and an == 0.0:
+                    continue
                 for q in range(nv):
-                    Jac[p, q] -= h * (Jt[2 * c, p] * Gt[0, q] + Jt[2 * c + 1, p] * Gt[1, q]
-                                      + Jn[c, p] * dfn[c] * Jn[c, q])
-        dv = np.linalg.solve(Jac, -residual)
-        dvn = Jn @ dv
-        dvt = Jt @ dv
-        vn_error = np.sqrt(dvn @ dvn)
-        vt_error = np.sqrt(dvt @ dvt)
+                    Jac[p, q] -= h * (a0 * Gt[0, q] + a1 * Gt[1, q] + an * Jn[c, q])
+        for p in range(nv):
+            rhs[p] = -residual[p]
+        _lu_solve(Jac, rhs, dv, piv)
+        en = et = 0.0
+        for c in range(nc):
+            sn = s0 = s1 = 0.0
+            for p in range(nv):
+                sn += Jn[c, p] * dv[p]
+                s0 += Jt[2 * c, p] * dv[p]
+                s1 += Jt[2 * c + 1, p] * dv[p]
+            dvt[2 * c], dvt[2 * c + 1] = s0, s1
+            en += sn * sn
+            et += s0 * s0 + s1 * s1
+        vn_error = np.sqrt(en)
+        vt_error = np.sqrt(et)
         alpha = 1.0
         for c in range(nc):
             a = TalsAlpha(vt[c, 0], vt[c, 1], dvt[2 * c], dvt[2 * c + 1], cos_max, vs, TAMSI_RELATIVE_TOLERANCE)
             if not a > 0.0:
                 return TAMSI_ALPHA_FAILED, v, fn, ft
             alpha = min(alpha, a)
-        v += alpha * dv
+        for p in range(nv):
+            v[p] += alpha * dv[p]
     return TAMSI_MAX_ITERATIONS_REACHED, v, fn, ft
 
 
@@ -165,20 +224,34 @@ def TamsiSolve(M, minus_tau, v0, Jn, Jt, fn0, k, d, mu, h, vs):
     ft = np.zeros((nc, 2))
     status = TAMSI_MAX_ITERATIONS_REACHED
     n = 0
+    nv = M.shape[0]
+    p_star = np.empty(nv)
+    f0 = np.empty(nc)
     for n in range(1, TAMSI_MAX_SUBSTEPS + 1):
         hs = h / n
         v = v0.copy()
-        f0 = fn0.copy()
+        f0[:] = fn0
         for _ in range(n):
-            p_star = M @ v - hs * minus_tau
+            for p in range(nv):
+                s = 0.0
+                for q in range(nv):
+                    s += M[p, q] * v[q]
+                p_star[p] = s - hs * minus_tau[p]
             status, v, fn, ft = _tamsi(M, p_star, v, Jn, Jt, f0, k, d, mu, hs, vs)
             if status != TAMSI_OK:
                 break
-            vn = Jn @ v
             for c in range(nc):
-                f0[c] = max(0.0, f0[c] - hs * k[c] * vn[c])
+                s = 0.0
+                for p in range(nv):
+                    s += Jn[c, p] * v[p]
+                f0[c] = max(0.0, f0[c] - hs * k[c] * s)
         if status == TAMSI_OK:
             break
-    vn = Jn @ v
-    vt = (Jt @ v).reshape((nc, 2)) if nc else np.zeros((0, 2))
+    vn = np.zeros(nc)
+    vt = np.zeros((nc, 2))
+    for c in range(nc):
+        for p in range(nv):
+            vn[c] += Jn[c, p] * v[p]
+            vt[c, 0] += Jt[2 * c, p] * v[p]
+            vt[c, 1] += Jt[2 * c + 1, p] * v[p]
     return status == TAMSI_OK, v, fn, ft, vn, vt, n

@@ -60,13 +60,15 @@ def new_hydro_model(mode, triangles, pairs, pair_key, gid, kind, modulus, slab, 
 
 def CompileHydro(scene, mode: int, triangles: bool) -> HydroModel:
     """The HydroModel of a CompiledScene (None: no geometry) for contact model `mode` (HYDRO_*)."""
+    h = scene.hydroelastic() if scene is not None else None
+    if h is not None and mode == HYDRO_FALLBACK and len(h.pairs) == 0:
+        mode = HYDRO_OFF  # no pair can have a surface: point contact for all, without the surface stage per step
     if scene is None or mode == HYDRO_OFF:
         z, zi = np.zeros(0), np.zeros(0, np.int64)
         z2, z4 = np.zeros((0, 3)), np.zeros((0, 4))
         return new_hydro_model(HYDRO_OFF, int(triangles), np.zeros((0, 2), np.int64), zi, zi, zi, z, z, z4, zi, zi,
                                z2, np.zeros((0, 4), np.int64), z, z2, z, z4, zi, zi, z2, np.zeros((0, 3), np.int64),
                                z2, z4)
-    h = scene.hydroelastic()
     n = len(h.kind)
     key = np.sort(h.pairs[:, 0] * n + h.pairs[:, 1]) if len(h.pairs) else np.zeros(0, np.int64)
     (kind, modulus, slab, bound, tet_adr, tet_num, sv, st, sp, sg, se0, tsph, tri_adr, tri_num, rv, rt, tn,
@@ -91,7 +93,9 @@ def is_hydro_pair(hm, i, j, ng):
 
 @njit(cache=True)
 def no_surfaces(d):
-    """No contact surfaces this step (empty d.hyd_*)."""
+    """No contact surfaces this step (empty d.hyd_*; nothing to do when they already are)."""
+    if d.hyd_surf.shape[0] == 0 and d.hyd_sface.shape[0] == 1 and d.hyd_fs.shape[0] == 1 and d.hyd_fa.shape[0] == 0:
+        return
     z1, z2, i1 = np.zeros(0), np.zeros((0, 3)), np.zeros(0, np.int64)
     d.hyd_surf, d.hyd_sface, d.hyd_V, d.hyd_vp, d.hyd_fi = np.zeros((0, 2), np.int64), np.zeros(1, np.int64), z2, z1, i1
     d.hyd_fs, d.hyd_fn, d.hyd_fc, d.hyd_fa, d.hyd_fp = np.zeros(1, np.int64), z2, z2, z1, z1

@@ -8,6 +8,7 @@ import numpy as np
 from ..contact.elimination import ReverseTreeSolve
 from ..kernels import pipeline as pl
 from ..kernels.contact_kernels import IntegratePositions, NextState
+from ..pipeline.multi_step import multi_step
 
 
 class _DiscreteStepMixin:
@@ -118,6 +119,45 @@ class _DiscreteStepMixin:
         row[:nv], row[nv:nv + nu], row[nv + nu:2 * nv + nu] = vdot, u, tau_c
         row[2 * nv + nu:] = 0.0  # the Python path keeps its warm start in its solver (_contact.py)
         view.set_value(nxt)
+
+    def _LeanSteps(self, context, times: np.ndarray, n: int) -> int:
+        """The lean loop's fast path (systems/analysis/lean_loop.py): the compiled steps at times[:n] in place, as
+        n calls of _DiscreteStepUpdate would make them, when the step reads nothing that may change between steps
+        (no input port has a value, MJCF ctrl ports included; no MJCF activations). Returns the steps done (fewer
+        than n: the next one fails, for the ordinary path to redo and report), or -1 when the fast path does not
+        apply."""
+        act = getattr(self, "_mjcf_actuation", None)
+        if any(self._input_wiring(context)) or (act is not None and (act.na or any(
+                port.HasValue(context) for port in act.ports))):
+            return -1
+        mocap = getattr(self, "_mjcf_mocap", None)
+        if mocap is not None and mocap.port.HasValue(context):
+            return -1
+        compiled = self._PipelineModel(context)
+        if compiled is None or self._pipeline.python_forces:  # (a user's force elements are evaluated per step)
+            return -1
+        self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant discrete update", simulating=True)
+        g_W = self.gravity_field()._g
+        f = self._fast
+        if g_W is not f.g_source:
+            f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
+        u = self._EvalActuation(context) if self._model.nu else self._pipeline_zeros[0]
+        z, z6 = self._pipeline_zeros
+        value = context._abstract_values.get_value(self._sampled_index)  # the lean loop bumps the versions
+        current = value.get_value()
+        x = self._qv_vector(context)._data
+        d = self._pipeline_data._eval(context)._value.data
+        bp = self._element_cache._eval(context)._value.bp_flat
+        poses = z if mocap is None else mocap.PoseVector(context)
+        ctrl = np.zeros(act.nu) if act is not None and act.nu else z  # MJCF ctrl ports without a value: zeros
+        k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.ascontiguousarray(u, dtype=np.float64),
+                                     ctrl, z, z, z, z6, f.g_W, poses, self._pipeline_collide(context), current.buffer,
+                                     current.row, times, n)
+        if k:
+            last = current if row == current.row else current.other
+            value.set_value(last)
+            self._pipeline_last = last
+        return k
 
     def SetUseSampledOutputPorts(self, use_sampled_output_ports: bool) -> None:
         """Discrete plants: report v̇, net actuation and contact forces of the last step (default) or of the next."""

@@ -6,13 +6,16 @@ loop reduces to "handle the updates due now, move time to the next sample time",
 with the same calls, counts and time arithmetic as `Simulator._AdvanceTo` (bit-identical states and statistics),
 without its per-step event collection. A lone unrestricted update of a leaf that declares
 `_unrestricted_updates_replace_abstract` (its handler only *replaces* abstract values, after reading them) writes the
-context's abstract state directly instead of through copy-on-write views.
+context's abstract state directly instead of through copy-on-write views. When that leaf can also run many of its
+updates in one call (`_LeanSteps(leaf_context, times, n)`: MultibodyPlant's compiled steps, pipeline/multi_step.py),
+the loop hands it chunks of sample times and does the same bookkeeping per update.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from numba import njit
 
 from mallard.systems.framework.dependency import K_TIME, K_XA, K_XC, K_XD
 from mallard.systems.framework.event_handling import handle_unrestricted
@@ -21,6 +24,8 @@ from mallard.systems.framework.state import State
 from mallard.systems.framework.state_check import all_finite
 
 __all__ = ["LeanGroup", "AdvanceLean", "next_sample_time"]
+
+_CHUNK = 256  # sample times handed to a leaf's _LeanSteps per call
 
 
 def next_sample_time(period: float, offset: float, t: float, allow_equal: bool) -> float:
@@ -32,6 +37,34 @@ def next_sample_time(period: float, offset: float, t: float, allow_equal: bool) 
     if nt < t or (nt == t and not allow_equal):
         nt = offset + (k + 1) * period
     return nt
+
+
+@njit(cache=True)
+def _next_sample_time(period, offset, t):
+    """lean_loop.next_sample_time(period, offset, t, allow_equal=False)."""
+    if t < offset:
+        return offset
+    k = math.ceil((t - offset) / period)
+    nt = offset + k * period
+    if nt <= t:
+        nt = offset + (k + 1) * period
+    return nt
+
+
+@njit(cache=True)
+def lean_times(period, offset, t0, boundary, times):
+    """(n, t_end, hit): times[:n] are the lean loop's next n update times from t0 (an update is due at t0), t_end the
+    context time after the n-th and `hit` whether an update is due at t_end (the loop's trigger)."""
+    t, hit, n = t0, True, 0
+    while n < times.shape[0]:
+        times[n] = t
+        n += 1
+        t_next = _next_sample_time(period, offset, t)
+        hit = not boundary < t_next
+        t = t_next if hit else boundary
+        if t >= boundary:
+            break
+    return n, t, hit
 
 
 def LeanGroup(sim) -> tuple | None:
@@ -92,7 +125,31 @@ def AdvanceLean(sim, group, boundary_time: float):
     unres, disc, _pub = split
     in_place = _replacing_update(unres) if not disc else None
     versions = ctx._versions
+    many = getattr(unres[0][0], "_LeanSteps", None) if in_place is not None else None
+    times = np.empty(_CHUNK) if many is not None else None
+    retry = False  # the last chunk stopped before a failing update: take it on the ordinary path
     while True:
+        if many is not None and sim._trigger_time and not retry:
+            n, t_end, hit = lean_times(period, offset, ctx._time, boundary_time, times)
+            k = many(in_place[0], times, n)
+            if k < 0:
+                many = None
+                continue
+            if k:
+                sim._num_unrestricted += k
+                sim._num_steps += k
+                versions[K_XC] += k
+                versions[K_XD] += k
+                versions[K_XA] += k
+                versions[K_TIME] += k
+                ctx._vsum += 4 * k
+                ctx._time, sim._trigger_time = (t_end, hit) if k == n else (float(times[k]), True)
+                sim._timed = split
+                if ctx._time >= boundary_time:
+                    return None
+            retry = k < n
+            continue
+        retry = False
         if sim._trigger_time:
             if unres:
                 sim._num_unrestricted += 1

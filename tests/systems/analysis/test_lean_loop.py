@@ -58,6 +58,25 @@ def test_plant_scene_takes_the_lean_loop_and_matches_the_general_loop_bit_for_bi
                                   results[1].point_pair_contact_info(0).contact_force())
 
 
+def test_plant_steps_in_compiled_chunks_and_redoes_a_stopped_step_on_the_ordinary_path(monkeypatch):
+    """The plant takes the lean loop's chunks (_LeanSteps); a chunk that stops early (as before a failing step)
+    hands that step to the ordinary path and goes on: states, times and statistics stay the general loop's."""
+    import mallard.multibody.plant._discrete_step as discrete_step
+    real, calls = discrete_step.multi_step, []
+
+    def stopping(*args):  # every other chunk stops after a third of its steps
+        n = args[-1]
+        calls.append(n)
+        return real(*args[:-1], n // 3 if len(calls) % 2 else n)
+    monkeypatch.setattr(discrete_step, "multi_step", stopping)
+    lean, general = _box_drop(ma), _box_drop(ma)
+    general[0].set_monitor(lambda context: None)
+    for (t1, x1, s1), (t2, x2, s2) in zip(_run(*lean), _run(*general)):
+        assert t1 == t2 and s1 == s2
+        np.testing.assert_array_equal(x1, x2)
+    assert len(calls) > 4 and max(calls) > 100
+
+
 def test_step_counts_and_states_match_pydrake():
     require_pydrake()
     import pydrake.all as pydrake_all

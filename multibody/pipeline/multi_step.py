@@ -1,0 +1,37 @@
+"""Many discrete steps in one compiled call: the Simulator's lean loop (systems/analysis/lean_loop.py) hands a plant
+whose periodic step is the diagram's only event a chunk of sample times, and the plant runs `forward.step` at each
+of them without returning to Python (MultibodyPlant._LeanSteps). States and results are those of one call per step:
+the same kernel, inputs and time arithmetic.
+
+The lean loop lists the sample times (lean_loop.lean_times); `multi_step` runs them, alternating the two rows of
+the plant's StepResults buffer, and stops before a step that does not return STEP_OK or leaves a non-finite state,
+so that the plant's ordinary path redoes it and reports it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .forward import STEP_OK, step
+
+
+@njit(cache=True)
+def multi_step(m, d, x, scratch, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer, row, times,
+               n):
+    """(steps done k, status of step k or STEP_OK, results row of the last done step): steps at times[:n] from the
+    state x (updated in place; scratch has x's size), reading the warm start from buffer[row] and writing the
+    step's results into the other row. Step k (when k < n) is undone but for `d`: x and buffer[row] are as
+    before it."""
+    nx = x.shape[0]
+    for k in range(n):
+        status = step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer[row], scratch,
+                      buffer[1 - row], times[k])
+        if status != STEP_OK:
+            return k, status, row
+        for i in range(nx):
+            if not np.isfinite(scratch[i]):
+                return k, status, row
+        for i in range(nx):
+            x[i] = scratch[i]
+        row = 1 - row
+    return n, STEP_OK, row

@@ -65,7 +65,15 @@ def body_forces_at_origin(p_WB, F_Bo_W):
 @njit(cache=True)
 def gravity_forces_at_body_origins(bp, R_WB, g_W, gravity_enabled):
     """Weight of every body as a spatial force at Bo, in W: [p_BoBcm_W × m·g; m·g] (world body gets none)."""
-    out = np.zeros((bp.shape[0], 6))
+    out = np.empty((bp.shape[0], 6))
+    gravity_forces_into(bp, R_WB, g_W, gravity_enabled, out)
+    return out
+
+
+@njit(cache=True)
+def gravity_forces_into(bp, R_WB, g_W, gravity_enabled, out):
+    """gravity_forces_at_body_origins written into a preallocated (nb, 6) `out` (overwritten whole)."""
+    out[:] = 0.0
     gx, gy, gz = g_W[0], g_W[1], g_W[2]
     for b in range(1, bp.shape[0]):
         if not gravity_enabled[b]:
@@ -81,7 +89,6 @@ def gravity_forces_at_body_origins(bp, R_WB, g_W, gravity_enabled):
         out[b, 1] = c2 * f0 - c0 * f2
         out[b, 2] = c0 * f1 - c1 * f0
         out[b, 3], out[b, 4], out[b, 5] = f0, f1, f2
-    return out
 
 
 @njit(cache=True)

@@ -11,6 +11,7 @@ import numpy as np
 from numba import typeof
 
 from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into
+from .pipeline import kinematics_flat
 
 
 def compiled_entry(dispatcher, *example_args):
@@ -32,7 +33,7 @@ class Entries:
     """The compiled entries of this module for the plant's array types (C-contiguous int64 topology arrays,
     float64 state/kinematics arrays)."""
 
-    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term")
+    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term", "kinematics")
 
     def __init__(self):
         i1, i2 = np.zeros(1, np.int64), np.zeros((1, 6), np.int64)
@@ -40,6 +41,7 @@ class Entries:
         self.mass_matrix = compiled_entry(mass_matrix_into, i1, i2, f1, f2, f3, f2)
         self.inverse_dynamics = compiled_entry(inverse_dynamics_into, i1, i2, f1, f2, f3, f2, f2, f2, f1, f2, f1, f1)
         self.bias_term = compiled_entry(bias_term_into, i1, i2, f2, f3, f2, f2, f1)
+        self.kinematics = compiled_entry(kinematics_flat, i1, i2, f2, f2, f1, 1, 1, f1)
 
 
 _entries: list = []
@@ -56,11 +58,12 @@ class FastModel:
     """A CompiledModel's arrays as the compiled entries need them (C-contiguous, fixed dtypes), with the entries
     themselves: what the plant's hot queries read, in one attribute (and the gravity vector the step reads)."""
 
-    __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "order", "ji", "jf",
+    __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "order", "ji", "jf",
                  "refl", "damping", "gravity_mask", "actuator_dofs", "nq", "nv", "nu", "F_shape", "v_shape", "M_shape",
                  "bp_shape", "checked_forces", "g_source", "g_W")
 
-    _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "checked_forces", "g_source", "g_W")
+    _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "checked_forces", "g_source",
+                  "g_W")
 
     def __init__(self, m, gravity_mask: np.ndarray):
         self._bind()
@@ -77,6 +80,7 @@ class FastModel:
         """Attach the process's compiled entries (not picklable: rebound after unpickling)."""
         self.entries = e = plant_entries()
         self.mass_matrix, self.inverse_dynamics, self.bias_term = e.mass_matrix, e.inverse_dynamics, e.bias_term
+        self.kinematics = e.kinematics
         self.checked_forces = None  # the last MultibodyForces that passed _check_forces
         self.g_source = self.g_W = None  # the gravity vector last seen, and its C-contiguous float64 copy
 

@@ -52,11 +52,23 @@ def force_cross_into(V, f, out):
 def calc_position_kinematics(order, ji, jf, q):
     """Poses of every body (R_WB, p_WB), joint frames F (R_WF, p_WF) and child joint origins p_WMo."""
     nb = ji.shape[0]
-    R_WB = np.zeros((nb, 3, 3))
-    p_WB = np.zeros((nb, 3))
-    R_WF = np.zeros((nb, 3, 3))
-    p_WF = np.zeros((nb, 3))
-    p_WM = np.zeros((nb, 3))
+    R_WB = np.empty((nb, 3, 3))
+    p_WB = np.empty((nb, 3))
+    R_WF = np.empty((nb, 3, 3))
+    p_WF = np.empty((nb, 3))
+    p_WM = np.empty((nb, 3))
+    position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
+    return R_WB, p_WB, R_WF, p_WF, p_WM
+
+
+@njit(cache=True)
+def position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
+    """calc_position_kinematics writing into preallocated (nb, 3, 3) / (nb, 3) arrays (overwritten whole)."""
+    R_WB[:] = 0.0
+    p_WB[:] = 0.0
+    R_WF[:] = 0.0
+    p_WF[:] = 0.0
+    p_WM[:] = 0.0
     for i in range(3):
         R_WB[0, i, i] = 1.0
         R_WF[0, i, i] = 1.0
@@ -85,13 +97,20 @@ def calc_position_kinematics(order, ji, jf, q):
             for j in range(3):
                 RB[i, j] = R_WM[i, 0] * row[12 + j] + R_WM[i, 1] * row[15 + j] + R_WM[i, 2] * row[18 + j]
             p_WB[b, i] = p_WM[b, i] + R_WM[i, 0] * row[21] + R_WM[i, 1] * row[22] + R_WM[i, 2] * row[23]
-    return R_WB, p_WB, R_WF, p_WF, p_WM
 
 
 @njit(cache=True)
 def calc_motion_subspace(order, ji, jf, q, nv_total, R_WF, p_WM):
     """Joint columns S (nv × 6) in world Plücker coordinates at Wo: V_WB − V_WP = Σ S[k]·v[k]."""
-    S = np.zeros((nv_total, 6))
+    S = np.empty((nv_total, 6))
+    motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
+    return S
+
+
+@njit(cache=True)
+def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
+    """calc_motion_subspace writing into a preallocated (nv, 6) S (overwritten whole)."""
+    S[:] = 0.0
     H = np.zeros((6, 6))
     w = np.empty(3)
     hw = np.empty(3)
@@ -127,15 +146,23 @@ def calc_motion_subspace(order, ji, jf, q, nv_total, R_WF, p_WM):
             Sj[3] += pM[1] * w[2] - pM[2] * w[1]
             Sj[4] += pM[2] * w[0] - pM[0] * w[2]
             Sj[5] += pM[0] * w[1] - pM[1] * w[0]
-    return S
 
 
 @njit(cache=True)
 def calc_velocity_kinematics(order, ji, q, v, S, R_WF, p_WF, p_WM):
     """Body spatial velocities V (nb × 6, at Wo) and joint velocity-product terms c = Ṡ·v (nb × 6)."""
     nb = ji.shape[0]
-    V = np.zeros((nb, 6))
-    c = np.zeros((nb, 6))
+    V = np.empty((nb, 6))
+    c = np.empty((nb, 6))
+    velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
+    return V, c
+
+
+@njit(cache=True)
+def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
+    """calc_velocity_kinematics writing into preallocated (nb, 6) V and c (overwritten whole)."""
+    V[:] = 0.0
+    c[:] = 0.0
     VJ = np.empty(6)
     cw_F = np.empty(3)
     w_F = np.empty(3)
@@ -179,14 +206,21 @@ def calc_velocity_kinematics(order, ji, q, v, S, R_WF, p_WF, p_WM):
                 cb[i] += cw[i]
                 cb[3 + i] += tmp[i]
             cross_add(p_WF[b], cw, cb[3:6])
-    return V, c
 
 
 @njit(cache=True)
 def calc_spatial_inertias(bp, R_WB, p_WB):
     """World spatial inertias at Wo (nb × 6 × 6) from per-body mass, com and inertia about Bo in B."""
+    Iw = np.empty((bp.shape[0], 6, 6))
+    spatial_inertias_into(bp, R_WB, p_WB, Iw)
+    return Iw
+
+
+@njit(cache=True)
+def spatial_inertias_into(bp, R_WB, p_WB, Iw):
+    """calc_spatial_inertias writing into a preallocated (nb, 6, 6) Iw (overwritten whole)."""
     nb = bp.shape[0]
-    Iw = np.zeros((nb, 6, 6))
+    Iw[:] = 0.0
     Icm_B = np.empty((3, 3))
     T = np.empty((3, 3))
     Icm = np.empty((3, 3))
@@ -220,7 +254,6 @@ def calc_spatial_inertias(bp, R_WB, p_WB):
         I[4, 0], I[5, 0] = -m * c[2], m * c[1]
         I[3, 1], I[5, 1] = m * c[2], -m * c[0]
         I[3, 2], I[4, 2] = -m * c[1], m * c[0]
-    return Iw
 
 
 @njit(cache=True)

@@ -10,18 +10,65 @@ from numba import njit
 
 from .joint_kernels import joint_n_matrix, joint_nplus_matrix
 from .dynamics import inverse_dynamics_into, mass_matrix_into, solve_spd
-from .kinematics import (calc_accelerations, calc_motion_subspace, calc_position_kinematics,
-                         calc_spatial_inertias, calc_velocity_kinematics, cross3)
+from .kinematics import (calc_accelerations, cross3, motion_subspace_into, position_kinematics_into,
+                         spatial_inertias_into, velocity_kinematics_into)
 
 
 @njit(cache=True)
 def kinematics_stage(order, ji, jf, bp, q, v, nv):
     """Everything the dynamics needs from (q, v): poses, joint frames, S, V, c and world inertias Iw."""
-    R_WB, p_WB, R_WF, p_WF, p_WM = calc_position_kinematics(order, ji, jf, q)
-    S = calc_motion_subspace(order, ji, jf, q, nv, R_WF, p_WM)
-    V, c = calc_velocity_kinematics(order, ji, q, v, S, R_WF, p_WF, p_WM)
-    Iw = calc_spatial_inertias(bp, R_WB, p_WB)
+    nb = ji.shape[0]
+    R_WB, p_WB, R_WF, p_WF, p_WM = (np.empty((nb, 3, 3)), np.empty((nb, 3)), np.empty((nb, 3, 3)),
+                                    np.empty((nb, 3)), np.empty((nb, 3)))
+    S, V, c, Iw = np.empty((nv, 6)), np.empty((nb, 6)), np.empty((nb, 6)), np.empty((nb, 6, 6))
+    kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw)
     return R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw
+
+
+@njit(cache=True)
+def kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw):
+    """kinematics_stage writing into preallocated arrays (nb bodies, nv = S.shape[0]): no allocation per call, so
+    a context's kinematics cache and the compiled step's Data keep their arrays from call to call."""
+    position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
+    motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
+    velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
+    spatial_inertias_into(bp, R_WB, p_WB, Iw)
+
+
+def kinematics_layout(nq: int, nv: int, nb: int) -> dict:
+    """{name: (offset, shape)} of the kinematics arrays in one flat float64 buffer (kinematics_flat's `buf`), in
+    the buffer's order: q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw."""
+    shapes = [("q", (nq,)), ("v", (nv,)), ("R_WB", (nb, 3, 3)), ("p_WB", (nb, 3)), ("R_WF", (nb, 3, 3)),
+              ("p_WF", (nb, 3)), ("p_WM", (nb, 3)), ("S", (nv, 6)), ("V", (nb, 6)), ("c", (nb, 6)), ("Iw", (nb, 6, 6))]
+    out, offset = {}, 0
+    for name, shape in shapes:
+        out[name] = (offset, shape)
+        offset += int(np.prod(shape))
+    out["size"] = (offset, ())
+    return out
+
+
+@njit(cache=True)
+def kinematics_flat(order, ji, jf, bp, x, nq, nv, buf):
+    """kinematics_into at q = x[:nq], v = x[nq:nq + nv] over one flat buffer laid out as kinematics_layout: one
+    array argument for all outputs keeps a call from Python cheap (each array argument costs its unboxing)."""
+    nb = ji.shape[0]
+    q, o = buf[0:nq], nq
+    v, o = buf[o:o + nv], o + nv
+    for i in range(nq):
+        q[i] = x[i]
+    for i in range(nv):
+        v[i] = x[nq + i]
+    R_WB, o = buf[o:o + 9 * nb].reshape((nb, 3, 3)), o + 9 * nb
+    p_WB, o = buf[o:o + 3 * nb].reshape((nb, 3)), o + 3 * nb
+    R_WF, o = buf[o:o + 9 * nb].reshape((nb, 3, 3)), o + 9 * nb
+    p_WF, o = buf[o:o + 3 * nb].reshape((nb, 3)), o + 3 * nb
+    p_WM, o = buf[o:o + 3 * nb].reshape((nb, 3)), o + 3 * nb
+    S, o = buf[o:o + 6 * nv].reshape((nv, 6)), o + 6 * nv
+    V, o = buf[o:o + 6 * nb].reshape((nb, 6)), o + 6 * nb
+    c, o = buf[o:o + 6 * nb].reshape((nb, 6)), o + 6 * nb
+    Iw = buf[o:o + 36 * nb].reshape((nb, 6, 6))
+    kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw)
 
 
 @njit(cache=True)

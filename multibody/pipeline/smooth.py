@@ -13,8 +13,8 @@ from numba.experimental import structref
 from numba.core import types
 
 from ..contact.elimination import ReverseTreeSolve
-from ..kernels.dynamics import gravity_forces_at_body_origins
-from ..kernels.pipeline import discrete_step, inverse_dynamics_from_inertias, kinematics_stage, mass_matrix_from_inertias
+from ..kernels.dynamics import gravity_forces_into, mass_matrix_into
+from ..kernels.pipeline import discrete_step, inverse_dynamics_from_inertias, kinematics_into
 from .structs import B1, BOOL, F1, F2, FLOAT, I1, I2, INT, bools, declare, floats, ints
 from .tendon import tendon_armature, tendon_bias
 
@@ -136,20 +136,30 @@ def kinematics(m, d, x, bp_flat, mocap):
             d.bad_index = bad
             return st
         jf = MocapJointFrames(t.jf, t.mocap_body, mocap)
-    d.q = x[:t.nq].copy()
-    d.v = x[t.nq:t.nq + t.nv].copy()
-    d.bp = bp_flat.reshape((t.nb, BODY_PARAM_COLUMNS))
-    R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_stage(t.order, t.ji, jf, d.bp, d.q, d.v, t.nv)
-    d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM = R_WB, p_WB, R_WF, p_WF, p_WM
-    d.S, d.V, d.c, d.Iw = S, V, c, Iw
+    nq, nv, nb = t.nq, t.nv, t.nb
+    if d.q.shape[0] != nq or d.v.shape[0] != nv or d.R_WB.shape[0] != nb or d.S.shape[0] != nv:
+        d.q, d.v = np.empty(nq), np.empty(nv)  # the Data's first step: its arrays, written in place from now on
+        d.R_WB, d.p_WB, d.R_WF = np.empty((nb, 3, 3)), np.empty((nb, 3)), np.empty((nb, 3, 3))
+        d.p_WF, d.p_WM, d.S = np.empty((nb, 3)), np.empty((nb, 3)), np.empty((nv, 6))
+        d.V, d.c, d.Iw = np.empty((nb, 6)), np.empty((nb, 6)), np.empty((nb, 6, 6))
+    q, v = d.q, d.v
+    for i in range(nq):
+        q[i] = x[i]
+    for i in range(nv):
+        v[i] = x[nq + i]
+    d.bp = bp_flat.reshape((nb, BODY_PARAM_COLUMNS))
+    kinematics_into(t.order, t.ji, jf, d.bp, q, v, d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM, d.S, d.V, d.c, d.Iw)
     return MOCAP_OK
 
 
 @njit(cache=True)
 def gravity(m, d, g_W):
     """Body weights F_Bo_W (nb × 6) into d.F; d.tau starts at zero."""
-    d.F = gravity_forces_at_body_origins(d.bp, d.R_WB, g_W, m.tree.gravity_mask)
-    d.tau = np.zeros(m.tree.nv)
+    t = m.tree
+    if d.F.shape[0] != t.nb or d.F.shape[1] != 6 or d.tau.shape[0] != t.nv:
+        d.F, d.tau = np.empty((t.nb, 6)), np.empty(t.nv)
+    gravity_forces_into(d.bp, d.R_WB, g_W, t.gravity_mask, d.F)
+    d.tau[:] = 0.0
 
 
 @njit(cache=True)
@@ -168,12 +178,14 @@ def mass_matrix(m, d):
     """M̂ = M(q) + h·D by the composite-rigid-body algorithm (joint damping implicit, as MuJoCo and Drake), plus the
     tendons' armature a·JᵀJ (tendon.py)."""
     t = m.tree
-    M = mass_matrix_from_inertias(t.order, t.ji, t.refl, d.S, d.Iw)
+    if d.M.shape[0] != t.nv or d.M.shape[1] != t.nv:
+        d.M = np.empty((t.nv, t.nv))
+    M = d.M
+    mass_matrix_into(t.order, t.ji, t.refl, d.S, d.Iw, M)
     if t.has_damping:
         for i in range(t.nv):
             M[i, i] += t.h * t.damping[i]
     tendon_armature(m, d, M)
-    d.M = M
 
 
 @njit(cache=True)

@@ -66,15 +66,15 @@ class MjcfTendonKinematics:
         self.pm, self.tendon_id = pm, tendon_id
         self.spring, self.damper = spring, damper
         self.paths = TendonPaths([(pm, tendon_id)])
-        self._last = None  # (kinematics, length, moment) of the last evaluation
+        self._last = None  # (kinematics token, length, moment) of the last evaluation
 
     def _Calc(self, plant, context):
         kin = plant._eval_kinematics(context)
         last = self._last
-        if last is not None and last[0] is kin:  # length and moment of one state: one kernel call
+        if last is not None and last[0] == kin.token:  # length and moment of one state: one kernel call
             return last[1], last[2]
         L, J = self.paths.CalcLengthsMoments(kin, plant._model.ji)
-        self._last = (kin, float(L[0]), J[0])
+        self._last = (kin.token, float(L[0]), J[0])
         return self._last[1], self._last[2]
 
     def CalcLength(self, plant, context, q: np.ndarray) -> float:
@@ -146,10 +146,10 @@ class MjcfTendonRows:
     def _LengthsMoments(self, kin, ji: np.ndarray):
         """Lengths and moments of all the tendons with rows, once per step (cached on the kinematics object)."""
         cached = self._last
-        if cached is not None and cached[0] is kin:
+        if cached is not None and cached[0] == kin.token:
             return cached[1], cached[2]
         L, J = self.paths.CalcLengthsMoments(kin, ji)
-        self._last = (kin, L, J)
+        self._last = (kin.token, L, J)
         return L, J
 
     def AddFriction(self, asm, kin, ji) -> None:

@@ -142,6 +142,10 @@ class _StateAccessMixin:
 
     def SetPositions(self, context, *args, **kwargs) -> None:
         """Set q of the whole plant (q) or of one model instance (model_instance, q)."""
+        if len(args) == 1 and not kwargs and self._finalized:  # (q): the common call, without overload binding
+            q = _vec(args[0], self._model.nq, "SetPositions q")
+            self._mutable_qv(context)[:q.shape[0]] = q  # validates the context
+            return
         self.ValidateContext(context)
         state, mi, value = self._state_args("SetPositions", "q", args, kwargs)
         idx = slice(0, self._model.nq) if mi is None else self._instance_q_indices(mi)

@@ -186,13 +186,17 @@ class _SystemMixin:
         return self._kin_cache._eval(context)._value
 
     def _CalcKinematicsCache(self, context, value) -> None:
-        x = self._qv_view(context)
-        nq = self._model.nq
+        """Kinematics at the context's state (its callers validated the context): the first evaluation allocates
+        the context's arrays, later ones write into them."""
+        x = self._qv_vector(context)._data
         jf = None if self._mjcf_mocap is None else self._mjcf_mocap.JointFrames(self, context, self._model.jf)
         try:
-            value.set_value(Kinematics(self._model, x[:nq], x[nq:], self._element_cache._eval(context)._value.bp, jf))
+            kin = value._value
+            if kin is None:
+                value.set_value(kin := Kinematics.Cached(self._fast, self._model.nb))
+            kin.Update(self._fast, x, self._element_cache._eval(context)._value.bp, jf)
         except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
-            ThrowZeroQuaternion(self, np.asarray(x[:nq]))
+            ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))
 
     def _CalcStateOutput(self, context, output) -> None:
         """The 'state' output [q; v]: one copy from the context's state array (the framework validated context)."""

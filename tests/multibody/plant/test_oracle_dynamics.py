@@ -194,3 +194,32 @@ def test_ball_quaternion_joint_matches_drake_ball_rpy():
     quat = qm[qs:qs + 4]
     expected = 0.5 * np.concatenate([[-w @ quat[1:]], quat[0] * w + np.cross(w, quat[1:])])
     close(qdot, expected, "quaternion rate")
+
+
+def test_cached_kinematics_are_rewritten_in_place(twins):
+    """A context keeps one kinematics cache whose arrays a state or parameter change rewrites (no allocation per
+    change): M and C(q,v)v stay pydrake's through state changes, a body-mass change and a clone stepped apart."""
+    _, (M, pm, bm, _), (D, pd, bd, _) = twins
+    rng = np.random.default_rng(7)
+    cm, cd = pm.CreateDefaultContext(), pd.CreateDefaultContext()
+    kin = pm._eval_kinematics(cm)
+    buffers = [id(kin.S), id(kin.Iw), id(kin.V)]
+    for _ in range(3):
+        q, v = tw.random_state(pd, cd, rng)
+        pm.SetPositions(cm, q)
+        pm.SetVelocities(cm, v)
+        pd.SetPositions(cd, q)
+        pd.SetVelocities(cd, v)
+        close(pm.CalcMassMatrix(cm), pd.CalcMassMatrix(cd), "M")
+        close(pm.CalcBiasTerm(cm), pd.CalcBiasTerm(cd), "C(q,v)v")
+        assert pm._eval_kinematics(cm) is kin and [id(kin.S), id(kin.Iw), id(kin.V)] == buffers
+    name = next(n for n in sorted(bm) if n != "world")
+    bm[name].SetMass(cm, 2.5 * bm[name].get_mass(cm))
+    bd[name].SetMass(cd, 2.5 * bd[name].get_mass(cd))
+    close(pm.CalcMassMatrix(cm), pd.CalcMassMatrix(cd), "M after SetMass")
+    clone, M_before = cm.Clone(), pm.CalcMassMatrix(cm)
+    q, v = tw.random_state(pd, pd.CreateDefaultContext(), rng)
+    pm.SetPositions(clone, q)
+    pm.CalcMassMatrix(clone)
+    np.testing.assert_array_equal(pm.CalcMassMatrix(cm), M_before)  # the clone has its own kinematics
+    assert pm._eval_kinematics(clone) is not kin

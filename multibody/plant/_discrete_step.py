@@ -123,11 +123,11 @@ class _DiscreteStepMixin:
     def _LeanSteps(self, context, times: np.ndarray, n: int) -> int:
         """The lean loop's fast path (systems/analysis/lean_loop.py): the compiled steps at times[:n] in place, as
         n calls of _DiscreteStepUpdate would make them, when the step reads nothing that may change between steps
-        (no input port has a value, MJCF ctrl ports included; no MJCF activations). Returns the steps done (fewer
-        than n: the next one fails, for the ordinary path to redo and report), or -1 when the fast path does not
-        apply."""
+        (no input port has a value, MJCF ctrl ports included; no MJCF activations; no PD-controlled actuators,
+        whose implicit PD is solved per step). Returns the steps done (fewer than n: the next one fails, for the
+        ordinary path to redo and report), or -1 when the fast path does not apply."""
         act = getattr(self, "_mjcf_actuation", None)
-        if any(self._input_wiring(context)) or (act is not None and (act.na or any(
+        if self._pd.active or any(self._input_wiring(context)) or (act is not None and (act.na or any(
                 port.HasValue(context) for port in act.ports))):
             return -1
         mocap = getattr(self, "_mjcf_mocap", None)
@@ -150,9 +150,17 @@ class _DiscreteStepMixin:
         bp = self._element_cache._eval(context)._value.bp_flat
         poses = z if mocap is None else mocap.PoseVector(context)
         ctrl = np.zeros(act.nu) if act is not None and act.nu else z  # MJCF ctrl ports without a value: zeros
-        k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.ascontiguousarray(u, dtype=np.float64),
-                                     ctrl, z, z, z, z6, f.g_W, poses, self._pipeline_collide(context), current.buffer,
-                                     current.row, times, n)
+        x0, buffer0 = x.copy(), current.buffer.copy()
+        try:
+            k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.ascontiguousarray(u, dtype=np.float64),
+                                         ctrl, z, z, z, z6, f.g_W, poses, self._pipeline_collide(context),
+                                         current.buffer, current.row, times, n)
+        except (ZeroDivisionError, np.linalg.LinAlgError):
+            # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
+            # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
+            x[:] = x0
+            current.buffer[:] = buffer0
+            return -1
         if k:
             last = current if row == current.row else current.other
             value.set_value(last)

@@ -105,7 +105,7 @@ def RunOne(path: str, steps: int = 500) -> dict:
     row["mj"] = dict(nq=mm.nq, nv=mm.nv, nu=mm.nu, mass=float(mm.body_mass.sum()), nkey=mm.nkey,
                      timestep=float(mm.opt.timestep))
     from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-    from mallard.multibody.plant._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState,
+    from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState,
                                                       SetMujocoKeyframe)
     from mallard.parsers import Parser
     from mallard.parsers.mjcf import MjcfError, MjcfUnsupportedWarning

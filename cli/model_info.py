@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from mallard.multibody.plant._mjcf_plant import GetMjcfPlantMaps
+from mallard.multibody.mjcf.plant_maps import GetMjcfPlantMaps
 from mallard.multibody.tree.indices import BodyIndex, JointIndex, ModelInstanceIndex
 
 from .model_scene import ModelScene

@@ -15,7 +15,7 @@ from mallard.geometry import Rgba, Role
 from mallard.geometry.meshcat import Meshcat
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizerParams
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_plant import GetMjcfPlantMaps
+from mallard.multibody.mjcf.plant_maps import GetMjcfPlantMaps
 from mallard.parsers import Parser
 from mallard.parsers.mjcf.reader import read_mjcf
 from mallard.parsers.mjcf.sections import read_option

@@ -91,7 +91,7 @@ def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment
 
 
 def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> ActuationModel:
-    """The plant's joint actuators and, given `mjcf` (plant/_mjcf_actuation.py MjcfActuation, or None), its MuJoCo
+    """The plant's joint actuators and, given `mjcf` (mjcf/actuation.py MjcfActuation, or None), its MuJoCo
     actuators: constant moment arms, spatial-tendon transmissions, tendon actuatorfrcrange, activation dynamics and
     muscles. `maps` are the plant's MjcfPlantMaps, `ten_offsets` the row of each one's first tendon in the tendon
     stage (tendon.py)."""

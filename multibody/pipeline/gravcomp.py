@@ -38,7 +38,7 @@ def new_gravcomp_model(body, factor, actuated):
 
 
 def CompileGravcomp(plant, mjcf) -> GravcompModel:
-    """The gravcomp bodies of the plant's MJCF models (`mjcf`: plant/_mjcf_actuation.py MjcfActuation, or None)."""
+    """The gravcomp bodies of the plant's MJCF models (`mjcf`: mjcf/actuation.py MjcfActuation, or None)."""
     nv = plant.num_velocities()
     gc = None if mjcf is None else mjcf.gravcomp
     if gc is None:

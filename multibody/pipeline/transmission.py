@@ -74,7 +74,7 @@ def new_transmission_model(site_out, site_kind, site_body, site_R, site_p, ref_b
 
 
 def CompileTransmissions(plant, mjcf) -> TransmissionModel:
-    """The site / slider-crank (`mjcf.sites`, plant/_mjcf_transmission.py MjcfSiteTransmission) and ball / free joint
+    """The site / slider-crank (`mjcf.sites`, mjcf/transmission.py MjcfSiteTransmission) and ball / free joint
     (`mjcf.balls`) transmissions of the plant's MJCF actuators (`mjcf` None: none)."""
     nv = plant.num_velocities()
     servos = [] if mjcf is None else mjcf.so3

@@ -10,11 +10,11 @@ from .multibody_plant import MultibodyPlant
 from ._constraints import DistanceConstraintParams
 from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
                                 SetConstraintMujocoParameters, SetJointMujocoParameters)
-from ._mjcf_actuation import GetMujocoCtrlInputPort
-from ._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
-from ._mjcf_sensors import GetMujocoSensorOutputPort
+from ..mjcf.actuation import GetMujocoCtrlInputPort
+from ..mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState
+from ..mjcf.sensors import GetMujocoSensorOutputPort
 from .signal_names import PlantPortSignalNames  # (registers the plant's port names for plots)
-from ._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
+from ..mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
                           GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
                           SetMujocoState)
 from ..contact.contact_results import ContactResults, HydroelasticContactInfo, PointPairContactInfo

@@ -538,8 +538,8 @@ class _TreeBuilderMixin(_ElementParametersMixin):
             self._nan_mass_bodies = CheckModelIsFinite(self)
             self._FinalizeContact()
             if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
-                from ._mjcf_actuation import FinalizeMjcfActuation
-                from ._mjcf_tendon_armature import FinalizeMjcfTendonArmature
+                from ..mjcf.actuation import FinalizeMjcfActuation
+                from ..mjcf.tendon_armature import FinalizeMjcfTendonArmature
                 FinalizeMjcfActuation(self)
                 FinalizeMjcfTendonArmature(self)
 

@@ -71,7 +71,7 @@ class ConstraintRowModel:
                 self._lim_bad[k] = True
         self._lim_names = [r[7] for r in self.limits]
         self.friction.sort(key=lambda r: r[0])
-        from ._mjcf_tendons import MjcfTendonRows  # MJCF tendon limit / frictionloss rows (None without)
+        from ..mjcf.tendons import MjcfTendonRows  # MJCF tendon limit / frictionloss rows (None without)
         self.tendons = MjcfTendonRows.FromPlant(plant, m.ji, M0, kin0)
         # ---- equality constraints ------------------------------------------------------------------------
         self.equalities = []
@@ -255,7 +255,7 @@ class _TendonEqualities:
     @staticmethod
     def FromRows(equalities: list, ji: np.ndarray, M0: np.ndarray, kin0) -> "_TendonEqualities | None":
         """Collect the "tendon" equalities of `equalities` (each gets its `tendon_row` index), or None."""
-        from ._mjcf_tendons import TendonPaths
+        from ..mjcf.tendons import TendonPaths
         items, entries, given_L0, given_iw = [], [], [], []
         for e in equalities:
             if e["kind"] != "tendon":

@@ -37,7 +37,7 @@ class _ContinuousDynamicsMixin:
             if self._tendon_inertia is None:
                 vdot = pl.forward_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
                                                          kin.V, kin.c, F, tau, self._zeros_v)
-            else:  # MJCF tendon armature (_mjcf_tendon_armature.py)
+            else:  # MJCF tendon armature (mjcf/tendon_armature.py)
                 vdot = self._tendon_inertia.CalcForwardDynamics(m, kin, F, tau)
         except np.linalg.LinAlgError:
             self._ThrowSingularMassMatrix(context)
@@ -91,7 +91,7 @@ class _ContinuousDynamicsMixin:
         m = self._model
         qdot = pl.map_velocity_to_qdot(m.order, m.ji, kin.q, kin.v)
         vdot = self._accel_cache.Eval(context)[0]
-        if self._xc_nz:  # MJCF actuator activations (_mjcf_actuation.py) and plugin act_dot (_mjcf_plugins.py)
+        if self._xc_nz:  # MJCF actuator activations (mjcf/actuation.py) and plugin act_dot (mjcf/plugins.py)
             vdot = np.concatenate([vdot, self._ActivationRates(context)])
         derivatives.get_mutable_vector().SetFromVector(np.concatenate([qdot, vdot]))
 
@@ -149,7 +149,7 @@ class _ContinuousDynamicsMixin:
             + why + "; give every body that can move a positive mass and inertia (or add armature / rotor inertia)")
 
     def _ActivationRates(self, context) -> np.ndarray:
-        """ȧ of the MJCF actuator activations (_mjcf_actuation.py) plus the plugins' act_dot (_mjcf_plugins.py)."""
+        """ȧ of the MJCF actuator activations (mjcf/actuation.py) plus the plugins' act_dot (mjcf/plugins.py)."""
         act = self._mjcf_actuation
         adot = act.CalcActivationRates(act.EvalCtrl(self, context), act.GetActivations(self, context))
         if act.plugins and act.plugins.has_slots:

@@ -44,7 +44,7 @@ class _DiscreteStepMixin:
             # envelope Cholesky of M̂ (sparse per tree, no second mass matrix)
             minus_rhs = pl.inverse_dynamics_from_inertias(m.order, m.ji, mc.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
                                                           kin.V, kin.c, self._zero_vdot, F, tau)
-            if self._tendon_inertia is not None:  # MJCF tendon armature (_mjcf_tendon_armature.py)
+            if self._tendon_inertia is not None:  # MJCF tendon armature (mjcf/tendon_armature.py)
                 self._tendon_inertia.AddToMassMatrixAndBias(kin, M_hat, minus_rhs)
             try:
                 a_free = ReverseTreeSolve(M_hat, self._mass_blocks, -minus_rhs)
@@ -62,12 +62,12 @@ class _DiscreteStepMixin:
             x_next = NextState(m.order, m.ji, kin.q, kin.v, a, h,
                                self.get_constraint_solver_options().position_integration_is_mujoco(self))
         scheme = getattr(self, "_mjcf_integrator", None)
-        if scheme == "RK4":  # MJCF RK4 (_mjcf_rk4.py); its stages are Euler steps in a scratch context
-            from ._mjcf_rk4 import IsRungeKuttaStageContext, RungeKuttaStep
+        if scheme == "RK4":  # MJCF RK4 (mjcf/rk4.py); its stages are Euler steps in a scratch context
+            from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaStep
             if not IsRungeKuttaStageContext(context):
                 x_next, a = RungeKuttaStep(self, context, kin, a)
-        elif scheme is not None:  # MJCF implicit / implicitfast (_mjcf_implicit.py)
-            from ._mjcf_implicit import ImplicitStep
+        elif scheme is not None:  # MJCF implicit / implicitfast (mjcf/implicit.py)
+            from ..mjcf.implicit import ImplicitStep
             x_next, a = ImplicitStep(self, context, kin, a)
         self._check_finite(context, x_next, "state after the discrete step")
         return x_next, a, u, tau_c
@@ -106,8 +106,8 @@ class _DiscreteStepMixin:
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if getattr(self, "_mjcf_act_group", None) is not None:  # MJCF activations, from the pre-step context
             act = self._mjcf_actuation
-            if getattr(self, "_mjcf_integrator", None) == "RK4":  # the RK4 step's averaged rates (_mjcf_rk4.py)
-                from ._mjcf_rk4 import RungeKuttaNextActivations
+            if getattr(self, "_mjcf_integrator", None) == "RK4":  # the RK4 step's averaged rates (mjcf/rk4.py)
+                from ..mjcf.rk4 import RungeKuttaNextActivations
                 act_next = RungeKuttaNextActivations(self, context)
             else:
                 lengths = act.CalcLengths(self, context, self.GetPositions(context)) if act.wraps_setpoints else None

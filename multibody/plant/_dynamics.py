@@ -15,7 +15,7 @@ _STRIDE_1D = (8,)
 class _DynamicsMixin:
     """CRBA / RNEA based dynamics over the cached Kinematics of a context."""
 
-    #: MJCF tendon armature terms of M and the bias (_mjcf_tendon_armature.py), set at Finalize when present
+    #: MJCF tendon armature terms of M and the bias (mjcf/tendon_armature.py), set at Finalize when present
     _tendon_inertia = None
 
     def _check_size(self, x, n: int, what: str) -> np.ndarray:

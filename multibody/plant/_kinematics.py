@@ -24,7 +24,7 @@ class Kinematics:
     __slots__ = ("q", "v", "bp", "R_WB", "p_WB", "R_WF", "p_WF", "p_WM", "S", "V", "c", "Iw", "_buf", "_bp_flat", "token")
 
     def __init__(self, model, q: np.ndarray, v: np.ndarray, bp: np.ndarray, jf: np.ndarray | None = None):
-        """`jf` overrides the model's joint frames (MJCF mocap welds posed per context, _mjcf_mocap.py)."""
+        """`jf` overrides the model's joint frames (MJCF mocap welds posed per context, mjcf/mocap.py)."""
         self.token = next(_TOKENS)
         self.q = np.array(q, dtype=float)
         self.v = np.array(v, dtype=float)

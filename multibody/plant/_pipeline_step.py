@@ -41,8 +41,8 @@ from ..pipeline.smooth import CompileTree
 from ..pipeline.solver import CompileOptions
 from ..pipeline.tendon import CompileTendons, RaiseIfBadTendonLimit, TendonOffsets
 from ..tree.force_element import GimbalLockError, LinearBushingRollPitchYaw, LinearSpringDamper
-from ._mjcf_plant import GetMjcfPlantMaps
-from ._mjcf_sensors import SensorSupported
+from ..mjcf.plant_maps import GetMjcfPlantMaps
+from ..mjcf.sensors import SensorSupported
 from ._model_check import ThrowZeroQuaternion
 from .element_parameters import VariantModel
 

@@ -12,7 +12,7 @@ from ..pipeline.sensor import SensorDataSize
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
 from ._kinematics import Kinematics
-from ._mjcf_plant import GetMjcfPlantMaps
+from ..mjcf.plant_maps import GetMjcfPlantMaps
 from ._model_check import ThrowZeroQuaternion
 from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
 
@@ -92,7 +92,7 @@ class _SystemMixin:
             # [q_d; v_d] of the instance's actuators, read by PD-controlled actuators (set_controller_gains)
             self._instance_desired_state_ports.append(
                 self.DeclareVectorInputPort(f"{name}_desired_state", 2 * self.num_actuators(i), required=False))
-        from ._mjcf_mocap import DeclareMjcfMocap  # MJCF mocap bodies: welds posed by the mocap_pose input
+        from ..mjcf.mocap import DeclareMjcfMocap  # MJCF mocap bodies: welds posed by the mocap_pose input
         self._mjcf_mocap = DeclareMjcfMocap(self)
         # ---- outputs ----------------------------------------------------------------------------------
         state_ticket = {self.all_state_ticket()}
@@ -340,7 +340,7 @@ class _SystemMixin:
             F += F_in
         if m.nu:
             np.add.at(tau, m.actuator_dofs, u)
-        if getattr(self, "_mjcf_actuation", None) is not None:  # MJCF actuators (_mjcf_actuation.py)
+        if getattr(self, "_mjcf_actuation", None) is not None:  # MJCF actuators (mjcf/actuation.py)
             tau += self._mjcf_actuation.CalcGeneralizedForces(self, context, kin.q, kin.v)
         tau_contact = np.zeros(m.nv)
         if self._force_contributors:
@@ -367,7 +367,7 @@ class _SystemMixin:
             raise ValueError("the discrete constraint solver must be callable(plant, context, kin, M_hat, a_free, h)")
         rows = getattr(solver, "rows", None)
         if rows is not None and getattr(self, "_mjcf_maps", None):  # MuJoCo's compile-time weights of MJCF models
-            from ._mjcf_plant import ApplyMujocoInvWeights
+            from ..mjcf.plant_maps import ApplyMujocoInvWeights
             ApplyMujocoInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
         self._ResetPipeline()  # the compiled step's coverage is listed again

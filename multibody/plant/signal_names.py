@@ -9,7 +9,7 @@ from typing import Optional
 from mallard.systems.drawing.signal_names import RegisterSignalNamer, SignalGroup, SignalNames
 
 from ..tree.indices import ModelInstanceIndex
-from ._mjcf_plant import GetMjcfPlantMaps
+from ..mjcf.plant_maps import GetMjcfPlantMaps
 from .multibody_plant import MultibodyPlant
 
 _EFFORT_OF_VELOCITY = {"w": "tau", "v": "f"}  # pydrake's velocity suffixes: w angular (rad/s), v linear (m/s)

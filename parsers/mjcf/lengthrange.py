@@ -35,7 +35,7 @@ def LengthRangeSupported(model: MjcfModel, a) -> bool:
     if a.trntype in ("joint", "jointinparent"):
         return model.joints[a.trnid[0]].type in ("hinge", "slide")
     if a.trntype == "tendon":
-        from mallard.multibody.plant._mjcf_tendons import TendonSupported
+        from mallard.multibody.mjcf.tendons import TendonSupported
         return TendonSupported(model.tendons[a.trnid[0]])
     return False
 
@@ -62,7 +62,7 @@ class _LengthRangeSimulation:
 
     def __init__(self, model: MjcfModel, h: float):
         from mallard.multibody.plant import MultibodyPlant
-        from mallard.multibody.plant._mjcf_plant import AttachMjcfModel
+        from mallard.multibody.mjcf.plant_maps import AttachMjcfModel
         from .to_plant import AddMjcfModelToPlant
         self.model = model
         self.h = h
@@ -86,7 +86,7 @@ class _LengthRangeSimulation:
             moment = np.zeros(self.nv)
             moment[vi] = gear
             return lambda q: (gear * float(q[qi]), moment)
-        from mallard.multibody.plant._mjcf_tendons import MjcfTendonKinematics
+        from mallard.multibody.mjcf.tendons import MjcfTendonKinematics
         tendon = MjcfTendonKinematics(pm, a.trnid[0])
         return lambda q: (gear * tendon.CalcLength(plant, ctx, q), gear * tendon.CalcMoment(plant, ctx))
 

@@ -20,7 +20,7 @@ Mapping (pydrake's MJCF parser conventions where they exist, MuJoCo's semantics 
 * option gravity is applied; the plant's time_step cannot change, so a different MJCF timestep is a warning;
   solver options and equality constraints go to the plant's constraint API (to_plant_constraints.py).
 
-State conventions differ for ball and free joints; see `mallard.multibody.plant._mjcf_state`.
+State conventions differ for ball and free joints; see `mallard.multibody.mjcf.state`.
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class MjcfPlantMap:
         self.sites: list = []  #: MuJoCo site id → Frame
         self.geoms: list = []  #: MuJoCo geom id → (collision GeometryId or None, visual GeometryId or None)
         self.constraints: list = []  #: MuJoCo equality id → ConstraintIndex (None when not mapped)
-        self.mocap: list = []  #: MuJoCo mocap id → the RigidBody welded to the world (its pose an input, _mjcf_mocap)
+        self.mocap: list = []  #: MuJoCo mocap id → the RigidBody welded to the world (its pose an input, multibody/mjcf/mocap.py)
 
 
 def _unique(name: str, taken: set) -> str:
@@ -122,7 +122,7 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
         pm.bodies.append(rb)
         if not joints:
             plant.WeldFrames(parent.body_frame(), rb.body_frame(), _X(*X_PB0))
-            if body.mocap:  # the weld's pose follows the plant's mocap_pose input (multibody/plant/_mjcf_mocap.py)
+            if body.mocap:  # the weld's pose follows the plant's mocap_pose input (multibody/mjcf/mocap.py)
                 pm.mocap.append(rb)
             continue
         prev = parent
@@ -271,8 +271,8 @@ def _ApplyOptions(plant, model: MjcfModel) -> None:
     plant.mutable_gravity_field().set_gravity_vector(g)
     h = plant.time_step()
     if h > 0 and opt.integrator.lower() in ("implicit", "implicitfast"):  # the discrete step's scheme
-        plant._mjcf_integrator = opt.integrator.lower()  # (multibody/plant/_mjcf_implicit.py)
-    elif h > 0 and opt.integrator.lower() == "rk4" and not model.plugins:  # (multibody/plant/_mjcf_rk4.py)
+        plant._mjcf_integrator = opt.integrator.lower()  # (multibody/mjcf/implicit.py)
+    elif h > 0 and opt.integrator.lower() == "rk4" and not model.plugins:  # (multibody/mjcf/rk4.py)
         plant._mjcf_integrator = "RK4"  # plugin state / activations would need advancing per stage: Euler
     if h > 0 and abs(h - float(opt.timestep)) > 1e-15 * max(1.0, h):
         warnings.warn(f"MJCF model '{model.name}': <option timestep={opt.timestep}> differs from the "
@@ -298,7 +298,7 @@ def AddMjcfToPlant(parser, filename: str | None, file_contents: str | None) -> l
 
     Every compiler or plant error reaches the user as a ParseError naming file, line and element.
     """
-    from mallard.multibody.plant._mjcf_plant import AttachMjcfModel
+    from mallard.multibody.mjcf.plant_maps import AttachMjcfModel
     from .compiler import load_mjcf
     from .errors import MjcfError
     source = filename or "<string>"
@@ -331,8 +331,8 @@ def AddMjcfToPlant(parser, filename: str | None, file_contents: str | None) -> l
             pm = AddMjcfModelToPlant(plant, model, name, parser._CanRegisterGeometry())
     except (ValueError, MjcfUnsupportedWarning) as exc:
         raise _located(exc, source) from None
-    from mallard.multibody.plant._mjcf_actuation import CheckMjcfActuators
-    from mallard.multibody.plant._mjcf_sensors import CheckMjcfSensors
+    from mallard.multibody.mjcf.actuation import CheckMjcfActuators
+    from mallard.multibody.mjcf.sensors import CheckMjcfSensors
     for msg in CheckMjcfActuators(model) + CheckMjcfSensors(model):
         if strict:
             raise _located(ValueError(msg), source)

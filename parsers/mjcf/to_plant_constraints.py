@@ -96,7 +96,7 @@ def AddMjcfTendonEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
     """A MuJoCo tendon equality as a plant constraint of kind "MjcfTendon": L1 − L1₀ = c0 + c1·x + … + c4·x⁴,
     x = L2 − L2₀ (L1 − L1₀ = c0 without tendon2), lengths in m (spatial) or the joints' units (fixed), L₀ at
     qpos0; its row (Jacobian: the moment arms, regularized by tendon_invweight0) is built by _constraint_rows.py."""
-    from mallard.multibody.plant._mjcf_tendons import TendonSupported
+    from mallard.multibody.mjcf.tendons import TendonSupported
     tendons = [eq.obj1] + ([eq.obj2] if eq.obj2 >= 0 else [])
     for t in tendons:
         ten = model.tendons[t]

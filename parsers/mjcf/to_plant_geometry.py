@@ -106,8 +106,8 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
         except ValueError as exc:  # e.g. an infinite size
             where = f"{geom.where}: " if geom.where is not None else "MJCF: "
             raise ValueError(f"{where}geom '{geom.name or g}': {exc}") from None
-        if geom.type == "sdf" and geom.plugin >= 0:  # engine-plugin SDF (multibody/plant/_mjcf_plugins.py)
-            from mallard.multibody.plant._mjcf_plugins import MjcfSdfShape
+        if geom.type == "sdf" and geom.plugin >= 0:  # engine-plugin SDF (multibody/mjcf/plugins.py)
+            from mallard.multibody.mjcf.plugins import MjcfSdfShape
             shape = MjcfSdfShape(model, geom)
         collides = collide and bool(geom.contype or geom.conaffinity or g in pair_geoms)  # pairs: any masks
         hull_faces = None

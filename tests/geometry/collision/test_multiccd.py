@@ -12,7 +12,7 @@ from oracles import require_mujoco
 
 from mallard.geometry.collision import collide
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import load_mjcf
 from mallard.parsers.mjcf.mesh_hull import MujocoMeshHull

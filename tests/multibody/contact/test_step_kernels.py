@@ -102,7 +102,7 @@ def test_figure_on_a_plane_follows_mujoco():
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
     from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-    from mallard.multibody.plant._mjcf_state import GetMujocoState
+    from mallard.multibody.mjcf.state import GetMujocoState
     from mallard.parsers import Parser
     from mallard.systems.analysis import Simulator
     from mallard.systems.framework import DiagramBuilder

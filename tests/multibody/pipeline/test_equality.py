@@ -12,7 +12,7 @@ from oracles import require_mujoco
 
 from mallard.multibody.math import RigidTransform, RollPitchYaw
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_state import GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState, SetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.multibody.tree import RevoluteJoint, SpatialInertia, UnitInertia
 from mallard.parsers import Parser

@@ -9,8 +9,8 @@ import pytest
 from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import GetMujocoState, SetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 
 # servos with velocity gains (affine bias kv, affine gain), joint damping, a saturating velocity servo, a hinge

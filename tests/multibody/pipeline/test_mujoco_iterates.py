@@ -12,8 +12,8 @@ import pytest
 from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import GetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.multibody.tree.explicit_damping import ExplicitJointDamping
 

@@ -12,9 +12,9 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import SetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import SetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator

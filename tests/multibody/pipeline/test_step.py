@@ -17,7 +17,7 @@ from oracles import require_mujoco
 from mallard.geometry import Box, HalfSpace, Sphere
 from mallard.multibody.math import RigidTransform
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, CoulombFriction
-from mallard.multibody.plant._mjcf_state import GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState, SetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.multibody.tree import SpatialInertia, UnitInertia
 from mallard.systems.analysis import Simulator
@@ -55,7 +55,7 @@ def _arm(cone="pyramidal", condim=3, python=False):
 
 
 def _fixed_ctrl(plant, context, ctrl):
-    from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
+    from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
     GetMujocoCtrlInputPort(plant).FixValue(context, np.asarray(ctrl, float))
 
 

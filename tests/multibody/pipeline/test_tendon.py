@@ -13,8 +13,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import GetMujocoState, SetMujocoState
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.parsers import Parser
 from mjcf_scene import build_mjcf_scene

@@ -9,7 +9,7 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant._mjcf_plugins import GetMujocoPluginState
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.plugins import GetMujocoPluginState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
 from mallard.multibody.plugins import (Capability, ConfigAttribute, Plugin, PluginDataCache, PluginInstance,
                                        RegisterPlugin, UnregisterPlugin)
 from mallard.parsers import Parser

@@ -6,7 +6,7 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoActivations, GetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoActivations, GetMujocoState
 from mallard.multibody.plugins import GetPlugin
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator

@@ -11,7 +11,7 @@ from oracles import require_mujoco
 
 from mallard.geometry.mujoco_pairs import GetMujocoExplicitPairs
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf.errors import MjcfUnsupportedWarning
 from mallard.systems.framework import DiagramBuilder

@@ -13,7 +13,7 @@ from mallard.multibody.plant import MultibodyPlant
 from mallard.multibody.tree.fluid_forces import FluidForces
 from mallard.parsers.mjcf.fluid import FluidEllipsoidCoefficients
 from mallard.multibody.tree.force_element import MjcfBallFreeSprings
-from mallard.multibody.plant._mjcf_state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import MjcfUnsupportedWarning
 
@@ -182,7 +182,7 @@ def test_shared_fluid_models_step_as_mujoco(models_dir, name):
     md.qpos[:], md.qvel[:] = qpos, qvel
     SetMujocoState(plant, context, qpos, qvel)
     if mm.nu:
-        from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
+        from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
         ctrl = rng.uniform(-1.0, 1.0, size=mm.nu)
         md.ctrl[:] = ctrl
         GetMujocoCtrlInputPort(plant).FixValue(context, ctrl)

@@ -10,7 +10,7 @@ from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
 from mallard.geometry import HeightField
-from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
 
 _ELEV = np.array([[0.0, 0.3, 0.1, 0.5, 0.2, 0.0],
                   [0.4, 0.9, 0.6, 0.2, 0.7, 0.3],

@@ -1,4 +1,4 @@
-"""MuJoCo's implicitfast / implicit integrators in the discrete plant (multibody/plant/_mjcf_implicit.py):
+"""MuJoCo's implicitfast / implicit integrators in the discrete plant (multibody/mjcf/implicit.py):
 200-step trajectories against mj_step on the shared MJCF files that select them and on programmatic models
 (velocity servo, tendon damping, muscle, free body gyroscopics, Coriolis coupling)."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoActivations, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import GetMujocoActivations, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import MjcfUnsupportedWarning
 from mallard.systems.framework import DiagramBuilder
@@ -271,7 +271,7 @@ def test_integrator_flag_and_warnings():
         warnings.simplefilter("always")
         rk4 = MultibodyPlant(0.005)
         Parser(rk4).AddModelsFromString(xml.replace("implicitfast", "RK4"), "xml")
-    assert rk4._mjcf_integrator == "RK4"  # MuJoCo's RK4 (_mjcf_rk4.py), no longer Euler with a warning
+    assert rk4._mjcf_integrator == "RK4"  # MuJoCo's RK4 (mjcf/rk4.py), no longer Euler with a warning
     assert not [w for w in caught if issubclass(w.category, MjcfUnsupportedWarning) and "integrator" in str(w.message)]
     continuous = MultibodyPlant(0.0)
     with warnings.catch_warnings():

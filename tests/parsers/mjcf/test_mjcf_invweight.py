@@ -10,7 +10,7 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf.compiler import load_mjcf
 

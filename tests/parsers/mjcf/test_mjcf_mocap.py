@@ -10,8 +10,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import SetMujocoKeyframe, SetMujocoState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import SetMujocoKeyframe, SetMujocoState
 from mallard.parsers import Parser
 from mallard.systems.framework import DiagramBuilder
 

@@ -12,8 +12,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import (GetMujocoActivations, GetMujocoKeyframe, GetMujocoState,
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import (GetMujocoActivations, GetMujocoKeyframe, GetMujocoState,
                                                  SetMujocoActivations, SetMujocoKeyframe, SetMujocoState)
 from mallard.parsers import Parser
 from mallard.parsers.errors import ParseError

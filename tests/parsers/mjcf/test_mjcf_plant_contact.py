@@ -9,8 +9,8 @@ from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco
 
 from mallard.geometry.properties import GetMujocoContactParameters
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
 
 DROP = """<mujoco model="drop"><option timestep="0.002"/>
 <worldbody><geom name="floor" type="plane" size="5 5 .1"/>
@@ -93,7 +93,7 @@ def test_parent_child_filtering_follows_filterparent(flag):
 
 def test_keyframe_in_a_diagram_context(models_dir):
     """SetMujocoKeyframe on the plant's subcontext sets the state (the diagram owns the time)."""
-    from mallard.multibody.plant._mjcf_state import SetMujocoKeyframe
+    from mallard.multibody.mjcf.state import SetMujocoKeyframe
     plant, _, root, context = _build(path=models_dir / "mujoco" / "model" / "humanoid.xml", time_step=0.005)
     key = SetMujocoKeyframe(plant, context, "squat")
     qpos, qvel = GetMujocoState(plant, context)

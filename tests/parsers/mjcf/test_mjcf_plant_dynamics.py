@@ -10,8 +10,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import (CalcMujocoVelocityMap, GetMujocoActivations, GetMujocoState,
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMujocoActivations, GetMujocoState,
                                                   SetMujocoActivations, SetMujocoState)
 from mallard.parsers import Parser
 

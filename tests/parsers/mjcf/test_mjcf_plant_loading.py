@@ -10,8 +10,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import (GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import (GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
                                                   GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations,
                                                   SetMujocoKeyframe, SetMujocoState)
 from mallard.parsers import Parser
@@ -199,7 +199,7 @@ def test_unsimulated_features_warn_once_each():
         warnings.simplefilter("always")
         Parser(MultibodyPlant(0.01)).AddModelsFromString(text, "xml")
     messages = " | ".join(str(w.message) for w in record if issubclass(w.category, MjcfUnsupportedWarning))
-    # the discrete plant steps RK4 as MuJoCo does (_mjcf_rk4.py); mocap bodies follow the mocap_pose input port
+    # the discrete plant steps RK4 as MuJoCo does (mjcf/rk4.py); mocap bodies follow the mocap_pose input port
     assert "RK4" not in messages and "mocap" not in messages
 
 

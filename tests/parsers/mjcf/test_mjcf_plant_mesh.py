@@ -14,7 +14,7 @@ from mallard.geometry import Convex, Mesh
 from mallard.geometry.meshcat import Meshcat, MeshcatParams
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import GetMjcfPlantMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.systems.framework import DiagramBuilder
 

@@ -8,8 +8,8 @@ import numpy as np
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import SetMujocoActivations, SetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import SetMujocoActivations, SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import MjcfUnsupportedWarning
 

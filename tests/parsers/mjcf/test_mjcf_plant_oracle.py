@@ -11,7 +11,7 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState,
+from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState,
                                                   SetMujocoActivations, SetMujocoKeyframe, SetMujocoState)
 from mallard.parsers import Parser
 

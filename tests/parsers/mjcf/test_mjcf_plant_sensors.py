@@ -9,8 +9,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import SetMujocoState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import MjcfUnsupportedWarning
 
@@ -300,7 +300,7 @@ def test_subtree_sensors_at_random_states(models_dir, name, atol):
         mujoco.mj_forward(mm, md)
         SetMujocoState(plant, context, qpos, qvel)
         if mm.nu:
-            from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
+            from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
             GetMujocoCtrlInputPort(plant).FixValue(context, ctrl)
         got = port.Eval(context)
         for i in range(mm.nsensor):

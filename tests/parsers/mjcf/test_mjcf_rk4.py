@@ -1,4 +1,4 @@
-"""MuJoCo's RK4 integrator in the discrete plant (multibody/plant/_mjcf_rk4.py): 200-step trajectories against
+"""MuJoCo's RK4 integrator in the discrete plant (multibody/mjcf/rk4.py): 200-step trajectories against
 mj_step on every shared MJCF file that selects it (loaded with a SceneGraph), a pendulum with joint limits, damping
 and activation dynamics, free bodies in contact; the step leaves the context untouched; plugins keep Euler."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoActivations, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import GetMujocoActivations, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import MjcfUnsupportedWarning
 from mallard.systems.framework import DiagramBuilder

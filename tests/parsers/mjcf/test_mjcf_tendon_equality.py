@@ -11,7 +11,7 @@ from oracles import require_mujoco
 from mallard.multibody.contact.assembler import ConstraintAssembler
 from mallard.multibody.plant import MultibodyPlant
 from mallard.multibody.plant._constraint_rows import ConstraintRowModel
-from mallard.multibody.plant._mjcf_state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 
 TENDON_EQUALITIES = """<mujoco model="tendon_equality">
@@ -140,7 +140,7 @@ def test_force_sensors_include_tendon_equality_pulls():
     xml = TENDON_EQUALITIES.replace("</equality>", """</equality>
   <sensor><force site="s3"/><torque site="s3"/><force site="s1"/><torque site="side"/>
     <tendonpos tendon="wrap"/><tendonvel tendon="spat"/><tendonpos tendon="fix1"/></sensor>""")
-    from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
+    from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
     mm, plant = _load(mujoco, xml)
     mm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     md = mujoco.MjData(mm)

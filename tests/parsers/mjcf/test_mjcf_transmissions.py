@@ -13,8 +13,8 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_actuation import GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_state import (CalcMujocoVelocityMap, GetMujocoActivations, GetMujocoState,
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
+from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMujocoActivations, GetMujocoState,
                                                   SetMujocoActivations, SetMujocoState)
 from mallard.parsers import Parser
 from mallard.parsers.errors import ParseError
@@ -303,7 +303,7 @@ def test_orientation_defaults_compile_as_mujoco(defaults):
            f'<geom type="box" size=".1 .2 .3"/></body></worldbody><actuator><orientation joint="b"{cls}/></actuator>'
            '</mujoco>')
     mm, plant = _load(mujoco, xml)
-    from mallard.multibody.plant._mjcf_state import GetMjcfPlantMap
+    from mallard.multibody.mjcf.state import GetMjcfPlantMap
     a = GetMjcfPlantMap(plant).model.actuators[0]
     np.testing.assert_allclose(a.gainprm, mm.actuator_gainprm[0], rtol=0, atol=1e-12)
     np.testing.assert_allclose(a.biasprm, mm.actuator_biasprm[0], rtol=0, atol=1e-12)

@@ -1,12 +1,12 @@
 """SDF geoms of MJCF engine plugins in MultibodyPlant: a sphere in MuJoCo's SDF bowl / on the SDF torus
-(geometry/sdf_shape.py, the SDF pairs of collision/engine.py, multibody/plant/_mjcf_plugins.py)."""
+(geometry/sdf_shape.py, the SDF pairs of collision/engine.py, multibody/mjcf/plugins.py)."""
 import numpy as np
 import pytest
 from oracles import require_mujoco
 
 from mallard.geometry.sdf_shape import SignedDistanceField
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant._mjcf_state import GetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder

@@ -12,8 +12,8 @@ tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons, wrapping geo
 framequat, framexaxis, frameyaxis, framezaxis, framelinvel, frameangvel (objects site / body (inertial
 frame) / xbody / geom, optional reference object of those types), framelinacc, frameangacc, subtreecom,
 subtreelinvel, gyro, velocimeter, accelerometer, clock, force, torque, subtreeangmom
-(_mjcf_sensor_dynamics.py), touch (_mjcf_touch.py) and engine-plugin sensors (type "plugin",
-_mjcf_plugins.py). Other types (range finders, limit / constraint force sensors, ...) are reported once at
+(sensor_dynamics.py), touch (touch.py) and engine-plugin sensors (type "plugin",
+plugins.py). Other types (range finders, limit / constraint force sensors, ...) are reported once at
 load and read 0.
 
 The accelerometer, framelinacc / frameangacc, force, torque and touch sensors use the dynamics of the current
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._mjcf_actuation import ActuatorSupported
-from ._mjcf_plant import GetMjcfPlantMaps
-from ._mjcf_sensor_dynamics import (AddSpatialTendonForces, CalcInteractionWrenches, FrameAcceleration,
+from .actuation import ActuatorSupported
+from .plant_maps import GetMjcfPlantMaps
+from .sensor_dynamics import (AddSpatialTendonForces, CalcInteractionWrenches, FrameAcceleration,
                                     SensorWrench, StepDynamics, SubtreeAngularMomentum)
-from ._mjcf_tendons import TendonPaths, TendonSupported
-from ._mjcf_touch import TouchSensor
+from .tendons import TendonPaths, TendonSupported
+from .touch import TouchSensor
 
 __all__ = ["SUPPORTED_SENSORS", "CheckMjcfSensors", "FinalizeMjcfSensors", "GetMujocoSensorOutputPort"]
 
@@ -50,7 +50,7 @@ def SensorSupported(model, s) -> bool:
 
 
 def _supported(model, s) -> bool:
-    if s.type == "plugin":  # engine-plugin sensors (_mjcf_plugins.py)
+    if s.type == "plugin":  # engine-plugin sensors (plugins.py)
         return s.plugin >= 0
     if s.type not in SUPPORTED_SENSORS:
         return False
@@ -314,7 +314,7 @@ def FinalizeMjcfSensors(plant) -> None:
 
 def GetMujocoSensorOutputPort(plant, model_instance=None):
     """The `<instance>_sensordata` output port of an MJCF model (RuntimeError if it has no sensors)."""
-    from ._mjcf_state import GetMjcfPlantMap
+    from .state import GetMjcfPlantMap
     plant._ThrowIfNotFinalized("GetMujocoSensorOutputPort")
     pm = GetMjcfPlantMap(plant, model_instance)
     port = getattr(plant, "_mjcf_sensor_ports", {}).get(int(pm.instance))

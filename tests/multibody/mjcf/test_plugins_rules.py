@@ -1,4 +1,4 @@
-"""MJCF engine-plugin rules in MultibodyPlant (multibody/plant/_mjcf_plugins.py): actearly plugin actuators
+"""MJCF engine-plugin rules in MultibodyPlant (multibody/mjcf/plugins.py): actearly plugin actuators
 (the force uses the next-step activations, mj_nextActivation), cutoff on plugin sensors (apply_cutoff for
 real data), plugin state reset by keyframes / default contexts (mj_resetDataKeyframe), and pickling a
 Context whose geometry holds a Python SDF plugin. MuJoCo's own plugins are C++ libraries the mujoco oracle
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort, MultibodyPlant
-from mallard.multibody.plant._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoActivations, SetMujocoActivations, SetMujocoKeyframe
+from mallard.multibody.mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import GetMujocoActivations, SetMujocoActivations, SetMujocoKeyframe
 from mallard.multibody.plugins import (Capability, ConfigAttribute, Plugin, PluginInstance, PluginRuntime,
                                        RegisterPlugin, UnregisterPlugin)
 from mallard.multibody.plugins.dcmotor import dcmotor_derivatives

@@ -13,14 +13,14 @@ range (before forcerange); τ = Σ m_iᵀ f_i, then clamped per joint to its act
 integrator ȧ = ctrl, filter ȧ = (ctrl − a)/τ (Euler), filterexact a⁺ = a + (ctrl − a)(1 − e^(−h/τ)).
 
 Supported: transmissions joint and jointinparent (hinge, slide; ball and free with their 3D / 6D gear),
-tendon (fixed; spatial through sites and pulleys, _mjcf_tendons.py), site (with or without refsite) and
-slider-crank (_mjcf_transmission.py); MuJoCo 4's position-servo setpoints wrapped to the representative
+tendon (fixed; spatial through sites and pulleys, tendons.py), site (with or without refsite) and
+slider-crank (transmission.py); MuJoCo 4's position-servo setpoints wrapped to the representative
 nearest the length on rotational transmissions (ball joint, rotational site+refsite); MuJoCo 4's orientation
 servo (gaintype / biastype so3, `<actuator><orientation>`: 3 or 4 controls, 3 outputs; So3Servo); dyntype
 none, integrator, filter, filterexact, muscle; gaintype fixed, affine, muscle; biastype none, affine,
 muscle (pipeline/muscle.py; the MJCF compiler computes a muscle's lengthrange by simulation when the file
 does not give it, parsers/mjcf/lengthrange.py); engine-plugin actuators (their force replaces
-gain·input + bias, _mjcf_plugins.py). Other
+gain·input + bias, plugins.py). Other
 actuators are reported at load with a located warning naming the actuator and produce no force.
 Activations are state: a discrete group (`plant._mjcf_act_group`) updated in the plant's step as mj_step
 does (discrete plant), or continuous state after [q; v] integrated by the simulator (continuous plant;
@@ -32,10 +32,10 @@ import math
 
 import numpy as np
 
-from ._mjcf_gravcomp import MjcfGravityCompensation
-from ._mjcf_plant import GetMjcfPlantMaps
-from ._mjcf_tendons import MjcfTendonKinematics, TendonSupported
-from ._mjcf_transmission import MjcfSiteTransmission, RotationVector, So3Servo, WrapPeriod
+from .gravcomp import MjcfGravityCompensation
+from .plant_maps import GetMjcfPlantMaps
+from .tendons import MjcfTendonKinematics, TendonSupported
+from .transmission import MjcfSiteTransmission, RotationVector, So3Servo, WrapPeriod
 from ..math.functions import rotation_matrix_from_quaternion as quat_to_mat
 from ..pipeline.muscle import MuscleActivationRate, MuscleBias, MuscleGain
 
@@ -142,7 +142,7 @@ class MjcfActuation:
                 c0 += nctrl
                 if not ok:
                     pass
-                elif a.trntype in ("site", "slidercrank"):  # length and moment depend on q (_mjcf_transmission)
+                elif a.trntype in ("site", "slidercrank"):  # length and moment depend on q (transmission.py)
                     sites.append((len(rows), MjcfSiteTransmission(pm, a.trntype, a.trnid[0], a.trnid[1], a.gear,
                                                                   a.cranklength)))
                 elif a.trntype in ("joint", "jointinparent"):
@@ -302,7 +302,7 @@ class MjcfActuation:
 
     def CalcMomentArms(self, plant, context) -> np.ndarray:
         """actuator_moment (one row per actuator output × plant nv): d length / d v; site rows are gear wrenches
-        in the site (or refsite) frame mapped by the site Jacobian (see _mjcf_transmission.py)."""
+        in the site (or refsite) frame mapped by the site Jacobian (see transmission.py)."""
         if not self.sites and not self.spatial and not self.balls and not self.so3:
             return self.moment
         moment = self.moment.copy()
@@ -371,7 +371,7 @@ class MjcfActuation:
         force = np.where(self.enabled, gain * inp + bias, 0.0)
         for servo in self.so3:
             force[servo.rows] = servo.Force(ctrl, inp[servo.rows], L[servo.rows], V[servo.rows])
-        if self.plugins:  # plugin actuators: the plugin's force replaces gain·input + bias (_mjcf_plugins.py)
+        if self.plugins:  # plugin actuators: the plugin's force replaces gain·input + bias (plugins.py)
             self.plugins.ActuatorForces(plant, context, ctrl, act, L, V, force)
             force = np.where(self.enabled, force, 0.0)
         if self.tlim:  # a tendon's summed actuator force outside its actuatorfrcrange scales its actuators
@@ -414,8 +414,8 @@ def FinalizeMjcfActuation(plant) -> None:
     Activations are continuous state after [q; v] (x = [q; v; act]) for a continuous plant, and the discrete
     state group `plant._mjcf_act_group` for a discrete one.
     """
-    from ._mjcf_plugins import FinalizeMjcfPlugins
-    from ._mjcf_sensors import FinalizeMjcfSensors
+    from .plugins import FinalizeMjcfPlugins
+    from .sensors import FinalizeMjcfSensors
     act = MjcfActuation(plant)
     plant._mjcf_actuation = act
     plant._mjcf_act_group = None
@@ -432,7 +432,7 @@ def FinalizeMjcfActuation(plant) -> None:
 
 def GetMujocoCtrlInputPort(plant, model_instance=None):
     """The `<instance>_ctrl` input port of an MJCF model: MuJoCo's ctrl vector (size nu; 0 when unconnected)."""
-    from ._mjcf_state import GetMjcfPlantMap
+    from .state import GetMjcfPlantMap
     plant._ThrowIfNotFinalized("GetMujocoCtrlInputPort")
     pm = GetMjcfPlantMap(plant, model_instance)
     k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))

@@ -166,7 +166,7 @@ def AddSpatialTendonForces(plant, pm, k: int, dyn: StepDynamics, actuator_forces
     spatial = [t for t, ten in enumerate(model.tendons) if ten.kind != "fixed"]
     if not spatial:
         return
-    from ._mjcf_tendons import TendonPaths, TendonSupported
+    from .tendons import TendonPaths, TendonSupported
     kin = dyn.kin
     act = plant._mjcf_actuation
     start = act.u_slices[k].start

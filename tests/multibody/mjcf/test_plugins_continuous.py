@@ -1,6 +1,6 @@
 """MJCF engine plugins on a continuous MultibodyPlant (time_step = 0): plugin activation slots are continuous
 state with the plugin's act_dot as derivative, the plugin state is discrete state advanced every
-<option timestep> (multibody/plant/_mjcf_plugins.py). Checked against the analytic DC-motor model, a fine
+<option timestep> (multibody/mjcf/plugins.py). Checked against the analytic DC-motor model, a fine
 scipy integration of the motor ODE, and the discrete plant with small steps."""
 import math
 
@@ -9,9 +9,9 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoActivations
+from mallard.multibody.mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import GetMujocoActivations
 from mallard.multibody.plugins.dcmotor import dcmotor_derivatives
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator

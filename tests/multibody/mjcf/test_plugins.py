@@ -1,14 +1,14 @@
 """MJCF engine plugins in MultibodyPlant: plugin state in the Context, the DC-motor actuator and its shared
-thermometer sensor, plugin activation state, and errors (multibody/plant/_mjcf_plugins.py)."""
+thermometer sensor, plugin activation state, and errors (multibody/mjcf/plugins.py)."""
 import pickle
 
 import numpy as np
 import pytest
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort
-from mallard.multibody.plant._mjcf_plugins import GetMujocoPluginState, SetMujocoPluginState
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import GetMujocoActivations
+from mallard.multibody.mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import GetMujocoActivations
 from mallard.multibody.plugins.dcmotor import dcmotor_derivatives, dcmotor_temperature_step
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator

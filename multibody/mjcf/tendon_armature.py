@@ -10,7 +10,7 @@ import numpy as np
 
 from ..kernels.kinematics import calc_accelerations
 from ..kernels.tendon_kernels import add_tendon_armature_mass
-from ._mjcf_tendons import HasWrappingGeoms, TendonPaths
+from .tendons import HasWrappingGeoms, TendonPaths
 
 __all__ = ["MjcfTendonInertia", "FinalizeMjcfTendonArmature"]
 

@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from ._mjcf_plant import GetMjcfPlantMaps
+from .plant_maps import GetMjcfPlantMaps
 
 __all__ = ["MjcfPlugins", "FinalizeMjcfPlugins", "GetMujocoPluginState", "SetMujocoPluginState",
            "ResetMujocoPluginState", "MjcfSdfShape"]
@@ -170,7 +170,7 @@ class MjcfPlugins:
 
     def PassiveForces(self, plant, context) -> np.ndarray:
         """Generalized forces of passive (body) plugins in plant velocity coordinates."""
-        from ._mjcf_state import CalcMujocoVelocityMap, GetMujocoState
+        from .state import CalcMujocoVelocityMap, GetMujocoState
         tau = np.zeros(plant.num_velocities())
         x = np.array(self.GetState(plant, context), float)
         for mp in self.models:
@@ -297,7 +297,7 @@ def _plugins(plant) -> MjcfPlugins:
 
 
 def _model_of(plant, plugins: MjcfPlugins, model_instance):
-    from ._mjcf_state import GetMjcfPlantMap
+    from .state import GetMjcfPlantMap
     pm = GetMjcfPlantMap(plant, model_instance)
     for mp in plugins.models:
         if int(mp.pm.instance) == int(pm.instance):
@@ -329,7 +329,7 @@ def ResetMujocoPluginState(plant, context, model_instance=None) -> None:
     act = getattr(plant, "_mjcf_actuation", None)
     if act is None or not act.plugins or act.plugins.group is None:
         return
-    from ._mjcf_state import GetMjcfPlantMap
+    from .state import GetMjcfPlantMap
     pm = GetMjcfPlantMap(plant, model_instance)
     for mp in act.plugins.models:
         if int(mp.pm.instance) == int(pm.instance) and mp.rt.nstate:

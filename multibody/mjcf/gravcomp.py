@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._mjcf_plant import GetMjcfPlantMaps
+from .plant_maps import GetMjcfPlantMaps
 
 __all__ = ["MjcfGravityCompensation"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..math.functions import rotation_matrix_from_quaternion
-from ._mjcf_plant import GetMjcfPlantMaps
+from .plant_maps import GetMjcfPlantMaps
 
 __all__ = ["GetMjcfPlantMap", "SetMujocoState", "GetMujocoState", "SetMujocoActivations", "GetMujocoActivations",
            "CalcMujocoVelocityMap", "GetMujocoKeyframeNames", "GetMujocoKeyframe", "SetMujocoKeyframe"]
@@ -167,11 +167,11 @@ def SetMujocoKeyframe(plant, context, name, model_instance=None, set_ctrl: bool 
     SetMujocoState(plant, context, key.qpos, key.qvel, pm.instance)
     if pm.model.na:
         SetMujocoActivations(plant, context, key.act, pm.instance)
-    if getattr(pm, "mocap", None):  # mpos / mquat: the context's mocap poses (_mjcf_mocap.py)
-        from ._mjcf_mocap import MocapStart
+    if getattr(pm, "mocap", None):  # mpos / mquat: the context's mocap poses (mocap.py)
+        from .mocap import MocapStart
         plant._mjcf_mocap.SetDefaultPoses(context, MocapStart(plant, pm), key.mpos, key.mquat)
-    if pm.model.plugins:  # mj_resetDataKeyframe resets plugin state with the plugins' reset (_mjcf_plugins.py)
-        from ._mjcf_plugins import ResetMujocoPluginState
+    if pm.model.plugins:  # mj_resetDataKeyframe resets plugin state with the plugins' reset (plugins.py)
+        from .plugins import ResetMujocoPluginState
         ResetMujocoPluginState(plant, context, pm.instance)
     if ctrl is not None:
         actuation.ports[k].FixValue(context, ctrl)

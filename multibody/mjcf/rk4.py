@@ -84,7 +84,7 @@ def _Qacc(plant, kin, a_euler: np.ndarray) -> np.ndarray:
     m = plant._model
     if not m.damping.any():
         return a_euler
-    from ._mjcf_implicit import _mass_matrix_hat
+    from .implicit import _mass_matrix_hat
     h = plant._time_step
     M_hat = _mass_matrix_hat(plant, kin, h)
     M = M_hat.copy()

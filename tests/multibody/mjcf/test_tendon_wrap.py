@@ -11,9 +11,9 @@ from oracles import require_mujoco
 
 from mallard.multibody.kernels.tendon_kernels import wrap_geom
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_sensors import GetMujocoSensorOutputPort
-from mallard.multibody.plant._mjcf_state import CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState, SetMujocoState
-from mallard.multibody.plant._mjcf_tendons import TendonPaths
+from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
+from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.tendons import TendonPaths
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import load_mjcf
 

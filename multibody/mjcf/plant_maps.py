@@ -1,5 +1,5 @@
 """MJCF models attached to a MultibodyPlant: the element maps kept for actuators, sensors, keyframes and
-MuJoCo ↔ plant state conversion (see _mjcf_state, _mjcf_actuation)."""
+MuJoCo ↔ plant state conversion (see state.py, actuation.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -11,7 +11,7 @@ from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
 from mallard.multibody.tree import MultibodyForces
-from mallard.multibody.plant._mjcf_state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 
 CORE = ("mujoco", "testdata", "core_smooth")
@@ -114,7 +114,7 @@ def test_continuous_forward_dynamics_with_armature_match_mujoco(models_dir):
 
 @pytest.mark.parametrize("name", ["ten_armature_2.xml", "ten_armature_offtree.xml", "ten_armature_1_compare.xml"])
 def test_discrete_steps_with_armature_match_mujoco(models_dir, name):
-    """200 steps with the models' own RK4 integrator in both (multibody/plant/_mjcf_rk4.py)."""
+    """200 steps with the models' own RK4 integrator in both (multibody/mjcf/rk4.py)."""
     mujoco = require_mujoco()
     path = models_dir.joinpath(*CORE, name)
     h = float(mujoco.MjModel.from_xml_path(str(path)).opt.timestep)

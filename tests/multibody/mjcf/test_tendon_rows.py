@@ -13,7 +13,7 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._mjcf_state import GetMujocoState, SetMujocoState
+from mallard.multibody.mjcf.state import GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 
 FIXED_LIMIT = """<mujoco model="fixed_limit"><option timestep="0.002"/>

@@ -52,7 +52,7 @@ def new_row_model(lim_q, lim_dof, lim_lo, lim_hi, lim_margin, lim_ref, lim_imp, 
 
 
 def CompileRows(rows) -> RowModel:
-    """The RowModel of a plant's ConstraintRowModel (plant/_constraint_rows.py; None: no rows). Dry friction
+    """The RowModel of a plant's ConstraintRowModel (contact/constraint_rows.py; None: no rows). Dry friction
     parameters are validated here (ValueError naming the joint, as every step would raise)."""
     if rows is None:
         zi, z = np.zeros(0, np.int64), np.zeros(0)

@@ -69,7 +69,7 @@ def new_contact_model(geom_mujoco, geom_bad, geom_priority, geom_condim, geom_so
 
 def CompileContact(rows: list, pairs: list, sap_beta: float, approx: int = -1, geom_ids=(),
                    stiction_tolerance: float = 1e-4, lim_penalty=None) -> ContactModel:
-    """The ContactModel of proximity geometries `rows` (plant/_contact_geometry.py GeometryContactData, validated)
+    """The ContactModel of proximity geometries `rows` (contact/geometry_table.py GeometryContactData, validated)
     and explicit `pairs` (geometry/mujoco_pairs.py MujocoExplicitPair, in the GeomModel's pair order); `approx`
     (drake_contact.APPROX_*) selects Drake's discrete contact for a model without MuJoCo parameters, `geom_ids`
     are the geometries' GeometryId values, `lim_penalty` kTamsi's joint-limit penalties (nlim, 2)."""

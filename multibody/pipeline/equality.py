@@ -77,7 +77,7 @@ def CompileEquality(equalities: list, body_invweight0: np.ndarray, dof_invweight
 def EqualityArrays(equalities: list, body_invweight0: np.ndarray, dof_invweight0: np.ndarray,
                    tendon_index=None) -> tuple:
     """The EqualityModel's fields (in declaration order) of the plant's equalities as resolved at Finalize (dicts
-    of plant/_constraint_rows.py: kind, name, bodies, points and frames, joints' q / v indices, polycoef,
+    of contact/constraint_rows.py: kind, name, bodies, points and frames, joints' q / v indices, polycoef,
     parameters `par`). `tendon_index(e)` gives a tendon equality's (index of tendon 1, of tendon 2 or −1, length0
     of each, tendon_invweight0 sum) in the tendon arrays the stage reads. Raises ValueError naming the constraint
     for invalid parameters."""

@@ -64,7 +64,7 @@ def new_tree_model(nq, nv, nb, h, order, ji, jf, refl, damping, has_damping, gra
 
 
 def CompileTree(plant, rows, tree_blocks, model=None) -> TreeModel:
-    """The TreeModel of a finalized discrete plant. `rows` (plant/_constraint_rows.py ConstraintRowModel, or None)
+    """The TreeModel of a finalized discrete plant. `rows` (contact/constraint_rows.py ConstraintRowModel, or None)
     gives MuJoCo's inverse weights; `tree_blocks` the dof ranges of the plant's trees (None: unknown); `model` the
     plant's CompiledModel with a Context's damping and reflected inertia (None: the plant's own). MJCF mocap
     bodies (plant._mjcf_mocap) are the welds the step poses from its mocap input."""

@@ -8,7 +8,7 @@ from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, Conta
                              DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
 from .multibody_plant import MultibodyPlant
 from ._constraints import DistanceConstraintParams
-from .mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
+from ..contact.mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
                                 SetConstraintMujocoParameters, SetJointMujocoParameters)
 from ..mjcf.actuation import GetMujocoCtrlInputPort
 from ..mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..contact import ContactResults
-from .mujoco_parameters import ConstraintSolverOptions
+from ..contact.continuous import ContinuousContactModel
+from ..contact.geometry_table import ContactGeometryTable
+from ..contact.mujoco_parameters import ConstraintSolverOptions
+from ..contact.plant_solver import ContactInfosFromSolution, DiscreteContactSolver
 
 
 class _ContactMixin:
@@ -50,14 +53,11 @@ class _ContactMixin:
     # ---- finalize and ports ------------------------------------------------------------------------------
     def _FinalizeContact(self) -> None:
         """Install the discrete constraint solver or the continuous contact forces; declare contact_results."""
-        from ._contact import DiscreteContactSolver
-        from ._continuous_contact import ContinuousContactModel
         self._contact_solver = None
         self._continuous_contact = None
         self._has_mujoco_parameters = bool(getattr(self, "_mujoco_joint_params", None)
                                            or getattr(self, "_mujoco_constraint_params", None))
         if self.num_collision_geometries() and self._scene_graph is not None:
-            from ._contact_geometry import ContactGeometryTable
             rows = ContactGeometryTable(self).ValidateAll(self._scene_graph.model_inspector())
             self._has_mujoco_parameters |= any(r.mujoco is not None for r in rows)
         if self._time_step > 0:
@@ -78,7 +78,6 @@ class _ContactMixin:
         return self._contact_results_port
 
     def _CalcContactResults(self, context, value) -> None:
-        from ._contact import ContactInfosFromSolution
         results = ContactResults()
         results.set_plant(self)
         kin = self._eval_kinematics(context)

@@ -1,5 +1,5 @@
 """The discrete plant's step: the compiled pipeline (_pipeline_step.py) when it computes every feature of the plant,
-else this Python path: semi-implicit Euler with implicit joint damping and the constraint solver of _contact.py
+else this Python path: semi-implicit Euler with implicit joint damping and the constraint solver of contact/plant_solver.py
 (a mixin of MultibodyPlant)."""
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ class _DiscreteStepMixin:
         nv, nu = self._model.nv, self._model.nu
         row = nxt.data
         row[:nv], row[nv:nv + nu], row[nv + nu:2 * nv + nu] = vdot, u, tau_c
-        row[2 * nv + nu:] = 0.0  # the Python path keeps its warm start in its solver (_contact.py)
+        row[2 * nv + nu:] = 0.0  # the Python path keeps its warm start in its solver (contact/plant_solver.py)
         view.set_value(nxt)
 
     def _LeanSteps(self, context, times: np.ndarray, n: int) -> int:

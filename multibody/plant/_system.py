@@ -11,7 +11,7 @@ from ..pipeline.data import StepResults
 from ..pipeline.sensor import SensorDataSize
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
-from ._kinematics import Kinematics
+from ..pipeline.kinematics_cache import Kinematics
 from ..mjcf.plant_maps import GetMjcfPlantMaps
 from ._model_check import ThrowZeroQuaternion
 from .element_parameters import DeclareElementParameters, SpatialInertiaToVector

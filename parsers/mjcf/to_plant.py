@@ -160,7 +160,7 @@ def AddMjcfModelToPlant(plant, model: MjcfModel, instance_name: str, scene_graph
 
 def _AddJoint(plant, model, jr, k, parent, child, X_P, instance, joint_names, frame_names, body_names):
     """One MJCF joint between `parent` and `child`; `X_P` = child's pose in parent at zero joint motion."""
-    from mallard.multibody.plant.mujoco_parameters import SetJointMujocoParameters
+    from mallard.multibody.contact.mujoco_parameters import SetJointMujocoParameters
     from mallard.multibody.tree import (BallQuaternionJoint, FixedOffsetFrame, PrismaticJoint, PrismaticSpring,
                                         QuaternionFloatingJoint, RevoluteJoint, RevoluteSpring)
     name = _unique(jr.name or f"{parent.name()}-{child.name()}", joint_names)  # Drake's default joint name

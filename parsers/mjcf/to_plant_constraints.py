@@ -80,7 +80,7 @@ def _AddEquality(plant, model: MjcfModel, pm, eq: MjcfEquality, i: int):
 
 def AddMjcfJointEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
     """A MuJoCo joint equality as a plant constraint of kind "MjcfJoint": q1 − q1₀ = c0 + c1·x + … + c4·x⁴,
-    x = q2 − q2₀ (q1 − q1₀ = c0 without joint2); its row is built by the discrete step (_constraint_rows.py)."""
+    x = q2 − q2₀ (q1 − q1₀ = c0 without joint2); its row is built by the discrete step (contact/constraint_rows.py)."""
     joint0 = pm.joints[eq.obj1]
     joint1 = pm.joints[eq.obj2] if eq.obj2 >= 0 else None
     for j in (joint0, joint1):
@@ -95,7 +95,7 @@ def AddMjcfJointEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
 def AddMjcfTendonEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
     """A MuJoCo tendon equality as a plant constraint of kind "MjcfTendon": L1 − L1₀ = c0 + c1·x + … + c4·x⁴,
     x = L2 − L2₀ (L1 − L1₀ = c0 without tendon2), lengths in m (spatial) or the joints' units (fixed), L₀ at
-    qpos0; its row (Jacobian: the moment arms, regularized by tendon_invweight0) is built by _constraint_rows.py."""
+    qpos0; its row (Jacobian: the moment arms, regularized by tendon_invweight0) is built by contact/constraint_rows.py."""
     from mallard.multibody.mjcf.tendons import TendonSupported
     tendons = [eq.obj1] + ([eq.obj2] if eq.obj2 >= 0 else [])
     for t in tendons:
@@ -110,7 +110,7 @@ def AddMjcfTendonEquality(plant, model: MjcfModel, pm, eq: MjcfEquality):
 
 def AddMjcfEqualities(plant, model: MjcfModel, pm) -> None:
     """Map every equality of `model` onto plant constraints with their MuJoCo solref / solimp."""
-    from mallard.multibody.plant.mujoco_parameters import SetConstraintMujocoParameters
+    from mallard.multibody.contact.mujoco_parameters import SetConstraintMujocoParameters
     pm.constraints = []
     for i, eq in enumerate(model.equalities):
         if plant.time_step() == 0:

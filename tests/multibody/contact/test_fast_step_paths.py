@@ -185,8 +185,8 @@ def test_limit_block_then_single_limits_keep_row_order():
 
 def _figure_states(monkeypatch, steps, general_rows=False, general_contacts=False):
     from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-    from mallard.multibody.plant._constraint_rows import ConstraintRowModel
-    from mallard.multibody.plant._contact_geometry import ContactGeometryTable
+    from mallard.multibody.contact.constraint_rows import ConstraintRowModel
+    from mallard.multibody.contact.geometry_table import ContactGeometryTable
     from mallard.parsers import Parser
     from mallard.systems.analysis import Simulator
     from mallard.systems.framework import DiagramBuilder

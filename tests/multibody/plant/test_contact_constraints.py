@@ -8,7 +8,7 @@ import pytest
 
 from mallard.multibody.math import RigidTransform
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant.mujoco_parameters import (GetConstraintMujocoParameters, GetJointMujocoParameters,
+from mallard.multibody.contact.mujoco_parameters import (GetConstraintMujocoParameters, GetJointMujocoParameters,
                                                        SetJointMujocoParameters)
 from mallard.multibody.tree import RevoluteJoint, SpatialInertia
 from mallard.systems.analysis import Simulator

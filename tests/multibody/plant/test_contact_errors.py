@@ -8,7 +8,7 @@ import pytest
 from mallard.geometry import AddMujocoContactParameters, Box, CoulombFriction, HalfSpace, ProximityProperties
 from mallard.multibody.math import RigidTransform
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.plant.mujoco_parameters import (ConstraintSolverOptions, SetConstraintMujocoParameters,
+from mallard.multibody.contact.mujoco_parameters import (ConstraintSolverOptions, SetConstraintMujocoParameters,
                                                        SetJointMujocoParameters)
 from mallard.multibody.tree import RevoluteJoint, SpatialInertia
 from mallard.systems.framework import DiagramBuilder

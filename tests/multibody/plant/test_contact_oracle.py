@@ -184,7 +184,7 @@ def build_plant(scene: dict):
             if "range" in b:
                 j.set_position_limits([b["range"][0]], [b["range"][1]])
             if "frictionloss" in b:
-                from mallard.multibody.plant.mujoco_parameters import SetJointMujocoParameters
+                from mallard.multibody.contact.mujoco_parameters import SetJointMujocoParameters
                 SetJointMujocoParameters(plant, j, frictionloss=b["frictionloss"])
             joints[b["name"]] = j
         else:

@@ -10,7 +10,7 @@ from oracles import require_mujoco
 
 from mallard.multibody.contact.assembler import ConstraintAssembler
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.plant._constraint_rows import ConstraintRowModel
+from mallard.multibody.contact.constraint_rows import ConstraintRowModel
 from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMujocoState, SetMujocoState
 from mallard.parsers import Parser
 

@@ -265,7 +265,7 @@ def test_built_model_trajectory_matches_mj_step(xml):
 
 def test_joint_equalities_become_constraints():
     """Both joint equalities of EQUALITIES are plant constraints (no 'ignored' warning), with their parameters."""
-    from mallard.multibody.plant.mujoco_parameters import GetConstraintMujocoParameters
+    from mallard.multibody.contact.mujoco_parameters import GetConstraintMujocoParameters
     plant = MultibodyPlant(0.002)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

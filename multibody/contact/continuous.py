@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contact import CalcCompliantPointContactForces, GeneralizedContactForces, PointPairContactInfo
-from ..contact.contact_results import HydroelasticContactInfo
-from ..contact.hydroelastic_traction import HydroelasticSurfaceForces, ShiftToBodyOrigins
-from ..contact.point_contact import CombineFrictionCoefficients
+from . import CalcCompliantPointContactForces, GeneralizedContactForces, PointPairContactInfo
+from .contact_results import HydroelasticContactInfo
+from .hydroelastic_traction import HydroelasticSurfaceForces, ShiftToBodyOrigins
+from .point_contact import CombineFrictionCoefficients
 from ...geometry.hydroelastic.contact_surface import MakeContactSurfaces
 from ..math import SpatialForce
-from ._contact_geometry import ContactGeometryTable
+from .geometry_table import ContactGeometryTable
 from ..kernels.contact_kernels import ContactJacobians
 
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contact import (DEFAULT_RELAXATION_TIME, CombineFrictionCoefficients, CombinePointContactParameters,
-                       CombineRelaxationTimes, MixContactParameters, ValidateSolimp, ValidateSolref)
+from ...geometry.mujoco_pairs import GetMujocoExplicitPairs
+from ...geometry.properties import MUJOCO_GROUP, CoulombFriction, GetMujocoContactParameters
+from .parameters import MixContactParameters, ValidateSolimp, ValidateSolref
+from .point_contact import CombineFrictionCoefficients, CombinePointContactParameters, DefaultPointContactParameters
+from .sap import DEFAULT_RELAXATION_TIME, CombineRelaxationTimes
 
 
 MINMU = 1e-5  # MuJoCo's mjMINMU: every contact friction coefficient is at least this (mj_assignFriction)
@@ -27,9 +30,6 @@ class GeometryContactData:
                  "relaxation_time", "pairs")
 
     def __init__(self, plant, inspector, gid, defaults: dict):
-        from ...geometry import CoulombFriction
-        from ...geometry.mujoco_pairs import GetMujocoExplicitPairs
-        from ...geometry.properties import MUJOCO_GROUP, GetMujocoContactParameters
         self.gid = gid
         self.name = inspector.GetName(gid)
         body = plant.GetBodyFromFrameId(inspector.GetFrameId(gid))
@@ -117,14 +117,12 @@ class ContactGeometryTable:
 
     def _default_material(self) -> dict:
         if self._defaults is None:
-            from ..contact import DefaultPointContactParameters
             plant = self._plant
             masses = [float(b.default_mass()) for b in plant._bodies[1:]] if len(plant._bodies) > 1 else [1.0]
             mmax = max([m for m in masses if np.isfinite(m) and m > 0], default=1.0)
             self._defaults = DefaultPointContactParameters(plant.get_penetration_allowance(), mmax)
             sg = plant._scene_graph
             if sg is not None:  # SceneGraph's default proximity properties fill what a geometry does not set
-                from ...geometry import CoulombFriction
                 c = sg.get_config().default_proximity_properties
                 for key, value in (("stiffness", c.point_stiffness), ("dissipation", c.hunt_crossley_dissipation),
                                    ("relaxation_time", c.relaxation_time)):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contact.parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, ValidateSolimp, ValidateSolref
+from .parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, ValidateSolimp, ValidateSolref
 
 _JOINT_DEFAULTS = {"solreflimit": DEFAULT_SOLREF, "solimplimit": DEFAULT_SOLIMP, "margin": 0.0,
                    "frictionloss": 0.0, "solreffriction": DEFAULT_SOLREF, "solimpfriction": DEFAULT_SOLIMP}

@@ -11,11 +11,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..contact.parameters import ValidateSolimp, ValidateSolref
+from .parameters import ValidateSolimp, ValidateSolref
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
 from ..kernels.contact_kernels import InverseWeights
+from ..mjcf.tendons import MjcfTendonRows, TendonPaths
 from ..pipeline.equality import EQ_OK, EQ_ROWS, EqualityArrays, EqualityRows, new_equality_model
+from ..pipeline.kinematics_cache import Kinematics
 from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoParameters
 
 
@@ -24,7 +26,6 @@ class ConstraintRowModel:
     """Joint limits, frictionloss and equality constraints of a finalized discrete plant."""
 
     def __init__(self, plant):
-        from ._kinematics import Kinematics
         m = plant._model
         self.nv = m.nv
         q0 = plant._default_state_vector()[:m.nq]
@@ -71,7 +72,6 @@ class ConstraintRowModel:
                 self._lim_bad[k] = True
         self._lim_names = [r[7] for r in self.limits]
         self.friction.sort(key=lambda r: r[0])
-        from ..mjcf.tendons import MjcfTendonRows  # MJCF tendon limit / frictionloss rows (None without)
         self.tendons = MjcfTendonRows.FromPlant(plant, m.ji, M0, kin0)
         # ---- equality constraints ------------------------------------------------------------------------
         self.equalities = []
@@ -255,7 +255,6 @@ class _TendonEqualities:
     @staticmethod
     def FromRows(equalities: list, ji: np.ndarray, M0: np.ndarray, kin0) -> "_TendonEqualities | None":
         """Collect the "tendon" equalities of `equalities` (each gets its `tendon_row` index), or None."""
-        from ..mjcf.tendons import TendonPaths
         items, entries, given_L0, given_iw = [], [], [], []
         for e in equalities:
             if e["kind"] != "tendon":

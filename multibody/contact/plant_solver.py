@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contact import (ConstraintAssembler, ContactForces, DelassusDiagonal, PointPairContactInfo,
+from . import (ConstraintAssembler, ContactForces, DelassusDiagonal, PointPairContactInfo,
                        SapContactProblem, SolveConstraints)
-from ..contact.assembler import ConstraintProblem, RowNames
-from ..contact.assembly import AssembleLimitContactRows
-from ..contact.parameters import CONE_ELLIPTIC, CONE_PYRAMIDAL
-from ._constraint_rows import ConstraintRowModel
-from ._contact_geometry import ContactGeometryTable
+from .assembler import ConstraintProblem, RowNames
+from .assembly import AssembleLimitContactRows
+from .parameters import CONE_ELLIPTIC, CONE_PYRAMIDAL
+from .constraint_rows import ConstraintRowModel
+from .geometry_table import ContactGeometryTable
 from ..kernels.contact_kernels import ContactJacobians, MujocoContactArrays
 
 

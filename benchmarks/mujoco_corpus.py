@@ -105,8 +105,8 @@ def RunOne(path: str, steps: int = 500) -> dict:
     row["mj"] = dict(nq=mm.nq, nv=mm.nv, nu=mm.nu, mass=float(mm.body_mass.sum()), nkey=mm.nkey,
                      timestep=float(mm.opt.timestep))
     from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-    from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState,
-                                                      SetMujocoKeyframe)
+    from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState
+    from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
     from mallard.parsers import Parser
     from mallard.parsers.mjcf import MjcfError, MjcfUnsupportedWarning
     from mallard.systems.analysis import Simulator
@@ -136,8 +136,7 @@ def RunOne(path: str, steps: int = 500) -> dict:
     row["mj"].update(ncon0=ref["ncon0"], ncon_end=ref["ncon_end"], sps=ref["sps"])
     pm = GetMjcfPlantMap(plant)
     k = 0
-    nu = plant._mjcf_actuation.ctrl_slices[k].stop - plant._mjcf_actuation.ctrl_slices[k].start \
-        if getattr(plant, "_mjcf_actuation", None) is not None else 0
+    nu = plant._mjcf_actuation.ctrl_slices[k].stop - plant._mjcf_actuation.ctrl_slices[k].start
     mass = sum(plant.get_body(b).default_mass() for b in plant.GetBodyIndices(pm.instance))
     row["ml"] = dict(nq=plant.num_positions(), nv=plant.num_velocities(), nu=int(nu), mass=float(mass))
     sim = Simulator(diagram)

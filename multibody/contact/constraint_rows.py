@@ -21,7 +21,6 @@ from ..pipeline.kinematics_cache import Kinematics
 from .mujoco_parameters import GetConstraintMujocoParameters, GetJointMujocoParameters
 
 
-
 class ConstraintRowModel:
     """Joint limits, frictionloss and equality constraints of a finalized discrete plant."""
 

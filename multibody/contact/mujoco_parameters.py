@@ -79,8 +79,7 @@ class ConstraintSolverOptions:
 
 
 def _store(plant, attr: str) -> dict:
-    if not hasattr(plant, attr):
-        setattr(plant, attr, {})
+    """The plant's dict `attr` of per-element MuJoCo parameters (made empty with the plant)."""
     return getattr(plant, attr)
 
 

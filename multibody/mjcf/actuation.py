@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from .gravcomp import MjcfGravityCompensation
-from .plant_maps import GetMjcfPlantMaps
+from .plant_maps import GetMjcfPlantMap, GetMjcfPlantMaps
 from .tendons import MjcfTendonKinematics, TendonSupported
 from .transmission import MjcfSiteTransmission, RotationVector, So3Servo, WrapPeriod
 from ..math.functions import rotation_matrix_from_quaternion as quat_to_mat
@@ -234,6 +234,7 @@ class MjcfActuation:
         self.gravcomp = MjcfGravityCompensation(plant)
         self.balls = balls  # (actuator index, 'ball' | 'free', Joint, gear, in parent) of ball / free joint gears
         self.plugins = None  # MjcfPlugins, set by FinalizeMjcfActuation
+        self.adds_forces = False  # set by FinalizeMjcfActuation
         self.h = plant.time_step() if plant.time_step() > 0 else (
             float(maps[0].model.option.timestep) if maps else 0.0)
 
@@ -408,31 +409,8 @@ class MjcfActuation:
         return tau
 
 
-def FinalizeMjcfActuation(plant) -> None:
-    """Compile the MJCF actuators, declare their ctrl ports, activation state and sensor ports (at Finalize).
-
-    Activations are continuous state after [q; v] (x = [q; v; act]) for a continuous plant, and the discrete
-    state group `plant._mjcf_act_group` for a discrete one.
-    """
-    from .plugins import FinalizeMjcfPlugins
-    from .sensors import FinalizeMjcfSensors
-    act = MjcfActuation(plant)
-    plant._mjcf_actuation = act
-    plant._mjcf_act_group = None
-    FinalizeMjcfSensors(plant)
-    if act.na:
-        act0 = np.zeros(act.na)
-        if plant.time_step() > 0:
-            plant._mjcf_act_group = plant.DeclareDiscreteState(act0)
-        else:
-            nq, nv = plant.num_positions(), plant.num_velocities()
-            plant.DeclareContinuousState(np.concatenate([plant._xc_model[:nq + nv], act0]), nq, nv, act.na)
-    act.plugins = FinalizeMjcfPlugins(plant, act)  # plugin state group and post-step advance (engine plugins)
-
-
 def GetMujocoCtrlInputPort(plant, model_instance=None):
     """The `<instance>_ctrl` input port of an MJCF model: MuJoCo's ctrl vector (size nu; 0 when unconnected)."""
-    from .state import GetMjcfPlantMap
     plant._ThrowIfNotFinalized("GetMujocoCtrlInputPort")
     pm = GetMjcfPlantMap(plant, model_instance)
     k = [int(p.instance) for p in GetMjcfPlantMaps(plant)].index(int(pm.instance))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .plant_maps import GetMjcfPlantMaps
+from ..tree.indices import JacobianWrtVariable
 
 __all__ = ["MjcfGravityCompensation"]
 
@@ -30,7 +31,6 @@ class MjcfGravityCompensation:
 
     def CalcGeneralizedForces(self, plant, context) -> np.ndarray:
         """qfrc_gravcomp (plant nv) [N or N·m]."""
-        from ..tree.indices import JacobianWrtVariable
         tau = np.zeros(plant.num_velocities())
         g = plant.gravity_field().gravity_vector()
         world = plant.world_frame()

@@ -160,7 +160,7 @@ def _mass_matrix_hat(plant, kin, h: float) -> np.ndarray:
     m = plant._model
     M = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
     M[np.diag_indices(m.nv)] += h * m.damping
-    if getattr(plant, "_tendon_inertia", None) is not None:
+    if plant._tendon_inertia is not None:
         plant._tendon_inertia.AddToMassMatrix(kin, M)
     return M
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..pipeline.smooth import MOCAP_POSE_SIZE as _POSE_SIZE, MocapJointFrames
+from ..math.functions import quaternion_from_rotation_matrix
 
 
 class MjcfMocap:
@@ -74,21 +75,20 @@ class MjcfMocap:
 
 def _quat_from_R(R: np.ndarray) -> np.ndarray:
     """Unit quaternion [w x y z] (w ≥ 0) of the rotation matrix R."""
-    from ..math.functions import quaternion_from_rotation_matrix
     q = np.asarray(quaternion_from_rotation_matrix(R), dtype=float)
     return -q if q[0] < 0 else q
 
 
 def DeclareMjcfMocap(plant):
     """At Finalize: the plant's MjcfMocap (parameter and `mocap_pose` input port), or None without mocap bodies."""
-    bodies = [b for pm in getattr(plant, "_mjcf_maps", []) for b in getattr(pm, "mocap", [])]
+    bodies = [b for pm in plant._mjcf_maps for b in getattr(pm, "mocap", [])]
     return MjcfMocap(plant, bodies) if bodies else None
 
 
 def MocapStart(plant, plant_map) -> int:
     """The first plant mocap id of the MJCF model `plant_map` (mocap ids run over MJCF models in load order)."""
     start = 0
-    for pm in getattr(plant, "_mjcf_maps", []):
+    for pm in plant._mjcf_maps:
         if pm is plant_map:
             return start
         start += len(getattr(pm, "mocap", []))

@@ -8,14 +8,31 @@ import numpy as np
 def AttachMjcfModel(plant, plant_map) -> None:
     """Remember `plant_map` (parsers.mjcf.to_plant.MjcfPlantMap) on `plant`; called by the Parser before Finalize."""
     plant._ThrowIfFinalized("AttachMjcfModel")
-    if not hasattr(plant, "_mjcf_maps"):
-        plant._mjcf_maps = []
     plant._mjcf_maps.append(plant_map)
 
 
 def GetMjcfPlantMaps(plant) -> list:
     """The MjcfPlantMap of every MJCF model loaded into `plant`, in load order."""
-    return list(getattr(plant, "_mjcf_maps", []))
+    return list(plant._mjcf_maps)
+
+
+def GetMjcfPlantMap(plant, model_instance=None):
+    """The MjcfPlantMap of `model_instance` (or of the only MJCF model of the plant when None)."""
+    maps = GetMjcfPlantMaps(plant)
+    if not maps:
+        raise ValueError(f"MultibodyPlant '{plant.get_name()}' has no MJCF model; load one with "
+                         "Parser(plant).AddModels('model.xml')")
+    if model_instance is None:
+        if len(maps) != 1:
+            raise ValueError(f"MultibodyPlant '{plant.get_name()}' holds {len(maps)} MJCF models; pass the "
+                             "model_instance")
+        return maps[0]
+    for pm in maps:
+        if int(pm.instance) == int(model_instance):
+            return pm
+    names = [plant.GetModelInstanceName(pm.instance) for pm in maps]
+    raise KeyError(f"model instance {int(model_instance)} of MultibodyPlant '{plant.get_name()}' was not loaded "
+                   f"from MJCF; MJCF instances: {names}")
 
 
 def ApplyMujocoInvWeights(plant_maps, body_invweight0: np.ndarray, dof_invweight0: np.ndarray) -> None:

@@ -36,7 +36,10 @@ import math
 
 import numpy as np
 
-from .plant_maps import GetMjcfPlantMaps
+from .plant_maps import GetMjcfPlantMap, GetMjcfPlantMaps
+from mallard.multibody.plugins import Capability, GetPlugin, PluginRuntime
+from .state import CalcMujocoVelocityMap, GetMujocoState
+from mallard.geometry.sdf_shape import SignedDistanceField
 
 __all__ = ["MjcfPlugins", "FinalizeMjcfPlugins", "GetMujocoPluginState", "SetMujocoPluginState",
            "ResetMujocoPluginState", "MjcfSdfShape"]
@@ -46,7 +49,6 @@ class _ModelPlugins:
     """One MJCF model's runtime and where its slices sit in the plant-wide vectors."""
 
     def __init__(self, k: int, pm, u_slice: slice, ctrl_slice: slice, act_slice: slice, state_start: int):
-        from mallard.multibody.plugins import PluginRuntime
         self.k = k
         self.pm = pm
         self.rt = PluginRuntime.FromMjcf(pm.model)
@@ -82,7 +84,6 @@ class _ModelPlugins:
 
 
 def _capability(inst, name: str) -> bool:
-    from mallard.multibody.plugins import Capability, GetPlugin
     return bool(GetPlugin(inst.plugin).capabilities & getattr(Capability, name))
 
 
@@ -170,7 +171,6 @@ class MjcfPlugins:
 
     def PassiveForces(self, plant, context) -> np.ndarray:
         """Generalized forces of passive (body) plugins in plant velocity coordinates."""
-        from .state import CalcMujocoVelocityMap, GetMujocoState
         tau = np.zeros(plant.num_velocities())
         x = np.array(self.GetState(plant, context), float)
         for mp in self.models:
@@ -289,15 +289,14 @@ def FinalizeMjcfPlugins(plant, actuation) -> "MjcfPlugins":
 
 def _plugins(plant) -> MjcfPlugins:
     plant._ThrowIfNotFinalized("GetMujocoPluginState")
-    act = getattr(plant, "_mjcf_actuation", None)
-    if act is None or not act.plugins or act.plugins.group is None:
+    act = plant._mjcf_actuation
+    if not act.plugins or act.plugins.group is None:
         raise RuntimeError(f"MultibodyPlant '{plant.get_name()}' has no MJCF plugin state (no plugin instance with "
                            f"nstate > 0)")
     return act.plugins
 
 
 def _model_of(plant, plugins: MjcfPlugins, model_instance):
-    from .state import GetMjcfPlantMap
     pm = GetMjcfPlantMap(plant, model_instance)
     for mp in plugins.models:
         if int(mp.pm.instance) == int(pm.instance):
@@ -326,10 +325,9 @@ def SetMujocoPluginState(plant, context, plugin_state, model_instance=None) -> N
 def ResetMujocoPluginState(plant, context, model_instance=None) -> None:
     """Reset an MJCF model's plugin state in `context` with its plugins' `reset` (as mj_resetData does);
     a no-op for a model without plugin state."""
-    act = getattr(plant, "_mjcf_actuation", None)
-    if act is None or not act.plugins or act.plugins.group is None:
+    act = plant._mjcf_actuation
+    if not act.plugins or act.plugins.group is None:
         return
-    from .state import GetMjcfPlantMap
     pm = GetMjcfPlantMap(plant, model_instance)
     for mp in act.plugins.models:
         if int(mp.pm.instance) == int(pm.instance) and mp.rt.nstate:
@@ -340,8 +338,6 @@ def ResetMujocoPluginState(plant, context, model_instance=None) -> None:
 
 def MjcfSdfShape(model, geom):
     """The SignedDistanceField of a type="sdf" geom: its plugin's SDF, MJCF sdf options, the plugin mesh."""
-    from mallard.geometry.sdf_shape import SignedDistanceField
-    from mallard.multibody.plugins import PluginRuntime
     sdf = PluginRuntime.FromMjcf(model).SdfShape(geom.plugin)
     mesh = model.meshes[geom.mesh] if getattr(geom, "mesh", -1) >= 0 else None
     return SignedDistanceField(sdf, model.option.sdf_initpoints, model.option.sdf_iterations,

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..kernels.contact_kernels import NextState
 from ..pipeline.integrate import QuaternionJoints, dexpinv_quaternion_blocks, rotate_quaternion_blocks
+from .implicit import _mass_matrix_hat
 
 __all__ = ["RungeKuttaStep", "RungeKuttaNextActivations", "IsRungeKuttaStageContext"]
 
@@ -84,7 +85,6 @@ def _Qacc(plant, kin, a_euler: np.ndarray) -> np.ndarray:
     m = plant._model
     if not m.damping.any():
         return a_euler
-    from .implicit import _mass_matrix_hat
     h = plant._time_step
     M_hat = _mass_matrix_hat(plant, kin, h)
     M = M_hat.copy()
@@ -132,7 +132,7 @@ def RungeKuttaStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray
     h = plant._time_step
     mujoco_q = plant.get_constraint_solver_options().position_integration_is_mujoco(plant)
     dofs = QuaternionJoints(m.ji)
-    act_model = plant._mjcf_actuation if getattr(plant, "_mjcf_act_group", None) is not None else None
+    act_model = plant._mjcf_actuation if plant._mjcf_act_group is not None else None
     q0, v0 = np.array(kin.q, dtype=float), np.array(kin.v, dtype=float)
     zero = np.zeros(m.nv)
     if act_model is not None and act_model.na:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import pipeline as pl
+from ..kernels.tendon_kernels import W_CYLINDER, W_PULLEY, W_SPHERE, wrap_geom
+from .tendons import TendonPaths, TendonSupported
 
 __all__ = ["StepDynamics", "CalcInteractionWrenches", "SensorWrench", "SubtreeAngularMomentum"]
 
@@ -120,7 +122,6 @@ def _segments(paths, kin):
     """Straight segments (plant body a, p_Wa, plant body b, p_Wb, divisor) of one spatial tendon's path (a
     TendonPaths of one tendon), wrapping geoms inserting their tangent points (on the geom's body), as
     MuJoCo's mj_tendon walks it."""
-    from ..kernels.tendon_kernels import W_CYLINDER, W_PULLEY, W_SPHERE, wrap_geom
     adr, num = int(paths.ten_adr[0]), int(paths.ten_num[0])
     wtype, wbody, wpos = paths.wtype, paths.wbody, paths.wpos
 
@@ -166,7 +167,6 @@ def AddSpatialTendonForces(plant, pm, k: int, dyn: StepDynamics, actuator_forces
     spatial = [t for t, ten in enumerate(model.tendons) if ten.kind != "fixed"]
     if not spatial:
         return
-    from .tendons import TendonPaths, TendonSupported
     kin = dyn.kin
     act = plant._mjcf_actuation
     start = act.u_slices[k].start

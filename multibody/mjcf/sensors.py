@@ -26,11 +26,12 @@ from __future__ import annotations
 import numpy as np
 
 from .actuation import ActuatorSupported
-from .plant_maps import GetMjcfPlantMaps
+from .plant_maps import GetMjcfPlantMap, GetMjcfPlantMaps
 from .sensor_dynamics import (AddSpatialTendonForces, CalcInteractionWrenches, FrameAcceleration,
                                     SensorWrench, StepDynamics, SubtreeAngularMomentum)
 from .tendons import TendonPaths, TendonSupported
 from .touch import TouchSensor
+from ..math.functions import quaternion_from_rotation_matrix, rotation_matrix_from_quaternion
 
 __all__ = ["SUPPORTED_SENSORS", "CheckMjcfSensors", "FinalizeMjcfSensors", "GetMujocoSensorOutputPort"]
 
@@ -79,13 +80,11 @@ def CheckMjcfSensors(model) -> list[str]:
 
 
 def _quat_from_R(R: np.ndarray) -> np.ndarray:
-    from ..math.functions import quaternion_from_rotation_matrix
     q = np.asarray(quaternion_from_rotation_matrix(R), float)
     return q if q[0] >= 0 else -q
 
 
 def _quat_R(q) -> np.ndarray:
-    from ..math.functions import rotation_matrix_from_quaternion
     return np.asarray(rotation_matrix_from_quaternion(np.asarray(q, float) / np.linalg.norm(q)), float)
 
 
@@ -314,10 +313,9 @@ def FinalizeMjcfSensors(plant) -> None:
 
 def GetMujocoSensorOutputPort(plant, model_instance=None):
     """The `<instance>_sensordata` output port of an MJCF model (RuntimeError if it has no sensors)."""
-    from .state import GetMjcfPlantMap
     plant._ThrowIfNotFinalized("GetMujocoSensorOutputPort")
     pm = GetMjcfPlantMap(plant, model_instance)
-    port = getattr(plant, "_mjcf_sensor_ports", {}).get(int(pm.instance))
+    port = plant._mjcf_sensor_ports.get(int(pm.instance))
     if port is None:
         raise RuntimeError(f"MJCF model '{pm.model.name}' declares no sensors, so the plant has no sensordata port")
     return port

@@ -11,6 +11,7 @@ import numpy as np
 from ..kernels.kinematics import calc_accelerations
 from ..kernels.tendon_kernels import add_tendon_armature_mass
 from .tendons import HasWrappingGeoms, TendonPaths
+from ..kernels import pipeline as pl
 
 __all__ = ["MjcfTendonInertia", "FinalizeMjcfTendonArmature"]
 
@@ -85,7 +86,6 @@ class MjcfTendonInertia:
 
     def CalcForwardDynamics(self, m, kin, F_Bo_W: np.ndarray, tau: np.ndarray) -> np.ndarray:
         """v̇ solving (M + M_ten) v̇ + C v + bias_ten = τ + Σ J_WBᵀ F_Bo_W (the continuous plant's dynamics)."""
-        from ..kernels import pipeline as pl
         M = pl.mass_matrix_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw)
         minus_rhs = pl.inverse_dynamics_from_inertias(m.order, m.ji, m.reflected_inertia, kin.S, kin.Iw, kin.p_WB,
                                                       kin.V, kin.c, np.zeros(m.nv), F_Bo_W, tau)
@@ -100,7 +100,7 @@ def FinalizeMjcfTendonArmature(plant) -> None:
     rejected here as MuJoCo rejects it at its first step.
     """
     items, armature = [], []
-    for pm in getattr(plant, "_mjcf_maps", []):
+    for pm in plant._mjcf_maps:
         for t, ten in enumerate(pm.model.tendons):
             if ten.armature > 0:
                 if HasWrappingGeoms(ten):

@@ -121,7 +121,7 @@ class MjcfTendonRows:
     def FromPlant(plant, ji: np.ndarray, M0: np.ndarray, kin0) -> "MjcfTendonRows | None":
         """The rows of every limited or frictional tendon of the MJCF models loaded into `plant`, or None."""
         entries, items = [], []
-        for pm in getattr(plant, "_mjcf_maps", []):
+        for pm in plant._mjcf_maps:
             for t, ten in enumerate(pm.model.tendons):
                 if not (ten.limited or ten.frictionloss > 0) or not TendonSupported(ten):
                     continue

@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from ..math.functions import quaternion_from_rotation_matrix, rotation_matrix_from_quaternion
+from ..tree.indices import JacobianWrtVariable
 
 __all__ = ["MjcfSiteTransmission", "RotationVector", "So3Servo", "WrapPeriod"]
 
@@ -78,7 +79,6 @@ class _Site:
 
     def Jacobian(self, plant, context) -> tuple[np.ndarray, np.ndarray]:
         """(Jw, Jv) of the site origin in world, (3, nv) each, with respect to the plant velocities."""
-        from ..tree.indices import JacobianWrtVariable
         world = plant.world_frame()
         J = plant.CalcJacobianSpatialVelocity(context, JacobianWrtVariable.kV, self.body.body_frame(), self.p_BS,
                                               world, world)

@@ -3,20 +3,21 @@ from .externally_applied_spatial_force import ExternallyAppliedSpatialForce
 from .externally_applied_spatial_force_multiplexer import ExternallyAppliedSpatialForceMultiplexer
 from .propeller import Propeller, PropellerInfo
 from .wing import Wing
-from ._geometry import AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphResult
-from .contact_config import (AddMultibodyPlant, ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
+from .contact_config import (ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
                              DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
-from .multibody_plant import MultibodyPlant
+from .multibody_plant import (AddMultibodyPlant, AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphResult,
+                              MultibodyPlant)
 from ._constraints import DistanceConstraintParams
-from ..contact.mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters, GetJointMujocoParameters,
-                                SetConstraintMujocoParameters, SetJointMujocoParameters)
+from ..contact.mujoco_parameters import (ConstraintSolverOptions, GetConstraintMujocoParameters,
+                                         GetJointMujocoParameters, SetConstraintMujocoParameters,
+                                         SetJointMujocoParameters)
 from ..mjcf.actuation import GetMujocoCtrlInputPort
 from ..mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState
 from ..mjcf.sensors import GetMujocoSensorOutputPort
 from .signal_names import PlantPortSignalNames  # (registers the plant's port names for plots)
-from ..mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
-                          GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations, SetMujocoKeyframe,
-                          SetMujocoState)
+from ..mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoActivations, GetMujocoState,
+                          SetMujocoActivations, SetMujocoState)
+from ..mjcf.keyframes import GetMujocoKeyframe, GetMujocoKeyframeNames, SetMujocoKeyframe
 from ..contact.contact_results import ContactResults, HydroelasticContactInfo, PointPairContactInfo
 from ...geometry.properties import CalcContactFrictionFromSurfaceProperties, CoulombFriction
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from mallard.common.blas_threads import single_threaded_blas
 
+from ..mjcf.finalize import FinalizeMjcf
 from ._model_check import CheckModelIsFinite
 from ..tree.force_element import ForceElement, UniformGravityFieldElement
 from ..tree.frame import FixedOffsetFrame, Frame
@@ -17,9 +18,9 @@ from ..tree.joint_actuator import JointActuator
 from ..tree.joints import QuaternionFloatingJoint, WeldJoint
 from ..tree.rigid_body import RigidBody
 from ..tree.topology import check_topology, compile_model, floating_base_order
-from ...systems.framework import Value
 from .element_parameters import _ElementParametersMixin
 from .pd_control import PdControllers
+from ..math.functions import quaternion_from_rotation_matrix
 
 
 class _TreeBuilderMixin(_ElementParametersMixin):
@@ -33,6 +34,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._actuators: list[JointActuator] = []
         self._force_elements: list[ForceElement] = []
         self._constraints: list[dict] = []
+        self._next_constraint_id = 0
         self._finalized = False
         self._model = None
         self._default_free_body_poses: dict[int, tuple] = {}
@@ -537,15 +539,11 @@ class _TreeBuilderMixin(_ElementParametersMixin):
             self._pd = PdControllers(self)  # PD-controlled actuators and effort limits (pd_control.py)
             self._nan_mass_bodies = CheckModelIsFinite(self)
             self._FinalizeContact()
-            if getattr(self, "_mjcf_maps", None):  # MJCF actuators, ctrl ports, activations (parsers/mjcf)
-                from ..mjcf.actuation import FinalizeMjcfActuation
-                from ..mjcf.tendon_armature import FinalizeMjcfTendonArmature
-                FinalizeMjcfActuation(self)
-                FinalizeMjcfTendonArmature(self)
+            # MJCF actuators, sensors, plugins and tendon armature (zero rows, no ports, without MJCF models)
+            FinalizeMjcf(self)
 
     @staticmethod
     def _free_pose_to_q(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-        from ..math.functions import quaternion_from_rotation_matrix
         return np.concatenate([quaternion_from_rotation_matrix(R), p])
 
     def compiled_model(self):

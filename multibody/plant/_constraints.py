@@ -5,6 +5,7 @@ import numpy as np
 
 from ..tree.indices import BodyIndex, MultibodyConstraintId
 from ._overloads import bind
+from ..tree._convert import pose_to_arrays
 
 ConstraintIndex = MultibodyConstraintId  # the type every Add*Constraint returns
 
@@ -59,7 +60,7 @@ class _ConstraintsMixin:
     def _add_constraint(self, kind: str, **spec) -> MultibodyConstraintId:
         self._ThrowIfFinalized(f"Add{kind}Constraint")
         spec["kind"] = kind
-        spec["id"] = MultibodyConstraintId(getattr(self, "_next_constraint_id", len(self._constraints)))
+        spec["id"] = MultibodyConstraintId(self._next_constraint_id)
         self._next_constraint_id = int(spec["id"]) + 1
         self._constraints.append(spec)
         return spec["id"]
@@ -155,7 +156,6 @@ class _ConstraintsMixin:
 
     def AddWeldConstraint(self, body_A, X_AP, body_B, X_BQ) -> ConstraintIndex:
         """Frame P on A coincides with frame Q on B."""
-        from ..tree._convert import pose_to_arrays
         if body_A is body_B:
             raise ValueError(f"AddWeldConstraint: body_A and body_B are the same body '{body_A.name()}'")
         return self._add_constraint("Weld", body_A=body_A, X_AP=pose_to_arrays(X_AP), body_B=body_B,

@@ -17,7 +17,7 @@ class _ContactMixin:
     # ---- options -----------------------------------------------------------------------------------------
     def get_constraint_solver_options(self) -> ConstraintSolverOptions:
         """The discrete constraint solver's options (MJCF <option>: cone, impratio, solver, iterations, ...)."""
-        opts = getattr(self, "_constraint_solver_options", None)
+        opts = self._constraint_solver_options
         if opts is None:
             opts = self._constraint_solver_options = ConstraintSolverOptions()
         return opts
@@ -37,9 +37,9 @@ class _ContactMixin:
 
     def get_constraint_solver_statistics(self) -> dict:
         """Last discrete solve: converged, iterations, residual; and the number of non-converged solves."""
-        solver = getattr(self, "_contact_solver", None)
-        failures = getattr(self, "_pipeline_failures", 0) + (solver.failures if solver is not None else 0)
-        last = getattr(self, "_pipeline_last", None)
+        solver = self._contact_solver
+        failures = self._pipeline_failures + (solver.failures if solver is not None else 0)
+        last = self._pipeline_last
         if solver is not None and last is not None:  # the compiled step's (pipeline/data.py StepResults)
             k = 3 * self._model.nv + self._model.nu
             row = last.data
@@ -55,8 +55,7 @@ class _ContactMixin:
         """Install the discrete constraint solver or the continuous contact forces; declare contact_results."""
         self._contact_solver = None
         self._continuous_contact = None
-        self._has_mujoco_parameters = bool(getattr(self, "_mujoco_joint_params", None)
-                                           or getattr(self, "_mujoco_constraint_params", None))
+        self._has_mujoco_parameters = bool(self._mujoco_joint_params or self._mujoco_constraint_params)
         if self.num_collision_geometries() and self._scene_graph is not None:
             rows = ContactGeometryTable(self).ValidateAll(self._scene_graph.model_inspector())
             self._has_mujoco_parameters |= any(r.mujoco is not None for r in rows)

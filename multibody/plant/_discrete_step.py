@@ -9,6 +9,8 @@ from ..contact.elimination import ReverseTreeSolve
 from ..kernels import pipeline as pl
 from ..kernels.contact_kernels import IntegratePositions, NextState
 from ..pipeline.multi_step import multi_step
+from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, RungeKuttaStep
+from ..mjcf.implicit import ImplicitStep
 
 
 class _DiscreteStepMixin:
@@ -19,7 +21,7 @@ class _DiscreteStepMixin:
         q⁺ = q + h·N(q)·v⁺ — for plants with features the compiled step does not compute (UncompiledFeatures)."""
         kin = self._eval_kinematics(context)
         m = self._model
-        if getattr(self, "_step_arrays_model", None) is not m:
+        if self._step_arrays_model is not m:
             self._InitDiscreteStepArrays()
         u, tau, F, tau_c = self._AssembleForces(context, kin, include_damping=False)
         mc = self._ModelFor(context)  # the context's damping and reflected inertia
@@ -30,7 +32,7 @@ class _DiscreteStepMixin:
                                              kin.c, F, tau, mc.damping, self._time_step, kin.q, kin.v)
             except np.linalg.LinAlgError:
                 self._ThrowSingularMassMatrix(context)
-            if getattr(self, "_mjcf_maps", None):  # MJCF models: MuJoCo's q update (exact quaternion exponential)
+            if self._mjcf_maps:  # MJCF models: MuJoCo's q update (exact quaternion exponential)
                 v_next = x_next[m.nq:]
                 x_next[:m.nq] = IntegrateDiscretePositions(self, kin.q, v_next, self._time_step,
                                                           pl.map_velocity_to_qdot(m.order, m.ji, kin.q, v_next))
@@ -61,13 +63,11 @@ class _DiscreteStepMixin:
             # v⁺ = v + h a and MuJoCo's or Drake's q update, in one compiled call
             x_next = NextState(m.order, m.ji, kin.q, kin.v, a, h,
                                self.get_constraint_solver_options().position_integration_is_mujoco(self))
-        scheme = getattr(self, "_mjcf_integrator", None)
+        scheme = self._mjcf_integrator
         if scheme == "RK4":  # MJCF RK4 (mjcf/rk4.py); its stages are Euler steps in a scratch context
-            from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaStep
             if not IsRungeKuttaStageContext(context):
                 x_next, a = RungeKuttaStep(self, context, kin, a)
         elif scheme is not None:  # MJCF implicit / implicitfast (mjcf/implicit.py)
-            from ..mjcf.implicit import ImplicitStep
             x_next, a = ImplicitStep(self, context, kin, a)
         self._check_finite(context, x_next, "state after the discrete step")
         return x_next, a, u, tau_c
@@ -94,7 +94,7 @@ class _DiscreteStepMixin:
         nxt = current.other
         compiled = self._PipelineModel(context)
         if compiled is not None:
-            group = getattr(self, "_mjcf_act_group", None)
+            group = self._mjcf_act_group
             self._PipelineActuatedStep(context, compiled, False, state.get_mutable_discrete_state(0)._data,
                                        current.data, nxt.data,
                                        None if group is None else state.get_mutable_discrete_state(group)._data)
@@ -104,10 +104,9 @@ class _DiscreteStepMixin:
         self._pipeline_last = None
         x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
-        if getattr(self, "_mjcf_act_group", None) is not None:  # MJCF activations, from the pre-step context
+        if self._mjcf_act_group is not None:  # MJCF activations, from the pre-step context
             act = self._mjcf_actuation
-            if getattr(self, "_mjcf_integrator", None) == "RK4":  # the RK4 step's averaged rates (mjcf/rk4.py)
-                from ..mjcf.rk4 import RungeKuttaNextActivations
+            if self._mjcf_integrator == "RK4":  # the RK4 step's averaged rates (mjcf/rk4.py)
                 act_next = RungeKuttaNextActivations(self, context)
             else:
                 lengths = act.CalcLengths(self, context, self.GetPositions(context)) if act.wraps_setpoints else None
@@ -126,11 +125,11 @@ class _DiscreteStepMixin:
         (no input port has a value, MJCF ctrl ports included; no MJCF activations; no PD-controlled actuators,
         whose implicit PD is solved per step). Returns the steps done (fewer than n: the next one fails, for the
         ordinary path to redo and report), or -1 when the fast path does not apply."""
-        act = getattr(self, "_mjcf_actuation", None)
-        if self._pd.active or any(self._input_wiring(context)) or (act is not None and (act.na or any(
-                port.HasValue(context) for port in act.ports))):
+        act = self._mjcf_actuation
+        if self._pd.active or any(self._input_wiring(context)) or act.na or any(
+                port.HasValue(context) for port in act.ports):
             return -1
-        mocap = getattr(self, "_mjcf_mocap", None)
+        mocap = self._mjcf_mocap
         if mocap is not None and mocap.port.HasValue(context):
             return -1
         compiled = self._PipelineModel(context)
@@ -149,7 +148,7 @@ class _DiscreteStepMixin:
         d = self._pipeline_data._eval(context)._value.data
         bp = self._element_cache._eval(context)._value.bp_flat
         poses = z if mocap is None else mocap.PoseVector(context)
-        ctrl = np.zeros(act.nu) if act is not None and act.nu else z  # MJCF ctrl ports without a value: zeros
+        ctrl = np.zeros(act.nu) if act.nu else z  # MJCF ctrl ports without a value: zeros
         x0, buffer0 = x.copy(), current.buffer.copy()
         try:
             k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.ascontiguousarray(u, dtype=np.float64),

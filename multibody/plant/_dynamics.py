@@ -6,6 +6,7 @@ import numpy as np
 from ..kernels import pipeline as pl
 from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..tree.multibody_forces import MultibodyForces
+from ..tree.indices import JointIndex
 
 
 _F64 = np.dtype(np.float64)
@@ -191,7 +192,6 @@ class _DynamicsMixin:
     def MakeActuatorSelectorMatrix(self, user_to_actuator_index_map=None, user_to_joint_index_map=None) -> np.ndarray:
         """Su with u = Su·u_s, for a list of JointActuatorIndex (user_to_actuator_index_map) or of actuated
         JointIndex (user_to_joint_index_map)."""
-        from ..tree.indices import JointIndex
         self._ThrowIfNotFinalized("MakeActuatorSelectorMatrix")
         if (user_to_actuator_index_map is None) == (user_to_joint_index_map is None):
             raise TypeError("MakeActuatorSelectorMatrix: pass one of user_to_actuator_index_map or "

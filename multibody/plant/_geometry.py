@@ -11,6 +11,9 @@ import numpy as np
 from ._overloads import bind
 
 from ..tree._convert import make_rigid_transform, pose_to_arrays
+from ...geometry import (CollisionFilterDeclaration, CoulombFriction, GeometryFrame, GeometryInstance, GeometrySet,
+                         IllustrationProperties, MakePhongIllustrationProperties, PerceptionProperties,
+                         ProximityProperties)
 
 
 class _GeometryMixin:
@@ -42,7 +45,6 @@ class _GeometryMixin:
         return self._source_id
 
     def _RegisterBodyFrameWithSceneGraph(self, body) -> None:
-        from ...geometry import GeometryFrame
         mi = int(body.model_instance())
         name = body.name() if mi in (0, 1) else f"{self._instance_names[mi]}::{body.name()}"
         fid = self._scene_graph.RegisterFrame(self._source_id, GeometryFrame(name, mi))
@@ -79,8 +81,6 @@ class _GeometryMixin:
     # ---- geometry -----------------------------------------------------------------------------------------
     def RegisterVisualGeometry(self, body, *args, **kwargs):
         """(body, X_BG, shape, name[, diffuse_color | properties]) or (body, geometry_instance)."""
-        from ...geometry import (GeometryInstance, IllustrationProperties, MakePhongIllustrationProperties,
-                                 PerceptionProperties)
         self._check_scene_graph(None, "RegisterVisualGeometry")
         b = bind("RegisterVisualGeometry", args, kwargs, ("geometry_instance",), ("X_BG", "shape", "name"),
                  ("X_BG", "shape", "name", "diffuse_color"), ("X_BG", "shape", "name", "properties"))
@@ -107,7 +107,6 @@ class _GeometryMixin:
     def RegisterCollisionGeometry(self, body, X_BG, shape, name: str, properties=None, coulomb_friction=None):
         """Register proximity geometry; `properties` is a ProximityProperties holding
         ("material", "coulomb_friction"), or pass `coulomb_friction` (a CoulombFriction)."""
-        from ...geometry import CoulombFriction, GeometryInstance, ProximityProperties
         self._check_scene_graph(None, "RegisterCollisionGeometry")
         if (properties is None) == (coulomb_friction is None):
             raise TypeError(f"RegisterCollisionGeometry '{name}': pass exactly one of properties or coulomb_friction")
@@ -156,7 +155,6 @@ class _GeometryMixin:
 
     def CollectRegisteredGeometries(self, bodies):
         """A GeometrySet with every geometry registered to the given bodies."""
-        from ...geometry import GeometrySet
         if self._scene_graph is None:
             raise RuntimeError("CollectRegisteredGeometries: the plant is not registered with a SceneGraph")
         ids = []
@@ -167,7 +165,6 @@ class _GeometryMixin:
     def ExcludeCollisionGeometriesWithCollisionFilterGroupPair(self, collision_filter_group_a,
                                                                collision_filter_group_b) -> None:
         """Exclude collisions within one named group (same names) or between two groups."""
-        from ...geometry import CollisionFilterDeclaration
         self._check_scene_graph(None, "ExcludeCollisionGeometriesWithCollisionFilterGroupPair")
         (name_a, set_a), (name_b, set_b) = collision_filter_group_a, collision_filter_group_b
         decl = CollisionFilterDeclaration()
@@ -179,7 +176,6 @@ class _GeometryMixin:
         set_adjacent_bodies_collision_filters(False)) between bodies joined by a joint whose parent is not the
         world. Mocap bodies are world welds, so they do not collide with the world either (as in MuJoCo, which
         skips pairs of dof-less bodies); joints into MJCF bodies with filterparent disabled filter nothing."""
-        from ...geometry import CollisionFilterDeclaration, GeometrySet
         if self._scene_graph is None or not self._collision_geometries:
             return
         decl = CollisionFilterDeclaration()
@@ -212,46 +208,3 @@ def _as_transform(X):
         return X if X is not None else make_rigid_transform(np.eye(3), np.zeros(3))
     R, p = pose_to_arrays(X, "X_BG")
     return make_rigid_transform(R, p)
-
-
-class AddMultibodyPlantSceneGraphResult(tuple):
-    """(plant, scene_graph), also usable by field name."""
-
-    def __new__(cls, plant, scene_graph):
-        return super().__new__(cls, (plant, scene_graph))
-
-    @property
-    def plant(self):
-        return self[0]
-
-    @property
-    def scene_graph(self):
-        return self[1]
-
-
-def AddMultibodyPlantSceneGraph(builder, time_step=None, scene_graph=None, *, plant=None
-                                ) -> AddMultibodyPlantSceneGraphResult:
-    """Add a MultibodyPlant (named 'plant') and a SceneGraph ('scene_graph') to `builder` and connect them.
-
-    AddMultibodyPlantSceneGraph(builder, time_step, scene_graph=None) or (builder, plant, scene_graph=None) with an
-    existing plant, as pydrake's two overloads.
-    """
-    from ...geometry import SceneGraph
-    from .multibody_plant import MultibodyPlant
-    if builder is None:
-        raise ValueError("AddMultibodyPlantSceneGraph: builder is None")
-    if isinstance(time_step, MultibodyPlant):
-        time_step, plant = None, time_step
-    if (time_step is None) == (plant is None):
-        raise TypeError("AddMultibodyPlantSceneGraph: pass one of time_step or plant")
-    plant = plant if plant is not None else MultibodyPlant(time_step)
-    plant.set_name("plant")
-    if scene_graph is None:
-        scene_graph = SceneGraph()
-        scene_graph.set_name("scene_graph")
-    builder.AddSystem(plant)
-    builder.AddSystem(scene_graph)
-    plant.RegisterAsSourceForSceneGraph(scene_graph)
-    builder.Connect(plant.get_geometry_pose_output_port(), scene_graph.get_source_pose_port(plant.get_source_id()))
-    builder.Connect(scene_graph.get_query_output_port(), plant.get_geometry_query_input_port())
-    return AddMultibodyPlantSceneGraphResult(plant, scene_graph)

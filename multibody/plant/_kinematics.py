@@ -8,6 +8,7 @@ from ..kernels.kinematics import acceleration_to_point, spatial_to_point
 from ..tree._convert import make_rigid_transform, make_rotation_matrix, make_spatial
 from ..tree.indices import JacobianWrtVariable
 from ._overloads import bind
+from ..tree.spatial_inertia import SpatialInertia
 
 
 def _points(p, what: str) -> np.ndarray:
@@ -298,7 +299,6 @@ class _KinematicsMixin:
 
     def CalcSpatialInertia(self, context, frame_F, body_indexes) -> object:
         """M_SFo_F: the spatial inertia of the set S of bodies `body_indexes` about Fo, expressed in F."""
-        from ..tree.spatial_inertia import SpatialInertia
         self._ThrowIfNotFinalized("CalcSpatialInertia")
         kin = self._eval_kinematics(context)
         R_WF, p_WF = self._frame_pose_arrays(context, frame_F)

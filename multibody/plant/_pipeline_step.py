@@ -45,6 +45,7 @@ from ..mjcf.plant_maps import GetMjcfPlantMaps
 from ..mjcf.sensors import SensorSupported
 from ._model_check import ThrowZeroQuaternion
 from .element_parameters import VariantModel
+from ...geometry import PenetrationAsPointPair
 
 _F64 = np.dtype(np.float64)
 _APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR,
@@ -111,10 +112,8 @@ def UncompiledFeatures(plant) -> list[str]:
            and any(e.type in ("connect", "weld", "tendon") for e in pm.model.equalities)
            for pm in GetMjcfPlantMaps(plant)):
         out.append("MJCF force / torque sensors with connect / weld / tendon equalities (their forces in cfrc_ext)")
-    act = getattr(plant, "_mjcf_actuation", None)
-    if act is not None:
-        if act.plugins:
-            out.append("MJCF engine plugins")
+    if plant._mjcf_actuation.plugins:
+        out.append("MJCF engine plugins")
     return out
 
 
@@ -158,6 +157,7 @@ class _PipelineStepMixin:
     def _ResetPipeline(self) -> None:
         """Forget the compiled pieces (construction, and a change of the plant's forces or solver)."""
         self._pipeline = _PipelineCache()
+        self._step_arrays_model = None  # the Model the Python path's step arrays were made for (_discrete_step.py)
 
     def _DeclarePipeline(self) -> None:
         """At Finalize (discrete plants): the per-context Data cache entry and the step statistics."""
@@ -231,19 +231,19 @@ class _PipelineStepMixin:
         if cache.tree is None:
             rows = solver.rows if solver is not None else None
             maps = GetMjcfPlantMaps(self)
-            mjcf = getattr(self, "_mjcf_actuation", None)
+            mjcf = self._mjcf_actuation
             cache.tree = (
                 CompileTree(self, rows, solver.tree_blocks if solver is not None else None), CompilePassive(self),
                 CompileActuation(self, mjcf, maps, TendonOffsets(maps)),
                 CompileRows(rows), CompileFluid(self), CompileIntegrator(self), CompileTendons(self, maps),
-                CompileSensors(maps, TendonOffsets(maps), mjcf.u_slices if mjcf is not None else [], SensorSupported),
+                CompileSensors(maps, TendonOffsets(maps), mjcf.u_slices, SensorSupported),
                 rows.PipelineEqualityModel(maps, TendonOffsets(maps)) if rows is not None
                 else CompileEquality([], np.zeros((0, 2)), np.zeros(0)))
         tree, passive, act, rows, fluid, integ, ten, sens, eq = cache.tree
         if model is not None:
             tree = CompileTree(self, solver.rows if solver is not None else None,
                                solver.tree_blocks if solver is not None else None, model)
-        opt = CompileOptions(self, solver is not None, bool(getattr(self, "_mjcf_maps", None)))
+        opt = CompileOptions(self, solver is not None, bool(self._mjcf_maps))
         geom_rows, geom_ids, pairs = [], [], []
         approx = self._PipelineApproximation()
         beta, vs = self.get_sap_near_rigid_threshold(), self.stiction_tolerance()
@@ -278,7 +278,7 @@ class _PipelineStepMixin:
     def _WarnHydroelastic(self, inspector, geom_ids) -> None:
         """Warn once that geometries with hydroelastic properties in a hydroelastic contact model get point contact
         when the plant uses MuJoCo's contact (MJCF contact parameters)."""
-        if getattr(self, "_hydroelastic_warned", False) or self.get_contact_model().name == "kPoint":
+        if self._hydroelastic_warned or self.get_contact_model().name == "kPoint":
             return
         names = []
         for gid in geom_ids:
@@ -296,7 +296,7 @@ class _PipelineStepMixin:
         """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model
         without MuJoCo parameters or constraints, else MuJoCo's soft constraints (the equality rows of ball, weld,
         distance and coupler constraints are MuJoCo rows, as on the Python path)."""
-        if getattr(self, "_has_mujoco_parameters", False) or self._constraints:
+        if self._has_mujoco_parameters or self._constraints:
             return APPROX_MUJOCO
         return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
 
@@ -349,8 +349,8 @@ class _PipelineStepMixin:
                 u = np.ascontiguousarray(u, dtype=np.float64)
         else:
             u = self._EvalActuation(context)
-        act = getattr(self, "_mjcf_actuation", None)
-        if act is None or act.nu == 0:
+        act = self._mjcf_actuation
+        if act.nu == 0:
             ctrl = self._pipeline_zeros[0]
         else:
             ctrl = np.zeros(act.nu)
@@ -358,7 +358,7 @@ class _PipelineStepMixin:
                 if port.HasValue(context):
                     ctrl[sl] = port.Eval(context)
         a0 = a1 = self._pipeline_zeros[0]
-        if act is not None and act.na:  # MuJoCo's act: the plant's activation state group
+        if act.na:  # MuJoCo's act: the plant's activation state group
             a0 = context.get_discrete_state(self._mjcf_act_group)._data
             a1 = np.empty(act.na) if act_next is None else act_next
         tau_in, F_in = self._pipeline_zeros
@@ -516,7 +516,6 @@ class _PipelineStepMixin:
         out = []
         if dist.shape[0] == 0:
             return out
-        from ...geometry import PenetrationAsPointPair
         ids = self._pipeline.compiled.geom_ids
         if self._PipelineApproximation() != APPROX_MUJOCO:
             return self._DrakeContactInfos(d, ids, body, geom, pos, frame, force)
@@ -535,7 +534,6 @@ class _PipelineStepMixin:
     def _DrakeContactInfos(self, d, ids, body, geom, pos, frame, force) -> list:
         """PointPairContactInfo of Drake's point contacts (DiscreteUpdateManager's results): A is the geometry of
         smaller id, the force is the one on B at p_WC, the speeds are those at the next step's velocities."""
-        from ...geometry import PenetrationAsPointPair
         par, vel = drake_contact_arrays(d)
         surf_arrays, con_hyd = hydro_arrays(d)
         out = []

@@ -6,6 +6,9 @@ import warnings
 import numpy as np
 
 from ._overloads import bind
+from ..tree._convert import make_rigid_transform, pose_to_arrays, spatial_to_array
+from ..kernels.joint_kernels import quaternion_to_rotation, rpy_to_rotation
+from ..math.functions import rpy_from_rotation_matrix
 
 
 def _vec(x, n: int, what: str) -> np.ndarray:
@@ -325,7 +328,6 @@ class _StateAccessMixin:
 
     def SetDefaultFloatingBaseBodyPose(self, body, X_WB) -> None:
         """Default pose X_WB of a floating base body, used by SetDefaultState."""
-        from ..tree._convert import pose_to_arrays
         R, p = pose_to_arrays(X_WB, "X_WB")
         self._default_free_body_poses[int(body.index())] = (R, p)
         if self._finalized and body._floating_joint is not None:
@@ -334,7 +336,6 @@ class _StateAccessMixin:
 
     def GetDefaultFloatingBaseBodyPose(self, body):
         """The default pose X_WB of a floating base body (identity unless set)."""
-        from ..tree._convert import make_rigid_transform
         R, p = self._default_free_body_poses.get(int(body.index()), (np.eye(3), np.zeros(3)))
         return make_rigid_transform(R, p)
 
@@ -350,8 +351,6 @@ class _StateAccessMixin:
 
     def GetFreeBodyPose(self, context, body):
         """X_WB of a free body."""
-        from ..kernels.joint_kernels import quaternion_to_rotation, rpy_to_rotation
-        from ..tree._convert import make_rigid_transform
         j = self._free_joint(body, "GetFreeBodyPose")
         q = self.GetPositions(context)[j.position_start():j.position_start() + j.num_positions()]
         R = quaternion_to_rotation(*q[:4]) if j.num_positions() == 7 else rpy_to_rotation(*q[:3])
@@ -360,8 +359,6 @@ class _StateAccessMixin:
     def SetFreeBodyPose(self, context, *args, **kwargs) -> None:
         """SetFreeBodyPose(context, body, X_JpJc) or (context, state, body, X_JpJc): the pose of a free body's
         joint child frame in its parent frame (X_WB for a floating base body). X_PB is Drake's deprecated name."""
-        from ..math.functions import rpy_from_rotation_matrix
-        from ..tree._convert import pose_to_arrays
         if "X_PB" in kwargs:
             warnings.warn("MultibodyPlant.SetFreeBodyPose(X_PB=...) is deprecated by Drake. Use X_JpJc instead.",
                           FutureWarning, stacklevel=2)
@@ -386,7 +383,6 @@ class _StateAccessMixin:
 
     def SetFreeBodyPoseInAnchoredFrame(self, context, frame_F, body, X_FB) -> None:
         """Set a free body's pose given in an anchored frame F (welded to the world)."""
-        from ..tree._convert import pose_to_arrays
         if not self.IsAnchored(frame_F.body()):
             raise RuntimeError(f"SetFreeBodyPoseInAnchoredFrame: frame '{frame_F.name()}' is not anchored to the world")
         R_WF, p_WF = self._frame_pose_arrays(context, frame_F)
@@ -396,7 +392,6 @@ class _StateAccessMixin:
     def SetFreeBodySpatialVelocity(self, *args, **kwargs) -> None:
         """SetFreeBodySpatialVelocity(context, body, V_JpJc) or (context, state, body, V_JpJc): the spatial velocity
         of a free body's joint child frame in its parent frame. (body, V_PB, context) is Drake's deprecated form."""
-        from ..tree._convert import spatial_to_array
         if args and hasattr(args[0], "body_frame") and len(args) + len(kwargs) == 3:
             warnings.warn("MultibodyPlant.SetFreeBodySpatialVelocity(body, V_PB, context) is deprecated by Drake. "
                           "Use context, body, V_JpJc instead.", FutureWarning, stacklevel=2)

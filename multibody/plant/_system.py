@@ -9,20 +9,23 @@ from ..contact import ContactResults
 from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
 from ..pipeline.sensor import SensorDataSize
-from ..kernels.kinematics import spatial_to_point
-from ..tree._convert import make_rigid_transform, make_spatial, spatial_to_array
+from ..kernels.kinematics import calc_accelerations, spatial_to_point
+from ..tree._convert import make_rigid_transform, make_spatial, spatial_inertia_to_arrays, spatial_to_array
 from ..pipeline.kinematics_cache import Kinematics
-from ..mjcf.plant_maps import GetMjcfPlantMaps
+from ..mjcf.plant_maps import ApplyMujocoInvWeights, GetMjcfPlantMaps
 from ._model_check import ThrowZeroQuaternion
 from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
+from ...geometry import GeometryConfigurationVector
+from ...geometry.frame_pose_vector import FramePoseVector
+from ..mjcf.mocap import DeclareMjcfMocap
+from ..kernels.dynamics import body_forces_at_origin, calc_inverse_dynamics
+
 
 def _new_geometry_configuration_vector():
-    from ...geometry import GeometryConfigurationVector
     return GeometryConfigurationVector()
 
 
 def _new_frame_pose_vector():
-    from ...geometry.frame_pose_vector import FramePoseVector
     return FramePoseVector()
 
 
@@ -92,7 +95,6 @@ class _SystemMixin:
             # [q_d; v_d] of the instance's actuators, read by PD-controlled actuators (set_controller_gains)
             self._instance_desired_state_ports.append(
                 self.DeclareVectorInputPort(f"{name}_desired_state", 2 * self.num_actuators(i), required=False))
-        from ..mjcf.mocap import DeclareMjcfMocap  # MJCF mocap bodies: welds posed by the mocap_pose input
         self._mjcf_mocap = DeclareMjcfMocap(self)
         # ---- outputs ----------------------------------------------------------------------------------
         state_ticket = {self.all_state_ticket()}
@@ -229,7 +231,6 @@ class _SystemMixin:
             vec[1:4] = com
 
     def _SetBodySpatialInertia(self, context, body, M_BBo_B) -> None:
-        from ..tree._convert import spatial_inertia_to_arrays
         m, com, I = spatial_inertia_to_arrays(M_BBo_B, f"body '{body.name()}' spatial inertia")
         self._body_vector(context, body, mutable=True)[:] = SpatialInertiaToVector(m, com, I)
 
@@ -340,7 +341,7 @@ class _SystemMixin:
             F += F_in
         if m.nu:
             np.add.at(tau, m.actuator_dofs, u)
-        if getattr(self, "_mjcf_actuation", None) is not None:  # MJCF actuators (mjcf/actuation.py)
+        if self._mjcf_actuation.adds_forces:  # MJCF actuators and passive forces (mjcf/actuation.py)
             tau += self._mjcf_actuation.CalcGeneralizedForces(self, context, kin.q, kin.v)
         tau_contact = np.zeros(m.nv)
         if self._force_contributors:
@@ -366,8 +367,7 @@ class _SystemMixin:
         if solver is not None and not callable(solver):
             raise ValueError("the discrete constraint solver must be callable(plant, context, kin, M_hat, a_free, h)")
         rows = getattr(solver, "rows", None)
-        if rows is not None and getattr(self, "_mjcf_maps", None):  # MuJoCo's compile-time weights of MJCF models
-            from ..mjcf.plant_maps import ApplyMujocoInvWeights
+        if rows is not None:  # MuJoCo's compile-time weights of MJCF models' bodies and dofs
             ApplyMujocoInvWeights(self._mjcf_maps, rows.body_invweight0, rows.dof_invweight0)
         self._discrete_solver = solver
         self._ResetPipeline()  # the compiled step's coverage is listed again
@@ -417,7 +417,7 @@ class _SystemMixin:
         fixed list, rebuilt only if a body frame was registered since, so SceneGraph's pose gather can match
         it by identity each step."""
         reg = self._geometry_frame_ids
-        got = getattr(self, "_geometry_pose_rows", None)
+        got = self._geometry_pose_rows
         if got is None or got[2] != len(reg):
             bodies = [b for b in reg if b != 0]
             got = ([reg[b] for b in bodies], np.asarray(bodies, dtype=np.int64), len(reg),
@@ -440,9 +440,6 @@ class _SystemMixin:
 
     def _CalcReactionForcesOutput(self, context, value) -> None:
         """F_CJc_Jc per joint: the force the joint applies on its child body at Jc, expressed in Jc."""
-        from ..kernels.dynamics import calc_inverse_dynamics
-        from ..kernels.kinematics import calc_accelerations
-        from ..kernels.dynamics import body_forces_at_origin
         kin = self._eval_kinematics(context)
         m = self._model
         vdot = self._accel_cache.Eval(context)[0]

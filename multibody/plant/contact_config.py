@@ -6,6 +6,7 @@ import enum
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from mallard.geometry.query_results import HydroelasticContactRepresentation  # one enum, as in pydrake
+import numpy as np
 
 
 class ContactModel(enum.Enum):
@@ -101,6 +102,13 @@ class _ContactSettingsMixin:
         self._stiction_tolerance = 0.0001
         self._sap_near_rigid_threshold = 1.0
         self._adjacent_bodies_collision_filters = True
+        self._constraint_solver_options = None  # ConstraintSolverOptions (None: the defaults, made when first read)
+        self._mujoco_joint_params: dict = {}  # joint index → MuJoCo limit / friction parameters (mujoco_parameters.py)
+        self._mujoco_constraint_params: dict = {}  # constraint index → solref / solimp / torquescale
+        self._contact_solver = None  # set at Finalize (_FinalizeContact)
+        self._continuous_contact = None
+        self._has_mujoco_parameters = False
+        self._hydroelastic_warned = False
 
     def set_contact_model(self, model: ContactModel) -> None:
         self._ThrowIfFinalized("set_contact_model")
@@ -154,7 +162,6 @@ class _ContactSettingsMixin:
 
     def get_contact_penalty_method_time_scale(self) -> float:
         """tc = 1/ω with ω = √(g/δ) (Drake's heuristic; g = |gravity|, 9.81 if zero)."""
-        import numpy as np
         g = float(np.linalg.norm(self.gravity_field().gravity_vector())) or 9.81
         return float(np.sqrt(self._penetration_allowance / g))
 
@@ -195,30 +202,3 @@ def ApplyMultibodyPlantConfig(config: MultibodyPlantConfig, plant) -> None:
     plant.set_sap_near_rigid_threshold(config.sap_near_rigid_threshold)
     plant.set_contact_surface_representation(_REPRESENTATIONS[config.contact_surface_representation])
     plant.set_adjacent_bodies_collision_filters(config.adjacent_bodies_collision_filters)
-
-
-def AddMultibodyPlant(config: MultibodyPlantConfig | None = None, *args, builder=None, plant_config=None,
-                      scene_graph_config=None):
-    """AddMultibodyPlantSceneGraph with a plant configured from `config` (or `plant_config`) and, when given, a
-    SceneGraph configured from `scene_graph_config`; returns (plant, scene_graph)."""
-    from ...geometry import SceneGraph
-    from ._geometry import AddMultibodyPlantSceneGraph
-    if len(args) == 2:  # (plant_config, scene_graph_config, builder)
-        scene_graph_config, builder = args
-    elif len(args) == 1:  # (config, builder)
-        builder = args[0]
-    elif args:
-        raise TypeError(f"AddMultibodyPlant: too many arguments ({1 + len(args)})")
-    if config is not None and plant_config is not None:
-        raise TypeError("AddMultibodyPlant: pass the plant's config once (config= or plant_config=)")
-    config = plant_config if config is None else config
-    if config is None or builder is None:
-        raise TypeError("AddMultibodyPlant(config, builder) or AddMultibodyPlant(plant_config, scene_graph_config, "
-                        "builder)")
-    scene_graph = None
-    if scene_graph_config is not None:
-        scene_graph = SceneGraph(scene_graph_config)
-        scene_graph.set_name("scene_graph")
-    result = AddMultibodyPlantSceneGraph(builder, config.time_step, scene_graph)
-    ApplyMultibodyPlantConfig(config, result.plant)
-    return result

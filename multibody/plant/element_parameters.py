@@ -307,7 +307,7 @@ class _ElementParametersMixin:
         changed = [f"joint {self.get_joint(k).name()} locked" for k in ev.locked]
         changed += [f"constraint {k} inactive" for k in ev.inactive]
         changed += [f"distance constraint {k} parameters" for k in sorted(ev.distance)]
-        if ev.key is not None and getattr(self, "_mjcf_maps", None):
+        if ev.key is not None and self._mjcf_maps:
             changed.append("joint damping or rotor inertia of an MJCF model")
         if changed:
             raise RuntimeError(f"{what}: this Context changes {changed}; mallard's dynamics cannot honor "

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree.indices import BodyIndex
+from mallard.multibody.math import SpatialForce
 
 
 class ExternallyAppliedSpatialForce:
@@ -15,7 +16,6 @@ class ExternallyAppliedSpatialForce:
         self.body_index = body_index
         self.p_BoBq_B = np.zeros(3) if p_BoBq_B is None else np.asarray(p_BoBq_B, dtype=float)
         if F_Bq_W is None:
-            from mallard.multibody.math import SpatialForce
             F_Bq_W = SpatialForce(np.zeros(3), np.zeros(3))
         self.F_Bq_W = F_Bq_W
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...geometry import SceneGraph
 from ...systems.framework import LeafSystem
 from ._builder import _TreeBuilderMixin
-from .contact_config import _ContactSettingsMixin
+from .contact_config import ApplyMultibodyPlantConfig, MultibodyPlantConfig, _ContactSettingsMixin
 from ._constraints import _ConstraintsMixin
 from ._continuous_dynamics import _ContinuousDynamicsMixin
 from ._discrete_step import _DiscreteStepMixin
@@ -44,6 +45,11 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
         self._use_sampled_output_ports = True
         self._free_random: dict[int, dict] = {}
         self._discrete_solver = None
+        self._pipeline_last = None  # the compiled step's last StepResults (_pipeline_step.py)
+        self._pipeline_failures = 0  # its non-converged solves
+        self._geometry_pose_rows = None  # memo of _system.py's pose rows
+        self._mjcf_maps: list = []  # the MJCF models attached by the parser, in load order (mjcf/plant_maps.py)
+        self._mjcf_integrator: str | None = None  # MJCF <option integrator> of the discrete step (None: Euler)
         self._ResetPipeline()
         self._DeclareGeometryPorts()
         self._init_geometry()
@@ -130,3 +136,69 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
     def get_reaction_forces_output_port(self):
         self._ThrowIfNotFinalized("get_reaction_forces_output_port")
         return self._reaction_forces_port
+
+
+class AddMultibodyPlantSceneGraphResult(tuple):
+    """(plant, scene_graph), also usable by field name."""
+
+    def __new__(cls, plant, scene_graph):
+        return super().__new__(cls, (plant, scene_graph))
+
+    @property
+    def plant(self):
+        return self[0]
+
+    @property
+    def scene_graph(self):
+        return self[1]
+
+
+def AddMultibodyPlantSceneGraph(builder, time_step=None, scene_graph=None, *, plant=None
+                                ) -> AddMultibodyPlantSceneGraphResult:
+    """Add a MultibodyPlant (named 'plant') and a SceneGraph ('scene_graph') to `builder` and connect them.
+
+    AddMultibodyPlantSceneGraph(builder, time_step, scene_graph=None) or (builder, plant, scene_graph=None) with an
+    existing plant, as pydrake's two overloads.
+    """
+    if builder is None:
+        raise ValueError("AddMultibodyPlantSceneGraph: builder is None")
+    if isinstance(time_step, MultibodyPlant):
+        time_step, plant = None, time_step
+    if (time_step is None) == (plant is None):
+        raise TypeError("AddMultibodyPlantSceneGraph: pass one of time_step or plant")
+    plant = plant if plant is not None else MultibodyPlant(time_step)
+    plant.set_name("plant")
+    if scene_graph is None:
+        scene_graph = SceneGraph()
+        scene_graph.set_name("scene_graph")
+    builder.AddSystem(plant)
+    builder.AddSystem(scene_graph)
+    plant.RegisterAsSourceForSceneGraph(scene_graph)
+    builder.Connect(plant.get_geometry_pose_output_port(), scene_graph.get_source_pose_port(plant.get_source_id()))
+    builder.Connect(scene_graph.get_query_output_port(), plant.get_geometry_query_input_port())
+    return AddMultibodyPlantSceneGraphResult(plant, scene_graph)
+
+
+def AddMultibodyPlant(config: MultibodyPlantConfig | None = None, *args, builder=None, plant_config=None,
+                      scene_graph_config=None):
+    """AddMultibodyPlantSceneGraph with a plant configured from `config` (or `plant_config`) and, when given, a
+    SceneGraph configured from `scene_graph_config`; returns (plant, scene_graph)."""
+    if len(args) == 2:  # (plant_config, scene_graph_config, builder)
+        scene_graph_config, builder = args
+    elif len(args) == 1:  # (config, builder)
+        builder = args[0]
+    elif args:
+        raise TypeError(f"AddMultibodyPlant: too many arguments ({1 + len(args)})")
+    if config is not None and plant_config is not None:
+        raise TypeError("AddMultibodyPlant: pass the plant's config once (config= or plant_config=)")
+    config = plant_config if config is None else config
+    if config is None or builder is None:
+        raise TypeError("AddMultibodyPlant(config, builder) or AddMultibodyPlant(plant_config, scene_graph_config, "
+                        "builder)")
+    scene_graph = None
+    if scene_graph_config is not None:
+        scene_graph = SceneGraph(scene_graph_config)
+        scene_graph.set_name("scene_graph")
+    result = AddMultibodyPlantSceneGraph(builder, config.time_step, scene_graph)
+    ApplyMultibodyPlantConfig(config, result.plant)
+    return result

@@ -47,7 +47,7 @@ class PdControllers:
                 self.instances.append((i, port, np.array(mine, np.int64),
                                        np.array([u_idx.index(rows[r]) for r in mine], np.int64), len(u_idx)))
         # the rules apply to Drake's actuators (MJCF models actuate through their own ctrl and force ranges)
-        self.active = bool(rows or self.limited.size) and not getattr(plant, "_mjcf_maps", None)
+        self.active = bool(rows or self.limited.size) and not plant._mjcf_maps
         for j in self.joints:
             if j.num_velocities() != 1:
                 raise ValueError(f"PD-controlled actuator on joint '{j.name()}': Drake supports PD control of "

@@ -12,7 +12,8 @@ import pytest
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort, MultibodyPlant
 from mallard.multibody.mjcf.plugins import GetMujocoPluginState, SetMujocoPluginState
 from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
-from mallard.multibody.mjcf.state import GetMujocoActivations, SetMujocoActivations, SetMujocoKeyframe
+from mallard.multibody.mjcf.state import GetMujocoActivations, SetMujocoActivations
+from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
 from mallard.multibody.plugins import (Capability, ConfigAttribute, Plugin, PluginInstance, PluginRuntime,
                                        RegisterPlugin, UnregisterPlugin)
 from mallard.multibody.plugins.dcmotor import dcmotor_derivatives

@@ -11,7 +11,8 @@ import mb_twin_models as tw
 from mjcf_scene import build_mjcf_scene
 from oracles import require_mujoco, require_pydrake
 
-from mallard.multibody.mjcf.state import GetMujocoState, SetMujocoKeyframe
+from mallard.multibody.mjcf.state import GetMujocoState
+from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 from mallard.multibody.math import RigidTransform, RollPitchYaw
 from mallard.multibody.plant import MultibodyPlant

@@ -11,7 +11,8 @@ from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
 from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
-from mallard.multibody.mjcf.state import SetMujocoKeyframe, SetMujocoState
+from mallard.multibody.mjcf.state import SetMujocoState
+from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
 from mallard.parsers import Parser
 from mallard.systems.framework import DiagramBuilder
 

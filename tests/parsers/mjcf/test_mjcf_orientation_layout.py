@@ -13,8 +13,8 @@ from oracles import require_mujoco
 
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, GetMujocoCtrlInputPort
 from mallard.multibody.mjcf.sensors import GetMujocoSensorOutputPort
-from mallard.multibody.mjcf.state import (GetMujocoActivations, GetMujocoKeyframe, GetMujocoState,
-                                                 SetMujocoActivations, SetMujocoKeyframe, SetMujocoState)
+from mallard.multibody.mjcf.state import GetMujocoActivations, GetMujocoState, SetMujocoActivations, SetMujocoState
+from mallard.multibody.mjcf.keyframes import GetMujocoKeyframe, SetMujocoKeyframe
 from mallard.parsers import Parser
 from mallard.parsers.errors import ParseError
 from mallard.systems.analysis import Simulator

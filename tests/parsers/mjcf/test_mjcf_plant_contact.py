@@ -93,7 +93,7 @@ def test_parent_child_filtering_follows_filterparent(flag):
 
 def test_keyframe_in_a_diagram_context(models_dir):
     """SetMujocoKeyframe on the plant's subcontext sets the state (the diagram owns the time)."""
-    from mallard.multibody.mjcf.state import SetMujocoKeyframe
+    from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
     plant, _, root, context = _build(path=models_dir / "mujoco" / "model" / "humanoid.xml", time_step=0.005)
     key = SetMujocoKeyframe(plant, context, "squat")
     qpos, qvel = GetMujocoState(plant, context)

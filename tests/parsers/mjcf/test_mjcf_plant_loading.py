@@ -11,9 +11,9 @@ from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
 from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
-from mallard.multibody.mjcf.state import (GetMjcfPlantMap, GetMujocoActivations, GetMujocoKeyframe,
-                                                  GetMujocoKeyframeNames, GetMujocoState, SetMujocoActivations,
-                                                  SetMujocoKeyframe, SetMujocoState)
+from mallard.multibody.mjcf.state import (GetMjcfPlantMap, GetMujocoActivations, GetMujocoState, SetMujocoActivations,
+                                          SetMujocoState)
+from mallard.multibody.mjcf.keyframes import GetMujocoKeyframe, GetMujocoKeyframeNames, SetMujocoKeyframe
 from mallard.parsers import Parser
 from mallard.parsers.errors import ParseError
 from mallard.parsers.mjcf import MjcfUnsupportedWarning

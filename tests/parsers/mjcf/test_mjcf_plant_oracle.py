@@ -11,8 +11,9 @@ import pytest
 from oracles import require_mujoco
 
 from mallard.multibody.plant import MultibodyPlant
-from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState,
-                                                  SetMujocoActivations, SetMujocoKeyframe, SetMujocoState)
+from mallard.multibody.mjcf.state import (CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState, SetMujocoActivations,
+                                          SetMujocoState)
+from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
 from mallard.parsers import Parser
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Overload", "REQUIRED", "declares", "resolve"]
+__all__ = ["Overload", "REQUIRED", "bind", "declares", "resolve"]
 
 REQUIRED = object()
 
@@ -81,3 +81,18 @@ def declares(overloads: tuple, context_first: bool = False):
         return fn
 
     return attach
+
+
+def bind(what: str, args: tuple, kwargs: dict, *signatures: tuple[str, ...]) -> dict:
+    """The {name: value} of the first signature (a tuple of parameter names, all required, any types) that the call
+    fits: the quick form for overloads told apart by their keyword names alone (SetPositions(context, q) /
+    SetPositions(context, model_instance, q))."""
+    for names in signatures:
+        if len(args) + len(kwargs) != len(names) or len(args) > len(names):
+            continue
+        rest = names[len(args):]
+        if set(kwargs) == set(rest):
+            return {**dict(zip(names, args)), **kwargs}
+    accepted = " or ".join(f"{what}({', '.join(n)})" for n in signatures)
+    given = ", ".join([f"<{type(a).__name__}>" for a in args] + [f"{k}=" for k in kwargs])
+    raise TypeError(f"{what}({given}): incompatible function arguments; the accepted calls are {accepted}")

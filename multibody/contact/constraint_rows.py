@@ -337,3 +337,46 @@ def _ActiveLimitRows(q, lim_q, lo, hi, margin, dof, iw_d):
                 dA[r] = iw_d[dof[k]]
                 r += 1
     return kk, dofs, signs, dists, mar, dA
+
+
+def TamsiLimitPenalties(plant) -> np.ndarray:
+    """(stiffness, damping) of the explicit joint-limit penalty forces a kTamsi plant applies, per limited single-dof
+    joint in the ConstraintRowModel's order (MultibodyPlant::SetUpJointLimitsParameters: a critically damped
+    oscillator of period 20π·h on the less stiff of the parent's and child's mass or inertia about the axis; 0 for
+    joints other than revolute and prismatic)."""
+    period = 20.0 * np.pi * plant.time_step()
+    omega2 = (2.0 * np.pi / period) ** 2 if period > 0 else 0.0
+
+    def inertia(body, frame, axis):
+        if body.index() == plant.world_body().index():
+            return np.inf
+        M = body.default_spatial_inertia()
+        if axis is None:
+            return float(M.get_mass())
+        m, c = float(M.get_mass()), np.asarray(M.get_com(), float)
+        I_Bo = np.asarray(M.CalcRotationalInertia().CopyToFullMatrix3(), float)
+        X = frame.GetFixedPoseInBodyFrame()
+        r = c - np.asarray(X.translation(), float)
+        I_J = I_Bo - m * (c @ c * np.eye(3) - np.outer(c, c)) + m * (r @ r * np.eye(3) - np.outer(r, r))
+        a = np.asarray(X.rotation().matrix(), float) @ np.asarray(axis, float)
+        return float(a @ I_J @ a)
+
+    out = []
+    for j in plant._joints:
+        if j.num_positions() != 1 or j.num_velocities() != 1:
+            continue
+        if not (np.isfinite(j.position_lower_limits()[0]) or np.isfinite(j.position_upper_limits()[0])):
+            continue
+        name = type(j).__name__
+        if name not in ("RevoluteJoint", "PrismaticJoint"):
+            out.append((0.0, 0.0))
+            continue
+        axis = j.revolute_axis() if name == "RevoluteJoint" else None
+        best = None
+        for body, frame in ((j.parent_body(), j.frame_on_parent()), (j.child_body(), j.frame_on_child())):
+            k = inertia(body, frame, axis) * omega2
+            pair = (k, 2.0 * np.sqrt(inertia(body, frame, axis) * k) if np.isfinite(k) else np.inf)
+            if best is None or pair[0] < best[0]:
+                best = pair
+        out.append(best)
+    return np.array(out, float).reshape(-1, 2)

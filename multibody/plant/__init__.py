@@ -1,8 +1,8 @@
 """mallard.multibody.plant: MultibodyPlant and its companions (pydrake.multibody.plant)."""
-from .externally_applied_spatial_force import ExternallyAppliedSpatialForce
-from .externally_applied_spatial_force_multiplexer import ExternallyAppliedSpatialForceMultiplexer
-from .propeller import Propeller, PropellerInfo
-from .wing import Wing
+from ..applied_forces.externally_applied_spatial_force import (ExternallyAppliedSpatialForce,
+                                                               ExternallyAppliedSpatialForceMultiplexer)
+from ..applied_forces.propeller import Propeller, PropellerInfo
+from ..applied_forces.wing import Wing
 from .contact_config import (ApplyMultibodyPlantConfig, ContactModel, DiscreteContactApproximation,
                              DiscreteContactSolver, HydroelasticContactRepresentation, MultibodyPlantConfig)
 from .multibody_plant import (AddMultibodyPlant, AddMultibodyPlantSceneGraph, AddMultibodyPlantSceneGraphResult,

@@ -8,7 +8,7 @@ import numpy as np
 from mallard.common.blas_threads import single_threaded_blas
 
 from ..mjcf.finalize import FinalizeMjcf
-from ._model_check import CheckModelIsFinite
+from ..pipeline.model_check import CheckModelIsFinite
 from ..tree.force_element import ForceElement, UniformGravityFieldElement
 from ..tree.frame import FixedOffsetFrame, Frame
 from ..tree.indices import (BodyIndex, ForceElementIndex, FrameIndex, JointActuatorIndex, JointIndex,
@@ -19,7 +19,7 @@ from ..tree.joints import QuaternionFloatingJoint, WeldJoint
 from ..tree.rigid_body import RigidBody
 from ..tree.topology import check_topology, compile_model, floating_base_order
 from .element_parameters import _ElementParametersMixin
-from .pd_control import PdControllers
+from ..pipeline.pd_control import PdControllers
 from ..math.functions import quaternion_from_rotation_matrix
 
 
@@ -536,7 +536,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._finalized = True
         with single_threaded_blas():  # small dense factorizations (see mallard.common.blas_threads)
             self._DeclareSystemResources()
-            self._pd = PdControllers(self)  # PD-controlled actuators and effort limits (pd_control.py)
+            self._pd = PdControllers(self)  # PD-controlled actuators and effort limits (pipeline/pd_control.py)
             self._nan_mass_bodies = CheckModelIsFinite(self)
             self._FinalizeContact()
             # MJCF actuators, sensors, plugins and tendon armature (zero rows, no ports, without MJCF models)

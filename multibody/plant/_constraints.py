@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree.indices import BodyIndex, MultibodyConstraintId
-from ._overloads import bind
+from ...common.overloads import bind
 from ..tree._convert import pose_to_arrays
 
 ConstraintIndex = MultibodyConstraintId  # the type every Add*Constraint returns

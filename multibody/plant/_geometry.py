@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._overloads import bind
+from ...common.overloads import bind
 
 from ..tree._convert import make_rigid_transform, pose_to_arrays
 from ...geometry import (CollisionFilterDeclaration, CoulombFriction, GeometryFrame, GeometryInstance, GeometrySet,

@@ -7,7 +7,7 @@ from ..kernels import pipeline as pl
 from ..kernels.kinematics import acceleration_to_point, spatial_to_point
 from ..tree._convert import make_rigid_transform, make_rotation_matrix, make_spatial
 from ..tree.indices import JacobianWrtVariable
-from ._overloads import bind
+from ...common.overloads import bind
 from ..tree.spatial_inertia import SpatialInertia
 
 

@@ -12,10 +12,6 @@ import warnings
 
 import numpy as np
 
-from ..contact import PointPairContactInfo
-from ..contact.contact_results import HydroelasticContactInfo
-from ..math import SpatialForce
-from ...geometry.hydroelastic.contact_surface import MakeContactSurfaces
 from ..contact.parameters import MixContactParameters
 from ..kernels.entry_points import compiled_entry
 from ..pipeline.actuation import CompileActuation
@@ -24,9 +20,10 @@ from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTI
                                    SAP_BAD_STIFFNESS)
 from ..pipeline.contact import CompileContact
 from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_TAMSI,
-                                      DK_DEPTH, DK_WA, DRAKE_BAD_DEPTH, DRAKE_NOT_HYDRO)
-from ..pipeline.data import StepResults, contact_arrays, drake_contact_arrays, error_info, hydro_arrays, new_data
+                                      DRAKE_BAD_DEPTH, DRAKE_NOT_HYDRO)
+from ..pipeline.data import StepResults, contact_arrays, error_info, new_data
 from ..pipeline.equality import CompileEquality
+from ..contact.constraint_rows import TamsiLimitPenalties
 from ..pipeline.fluid import CompileFluid
 from ..pipeline.hydroelastic import HYDRO_FALLBACK, HYDRO_OFF, HYDRO_STRICT, CompileHydro
 from ..pipeline.forward import (STAGE_INTEGRATE, STAGE_SMOOTH, STAGE_SOLVER, STEP_BAD_EQUALITY,
@@ -43,9 +40,8 @@ from ..pipeline.tendon import CompileTendons, RaiseIfBadTendonLimit, TendonOffse
 from ..tree.force_element import GimbalLockError, LinearBushingRollPitchYaw, LinearSpringDamper
 from ..mjcf.plant_maps import GetMjcfPlantMaps
 from ..mjcf.sensors import SensorSupported
-from ._model_check import ThrowZeroQuaternion
+from ..pipeline.model_check import ThrowZeroQuaternion
 from .element_parameters import VariantModel
-from ...geometry import PenetrationAsPointPair
 
 _F64 = np.dtype(np.float64)
 _APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR,
@@ -53,47 +49,6 @@ _APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPRO
 _HYDRO_MODES = {"kPoint": HYDRO_OFF, "kHydroelasticWithFallback": HYDRO_FALLBACK, "kHydroelastic": HYDRO_STRICT}
 
 
-def _TamsiLimitPenalties(plant) -> np.ndarray:
-    """(stiffness, damping) of the explicit joint-limit penalty forces a kTamsi plant applies, per limited single-dof
-    joint in the ConstraintRowModel's order (MultibodyPlant::SetUpJointLimitsParameters: a critically damped
-    oscillator of period 20π·h on the less stiff of the parent's and child's mass or inertia about the axis; 0 for
-    joints other than revolute and prismatic)."""
-    period = 20.0 * np.pi * plant.time_step()
-    omega2 = (2.0 * np.pi / period) ** 2 if period > 0 else 0.0
-
-    def inertia(body, frame, axis):
-        if body.index() == plant.world_body().index():
-            return np.inf
-        M = body.default_spatial_inertia()
-        if axis is None:
-            return float(M.get_mass())
-        m, c = float(M.get_mass()), np.asarray(M.get_com(), float)
-        I_Bo = np.asarray(M.CalcRotationalInertia().CopyToFullMatrix3(), float)
-        X = frame.GetFixedPoseInBodyFrame()
-        r = c - np.asarray(X.translation(), float)
-        I_J = I_Bo - m * (c @ c * np.eye(3) - np.outer(c, c)) + m * (r @ r * np.eye(3) - np.outer(r, r))
-        a = np.asarray(X.rotation().matrix(), float) @ np.asarray(axis, float)
-        return float(a @ I_J @ a)
-
-    out = []
-    for j in plant._joints:
-        if j.num_positions() != 1 or j.num_velocities() != 1:
-            continue
-        if not (np.isfinite(j.position_lower_limits()[0]) or np.isfinite(j.position_upper_limits()[0])):
-            continue
-        name = type(j).__name__
-        if name not in ("RevoluteJoint", "PrismaticJoint"):
-            out.append((0.0, 0.0))
-            continue
-        axis = j.revolute_axis() if name == "RevoluteJoint" else None
-        best = None
-        for body, frame in ((j.parent_body(), j.frame_on_parent()), (j.child_body(), j.frame_on_child())):
-            k = inertia(body, frame, axis) * omega2
-            pair = (k, 2.0 * np.sqrt(inertia(body, frame, axis) * k) if np.isfinite(k) else np.inf)
-            if best is None or pair[0] < best[0]:
-                best = pair
-        out.append(best)
-    return np.array(out, float).reshape(-1, 2)
 _STEP_ENTRY: list = []  # the process's compiled entry of pipeline.forward.step (see kernels/entry_points.py)
 
 
@@ -172,7 +127,7 @@ class _PipelineStepMixin:
     def _PipelineModel(self, context, extra_damping: np.ndarray | None = None) -> "_CompiledModel | None":
         """The compiled Model for this context (contacts on when `_pipeline_collide`), or None when the plant
         steps on the Python path. `extra_damping` (nv): joint damping added to the context's (implicit PD
-        controllers, pd_control.py)."""
+        controllers, pipeline/pd_control.py)."""
         cache = self._pipeline
         if cache.features is None:
             cache.features = UncompiledFeatures(self)
@@ -248,7 +203,7 @@ class _PipelineStepMixin:
         approx = self._PipelineApproximation()
         beta, vs = self.get_sap_near_rigid_threshold(), self.stiction_tolerance()
         if scene is None:
-            geom, contact = EmptyGeomModel(), CompileContact([], [], beta, approx, (), vs, _TamsiLimitPenalties(self))
+            geom, contact = EmptyGeomModel(), CompileContact([], [], beta, approx, (), vs, TamsiLimitPenalties(self))
             hydro = CompileHydro(None, HYDRO_OFF, False)
         else:
             if scene.model.sdf:
@@ -268,7 +223,7 @@ class _PipelineStepMixin:
                 self._WarnHydroelastic(inspector, geom_ids)
             geom = CompileGeometry(scene, np.array([r.body for r in geom_rows], np.int64))
             contact = CompileContact(geom_rows, pairs, beta, approx, [i.get_value() for i in geom_ids], vs,
-                                     _TamsiLimitPenalties(self))
+                                     TamsiLimitPenalties(self))
             hydro = CompileHydro(scene, mode, self.get_contact_surface_representation().name == "kTriangle")
         model = new_model(tree, passive, act, rows, geom, contact, opt, fluid, integ, ten, sens, hydro, eq)
         euler = model if IntegratorCode(self) != RK4 else new_model(tree, passive, act, rows, geom, contact, opt, fluid,
@@ -304,7 +259,7 @@ class _PipelineStepMixin:
     def _PipelineActuatedStep(self, context, compiled, euler: bool, x_next: np.ndarray, warm: np.ndarray,
                               results: np.ndarray, act_next: np.ndarray | None = None):
         """The compiled step (`compiled`: the context's _CompiledModel; its Euler Model when `euler`) with Drake's
-        actuation rules when the plant has PD-controlled or effort-limited actuators (pd_control.py: clamped
+        actuation rules when the plant has PD-controlled or effort-limited actuators (pipeline/pd_control.py: clamped
         inputs, implicit PD controllers re-solved until their saturation is consistent, the applied actuation in the
         results row). Returns the context's Data."""
         collide = self._pipeline_collide(context)
@@ -509,64 +464,6 @@ class _PipelineStepMixin:
             if row[k] == 1.0:
                 return row[k + 1:]
         return self._PipelineDryStep(context, contacts=True)[1][k + 1:]
-
-    def _PipelineContactInfos(self, context, d) -> list:
-        """PointPairContactInfo of every contact of the step whose Data is `d` (force on B at the contact point)."""
-        body, geom, dist, pos, frame, force, J = contact_arrays(d)
-        out = []
-        if dist.shape[0] == 0:
-            return out
-        ids = self._pipeline.compiled.geom_ids
-        if self._PipelineApproximation() != APPROX_MUJOCO:
-            return self._DrakeContactInfos(d, ids, body, geom, pos, frame, force)
-        v = self.GetVelocities(context)
-        vrel = J @ v  # (ncon, 3) [separation speed, slip components] in the contact frame
-        for c in range(dist.shape[0]):
-            f_W = frame[c].T @ force[c, :3]
-            n, depth = frame[c, 0], -float(dist[c])  # n from A to B; the pair's points straddle pos
-            pair = PenetrationAsPointPair(ids[int(geom[c, 0])], ids[int(geom[c, 1])], pos[c] + 0.5 * depth * n,
-                                          pos[c] - 0.5 * depth * n, -n.copy(), depth)
-            out.append(PointPairContactInfo(self._bodies[int(body[c, 0])].index(), self._bodies[int(body[c, 1])].index(),
-                                            f_W, pos[c].copy(), float(vrel[c, 0]), float(np.hypot(vrel[c, 1], vrel[c, 2])),
-                                            pair))
-        return out
-
-    def _DrakeContactInfos(self, d, ids, body, geom, pos, frame, force) -> list:
-        """PointPairContactInfo of Drake's point contacts (DiscreteUpdateManager's results): A is the geometry of
-        smaller id, the force is the one on B at p_WC, the speeds are those at the next step's velocities."""
-        par, vel = drake_contact_arrays(d)
-        surf_arrays, con_hyd = hydro_arrays(d)
-        out = []
-        for c in range(pos.shape[0]):
-            if con_hyd.shape[0] == pos.shape[0] and con_hyd[c, 0] >= 0:
-                continue
-            n_AB = frame[c, 0]
-            depth, wA = float(par[c, DK_DEPTH]), float(par[c, DK_WA])
-            p_WCa = pos[c] + (1.0 - wA) * depth * n_AB
-            p_WCb = pos[c] - wA * depth * n_AB
-            pair = PenetrationAsPointPair(ids[int(geom[c, 0])], ids[int(geom[c, 1])], p_WCa, p_WCb, -n_AB.copy(),
-                                          depth)
-            out.append(PointPairContactInfo(self._bodies[int(body[c, 0])].index(), self._bodies[int(body[c, 1])].index(),
-                                            frame[c].T @ force[c, :3], pos[c].copy(), float(vel[c, 0]),
-                                            float(np.hypot(vel[c, 1], vel[c, 2])), pair))
-        if surf_arrays[0].shape[0]:
-            out += self._HydroelasticContactInfos(d, ids, surf_arrays, con_hyd, pos, frame, force)
-        return out
-
-    def _HydroelasticContactInfos(self, d, ids, surf_arrays, con_hyd, pos, frame, force) -> list:
-        """HydroelasticContactInfo of each contact surface: F_Ac_W, the force on body A (M's) of the surface's
-        quadrature points shifted to the surface's centroid (DiscreteUpdateManager's results)."""
-        triangles = self.get_contact_surface_representation().name == "kTriangle"
-        surfaces = MakeContactSurfaces(surf_arrays, ids, triangles)
-        F = np.zeros((len(surfaces), 6))
-        for c in range(pos.shape[0]):
-            s = int(con_hyd[c, 0])
-            if s < 0:
-                continue
-            f_A = -(frame[c].T @ force[c, :3])
-            F[s, 3:] += f_A
-            F[s, :3] += np.cross(pos[c] - surfaces[s].centroid(), f_A)
-        return [HydroelasticContactInfo(sf, SpatialForce(F[k, :3], F[k, 3:])) for k, sf in enumerate(surfaces)]
 
 
 class _PipelineScratch:

@@ -1,5 +1,5 @@
 """System half of MultibodyPlant: state, parameters, cache entries and ports (continuous dynamics in
-_continuous_dynamics.py, the discrete step in _discrete_step.py)."""
+_dynamics.py, the discrete step in _discrete_step.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +13,7 @@ from ..kernels.kinematics import calc_accelerations, spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_inertia_to_arrays, spatial_to_array
 from ..pipeline.kinematics_cache import Kinematics
 from ..mjcf.plant_maps import ApplyMujocoInvWeights, GetMjcfPlantMaps
-from ._model_check import ThrowZeroQuaternion
+from ..pipeline.model_check import ThrowZeroQuaternion
 from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
 from ...geometry import GeometryConfigurationVector
 from ...geometry.frame_pose_vector import FramePoseVector
@@ -280,7 +280,7 @@ class _SystemMixin:
         return u
 
     def _EvalActuation(self, context) -> np.ndarray:
-        """The actuation the plant applies (nu), Drake's rules (pd_control.py): a continuous plant adds the armed PD
+        """The actuation the plant applies (nu), Drake's rules (pipeline/pd_control.py): a continuous plant adds the armed PD
         controllers' explicit terms and clamps to the effort limits; the discrete Python path clamps and leaves
         PD-controlled actuators' inputs out as SAP does (it cannot solve implicit PD: an armed controller raises)."""
         u = self._ReadActuationInput(context)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...systems.framework import Value
 from ..kernels.entry_points import FastModel
-from ._model_check import ThrowIfNaNMassProperties
+from ..pipeline.model_check import ThrowIfNaNMassProperties
 
 __all__ = ["ElementValues", "DeclareElementParameters", "VariantModel"]
 

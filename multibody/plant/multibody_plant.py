@@ -6,18 +6,15 @@ import numpy as np
 from ...geometry import SceneGraph
 from ...systems.framework import LeafSystem
 from ._builder import _TreeBuilderMixin
-from .contact_config import ApplyMultibodyPlantConfig, MultibodyPlantConfig, _ContactSettingsMixin
+from .contact_config import ApplyMultibodyPlantConfig, MultibodyPlantConfig, _ContactMixin, _ContactSettingsMixin
 from ._constraints import _ConstraintsMixin
-from ._continuous_dynamics import _ContinuousDynamicsMixin
 from ._discrete_step import _DiscreteStepMixin
 from ._pipeline_step import _PipelineStepMixin
-from ._dynamics import _DynamicsMixin
+from ._dynamics import _ContinuousDynamicsMixin, _DynamicsMixin
 from ._geometry import _GeometryMixin
 from ._kinematics import _KinematicsMixin
-from ._random import _RandomStateMixin
-from ._state_access import _StateAccessMixin
+from ._state_access import _RandomStateMixin, _StateAccessMixin
 from ._system import _SystemMixin
-from ._contact_mixin import _ContactMixin
 
 
 class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _DynamicsMixin, _ConstraintsMixin,

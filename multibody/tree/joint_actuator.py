@@ -129,7 +129,7 @@ class JointActuator(MultibodyElement):
 
     # ---- PD controller -------------------------------------------------------------------------------
     def set_controller_gains(self, gains: PdControllerGains) -> None:
-        """Give this actuator Drake's PD controller (before Finalize; pd_control.py): u = clamp(−Kp·(q − qd) −
+        """Give this actuator Drake's PD controller (before Finalize; pipeline/pd_control.py): u = clamp(−Kp·(q − qd) −
         Kd·(v − vd) + u_ff, ±effort_limit), implicit in a discrete plant as Drake's SAP, explicit in a continuous one;
         (qd, vd) come from the plant's desired-state input port of the actuator's model instance."""
         self._pre_finalize("set_controller_gains")

@@ -1,7 +1,7 @@
 """MJCF tendon limits and tendon frictionloss as constraint rows of the discrete plant, against mj_step.
 
 The models carry a wide (never reached) joint range: the plant installs its constraint solver only when it
-has joint limits, joint friction, equalities or collision geometry (see the report on _contact_mixin.py).
+has joint limits, joint friction, equalities or collision geometry (see the report on contact_config.py).
 """
 from __future__ import annotations
 

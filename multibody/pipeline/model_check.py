@@ -12,7 +12,7 @@ import numpy as np
 from ..kernels import pipeline as pl
 from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
-from ..pipeline.kinematics_cache import Kinematics
+from .kinematics_cache import Kinematics
 
 __all__ = ["CheckModelIsFinite", "ThrowIfNaNMassProperties", "ThrowZeroQuaternion"]
 

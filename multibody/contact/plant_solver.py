@@ -129,7 +129,7 @@ def _TreeBlocks(m):
     return starts
 
 
-class DiscreteContactSolver:
+class PlantConstraintSolver:
     """callable(plant, context, kin, M_hat, a_free, h) -> (a, tau_contact): the plant's constraint step."""
 
     def __init__(self, plant):

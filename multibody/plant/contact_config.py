@@ -16,7 +16,7 @@ from ..contact.geometry_table import ContactGeometryTable
 from ..contact.mujoco_parameters import ConstraintSolverOptions
 from ..contact.step_infos import ContactInfosFromData
 from ..pipeline.drake_contact import APPROX_MUJOCO
-from ..contact.plant_solver import ContactInfosFromSolution, DiscreteContactSolver
+from ..contact.plant_solver import ContactInfosFromSolution, PlantConstraintSolver
 
 
 class ContactModel(enum.Enum):
@@ -263,7 +263,7 @@ class _ContactMixin:
             rows = ContactGeometryTable(self).ValidateAll(self._scene_graph.model_inspector())
             self._has_mujoco_parameters |= any(r.mujoco is not None for r in rows)
         if self._time_step > 0:
-            solver = DiscreteContactSolver(self)
+            solver = PlantConstraintSolver(self)
             rows = solver.rows
             if (self.num_collision_geometries() or rows.limits or rows.friction or rows.equalities
                     or rows.tendons is not None):

@@ -35,6 +35,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._force_elements: list[ForceElement] = []
         self._constraints: list[dict] = []
         self._next_constraint_id = 0
+        self._next_index = {JointIndex: 0, JointActuatorIndex: 0}  # the next joint / actuator index (never reused)
         self._finalized = False
         self._model = None
         self._default_free_body_poses: dict[int, tuple] = {}
@@ -203,55 +204,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         mi = self._CheckModelInstance(model_instance)
         return [b.index() for b in self._bodies if b.model_instance() == mi]
 
-    def GetBodiesWeldedTo(self, body) -> list:
-        """Every body welded (transitively, through WeldJoints) to `body`, itself included."""
-        self._check_element(body, "body", self._bodies)
-        adj: dict[int, list] = {}
-        for j in self._joints:
-            if isinstance(j, WeldJoint):
-                a, b = int(j.parent_body().index()), int(j.child_body().index())
-                adj.setdefault(a, []).append(b)
-                adj.setdefault(b, []).append(a)
-        seen, stack = {int(body.index())}, [int(body.index())]
-        while stack:
-            for n in adj.get(stack.pop(), []):
-                if n not in seen:
-                    seen.add(n)
-                    stack.append(n)
-        return [self._bodies[i] for i in sorted(seen)]
-
-    def GetBodiesKinematicallyAffectedBy(self, joint_indexes) -> list:
-        """The BodyIndex of every body outboard of the given joints (whose pose depends on their positions),
-        sorted. A weld joint affects nothing and is an error, as in Drake."""
-        self._ThrowIfNotFinalized("GetBodiesKinematicallyAffectedBy")
-        children: dict[int, list[int]] = {}
-        for j in self._joints:
-            children.setdefault(int(j.parent_body().index()), []).append(int(j.child_body().index()))
-        out: set[int] = set()
-        for index in joint_indexes:
-            joint = self.get_joint(index)
-            if joint.num_velocities() == 0:
-                raise ValueError(f"GetBodiesKinematicallyAffectedBy: joint '{joint.name()}' is a weld joint; it has "
-                                 "no positions to affect any body")
-            stack = [int(joint.child_body().index())]
-            while stack:
-                b = stack.pop()
-                if b not in out:
-                    out.add(b)
-                    stack.extend(children.get(b, []))
-        return [BodyIndex(b) for b in sorted(out)]
-
-    def IsAnchored(self, body) -> bool:
-        """True if the path from `body` to the world contains only weld joints."""
-        self._ThrowIfNotFinalized("IsAnchored")
-        b = int(body.index())
-        while b != 0:
-            j = self._joints[self._model.joint_of_body[b]]
-            if j.num_velocities() != 0:
-                return False
-            b = int(j.parent_body().index())
-        return True
-
     # ---- frames ---------------------------------------------------------------------------
     def AddFrame(self, frame: Frame) -> Frame:
         """Add a FixedOffsetFrame (or other Frame) whose parent is already in this plant."""
@@ -331,12 +283,11 @@ class _TreeBuilderMixin(_ElementParametersMixin):
 
     def _append_indexed(self, element, items: list, index_type) -> None:
         """Add a joint or actuator: its index counts every one ever added (removed indices are not reused)."""
-        counter = f"_next_{index_type.__name__}"
-        index = getattr(self, counter, len(items))
+        index = self._next_index[index_type]
         element._attach(self, index_type(index))
         element._pos = len(items)
         items.append(element)
-        setattr(self, counter, index + 1)
+        self._next_index[index_type] = index + 1
 
     def _remove_indexed(self, element, items: list) -> None:
         items.remove(element)
@@ -486,24 +437,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
             raise TypeError(f"force element {int(force_element_index)} is a {type(fe).__name__}, "
                             f"not a {force_element_type.__name__}")
         return fe
-
-    def gravity_field(self) -> UniformGravityFieldElement:
-        return self._force_elements[0]
-
-    mutable_gravity_field = gravity_field
-
-    def set_gravity_enabled(self, model_instance, is_enabled: bool) -> None:
-        """Enable/disable gravity on one model instance (pre-Finalize)."""
-        self._ThrowIfFinalized("set_gravity_enabled")
-        self.gravity_field().set_enabled(model_instance, is_enabled)
-
-    def is_gravity_enabled(self, model_instance) -> bool:
-        return self.gravity_field().is_enabled(self._CheckModelInstance(model_instance))
-
-    def _gravity_enabled_mask(self) -> np.ndarray:
-        g = self.gravity_field()
-        return np.array([0.0 if i == 0 else float(g.is_enabled(b.model_instance()))
-                         for i, b in enumerate(self._bodies)])
 
     # ---- Finalize -------------------------------------------------------------------------------
     def is_finalized(self) -> bool:

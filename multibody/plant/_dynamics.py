@@ -1,12 +1,13 @@
-"""Dynamics half of MultibodyPlant: M(q), C(q,v)v, inverse/forward dynamics, forces, energy; and the continuous-time
-system: the acceleration cache (shared with the discrete step's sampled outputs), time derivatives ẋ = [N(q)v; v̇; ȧ],
-the implicit residual and the q̇ ↔ v maps."""
+"""Dynamics half of MultibodyPlant: M(q), C(q,v)v, inverse/forward dynamics, forces, energy, gravity; and the
+continuous-time system: the acceleration cache (shared with the discrete step's sampled outputs), time derivatives
+ẋ = [N(q)v; v̇; ȧ], the implicit residual and the q̇ ↔ v maps."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels import pipeline as pl
 from ..kernels.dynamics import gravity_forces_at_body_origins
+from ..tree.force_element import UniformGravityFieldElement
 from ..tree.multibody_forces import MultibodyForces
 from ..tree.indices import JointIndex
 
@@ -211,6 +212,25 @@ class _DynamicsMixin:
         Su = np.zeros((self._model.nu, len(acts)))
         Su[acts, np.arange(len(acts))] = 1.0
         return Su
+
+    # ---- gravity --------------------------------------------------------------------------------------------
+    def gravity_field(self) -> UniformGravityFieldElement:
+        return self._force_elements[0]
+
+    mutable_gravity_field = gravity_field
+
+    def set_gravity_enabled(self, model_instance, is_enabled: bool) -> None:
+        """Enable/disable gravity on one model instance (pre-Finalize)."""
+        self._ThrowIfFinalized("set_gravity_enabled")
+        self.gravity_field().set_enabled(model_instance, is_enabled)
+
+    def is_gravity_enabled(self, model_instance) -> bool:
+        return self.gravity_field().is_enabled(self._CheckModelInstance(model_instance))
+
+    def _gravity_enabled_mask(self) -> np.ndarray:
+        g = self.gravity_field()
+        return np.array([0.0 if i == 0 else float(g.is_enabled(b.model_instance()))
+                         for i, b in enumerate(self._bodies)])
 
 
 class _ContinuousDynamicsMixin:

@@ -1,4 +1,5 @@
-"""Kinematics half of MultibodyPlant: poses, velocities, accelerations, Jacobians, mass properties."""
+"""Kinematics half of MultibodyPlant: poses, velocities, accelerations, Jacobians, mass properties, and the tree's
+topology queries (welded and outboard bodies, anchoring)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +7,8 @@ import numpy as np
 from ..kernels import pipeline as pl
 from ..kernels.kinematics import acceleration_to_point, spatial_to_point
 from ..tree._convert import make_rigid_transform, make_rotation_matrix, make_spatial
-from ..tree.indices import JacobianWrtVariable
+from ..tree.indices import BodyIndex, JacobianWrtVariable
+from ..tree.joints import WeldJoint
 from ...common.overloads import bind
 from ..tree.spatial_inertia import SpatialInertia
 
@@ -365,3 +367,53 @@ class _KinematicsMixin:
             h += Iw[b] @ kin.V[b]
         # h is about Wo: shift the angular part to P.
         return make_spatial("SpatialMomentum", np.concatenate([h[:3] - np.cross(p, h[3:]), h[3:]]))
+
+    # ---- topology queries ---------------------------------------------------------------------------------------
+    def GetBodiesWeldedTo(self, body) -> list:
+        """Every body welded (transitively, through WeldJoints) to `body`, itself included."""
+        self._check_element(body, "body", self._bodies)
+        adj: dict[int, list] = {}
+        for j in self._joints:
+            if isinstance(j, WeldJoint):
+                a, b = int(j.parent_body().index()), int(j.child_body().index())
+                adj.setdefault(a, []).append(b)
+                adj.setdefault(b, []).append(a)
+        seen, stack = {int(body.index())}, [int(body.index())]
+        while stack:
+            for n in adj.get(stack.pop(), []):
+                if n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+        return [self._bodies[i] for i in sorted(seen)]
+
+    def GetBodiesKinematicallyAffectedBy(self, joint_indexes) -> list:
+        """The BodyIndex of every body outboard of the given joints (whose pose depends on their positions),
+        sorted. A weld joint affects nothing and is an error, as in Drake."""
+        self._ThrowIfNotFinalized("GetBodiesKinematicallyAffectedBy")
+        children: dict[int, list[int]] = {}
+        for j in self._joints:
+            children.setdefault(int(j.parent_body().index()), []).append(int(j.child_body().index()))
+        out: set[int] = set()
+        for index in joint_indexes:
+            joint = self.get_joint(index)
+            if joint.num_velocities() == 0:
+                raise ValueError(f"GetBodiesKinematicallyAffectedBy: joint '{joint.name()}' is a weld joint; it has "
+                                 "no positions to affect any body")
+            stack = [int(joint.child_body().index())]
+            while stack:
+                b = stack.pop()
+                if b not in out:
+                    out.add(b)
+                    stack.extend(children.get(b, []))
+        return [BodyIndex(b) for b in sorted(out)]
+
+    def IsAnchored(self, body) -> bool:
+        """True if the path from `body` to the world contains only weld joints."""
+        self._ThrowIfNotFinalized("IsAnchored")
+        b = int(body.index())
+        while b != 0:
+            j = self._joints[self._model.joint_of_body[b]]
+            if j.num_velocities() != 0:
+                return False
+            b = int(j.parent_body().index())
+        return True

@@ -1,5 +1,6 @@
 """ContactResults infos of the compiled step (multibody/pipeline): the point contacts and hydroelastic surfaces of a
-step's Data turned into pydrake's PointPairContactInfo and HydroelasticContactInfo values."""
+step (pipeline/step_contacts.py's arrays, read from its Data) turned into pydrake's PointPairContactInfo and
+HydroelasticContactInfo values."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,24 +8,29 @@ import numpy as np
 from ...geometry import PenetrationAsPointPair
 from ...geometry.hydroelastic.contact_surface import MakeContactSurfaces
 from ..math import SpatialForce
-from ..pipeline.data import contact_arrays, drake_contact_arrays, hydro_arrays
 from ..pipeline.drake_contact import DK_DEPTH, DK_WA
+from ..pipeline.step_contacts import step_contact_arrays
 from .contact_results import HydroelasticContactInfo, PointPairContactInfo
 
-__all__ = ["ContactInfosFromData"]
+__all__ = ["ContactInfosFromArrays", "ContactInfosFromData"]
 
 
-def ContactInfosFromData(plant, context, d, ids: list, mujoco: bool) -> list:
-    """PointPairContactInfo (and HydroelasticContactInfo) of every contact of the compiled step whose Data is `d`
-    (force on B at the contact point); `ids` are the GeometryIds of the Model's geometry rows, `mujoco` whether the
-    Model uses MuJoCo's contact (else Drake's discrete approximations)."""
-    body, geom, dist, pos, frame, force, J = contact_arrays(d)
+def ContactInfosFromData(plant, d, ids: list, mujoco: bool) -> list:
+    """ContactInfosFromArrays of the compiled step whose Data is `d`."""
+    return ContactInfosFromArrays(plant, step_contact_arrays(d), ids, mujoco)
+
+
+def ContactInfosFromArrays(plant, arrays: tuple, ids: list, mujoco: bool) -> list:
+    """PointPairContactInfo (and HydroelasticContactInfo) of every contact of a compiled step (`arrays`:
+    step_contacts.step_contact_arrays; force on B at the contact point); `ids` are the GeometryIds of the Model's
+    geometry rows, `mujoco` whether the Model uses MuJoCo's contact (speeds at the step's starting v), else Drake's
+    discrete approximations (speeds at v⁺)."""
+    body, geom, dist, pos, frame, force, J, v, par, vel, surf_arrays, con_hyd = arrays
     out = []
     if dist.shape[0] == 0:
         return out
     if not mujoco:
-        return _DrakeContactInfos(plant, d, ids, body, geom, pos, frame, force)
-    v = plant.GetVelocities(context)
+        return _DrakeContactInfos(plant, par, vel, surf_arrays, con_hyd, ids, body, geom, pos, frame, force)
     vrel = J @ v  # (ncon, 3) [separation speed, slip components] in the contact frame
     for c in range(dist.shape[0]):
         f_W = frame[c].T @ force[c, :3]
@@ -36,11 +42,10 @@ def ContactInfosFromData(plant, context, d, ids: list, mujoco: bool) -> list:
                                         pair))
     return out
 
-def _DrakeContactInfos(plant, d, ids, body, geom, pos, frame, force) -> list:
+
+def _DrakeContactInfos(plant, par, vel, surf_arrays, con_hyd, ids, body, geom, pos, frame, force) -> list:
     """PointPairContactInfo of Drake's point contacts (DiscreteUpdateManager's results): A is the geometry of
     smaller id, the force is the one on B at p_WC, the speeds are those at the next step's velocities."""
-    par, vel = drake_contact_arrays(d)
-    surf_arrays, con_hyd = hydro_arrays(d)
     out = []
     for c in range(pos.shape[0]):
         if con_hyd.shape[0] == pos.shape[0] and con_hyd[c, 0] >= 0:
@@ -55,10 +60,11 @@ def _DrakeContactInfos(plant, d, ids, body, geom, pos, frame, force) -> list:
                                         frame[c].T @ force[c, :3], pos[c].copy(), float(vel[c, 0]),
                                         float(np.hypot(vel[c, 1], vel[c, 2])), pair))
     if surf_arrays[0].shape[0]:
-        out += _HydroelasticContactInfos(plant, d, ids, surf_arrays, con_hyd, pos, frame, force)
+        out += _HydroelasticContactInfos(plant, ids, surf_arrays, con_hyd, pos, frame, force)
     return out
 
-def _HydroelasticContactInfos(plant, d, ids, surf_arrays, con_hyd, pos, frame, force) -> list:
+
+def _HydroelasticContactInfos(plant, ids, surf_arrays, con_hyd, pos, frame, force) -> list:
     """HydroelasticContactInfo of each contact surface: F_Ac_W, the force on body A (M's) of the surface's
     quadrature points shifted to the surface's centroid (DiscreteUpdateManager's results)."""
     triangles = plant.get_contact_surface_representation().name == "kTriangle"

@@ -154,12 +154,14 @@ class StepResults:
     MJCF sensordata at the state the step started from (ns, MuJoCo's timing) — one float row of `size(nv, nu, ns)`.
 
     Two rows share one buffer: a step reads the current row and writes the other one, then the context's value
-    becomes the other row's StepResults (no allocation per step). Copies (Clone, pickle) copy both rows."""
+    becomes the other row's StepResults (no allocation per step). Copies (Clone, pickle) copy both rows.
+    `contacts`: the step's contacts for the sampled contact_results port (step_contacts.StepContacts, a list of
+    contact infos on the Python path, None before the first step); copies keep this row's."""
 
-    __slots__ = ("buffer", "row", "data", "other")
+    __slots__ = ("buffer", "row", "data", "other", "contacts")
 
-    def __init__(self, buffer: np.ndarray, row: int, other: "StepResults | None" = None):
-        self.buffer, self.row = buffer, row
+    def __init__(self, buffer: np.ndarray, row: int, other: "StepResults | None" = None, contacts=None):
+        self.buffer, self.row, self.contacts = buffer, row, contacts
         self.data = buffer[row]  # this row (a view of the shared buffer)
         self.other = other if other is not None else StepResults(buffer, 1 - row, self)
 
@@ -176,14 +178,17 @@ class StepResults:
         """Index of the sensors-valid flag; sensordata follows it."""
         return 3 * nv + nu + 4
 
+    def _kept_contacts(self):
+        return self.contacts.Kept() if hasattr(self.contacts, "Kept") else self.contacts
+
     def __deepcopy__(self, memo) -> "StepResults":
-        return StepResults(self.buffer.copy(), self.row)
+        return StepResults(self.buffer.copy(), self.row, contacts=self._kept_contacts())
 
     def __copy__(self) -> "StepResults":
-        return StepResults(self.buffer.copy(), self.row)
+        return StepResults(self.buffer.copy(), self.row, contacts=self._kept_contacts())
 
     def __getstate__(self) -> dict:
-        return {"buffer": self.buffer, "row": self.row}
+        return {"buffer": self.buffer, "row": self.row, "contacts": self._kept_contacts()}
 
     def __setstate__(self, state: dict) -> None:
-        StepResults.__init__(self, state["buffer"], state["row"])
+        StepResults.__init__(self, state["buffer"], state["row"], contacts=state.get("contacts"))

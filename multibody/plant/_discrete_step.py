@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..contact.elimination import ReverseTreeSolve
+from ..contact.plant_solver import ContactInfosFromSolution
 from ..kernels import pipeline as pl
 from ..kernels.contact_kernels import IntegratePositions, NextState
 from ..pipeline.multi_step import multi_step
 from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, RungeKuttaStep
 from ..mjcf.implicit import ImplicitStep
+from ..pipeline.step_contacts import AttachStepContacts
 
 
 class _DiscreteStepMixin:
@@ -98,11 +100,22 @@ class _DiscreteStepMixin:
             self._PipelineActuatedStep(context, compiled, False, state.get_mutable_discrete_state(0)._data,
                                        current.data, nxt.data,
                                        None if group is None else state.get_mutable_discrete_state(group)._data)
+            AttachStepContacts(nxt, self._pipeline_data._eval(context)._value, compiled.geom_ids)
             view.set_value(nxt)
             self._pipeline_last = nxt
             return
         self._pipeline_last = None
-        x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
+        if self._contact_solver is not None:  # the step's contacts, for the sampled contact_results port
+            kin = self._eval_kinematics(context)
+            self._contact_capture = []
+            try:
+                x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
+                nxt.contacts = (ContactInfosFromSolution(self, self._contact_capture[-1], kin)
+                                if self._contact_capture else [])
+            finally:
+                self._contact_capture = None
+        else:
+            x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if self._mjcf_act_group is not None:  # MJCF activations, from the pre-step context
             act = self._mjcf_actuation
@@ -145,7 +158,9 @@ class _DiscreteStepMixin:
         value = context._abstract_values.get_value(self._sampled_index)  # the lean loop bumps the versions
         current = value.get_value()
         x = self._qv_vector(context)._data
-        d = self._pipeline_data._eval(context)._value.data
+        scratch = self._pipeline_data._eval(context)._value
+        scratch.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
+        d = scratch.data
         bp = self._element_cache._eval(context)._value.bp_flat
         poses = z if mocap is None else mocap.PoseVector(context)
         ctrl = np.zeros(act.nu) if act.nu else z  # MJCF ctrl ports without a value: zeros
@@ -162,8 +177,11 @@ class _DiscreteStepMixin:
             return -1
         if k:
             last = current if row == current.row else current.other
+            AttachStepContacts(last, scratch, compiled.geom_ids)
             value.set_value(last)
             self._pipeline_last = last
+        if k < n:  # Data holds the undone step k, not step k - 1's contacts
+            scratch.fresh = None
         return k
 
     def SetUseSampledOutputPorts(self, use_sampled_output_ports: bool) -> None:

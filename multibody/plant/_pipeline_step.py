@@ -257,29 +257,29 @@ class _PipelineStepMixin:
 
     # ---- one step ---------------------------------------------------------------------------------------------
     def _PipelineActuatedStep(self, context, compiled, euler: bool, x_next: np.ndarray, warm: np.ndarray,
-                              results: np.ndarray, act_next: np.ndarray | None = None):
+                              results: np.ndarray, act_next: np.ndarray | None = None, dry: bool = False):
         """The compiled step (`compiled`: the context's _CompiledModel; its Euler Model when `euler`) with Drake's
         actuation rules when the plant has PD-controlled or effort-limited actuators (pipeline/pd_control.py: clamped
         inputs, implicit PD controllers re-solved until their saturation is consistent, the applied actuation in the
-        results row). Returns the context's Data."""
+        results row). Returns the context's Data (`dry`: its dry-step Data, which keeps the last step's intact)."""
         collide = self._pipeline_collide(context)
         pd = self._pd
         if not pd.active:
             return self._PipelineStep(context, compiled.euler if euler else compiled.model, collide, x_next, warm,
-                                      results, act_next)
+                                      results, act_next, dry=dry)
         m = self._model
         whole, connected, _tau, _F = self._input_wiring(context)
         if not pd and whole and not connected:  # effort limits only, one input port: clamp it (no allocation)
             raw = self._eval_input_raw(context, self._actuation_port._index)._data
             u = np.clip(raw, pd.lower, pd.upper, out=pd.scratch)
             return self._PipelineStep(context, compiled.euler if euler else compiled.model, collide, x_next, warm,
-                                      results, act_next, u=u)
+                                      results, act_next, u=u, dry=dry)
         datas = []
 
         def run(u, extra_damping):
             got = compiled if extra_damping is None else self._PipelineModel(context, extra_damping)
             datas.append(self._PipelineStep(context, got.euler if euler else got.model, collide, x_next, warm, results,
-                                            act_next, u=u))
+                                            act_next, u=u, dry=dry))
             return x_next[m.nq:m.nq + m.nv]
 
         applied = pd.ImplicitStep(self, context, run)
@@ -287,11 +287,12 @@ class _PipelineStepMixin:
         return datas[-1]
 
     def _PipelineStep(self, context, model, collide: bool, x_next: np.ndarray, warm: np.ndarray,
-                      results: np.ndarray, act_next: np.ndarray | None = None, u: np.ndarray | None = None):
+                      results: np.ndarray, act_next: np.ndarray | None = None, u: np.ndarray | None = None,
+                      dry: bool = False):
         """One compiled step from `context` into x_next, the MJCF activations' discrete state `act_next` (None: a
         scratch array) and the results row `results` (the previous row `warm`); raises the plant's errors. Returns
-        the context's Data. `u`: the actuation to apply (None: the actuation input). Allocates no Python object in
-        the usual wiring."""
+        the context's Data. `u`: the actuation to apply (None: the actuation input). `dry`: a step whose results are
+        not kept (on the context's second Data). Allocates no Python object in the usual wiring."""
         # the inputs: the actuation input read without copying it, the MJCF ctrl ports, the applied forces
         whole, connected, has_tau, has_F = self._input_wiring(context)
         if u is not None:
@@ -326,7 +327,12 @@ class _PipelineStepMixin:
         f = self._fast
         if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the step reads
             f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
-        d = self._pipeline_data._eval(context)._value.data
+        scratch = self._pipeline_data._eval(context)._value
+        if dry:
+            d = scratch.Dry()
+        else:
+            scratch.fresh = None
+            d = scratch.data
         x = self._qv_vector(context)._data
         bp = self._element_cache._eval(context)._value.bp_flat
         time = context.get_time()
@@ -448,7 +454,7 @@ class _PipelineStepMixin:
         cur = context.get_abstract_state(self._sampled_index).get_value()
         x_next = np.empty(m.nq + m.nv)
         results = np.empty(cur.data.shape[0])
-        d = self._PipelineActuatedStep(context, compiled, contacts, x_next, cur.data, results)
+        d = self._PipelineActuatedStep(context, compiled, contacts, x_next, cur.data, results, dry=True)
         return x_next, results, d
 
     def _PipelineSensorData(self, context) -> np.ndarray | None:
@@ -467,12 +473,20 @@ class _PipelineStepMixin:
 
 
 class _PipelineScratch:
-    """The cache entry value holding one context's native Data (rebuilt, never copied, for a cloned context)."""
+    """The cache entry value holding one context's native Data (rebuilt, never copied, for a cloned context): `data`
+    for the steps, `fresh` the StepContacts of the last one (step_contacts.py; None while a step runs), and a second
+    Data for dry steps (the step that starts at a state, for the unsampled ports and MJCF sensors), which leaves the
+    last step's contacts."""
 
-    __slots__ = ("data",)
+    __slots__ = ("data", "fresh", "dry")
 
     def __init__(self):
-        self.data = new_data()
+        self.data, self.fresh, self.dry = new_data(), None, None
+
+    def Dry(self):
+        if self.dry is None:
+            self.dry = new_data()
+        return self.dry
 
     def __deepcopy__(self, memo) -> "_PipelineScratch":
         return _PipelineScratch()
@@ -481,4 +495,4 @@ class _PipelineScratch:
         return {}
 
     def __setstate__(self, state: dict) -> None:
-        self.data = new_data()
+        self.__init__()

@@ -2,6 +2,8 @@
 _dynamics.py, the discrete step in _discrete_step.py)."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ...systems.framework import Value
@@ -56,6 +58,7 @@ class _SystemMixin:
             self._sampled_index = self.DeclareAbstractState(
                 Value(StepResults.New(nv, m.nu, SensorDataSize(GetMjcfPlantMaps(self)))))
             self.DeclarePeriodicUnrestrictedUpdateEvent(self._time_step, 0.0, self._DiscreteStepUpdate)
+            self.DeclareForcedUnrestrictedUpdateEvent(self._DiscreteStepUpdate)  # ExecuteForcedEvents steps, as Drake
             self._DeclarePipeline()
         else:
             self.DeclareContinuousState(nq, nv, 0)
@@ -121,7 +124,9 @@ class _SystemMixin:
         self._reaction_forces_port = self.DeclareAbstractOutputPort(
             "reaction_forces", list, self._CalcReactionForcesOutput)
         self._contact_results_port = self.DeclareAbstractOutputPort(
-            "contact_results", ContactResults, self._CalcContactResults)
+            "contact_results", ContactResults, self._CalcContactResults,
+            prerequisites_of_calc=({self.abstract_state_ticket(self._sampled_index)} if sampled
+                                   else {self.all_sources_ticket()}))
         self._instance_state_ports = []
         self._instance_accel_ports = []
         self._instance_contact_ports = []
@@ -388,8 +393,13 @@ class _SystemMixin:
     def SetDefaultState(self, context, state) -> None:
         """[q; v] = (joint default positions, free-body default poses; zero velocities)."""
         self._ThrowIfNotFinalized("SetDefaultState")
+        last = copy.copy(state.get_abstract_state(self._sampled_index).get_value()) if self._time_step > 0 else None
         super().SetDefaultState(context, state)
         self._mutable_qv_in_state(context, state)[:] = self._default_state_vector()
+        if last is not None:  # as Drake's: the sampled ports keep reporting the last step; no solver warm start
+            m = self._model
+            last.data[3 * m.nv + m.nu] = 0.0
+            state.get_mutable_abstract_state(self._sampled_index).set_value(last)
 
     def _default_positions_changed(self) -> None:
         x0 = self._default_state_vector()

@@ -14,7 +14,7 @@ from ..contact import ContactResults
 from ..contact.continuous import ContinuousContactModel
 from ..contact.geometry_table import ContactGeometryTable
 from ..contact.mujoco_parameters import ConstraintSolverOptions
-from ..contact.step_infos import ContactInfosFromData
+from ..contact.step_infos import ContactInfosFromArrays, ContactInfosFromData
 from ..pipeline.drake_contact import APPROX_MUJOCO
 from ..contact.plant_solver import ContactInfosFromSolution, PlantConstraintSolver
 
@@ -274,20 +274,26 @@ class _ContactMixin:
             self._RegisterForceContributor(self._continuous_contact)
 
     def get_contact_results_output_port(self):
-        """ContactResults of the current state: for a discrete plant, the contacts and forces of the step
-        that starts at this state; for a continuous plant, the compliant point-contact forces."""
+        """ContactResults: for a discrete plant with sampled output ports (the default), the contacts and forces
+        of its last step (empty before the first step, unchanged by SetPositions), as Drake's; without sampling,
+        those of the step that starts at the current state; for a continuous plant, the compliant contact forces."""
         self._ThrowIfNotFinalized("get_contact_results_output_port")
         return self._contact_results_port
 
     def _CalcContactResults(self, context, value) -> None:
         results = ContactResults()
         results.set_plant(self)
-        kin = self._eval_kinematics(context)
-        dry = self._PipelineDryStep(context, contacts=True) if self._contact_solver is not None else None
-        if dry is not None:
-            infos = ContactInfosFromData(self, context, dry[2], self._pipeline.compiled.geom_ids,
-                                         self._PipelineApproximation() == APPROX_MUJOCO)
+        mujoco = self._PipelineApproximation() == APPROX_MUJOCO
+        if self.has_sampled_output_ports():  # the last step's (pipeline/step_contacts.py; a list on the Python path)
+            contacts = context.get_abstract_state(self._sampled_index).get_value().contacts
+            if contacts is None or isinstance(contacts, list):
+                infos = contacts or []
+            else:
+                infos = ContactInfosFromArrays(self, contacts.Arrays(), contacts.geom_ids, mujoco)
+        elif self._contact_solver is not None and (dry := self._PipelineDryStep(context, contacts=True)) is not None:
+            infos = ContactInfosFromData(self, dry[2], self._PipelineModel(context).geom_ids, mujoco)
         elif self._contact_solver is not None:
+            kin = self._eval_kinematics(context)
             self._contact_capture = []
             try:
                 self._CalcDiscreteStep(context)
@@ -296,7 +302,7 @@ class _ContactMixin:
                 self._contact_capture = None
             infos = ContactInfosFromSolution(self, sol, kin)
         elif self._continuous_contact is not None:
-            infos = self._continuous_contact.ContactInfos(context, kin)
+            infos = self._continuous_contact.ContactInfos(context, self._eval_kinematics(context))
         else:
             infos = []
         for info in infos:

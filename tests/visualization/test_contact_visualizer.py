@@ -106,6 +106,9 @@ def test_arrows_hide_when_contact_ends_and_threshold_filters(meshcat):
     assert len(visualizer.arrow_paths()) == 4
     plant.SetFreeBodyPose(plant_context, plant.GetBodyByName("box"), RigidTransform([0.0, 0.0, 1.0]))
     visualizer.ForcedPublish(visualizer.GetMyContextFromRoot(root))
+    assert len(visualizer.arrow_paths()) == 4  # the plant's sampled contact_results: its last step's, as Drake's
+    plant.ExecuteForcedEvents(plant_context)  # a step from the lifted pose: no contact
+    visualizer.ForcedPublish(visualizer.GetMyContextFromRoot(root))
     assert visualizer.arrow_paths() == []
     assert len(visualizer.arrow_paths(visible_only=False)) == 4  # kept, hidden, for reuse
     meshcat.Delete()

@@ -53,8 +53,20 @@ def _add_iiwa(lib, plant):
     return iiwa
 
 
-def _push(lib, times, dx: float = 0.0) -> np.ndarray:
-    """Rows [box q (7), arm q (7)] at `times` (s); the box starts `dx` m further along x."""
+def _contacts(plant, ctx) -> np.ndarray:
+    """The contact_results port's point contacts (sampled: the last step's) as one row of numbers."""
+    cr = plant.get_contact_results_output_port().Eval(ctx)
+    row = [cr.num_point_pair_contacts()]
+    for i in range(cr.num_point_pair_contacts()):
+        info = cr.point_pair_contact_info(i)
+        row += [int(info.bodyA_index()), int(info.bodyB_index()), *info.contact_force(), *info.contact_point(),
+                info.separation_speed(), info.slip_speed(), info.point_pair().depth]
+    return np.array(row, float)
+
+
+def _push(lib, times, dx: float = 0.0, contacts: list | None = None) -> np.ndarray:
+    """Rows [box q (7), arm q (7)] at `times` (s); the box starts `dx` m further along x. `contacts`: gets the
+    contact_results rows at `times`."""
     builder = lib.DiagramBuilder()
     plant, _ = lib.AddMultibodyPlantSceneGraph(builder, qs.TIME_STEP)
     iiwa = _add_iiwa(lib, plant)
@@ -86,18 +98,27 @@ def _push(lib, times, dx: float = 0.0) -> np.ndarray:
     for t in times:
         simulator.AdvanceTo(t)
         rows.append(np.concatenate([plant.GetPositions(ctx, box.model_instance()), plant.GetPositions(ctx, iiwa)]))
+        if contacts is not None:
+            contacts.append(_contacts(plant, ctx))
     return np.array(rows)
 
 
 def test_iiwa_pushes_a_box_as_pydrake():
-    """Round-off agreement up to the first touch; the final box position within pydrake's own spread."""
+    """Round-off agreement up to the first touch (the box settling on its corners, the contact results of the last
+    step); the final box position within pydrake's own spread."""
     require_pydrake()
     pd = importlib.import_module("pydrake.all")
-    times = [CONTACT_ONSET, 3.5]
-    theirs, mine = _push(pd, times), _push(ma, times)
+    times = [0.004, CONTACT_ONSET, 3.5]
+    cd, cm = [], []
+    theirs, mine = _push(pd, times, contacts=cd), _push(ma, times, contacts=cm)
+    for k in range(2):  # the four corners on the table: forces, points, speeds and depths of the last step
+        assert cm[k][0] == cd[k][0] == 4 and cm[k].shape == cd[k].shape
+        # (the corners sink ~3e-6 m: a 1e-12 m round-off in the state moves their forces by ~3e-7 of themselves)
+        np.testing.assert_allclose(cm[k], cd[k], rtol=2e-6, atol=1e-9)
+    theirs, mine = theirs[1:], mine[1:]
     np.testing.assert_allclose(mine[0], theirs[0], atol=1e-9)  # before the push: same arm motion, box at rest
     assert np.linalg.norm(mine[1, 4:6] - mine[0, 4:6]) > 0.3  # the wrist pushed the box some 35 cm
-    spread = max(np.abs(_push(pd, times, dx)[1, 4:7] - theirs[1, 4:7]).max() for dx in (1e-12, -1e-12, 1e-10))
+    spread = max(np.abs(_push(pd, times, dx)[2, 4:7] - theirs[1, 4:7]).max() for dx in (1e-12, -1e-12, 1e-10))
     assert spread > 1e-4  # the push is chaotic in pydrake too, so an exact match cannot be asked
     assert np.abs(mine[1, 4:7] - theirs[1, 4:7]).max() < 2.0 * spread
     np.testing.assert_allclose(mine[1, 7:], theirs[1, 7:], atol=5e-3)  # the arm ends where its PD holds it

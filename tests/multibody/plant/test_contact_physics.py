@@ -28,6 +28,7 @@ def one_body(shape, M, h=0.002, mu=1.0, X_floor=None, options=None, **kw):
     """A free body with `shape` above a MuJoCo-parameterized floor; returns (diagram, plant, body)."""
     builder = DiagramBuilder()
     plant, _ = AddMultibodyPlantSceneGraph(builder, h)
+    plant.SetUseSampledOutputPorts(False)  # contact_results: the step that starts at the context's state
     body = plant.AddRigidBody("body", M)
     plant.RegisterCollisionGeometry(body, RigidTransform(), shape, "body_geom", mj_props(mu, **kw))
     plant.RegisterCollisionGeometry(plant.world_body(), X_floor or RigidTransform(), HalfSpace(), "floor",

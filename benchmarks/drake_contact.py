@@ -3,7 +3,8 @@
 Scenes (1 ms discrete plants with pydrake's defaults unless said): a 2 kg box dropped on a half space for each
 discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), a Hunt–Crossley ball thrown onto a
 half space, and hydroelastic contact: a compliant box dropped on a rigid half space and a compliant ball (resolution
-1 cm) dropped on a rigid box.
+1 cm) dropped on a rigid box; the hydroelastic box once more on a continuous plant (time_step = 0, the Simulator's
+default error-controlled RK3, 0.3 s).
 Each engine simulates the scene from a fresh context (after one warm-up run, so mallard's numba cache loading and
 Finalize are not counted); the wall time of Simulator.AdvanceTo is the median over alternating rounds. Prints
 per-scene times, the final heights (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
@@ -13,7 +14,7 @@ With --first, each engine instead runs the kLagged box drop in fresh processes (
 the first simulation of the process (model building, Finalize, loading compiled code, AdvanceTo) and a second
 identical one; first minus second is the one-time loading cost issue #15 bounds (under 0.5 s).
 
-Run: python benchmarks/drake_contact.py [--rounds 3] [--seconds 1.5] [--first]
+Run: python benchmarks/drake_contact.py [--rounds 3] [--seconds 1.5] [--only NAME] [--first]
 """
 from __future__ import annotations
 
@@ -64,9 +65,9 @@ def ball_scene(lib, approx: str = "kLagged"):
     return diagram, plant, init
 
 
-def hydro_scene(lib, shape: str = "box"):
+def hydro_scene(lib, shape: str = "box", time_step: float = 0.001):
     builder = lib.DiagramBuilder()
-    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, time_step)
     mass = lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.3, 0.1) if shape == "box" else \
         lib.SpatialInertia.SolidSphereWithMass(0.5, 0.05)
     body = plant.AddRigidBody("body", mass)
@@ -93,7 +94,9 @@ def hydro_scene(lib, shape: str = "box"):
 SCENES = {"box kLagged": (box_scene, "kLagged"), "box kSap": (box_scene, "kSap"),
           "box kSimilar": (box_scene, "kSimilar"), "box kTamsi": (box_scene, "kTamsi"),
           "ball kLagged": (ball_scene, "kLagged"), "hydro box": (hydro_scene, "box"),
-          "hydro ball": (hydro_scene, "ball")}
+          "hydro ball": (hydro_scene, "ball"),
+          "hydro box ct": (lambda lib, shape: hydro_scene(lib, shape, 0.0), "box")}
+DURATION = {"hydro box ct": 0.3}  # s, else --seconds
 
 
 def run(lib, scene, approx, seconds):
@@ -138,6 +141,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.5)
     ap.add_argument("--first", action="store_true", help="the first simulation in fresh processes")
+    ap.add_argument("--only", default="", help="run only the scenes whose name contains this text")
     ap.add_argument("--_child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._child:
@@ -150,12 +154,15 @@ def main() -> None:
     import pydrake.all as pd
     print(f"{'scene':<14} {'pydrake [s]':>12} {'mallard [s]':>12} {'z pydrake':>10} {'z mallard':>10} {'ratio':>7}")
     for name, (scene, approx) in SCENES.items():
+        if args.only not in name:
+            continue
         run(ma, scene, approx, 0.01)  # warm-up (numba cache loading)
         td, tm = [], []
+        seconds = DURATION.get(name, args.seconds)
         for _ in range(args.rounds):
-            t, zd = run(pd, scene, approx, args.seconds)
+            t, zd = run(pd, scene, approx, seconds)
             td.append(t)
-            t, zm = run(ma, scene, approx, args.seconds)
+            t, zm = run(ma, scene, approx, seconds)
             tm.append(t)
         d, m = float(np.median(td)), float(np.median(tm))
         print(f"{name:<14} {d:12.4f} {m:12.4f} {zd:10.6f} {zm:10.6f} {d / m:7.2f}")

@@ -120,11 +120,18 @@ class QueryObject:
         """One PenetrationAsPointPair per penetrating, unfiltered pair of proximity geometries
         (the deepest point of the pair's contact set; FCL's point for a half space against a box, capsule or
         cylinder, as Drake), sorted by (id_A, id_B)."""
+        return self._point_pairs(frozenset())
+
+    def _point_pairs(self, exclude) -> list[PenetrationAsPointPair]:
+        """ComputePointPairPenetration without the pairs of proximity rows (i, j), i < j, in `exclude` (the
+        hydroelastic pairs of ComputeContactSurfacesWithFallback), which are never built."""
         P, c, R, p = self._prox_poses()
         dist, pos, normal, _, g1, g2 = c.model.contacts(R, p, use_margins=False)
         best: dict[tuple, int] = {}
         for k in np.nonzero(dist < 0)[0]:
             key = (int(g1[k]), int(g2[k]))
+            if exclude and (min(key), max(key)) in exclude:
+                continue
             if key not in best or dist[k] < dist[best[key]]:
                 best[key] = int(k)
         out = []
@@ -288,10 +295,9 @@ class QueryObject:
         P, c, R, p = self._prox_poses()
         h = c.hydroelastic()
         out = contact_surfaces(h.pairs, h.gid, R, p, h.arrays(), triangles)
-        hydro = {(int(i), int(j)) for i, j in h.pairs}
+        hydro = h.pair_set()
         index = c.proximity_index
-        points = [pair for pair in self.ComputePointPairPenetration()
-                  if tuple(sorted((index[pair.id_A], index[pair.id_B]))) not in hydro]
+        points = self._point_pairs(hydro)
         if not fallback and points:
             st = self._sg._state(self._context)
             i, j = sorted((index[points[0].id_A], index[points[0].id_B]))

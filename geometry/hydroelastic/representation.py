@@ -195,6 +195,11 @@ class HydroelasticScene:
         self.tri_normal = np.divide(nrm, ln[:, None], out=np.zeros_like(nrm), where=ln[:, None] > 0)
         self.tri_sphere = _spheres(A)
         self.pairs = self._pairs(filtered)
+        self._pair_set = frozenset((int(i), int(j)) for i, j in self.pairs)
+
+    def pair_set(self) -> frozenset:
+        """The rows (i, j), i < j, of `pairs` as a set."""
+        return self._pair_set
 
     def _pairs(self, filtered) -> np.ndarray:
         """(np, 2) rows (i < j) of the unfiltered pairs that get a contact surface: both geometries have a

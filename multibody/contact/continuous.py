@@ -58,6 +58,7 @@ class ContinuousContactModel:
     def __init__(self, plant):
         self._plant = plant
         self.geometry = ContactGeometryTable(plant)
+        self._surface_version, self._surface_params = None, {}  # (M row, N row) → (body M, body N, d, μ)
 
     def Calc(self, context, kin) -> PointContactState:
         plant = self._plant
@@ -113,12 +114,18 @@ class ContinuousContactModel:
         ns = surf.shape[0]
         bA, bB = np.zeros(ns, np.int64), np.zeros(ns, np.int64)
         d, mu = np.zeros(ns), np.zeros(ns)
+        version = inspector.geometry_version()
+        if self._surface_version != version:  # the pairs' bodies and materials, per geometry version
+            self._surface_version, self._surface_params = version, {}
         for s in range(ns):
-            gM, gN = ids[int(surf[s, 0])], ids[int(surf[s, 1])]
-            rM, rN = self.geometry.ById(inspector, gM), self.geometry.ById(inspector, gN)
-            bA[s], bB[s] = rM.body, rN.body
-            d[s] = self._CombinedDissipation(inspector, gM, gN)
-            mu[s] = CombineFrictionCoefficients(rM.mu_dynamic, rN.mu_dynamic)
+            key = (int(surf[s, 0]), int(surf[s, 1]))
+            got = self._surface_params.get(key)
+            if got is None:
+                gM, gN = ids[key[0]], ids[key[1]]
+                rM, rN = self.geometry.ById(inspector, gM), self.geometry.ById(inspector, gN)
+                got = self._surface_params[key] = (rM.body, rN.body, self._CombinedDissipation(inspector, gM, gN),
+                                                   CombineFrictionCoefficients(rM.mu_dynamic, rN.mu_dynamic))
+            bA[s], bB[s], d[s], mu[s] = got
         F, C = HydroelasticSurfaceForces(sface, V, vp, fi, fs, fn, fc, fa, fp, bA, bB, kin.V, d, mu,
                                          float(plant.stiction_tolerance()), triangles)
         return HydroState(arrays, ids, bA, bB, F, C), points

@@ -72,8 +72,10 @@ def main() -> None:
     with dask.config.set({"distributed.worker.profile.enabled": False}), \
             LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        # warm every worker (compiled kernels loaded, example imported), whichever tasks the scheduler sends it
+        client.run(MonteCarloSimulation, make_simulator, output, args.duration, 1, RandomGenerator(0))
         MonteCarloSimulation(make_simulator, output, args.duration, 2 * args.workers, RandomGenerator(0),
-                             executor=client, chunk_size=1, progress=False)  # warm the workers
+                             executor=client, chunk_size=1, progress=False)
         dask, dask_cpu, _ = _timed("dask", lambda: monte_carlo(executor=client), reference, client)
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())

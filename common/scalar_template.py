@@ -7,7 +7,10 @@ for another scalar type is a clear error rather than an AttributeError.
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any, Iterable
+
+from .cpp_template import TemplateClass
 
 __all__ = ["ScalarCast", "ScalarTemplate", "check_scalar_type", "define_scalar_templates", "double_only_error",
            "pretty_class_name"]
@@ -27,40 +30,21 @@ def check_scalar_type(name: str, T: Any) -> None:
     raise double_only_error(f"{name}[{getattr(T, '__name__', T)}]")
 
 
-class ScalarTemplate:
-    """`Name_[T]` → the float class; `Name_[None]` is the default instantiation, as in pydrake."""
+class ScalarTemplate(TemplateClass):
+    """`Name_[T]` → the float class `cls` (also `Name_[None]`, the default instantiation, as in pydrake); any other
+    scalar type raises the double-only error."""
 
     def __init__(self, name: str, cls: type) -> None:
-        self._name = name
-        self._cls = cls
+        super().__init__(name, scope=sys.modules.get(cls.__module__), on_demand=self._refuse)
+        self.add_instantiation((float,), cls, skip_rename=True)
 
-    @property
-    def name(self) -> str:
-        """The template's name, e.g. "PassThrough_"."""
-        return self._name
+    def _refuse(self, param: tuple) -> type:
+        raise double_only_error(self._instantiation_name(param))
 
-    @property
-    def param_list(self) -> list[tuple]:
-        """The instantiated parameter tuples: only (float,) in mallard."""
-        return [(float,)]
+    def __str__(self) -> str:
+        return f"<TemplateClass {self._full_name()}>"
 
-    def __getitem__(self, T: Any) -> type:
-        check_scalar_type(self._name, T)
-        return self._cls
-
-    def get_instantiation(self, param: Any = None) -> tuple[type, tuple]:
-        return self[param], (float,)
-
-    def is_instantiation(self, cls: type) -> bool:
-        """True when `cls` is this template's float class."""
-        return cls is self._cls
-
-    def is_subclass_of_instantiation(self, cls: type) -> bool:
-        """True when `cls` derives from this template's float class."""
-        return isinstance(cls, type) and issubclass(cls, self._cls)
-
-    def __repr__(self) -> str:
-        return f"<ScalarTemplate {self._name}>"
+    __repr__ = __str__
 
 
 def define_scalar_templates(namespace: dict, names: Iterable[str]) -> list[str]:

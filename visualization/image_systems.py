@@ -14,7 +14,7 @@ import numpy as np
 
 from mallard.geometry.rgba import Rgba
 from mallard.systems.framework.leaf_system import LeafSystem
-from mallard.systems.framework.value import Value
+from mallard.common.value import Value
 
 __all__ = ["ColorizeDepthImage", "ColorizeLabelImage", "ConcatenateImages"]
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mallard.systems.framework.leaf_system import LeafSystem
-from mallard.systems.framework.value import Value
+from mallard.common.value import Value
 from mallard.visualization.image_systems import (ColorizeDepthImage, ColorizeLabelImage, ConcatenateImages,
                                                  image_array)
 

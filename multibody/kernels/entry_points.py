@@ -8,10 +8,16 @@ machine-code entry of one specialization so each call skips the dispatcher.
 from __future__ import annotations
 
 import numpy as np
-from numba import typeof
+from numba import typeof, types
 
 from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into
 from .pipeline import kinematics_flat
+
+
+def _mutable(t):
+    """The writable twin of a read-only array type: an entry is compiled once for both (a read-only input port
+    value and a writable one pass the same machine code, which only reads them), not twice."""
+    return t.copy(readonly=False) if isinstance(t, types.Array) and not t.mutable else t
 
 
 def compiled_entry(dispatcher, *example_args):
@@ -21,7 +27,7 @@ def compiled_entry(dispatcher, *example_args):
     ndim and C-contiguity; scalars of the same kind).  The plant guarantees that for its own arrays and checks
     user-supplied ones before calling.
     """
-    sig = tuple(typeof(a) for a in example_args)
+    sig = tuple(_mutable(typeof(a)) for a in example_args)
     dispatcher.compile(sig)
     # numba keeps each specialization's machine-code entry here; should a numba release move it, fall back on
     # the dispatcher (correct, only slower).

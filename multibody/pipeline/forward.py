@@ -43,7 +43,7 @@ STEP_BAD_MOCAP = 14  # a mocap pose is not finite or has a zero quaternion (d.ba
 STAGE_SMOOTH, STAGE_COLLISION, STAGE_CONSTRAINT, STAGE_SOLVER, STAGE_INTEGRATE = 1, 2, 3, 4, 5
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, warm_valid):
     """d.qacc (v̇) of the step from state x with activations act (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED
     or an error."""
@@ -172,7 +172,7 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide,
     return status if finite else STEP_NOT_FINITE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid, x_next,
                 status):
     """MuJoCo's RK4 step from state x whose first forward evaluation is in d: three more forward evaluations at

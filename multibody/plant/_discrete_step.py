@@ -166,7 +166,7 @@ class _DiscreteStepMixin:
         ctrl = np.zeros(act.nu) if act.nu else z  # MJCF ctrl ports without a value: zeros
         x0, buffer0 = x.copy(), current.buffer.copy()
         try:
-            k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.ascontiguousarray(u, dtype=np.float64),
+            k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.require(u, np.float64, "CW"),
                                          ctrl, z, z, z, z6, f.g_W, poses, self._pipeline_collide(context),
                                          current.buffer, current.row, times, n)
         except (ZeroDivisionError, np.linalg.LinAlgError):

@@ -24,7 +24,7 @@ from .system_base import SystemBase
 from .system_constraint import ExternalSystemConstraint as _ExternalSystemConstraint
 from .system_scalar_converter import SystemScalarConverter
 from .system_visitor import SystemVisitor
-from .value import AbstractValue, Value
+from mallard.common.value import AbstractValue, Value
 from .vector_system import VectorSystem
 
 __all__ = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .value import AbstractValue
+from mallard.common.value import AbstractValue
 
 __all__ = ["BusValue"]
 

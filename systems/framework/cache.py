@@ -6,7 +6,7 @@ from typing import Any, Callable
 from .dependency import DependencyTicket
 from .portable import PortableAttributes, PortableSlots
 from .state import CacheIndex
-from .value import AbstractValue, Value
+from mallard.common.value import AbstractValue, Value
 
 __all__ = ["ValueProducer", "CacheEntry", "CacheEntryValue", "CachedSlot", "OutputPortCacheEntry"]
 

@@ -16,7 +16,7 @@ from .cache import new_slot
 from .dependency import K_ACC, K_P, K_TIME, K_U, K_XA, K_XC, K_XD, NUM_KINDS
 from .state import AbstractValues, ContinuousState, DiscreteValues, Parameters, State, check_size
 from .context_text import context_to_string
-from .value import AbstractValue
+from mallard.common.value import AbstractValue
 
 __all__ = ["ContextBase", "Context", "LeafContext", "DiagramContext"]
 

@@ -14,7 +14,7 @@ from .events import EventStatus, more_severe
 from .state_check import (all_finite, is_numeric_nonfinite, nonfinite_abstract_message,
                           nonfinite_continuous_update_message, nonfinite_discrete_message)
 from .state import AbstractValues
-from .value import AbstractValue, _clone_object
+from mallard.common.value import AbstractValue, _clone_object
 
 __all__ = ["handle_publish", "handle_discrete", "handle_unrestricted", "calc_discrete"]
 

@@ -18,7 +18,7 @@ from .ports import LeafOutputPort, PortDataType, UseDefaultName
 from .state import (AbstractParameterIndex, AbstractStateIndex, ContinuousStateIndex, DiscreteStateIndex,
                     NumericParameterIndex, OutputPortIndex)
 from .system import System
-from .value import AbstractValue, Value
+from mallard.common.value import AbstractValue, Value
 
 __all__ = ["LeafSystem"]
 

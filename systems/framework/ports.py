@@ -12,7 +12,7 @@ from .cache import CachedSlot, OutputPortCacheEntry
 from .context import fixed_inputs_changed
 from .dependency import DependencyTicket
 from .portable import PortableSlots
-from .value import AbstractValue, Value
+from mallard.common.value import AbstractValue, Value
 
 __all__ = [
     "PortDataType", "InputPortSelection", "OutputPortSelection", "UseDefaultName", "kUseDefaultName",

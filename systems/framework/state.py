@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .basic_vector import BasicVector, Supervector, VectorBase, _as_vector
-from .value import AbstractValue
+from mallard.common.value import AbstractValue
 
 __all__ = [
     "ContinuousState", "DiscreteValues", "AbstractValues", "State", "Parameters",

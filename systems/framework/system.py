@@ -15,7 +15,7 @@ from .system_constraint import ExternalSystemConstraint
 from .system_events import SystemEvents
 from .system_scalar_converter import ScalarConversionMethod, SystemScalarConverter
 from .system_visitor import SystemVisitor
-from .value import AbstractValue, Value
+from mallard.common.value import AbstractValue, Value
 
 __all__ = ["System", "SystemOutput"]
 

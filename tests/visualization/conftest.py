@@ -14,8 +14,19 @@ from mallard.systems.framework import DiagramBuilder, LeafSystem, Value
 from mallard.visualization.html_screenshot import FindBrowser, ScreenshotHtml
 
 
+@pytest.fixture(autouse=True, scope="session")
+def freeze_earlier_objects():
+    """Moves every object alive before the first visualization test out of the collector's reach (gc.freeze), so
+    the per-test collection below scans only what these tests make: after the rest of the suite the heap holds
+    millions of objects (compiled kernels' type data) and a full collection takes seconds."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
 @pytest.fixture(autouse=True)
-def collect_pydrake_garbage_on_main_thread():
+def collect_pydrake_garbage_on_main_thread(freeze_earlier_objects):
     """After each test, collect cyclic garbage here, on the main thread: pydrake's Meshcat (the oracle) aborts the
     process when a reference cycle holding it is collected by a garbage collection that happens to run on another
     thread (mallard's Meshcat server thread, for instance)."""

@@ -11,7 +11,7 @@ from mallard.geometry import Rgba
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
 from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder, LeafSystem
-from mallard.systems.framework.value import Value
+from mallard.common.value import Value
 from mallard.visualization import ColorizeDepthImage, ColorizeLabelImage, ConcatenateImages, VideoWriter
 from oracles import require_pydrake
 

@@ -56,7 +56,7 @@ class ConstraintSolverOptions:
         """Whether the discrete step integrates positions as MuJoCo does (see position_integration)."""
         if self.position_integration != "auto":
             return self.position_integration == "mujoco"
-        return bool(getattr(plant, "_has_mujoco_parameters", False))
+        return plant._has_mujoco_parameters
 
     def Validate(self) -> "ConstraintSolverOptions":
         """Raise ValueError naming the bad option; returns self."""

@@ -375,7 +375,7 @@ class PlantConstraintSolver:
 
     def __call__(self, plant, context, kin, M_hat, a_free, h):
         sol = self.Solve(context, kin, M_hat, a_free, h)
-        capture = getattr(plant, "_contact_capture", None)
+        capture = plant._contact_capture
         if capture is not None:
             capture.append(sol)
         return sol.qacc, sol.tau_contact

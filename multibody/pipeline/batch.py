@@ -62,10 +62,10 @@ class BatchedStepper:
             raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has force elements evaluated in Python "
                              f"({', '.join(names)}); step its contexts one by one")
         self._plant, self._model, self._collide = plant, compiled.model, plant._pipeline_collide(context)
-        act = getattr(plant, "_mjcf_actuation", None)
-        self._nx = plant.num_positions() + plant.num_velocities() + (0 if act is None else act.na)
+        act = plant._mjcf_actuation  # (zero rows without MJCF actuators)
+        self._nx = plant.num_positions() + plant.num_velocities() + act.na
         self._nu = plant.num_actuated_dofs()
-        self._nctrl = 0 if act is None else act.nu
+        self._nctrl = act.nu
         self._bp = np.ascontiguousarray(plant._body_params(context).ravel())
         pd = plant._pd  # Drake's actuation rules: effort limits clamp u; PD controllers have no desired state here
         self._u_bounds = None  # (disarmed: SAP leaves their actuators' u out), so their rows clamp to 0

@@ -109,7 +109,7 @@ def QuaternionJoints(ji: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def IntegratorCode(plant) -> int:
     """The plant's integration scheme (`plant._mjcf_integrator`, set by the MJCF mapping; None: Euler) as a code."""
-    return INTEGRATOR_CODES[getattr(plant, "_mjcf_integrator", None)]
+    return INTEGRATOR_CODES[plant._mjcf_integrator]
 
 
 def CompileIntegrator(plant) -> IntegratorModel:

@@ -119,6 +119,7 @@ class _ContactSettingsMixin:
         self._continuous_contact = None
         self._has_mujoco_parameters = False
         self._hydroelastic_warned = False
+        self._contact_capture = None  # a list while a solve's StepSolutions are kept (contact results, sensors)
 
     def set_contact_model(self, model: ContactModel) -> None:
         self._ThrowIfFinalized("set_contact_model")

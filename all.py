@@ -27,6 +27,7 @@ _SUBPACKAGES = (
     "mallard.multibody.parsing",
     "mallard.multibody.contact",
     "mallard.multibody.plugins",
+    "mallard.multibody.meshcat",
     "mallard.geometry",
     "mallard.parsers",
     "mallard.planning",

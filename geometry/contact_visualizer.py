@@ -1,5 +1,6 @@
-"""ContactVisualizer: draws a MultibodyPlant's point-contact forces in Meshcat as arrows
-(pydrake.multibody.meshcat.ContactVisualizer, ContactVisualizerParams).
+"""ContactVisualizer: draws a MultibodyPlant's contact forces in Meshcat as arrows
+(pydrake.multibody.meshcat.ContactVisualizer, ContactVisualizerParams). Point contacts are drawn here; hydroelastic
+contact surfaces under ``<prefix>/hydroelastic`` (hydroelastic_contact_visualizer.py).
 
 It is a LeafSystem with one abstract input, ``contact_results`` (the plant's ContactResults). Every
 ``publish_period`` it draws each point contact whose force magnitude is at least ``force_threshold`` as a
@@ -22,6 +23,7 @@ import weakref
 import numpy as np
 
 from mallard.common.overloads import Overload, declares, resolve
+from mallard.geometry.hydroelastic_contact_visualizer import HydroelasticContactDrawing, geometry_full_names
 from mallard.geometry.meshcat import Meshcat
 from mallard.geometry.query_object import QueryObject
 from mallard.geometry.rgba import Rgba
@@ -35,8 +37,8 @@ _BUILDERS_WITH_NAMED_VISUALIZER: "weakref.WeakSet" = weakref.WeakSet()
 class ContactVisualizerParams:
     """Settings of a ContactVisualizer (pydrake's defaults): publish period (s), arrow color, Meshcat path
     prefix, whether initialization deletes old arrows, the smallest force drawn (N), the force scale
-    (N per metre of arrow) and the shaft radius (m). Hydroelastic fields are kept for pydrake parity; mallard's
-    plant reports point contacts only."""
+    (N per metre of arrow) and the shaft radius (m); for hydroelastic contacts the force and moment colors, the
+    smallest moment drawn (N·m) and the moment scale (N·m per metre of arrow)."""
 
     publish_period: float = 1.0 / 32.0
     color: Rgba = dataclasses.field(default_factory=lambda: Rgba(0.0, 1.0, 0.0, 1.0))
@@ -136,13 +138,14 @@ class ContactVisualizer(LeafSystem):
         self._prefix = self._params.prefix.strip("/")
         self._head_length = 4.0 * self._params.radius  # m: each cone's height
         self._contact_port = self.DeclareAbstractInputPort("contact_results", Value(ContactResults()))
-        # pydrake names hydroelastic arrows after the geometries of a QueryObject on this port; mallard's plant
-        # reports point contacts, named from the contact results, so it is accepted for wiring and not read.
+        # hydroelastic arrows are named after the geometries: their names come from a QueryObject on this port
         self._query_port = self.DeclareAbstractInputPort("query_object", Value(QueryObject()), required=False)
         self.DeclarePeriodicPublishEvent(self._params.publish_period, 0.0, self._publish)
         self.DeclareForcedPublishEvent(self._publish)
         self.DeclareInitializationPublishEvent(self._on_initialize)
         self._arrows: dict[str, bool] = {}  # arrow path -> currently visible
+        self._hydro = HydroelasticContactDrawing(meshcat, self._params, f"{self._prefix}/hydroelastic")
+        self._names: dict | None = None  # GeometryId -> Drake's full name, made at the first hydroelastic contact
         self._last_time: float | None = None
 
     # ----- ports and setup ----------------------------------------------------------------------------
@@ -218,6 +221,7 @@ class ContactVisualizer(LeafSystem):
         if self._params.delete_on_initialization_event:
             self._meshcat.Delete(self._prefix)
             self._arrows = {}
+            self._hydro.Delete()
         self._last_time = None
         self._publish(context)
 
@@ -248,7 +252,15 @@ class ContactVisualizer(LeafSystem):
             if visible and path not in drawn:
                 self._meshcat.SetProperty(path, "visible", False, t)
                 self._arrows[path] = False
+        self._hydro.Update(t, results, lambda: self._geometry_names(context, plant))
         self._last_time = t
+
+    def _geometry_names(self, context, plant) -> dict:
+        """GeometryId -> Drake's full name of the plant's collision geometries (made once)."""
+        if self._names is None:
+            query = self._query_port.Eval(context) if self._query_port.HasValue(context) else None
+            self._names = geometry_full_names(plant, None if query is None else query.inspector())
+        return self._names
 
     # ----- inspection -------------------------------------------------------------------------------
     def arrow_paths(self, visible_only: bool = True) -> list[str]:
@@ -260,3 +272,4 @@ class ContactVisualizer(LeafSystem):
         """Remove every arrow this visualizer drew from the Meshcat scene."""
         self._meshcat.Delete(self._prefix)
         self._arrows = {}
+        self._hydro.Delete()

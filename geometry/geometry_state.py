@@ -10,7 +10,8 @@ import numpy as np
 from mallard.geometry.identifiers import FilterId, FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.properties import (GeometryProperties, IllustrationProperties,
                                          PerceptionProperties, ProximityProperties, Role, RoleAssign,
-                                         GetMujocoContactParameters, copy_properties)
+                                         GetMujocoContactParameters, HYDRO_GROUP, HydroelasticType,
+                                         copy_properties)
 from mallard.geometry.shapes import Shape
 
 _WORLD_FRAME_ID = FrameId.get_new_id()
@@ -88,6 +89,20 @@ class GeometryRecord:
     perception: PerceptionProperties | None = None
 
 
+def _backfill_hydroelastic(props: ProximityProperties, defaults) -> bool:
+    """Adds to `props` the hydroelastic properties it lacks and `defaults` sets; True when any was added."""
+    added = False
+    values = [("compliance_type", HydroelasticType(defaults.compliance_type))] \
+        if defaults.compliance_type != "undefined" else []
+    values += [(name, getattr(defaults, name)) for name in
+               ("hydroelastic_modulus", "resolution_hint", "slab_thickness", "margin")]
+    for name, value in values:
+        if value is not None and not props.HasProperty(HYDRO_GROUP, name):
+            props.AddProperty(HYDRO_GROUP, name, value if name == "compliance_type" else float(value))
+            added = True
+    return added
+
+
 class GeometryState:
     """The registered sources, frames and geometries, their properties and collision filters."""
 
@@ -104,6 +119,7 @@ class GeometryState:
         self.version = 0
         self.geometry_version = GeometryVersion()
         self._compiled = None
+        self.proximity_defaults = None  # SceneGraphConfig.default_proximity_properties (set_proximity_defaults)
 
     def Clone(self) -> "GeometryState":
         return copy.deepcopy(self)
@@ -125,7 +141,22 @@ class GeometryState:
         new.version = self.version
         new.geometry_version = self.geometry_version
         new._compiled = self._compiled  # immutable once built; invalidated by version
+        new.proximity_defaults = self.proximity_defaults  # replaced, never mutated
         return new
+
+    def set_proximity_defaults(self, defaults) -> None:
+        """Backfill every proximity geometry's hydroelastic properties it lacks from `defaults` (a
+        DefaultProximityProperties), now and at later role assignments, as Drake's SceneGraph applies its config.
+        Only the "hydroelastic" group is filled here (compliance_type when not "undefined", hydroelastic_modulus,
+        resolution_hint, slab_thickness, margin when set); the contact material defaults (friction, dissipation,
+        stiffness) are read from the config where contacts are made (multibody/contact/geometry_table.py)."""
+        self.proximity_defaults = copy.deepcopy(defaults)
+        changed = False
+        for rec in self.geometries.values():
+            if rec.proximity is not None:
+                changed |= _backfill_hydroelastic(rec.proximity, self.proximity_defaults)
+        if changed:
+            self._touch(roles=(Role.kProximity,))
 
     def _touch(self, roles=None) -> None:
         """Record a change; ``roles`` (default: all) are the roles whose GeometryVersion it advances."""
@@ -223,9 +254,10 @@ class GeometryState:
         return {Role.kProximity: rec.proximity, Role.kIllustration: rec.illustration,
                 Role.kPerception: rec.perception}.get(role)
 
-    @staticmethod
-    def _set_role(rec: GeometryRecord, role: Role, props) -> None:
+    def _set_role(self, rec: GeometryRecord, role: Role, props) -> None:
         if role == Role.kProximity:
+            if props is not None and self.proximity_defaults is not None:
+                _backfill_hydroelastic(props, self.proximity_defaults)
             rec.proximity = props
         elif role == Role.kIllustration:
             rec.illustration = props

@@ -42,9 +42,9 @@ class SceneGraph(LeafSystem):
     def __init__(self, config: SceneGraphConfig | None = None):
         super().__init__()
         self._config = SceneGraphConfig()
+        self._model = GeometryState()
         if config is not None:
             self.set_config(config)
-        self._model = GeometryState()
         self._source_ports: dict[SourceId, int] = {}
         self._state_index = int(self.DeclareAbstractParameter(Value(self._model)))
         self._query_port = self.DeclareAbstractOutputPort("query", lambda: Value(QueryObject()), self._calc_query,
@@ -80,7 +80,11 @@ class SceneGraph(LeafSystem):
     # ----- context plumbing ----------------------------------------------------------------------------
     def SetDefaultParameters(self, context, parameters) -> None:
         super().SetDefaultParameters(context, parameters)
-        parameters._abstract._values[self._state_index].set_value(self._model.Clone())
+        # as Drake's augmented model: the context's geometries get the config's default proximity properties (the
+        # model's, seen through model_inspector(), stay as registered)
+        state = self._model.Clone()
+        state.set_proximity_defaults(self._config.default_proximity_properties)
+        parameters._abstract._values[self._state_index].set_value(state)
 
     def _state(self, context) -> GeometryState:
         return context.get_abstract_parameter(self._state_index).get_value()

@@ -105,8 +105,9 @@ class _GeometryMixin:
         return gid
 
     def RegisterCollisionGeometry(self, body, X_BG, shape, name: str, properties=None, coulomb_friction=None):
-        """Register proximity geometry; `properties` is a ProximityProperties holding
-        ("material", "coulomb_friction"), or pass `coulomb_friction` (a CoulombFriction)."""
+        """Register proximity geometry; `properties` is a ProximityProperties (its ("material",
+        "coulomb_friction") and hydroelastic properties default to the SceneGraph config's
+        default_proximity_properties, as in Drake), or pass `coulomb_friction` (a CoulombFriction)."""
         self._check_scene_graph(None, "RegisterCollisionGeometry")
         if (properties is None) == (coulomb_friction is None):
             raise TypeError(f"RegisterCollisionGeometry '{name}': pass exactly one of properties or coulomb_friction")
@@ -117,10 +118,11 @@ class _GeometryMixin:
         if not isinstance(properties, ProximityProperties):
             raise ValueError(f"RegisterCollisionGeometry '{name}': properties must be ProximityProperties or "
                              f"CoulombFriction, got {type(properties).__name__}")
-        if not properties.HasProperty("material", "coulomb_friction") or not isinstance(
+        if properties.HasProperty("material", "coulomb_friction") and not isinstance(
                 properties.GetProperty("material", "coulomb_friction"), CoulombFriction):
-            raise ValueError(f"RegisterCollisionGeometry '{name}' on body '{body.name()}': the proximity properties "
-                             "must hold ('material', 'coulomb_friction') as a CoulombFriction")
+            raise ValueError(f"RegisterCollisionGeometry '{name}' on body '{body.name()}': the proximity property "
+                             "('material', 'coulomb_friction') must be a CoulombFriction (leave it out for the "
+                             "SceneGraph's default friction)")
         instance = GeometryInstance(_as_transform(X_BG), shape, name)
         instance.set_proximity_properties(properties)
         gid = self._register_instance(body, instance, "RegisterCollisionGeometry")

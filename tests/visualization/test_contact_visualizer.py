@@ -153,3 +153,49 @@ def test_two_visualizers_in_one_diagram_get_distinct_names(meshcat):
     second = ContactVisualizer.AddToBuilder(builder, plant, meshcat, ContactVisualizerParams(prefix="other"))
     builder.Build()
     assert first.get_name() == "meshcat_contact_visualizer" and second.get_name() != "meshcat_contact_visualizer"
+
+
+def _hydroelastic_ball_on_table(m, meshcat, compliance_by_default: bool):
+    """A compliant 5 cm ball pressed 1 cm into a rigid table, built with module tree `m` (mallard or pydrake):
+    hydroelastic properties given per geometry, or only SceneGraph's default compliance_type "compliant"; returns
+    the Meshcat after one forced publish of the ContactVisualizer."""
+    builder = m.systems.framework.DiagramBuilder()
+    plant, scene_graph = m.multibody.plant.AddMultibodyPlantSceneGraph(builder, 0.001)
+    plant.set_contact_model(m.multibody.plant.ContactModel.kHydroelastic)
+    plant.SetUseSampledOutputPorts(False)  # contact results of the current state, before any step (ModelVisualizer)
+    if compliance_by_default:
+        config = m.geometry.SceneGraphConfig()
+        config.default_proximity_properties.compliance_type = "compliant"
+        scene_graph.set_config(config)
+    ball = plant.AddRigidBody("ball", m.multibody.tree.SpatialInertia.SolidSphereWithMass(0.5, 0.05))
+    table_props, ball_props = m.geometry.ProximityProperties(), m.geometry.ProximityProperties()
+    if not compliance_by_default:
+        m.geometry.AddRigidHydroelasticProperties(0.01, table_props)
+        m.geometry.AddCompliantHydroelasticProperties(0.01, 1e6, ball_props)
+    plant.RegisterCollisionGeometry(plant.world_body(), m.math.RigidTransform([0, 0, -0.05]),
+                                    m.geometry.Box(0.4, 0.4, 0.1), "table", table_props)
+    plant.RegisterCollisionGeometry(ball, m.math.RigidTransform(), m.geometry.Sphere(0.05), "ball", ball_props)
+    plant.Finalize()
+    m.multibody.meshcat.ContactVisualizer.AddToBuilder(builder, plant, meshcat)
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    plant.SetFreeBodyPose(plant.GetMyMutableContextFromRoot(context), ball, m.math.RigidTransform([0, 0, 0.04]))
+    diagram.ForcedPublish(context)
+    return meshcat
+
+
+@pytest.mark.parametrize("compliance_by_default", [False, True])
+def test_hydroelastic_contacts_draw_force_and_moment_as_pydrake(meshcat, compliance_by_default):
+    """The ball's contact surface gets a force arrow at Drake's path (the bodies' names), shown, and no moment
+    arrow (the pressure is symmetric about the centroid), in mallard and in pydrake."""
+    import mallard
+    import mallard.all  # noqa: F401 - loads the submodules the builder reads, as pydrake.all below
+    path = "contact_forces/hydroelastic/world+ball"
+    ours = _hydroelastic_ball_on_table(mallard, meshcat, compliance_by_default)
+    assert ours._GetPackedProperty(path=f"{path}/force_C_W", property="visible") != b""
+    pydrake = pytest.importorskip("pydrake", reason="pydrake (the oracle) is in the dev extra")
+    import pydrake.all  # noqa: F401 - loads the submodules the builder reads
+    theirs = _hydroelastic_ball_on_table(pydrake, pydrake.geometry.Meshcat(), compliance_by_default)
+    for p in (path, f"{path}/force_C_W", f"{path}/moment_C_W"):
+        assert ours._GetPackedProperty(path=p, property="visible") == theirs._GetPackedProperty(path=p,
+                                                                                                 property="visible"), p

@@ -48,10 +48,15 @@ def test_registration_bookkeeping_and_ports():
     assert d[frozenset((ball_id, ground_id))] == pytest.approx(0.3, abs=1e-12)
 
 
-def test_missing_friction_is_rejected():
+def test_missing_friction_takes_the_default_and_a_wrong_one_is_rejected():
+    """As pydrake: ProximityProperties without ("material", "coulomb_friction") register (the SceneGraph's default
+    friction applies); a friction of the wrong type is named."""
     from mallard.geometry import ProximityProperties
     builder = DiagramBuilder()
     plant, _ = AddMultibodyPlantSceneGraph(builder, 1e-3)
     body = plant.AddRigidBody("b", SpatialInertia.SolidSphereWithMass(1.0, 0.1))
+    plant.RegisterCollisionGeometry(body, RigidTransform(), Sphere(0.1), "b", ProximityProperties())
+    wrong = ProximityProperties()
+    wrong.AddProperty("material", "coulomb_friction", 0.5)
     with pytest.raises(ValueError, match="coulomb_friction"):
-        plant.RegisterCollisionGeometry(body, RigidTransform(), Sphere(0.1), "b", ProximityProperties())
+        plant.RegisterCollisionGeometry(body, RigidTransform(), Sphere(0.1), "c", wrong)

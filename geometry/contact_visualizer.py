@@ -23,13 +23,13 @@ import weakref
 import numpy as np
 
 from mallard.common.overloads import Overload, declares, resolve
+from mallard.geometry.arrows import cone_mesh, frame_along, shaft_mesh
 from mallard.geometry.hydroelastic_contact_visualizer import HydroelasticContactDrawing, geometry_full_names
 from mallard.geometry.meshcat import Meshcat
 from mallard.geometry.query_object import QueryObject
 from mallard.geometry.rgba import Rgba
 from mallard.systems.framework import LeafSystem, OutputPort, Value
 
-_SIDES = 16  # facets around the shaft and the cones
 _BUILDERS_WITH_NAMED_VISUALIZER: "weakref.WeakSet" = weakref.WeakSet()
 
 
@@ -74,44 +74,6 @@ class ContactVisualizerParams:
 def _segment(name: str) -> str:
     """A scene-path segment from an element name (no '/' or '::' inside)."""
     return re.sub(r"::|/", "_", name) or "unnamed"
-
-
-def _shaft_mesh(radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices (3xN) and faces (3xM) of a closed cylinder of `radius` along z from -0.5 to 0.5 (m)."""
-    th = np.linspace(0.0, 2.0 * np.pi, _SIDES, endpoint=False)
-    ring = np.stack([radius * np.cos(th), radius * np.sin(th)])
-    V = np.hstack([np.vstack([ring, np.full(_SIDES, -0.5)]), np.vstack([ring, np.full(_SIDES, 0.5)]),
-                   [[0.0, 0.0], [0.0, 0.0], [-0.5, 0.5]]])
-    bottom, top = 2 * _SIDES, 2 * _SIDES + 1
-    F = []
-    for j in range(_SIDES):
-        k = (j + 1) % _SIDES
-        F += [[j, k, _SIDES + k], [j, _SIDES + k, _SIDES + j], [bottom, k, j], [top, _SIDES + j, _SIDES + k]]
-    return V, np.array(F).T
-
-
-def _cone_mesh(radius: float, length: float, direction: float) -> tuple[np.ndarray, np.ndarray]:
-    """A closed cone with base radius `radius` in z = 0 and its tip at z = direction·length (m)."""
-    th = np.linspace(0.0, 2.0 * np.pi, _SIDES, endpoint=False)
-    V = np.hstack([np.stack([radius * np.cos(th), radius * np.sin(th), np.zeros(_SIDES)]),
-                   [[0.0, 0.0], [0.0, 0.0], [direction * length, 0.0]]])
-    tip, base = _SIDES, _SIDES + 1
-    F = []
-    for j in range(_SIDES):
-        k = (j + 1) % _SIDES
-        F += [[j, k, tip], [base, k, j]] if direction > 0 else [[k, j, tip], [base, j, k]]
-    return V, np.array(F).T
-
-
-def _frame_along(f: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """4x4 X_WC with origin p and z axis along f (f nonzero)."""
-    z = f / np.linalg.norm(f)
-    a = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = np.cross(a, z)
-    x /= np.linalg.norm(x)
-    X = np.eye(4)
-    X[:3, 0], X[:3, 1], X[:3, 2], X[:3, 3] = x, np.cross(z, x), z, p
-    return X
 
 
 _ADD_OVERLOADS = (
@@ -197,9 +159,9 @@ class ContactVisualizer(LeafSystem):
     def _create_arrow(self, path: str, t: float) -> None:
         m, r = self._meshcat, self._params.radius
         color = self._params.color
-        m.SetTriangleMesh(f"{path}/shaft", *_shaft_mesh(r), rgba=color)
-        m.SetTriangleMesh(f"{path}/head", *_cone_mesh(2.0 * r, self._head_length, +1.0), rgba=color)
-        m.SetTriangleMesh(f"{path}/tail", *_cone_mesh(2.0 * r, self._head_length, -1.0), rgba=color)
+        m.SetTriangleMesh(f"{path}/shaft", *shaft_mesh(r), rgba=color)
+        m.SetTriangleMesh(f"{path}/head", *cone_mesh(2.0 * r, self._head_length, +1.0), rgba=color)
+        m.SetTriangleMesh(f"{path}/tail", *cone_mesh(2.0 * r, self._head_length, -1.0), rgba=color)
         if m.is_recording() and self._last_time is not None and \
                 self._last_time >= m.get_mutable_recording().start_time():
             m.SetProperty(path, "visible", False, self._last_time)  # hidden in the recording before it appears
@@ -207,7 +169,7 @@ class ContactVisualizer(LeafSystem):
     def _draw_arrow(self, path: str, p_WC: np.ndarray, f_W: np.ndarray, t: float) -> None:
         m = self._meshcat
         length = float(np.linalg.norm(f_W)) / self._params.newtons_per_meter
-        m.SetTransform(path, _frame_along(f_W, p_WC), t)
+        m.SetTransform(path, frame_along(f_W, p_WC), t)
         m.SetProperty(f"{path}/shaft", "scale", [1.0, 1.0, length], t)
         for child, sign in (("head", 1.0), ("tail", -1.0)):
             X = np.eye(4)

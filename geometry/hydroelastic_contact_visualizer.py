@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from mallard.geometry.arrows import frame_along
 from mallard.geometry.meshcat import Meshcat
 from mallard.geometry.shapes import Cylinder, MeshcatCone
 
@@ -47,17 +48,6 @@ def _flame(pressure: np.ndarray) -> np.ndarray:
     return np.clip(np.stack([(p - 0.25) * 4.0, (p - 0.5) * 4.0, blue]), 0.0, 1.0)
 
 
-def _frame_along(v: np.ndarray) -> np.ndarray:
-    """4x4 rotation whose z axis is along v (v nonzero)."""
-    z = v / np.linalg.norm(v)
-    a = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = np.cross(a, z)
-    x /= np.linalg.norm(x)
-    X = np.eye(4)
-    X[:3, 0], X[:3, 1], X[:3, 2] = x, np.cross(z, x), z
-    return X
-
-
 class HydroelasticContactDrawing:
     """Draws contact surfaces' forces and moments under `prefix`; paths are reused and hidden when their contact
     goes away (params: a validated ContactVisualizerParams)."""
@@ -86,7 +76,7 @@ class HydroelasticContactDrawing:
             m.SetProperty(path, "visible", False, t)
             return
         height, head = norm / per_meter, 2.0 * self._params.radius
-        m.SetTransform(path, _frame_along(v), t)
+        m.SetTransform(path, frame_along(v), t)
         m.SetProperty(f"{path}/cylinder", "position", [0.0, 0.0, 0.5 * height], t)
         m.SetProperty(f"{path}/cylinder", "scale", [1.0, 1.0, height], t)
         X = np.diag([1.0, -1.0, -1.0, 1.0])  # the cone turned half a turn about x, its tip at the arrow's end

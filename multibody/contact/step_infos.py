@@ -25,7 +25,7 @@ def ContactInfosFromArrays(plant, arrays: tuple, ids: list, mujoco: bool) -> lis
     step_contacts.step_contact_arrays; force on B at the contact point); `ids` are the GeometryIds of the Model's
     geometry rows, `mujoco` whether the Model uses MuJoCo's contact (speeds at the step's starting v), else Drake's
     discrete approximations (speeds at v⁺)."""
-    body, geom, dist, pos, frame, force, J, v, par, vel, surf_arrays, con_hyd = arrays
+    body, geom, dist, pos, frame, force, J, v, par, vel, surf_arrays, con_hyd = arrays[:12]
     out = []
     if dist.shape[0] == 0:
         return out

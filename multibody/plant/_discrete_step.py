@@ -14,6 +14,8 @@ from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, Rung
 from ..mjcf.implicit import ImplicitStep
 from ..pipeline.step_contacts import AttachStepContacts
 
+_NO_CONTACTS: list = []  # never mutated
+
 
 class _DiscreteStepMixin:
     """x⁺ = f(x, u) for time_step > 0 (periodic unrestricted update, sampled output ports)."""
@@ -116,6 +118,7 @@ class _DiscreteStepMixin:
                 self._contact_capture = None
         else:
             x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
+            nxt.contacts = _NO_CONTACTS  # a Python-path step (no contacts), not "before the first step"
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if self._mjcf_act_group is not None:  # MJCF activations, from the pre-step context
             act = self._mjcf_actuation

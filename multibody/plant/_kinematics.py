@@ -68,14 +68,24 @@ class _KinematicsMixin:
         return make_spatial("SpatialVelocity", spatial_to_point(kin.V[b], kin.p_WB[b]))
 
     def EvalBodySpatialAccelerationInWorld(self, context, body):
-        """A_WB at Bo, expressed in W, from the plant's generalized accelerations."""
+        """A_WB at Bo, expressed in W: the instantaneous accelerations (a discrete plant's: of the step that starts at
+        this state), also when the output ports are sampled, as Drake's."""
         self._ThrowIfNotFinalized("EvalBodySpatialAccelerationInWorld")
         b = self._body_index(body)
-        A = self._eval_body_accelerations(context)
-        return make_spatial("SpatialAcceleration", A[b])
+        return make_spatial("SpatialAcceleration", self._live_body_accelerations(context)[b])
 
-    def _classical_accelerations(self, context, vdot) -> np.ndarray:
-        kin = self._eval_kinematics(context)
+    def _live_body_accelerations(self, context) -> np.ndarray:
+        """A_WB of every body from the instantaneous v̇ (Drake's EvalForwardDynamics): the cached ones, or those of
+        the step that starts at this state when the output ports are sampled (the cache holds the last step's)."""
+        if not self.has_sampled_output_ports():
+            return self._eval_body_accelerations(context)
+        dry = self._PipelineDryStep(context)
+        vdot = self._CalcDiscreteStep(context)[1] if dry is None else dry[1][:self._model.nv]
+        return self._classical_accelerations(context, vdot)
+
+    def _classical_accelerations(self, context, vdot, kin=None) -> np.ndarray:
+        """A_WB (nb × 6, at Bo in W) for v̇ at the context's kinematics (or at `kin`'s)."""
+        kin = self._eval_kinematics(context) if kin is None else kin
         m = self._model
         A = pl.spatial_accelerations_stage(m.order, m.ji, kin.S, kin.c, np.asarray(vdot, dtype=float))
         w, p = kin.V[:, :3], kin.p_WB
@@ -291,7 +301,7 @@ class _KinematicsMixin:
         """a_WScm_W = Σ mᵢ·a_WBcmᵢ / mₛ (m/s²), from the plant's generalized accelerations."""
         sel, m, ms, com, kin = self._com_data(context, model_instances,
                                               "CalcCenterOfMassTranslationalAccelerationInWorld")
-        A = self._eval_body_accelerations(context)
+        A = self._live_body_accelerations(context)
         a = np.zeros(3)
         for k, b in enumerate(sel):
             w, alpha = kin.V[b, :3], A[b, :3]

@@ -10,6 +10,7 @@ from ...systems.framework import Value
 from ..contact import ContactResults
 from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
+from ..pipeline.drake_contact import APPROX_MUJOCO
 from ..pipeline.sensor import SensorDataSize
 from ..kernels.kinematics import calc_accelerations, spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_inertia_to_arrays, spatial_to_array
@@ -82,7 +83,7 @@ class _SystemMixin:
             prerequisites_of_calc=accel_prereqs)
         self._body_accel_cache = self.DeclareCacheEntry(
             "body spatial accelerations", alloc=lambda: None,
-            calc=lambda c, v: v.set_value(self._classical_accelerations(c, self._accel_cache.Eval(c)[0])),
+            calc=self._CalcBodyAccelerations,
             prerequisites_of_calc={self._accel_cache.ticket()})
         accel_ticket = {self._accel_cache.ticket()}
         # ---- inputs -----------------------------------------------------------------------------------
@@ -212,6 +213,22 @@ class _SystemMixin:
 
     def _eval_body_accelerations(self, context) -> np.ndarray:
         return self._body_accel_cache.Eval(context)
+
+    def _CalcBodyAccelerations(self, context, value) -> None:
+        """A_WB of every body from the v̇ of the acceleration cache. A sampled plant with Drake's contact reports its
+        last step's, as Drake's: that v̇ at the kinematics of the state the step started from (zero before the
+        first step)."""
+        vdot = self._accel_cache.Eval(context)[0]
+        kin = None
+        if self.has_sampled_output_ports() and self._PipelineApproximation() != APPROX_MUJOCO:
+            contacts = context.get_abstract_state(self._sampled_index).get_value().contacts
+            if contacts is None:
+                value.set_value(np.zeros((self._model.nb, 6)))
+                return
+            if not isinstance(contacts, list):  # a compiled step (Euler): its starting q and v
+                arrays = contacts.Arrays()
+                kin = Kinematics(self._model, arrays[12], arrays[7], self._body_params(context))
+        value.set_value(self._classical_accelerations(context, vdot, kin))
 
     # ---- parameters ---------------------------------------------------------------------------------------
     def _SetBodyMass(self, context, body, mass: float) -> None:

@@ -1,8 +1,9 @@
-"""The discrete plant's contact_results port as Drake 1.51 samples it (pipeline/step_contacts.py): with sampled
-output ports (the default) the contacts and forces of the last step — empty before the first step, unchanged by
-SetPositions, kept by Clone and SetDefaultContext, refreshed by ExecuteForcedEvents — and with
-use_sampled_output_ports=False those of the step that starts at the current state; the same script on pydrake and
-mallard, values to round-off, in a transient (a tilted box landing while sliding).
+"""The discrete plant's sampled output ports as Drake 1.51's (pipeline/step_contacts.py): with sampled output ports
+(the default) contact_results holds the contacts and forces of the last step and the body accelerations its v̇ at
+the kinematics it started from — empty (zero) before the first step, unchanged by SetPositions, kept by Clone and
+SetDefaultContext, refreshed by ExecuteForcedEvents — while EvalBodySpatialAccelerationInWorld and the center of
+mass's acceleration stay live; with use_sampled_output_ports=False, the step that starts at the current state. The
+same script on pydrake and mallard, values to round-off, in a transient (a tilted box landing while sliding).
 """
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def _box(lib, sampled: bool, approx: str):
 
 
 def _row(plant, ctx) -> list:
-    """Every field of the contact_results port's point contacts, with v̇ and the generalized contact forces."""
+    """Every field of the contact_results port's point contacts, with v̇, the box's spatial acceleration and the
+    generalized contact forces."""
     cr = plant.get_contact_results_output_port().Eval(ctx)
     row = [cr.num_point_pair_contacts(), cr.num_hydroelastic_contacts()]
     for i in range(cr.num_point_pair_contacts()):
@@ -49,8 +51,12 @@ def _row(plant, ctx) -> list:
         row += [int(info.bodyA_index()), int(info.bodyB_index()), *info.contact_force(), *info.contact_point(),
                 info.separation_speed(), info.slip_speed(), pair.depth, *pair.nhat_BA_W, *pair.p_WCa, *pair.p_WCb]
     row += list(plant.get_generalized_acceleration_output_port().Eval(ctx))
+    A = plant.get_body_spatial_accelerations_output_port().Eval(ctx)[1]  # the box's A_WB
+    row += [*A.rotational(), *A.translational()]
     instance = plant.GetModelInstanceByName("DefaultModelInstance")
     row += list(plant.get_generalized_contact_forces_output_port(instance).Eval(ctx))
+    A = plant.EvalBodySpatialAccelerationInWorld(ctx, plant.GetBodyByName("box"))  # always live (the last 9)
+    row += [*A.rotational(), *A.translational(), *plant.CalcCenterOfMassTranslationalAccelerationInWorld(ctx)]
     return row
 
 
@@ -88,7 +94,8 @@ def test_contact_results_sampling_as_pydrake(approx, sampled):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9, err_msg=f"row {k}")
     if sampled:
         assert theirs[0][0] == 0 and theirs[2][0] > 0  # nothing before the first step, its contacts after it
-        assert theirs[4] == theirs[3]                  # SetPositions leaves the last step's results
+        assert theirs[4][:-9] == theirs[3][:-9]        # SetPositions leaves the last step's results,
+        assert theirs[4][-9:] != theirs[3][-9:]        # but not the live accelerations
 
 
 def test_sampled_contacts_survive_copies_and_later_steps():

@@ -62,6 +62,8 @@ def Cases(corpus: str) -> list[tuple[str, str, Path]]:
 
 
 # ---- one model (runs in a worker subprocess) ---------------------------------------------------------------
+#: a clear error names file:line:<element> and says the feature is unsupported (not a malformed-model message)
+_UNSUPPORTED = re.compile(r"does not support|not supported|is not registered|unsupported")
 _FLEX = re.compile(r"<\s*(flex|flexcomp|composite|skin)\b")
 
 
@@ -108,6 +110,7 @@ def RunOne(path: str, steps: int = 500) -> dict:
     from mallard.multibody.mjcf.state import CalcMujocoVelocityMap, GetMjcfPlantMap, GetMujocoState
     from mallard.multibody.mjcf.keyframes import SetMujocoKeyframe
     from mallard.parsers import Parser
+    from mallard.parsers.errors import ParseError
     from mallard.parsers.mjcf import MjcfError, MjcfUnsupportedWarning
     from mallard.systems.analysis import Simulator
     from mallard.systems.framework import DiagramBuilder
@@ -124,7 +127,8 @@ def RunOne(path: str, steps: int = 500) -> dict:
                                      if issubclass(w.category, MjcfUnsupportedWarning)})
     except Exception as e:  # noqa: BLE001 - reported in the table
         msg = f"{type(e).__name__}: {e}".strip().splitlines()[0][:300]
-        clear = isinstance(e, MjcfError) and re.search(r":\d+: <\w+>", str(e)) is not None
+        clear = (isinstance(e, (MjcfError, ParseError)) and re.search(r":\d+: <[\w:]+>", str(e)) is not None
+                 and _UNSUPPORTED.search(str(e)) is not None)
         row.update(status="clear-error" if clear else "load-error", error=msg)
         return row
     row["load_s"] = time.perf_counter() - t0

@@ -83,8 +83,10 @@ def InverseWeights(ji, S, M, p_WBcm, dof_groups, minval: float = 1e-15):
         Jv, Jw = PointJacobians(ji, S, b, p_WBcm[b])
         if not np.any(Jv) and not np.any(Jw):
             continue
-        A_v = np.einsum("in,nm,im->i", Jv, Minv, Jv)
-        A_w = np.einsum("in,nm,im->i", Jw, Minv, Jw)
+        idx = np.flatnonzero(np.any(Jv, axis=0) | np.any(Jw, axis=0))  # the body's ancestor dofs: J is zero elsewhere
+        Mi = Minv[np.ix_(idx, idx)]
+        A_v = np.einsum("in,nm,im->i", Jv[:, idx], Mi, Jv[:, idx])
+        A_w = np.einsum("in,nm,im->i", Jw[:, idx], Mi, Jw[:, idx])
         body[b, 0] = max(minval, A_v.mean())
         body[b, 1] = max(minval, A_w.mean())
     dof = np.diag(Minv).copy()

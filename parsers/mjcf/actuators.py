@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.linalg import lu_factor, lu_solve
 
 from .bodies import _limited
 from .context import CompileContext
@@ -170,11 +171,16 @@ def apply_dampratio(acts: list[MjcfActuator], bodies, joints, tendons, sites, ma
     As MuJoCo: damping = dampratio · 2 √(kp · m_eff), m_eff = 1 / (m M⁻¹ mᵀ) with the moment row m and
     the joint-space inertia M at qpos0.
     """
+    lu = lu_factor(mass_matrix) if len(mass_matrix) and acts else None  # one LU (as np.linalg.solve's) for all
+
+    def solve(r):
+        return lu_solve(lu, r)
+
     for act in acts:
         rows = _moment_rows0(act, bodies, joints, tendons, sites) if len(mass_matrix) else None
         row = rows[0] if rows is not None and len(rows) == 1 else None
         if row is not None:
-            act.acc0 = float(np.linalg.norm(np.linalg.solve(mass_matrix, row)))
+            act.acc0 = float(np.linalg.norm(solve(row)))
         if act.gaintype not in ("fixed", "so3") or act.gainprm[0] != -act.biasprm[1] or act.biasprm[2] <= 0:
             continue
         if rows is None:
@@ -183,7 +189,7 @@ def apply_dampratio(acts: list[MjcfActuator], bodies, joints, tendons, sites, ma
                                 "biasprm[2] kept as given", "dampratio")
             continue
         # effective inertia 1 / (m M⁻¹ mᵀ); for a 3-output so3 servo the mean of the rows' inverse inertias
-        inv = float(np.mean([r @ np.linalg.solve(mass_matrix, r) if np.any(r) else 0.0 for r in rows]))
+        inv = float(np.mean([r @ solve(r) if np.any(r) else 0.0 for r in rows]))
         mass = 1.0 / inv if inv > 1e-15 else 0.0
         act.biasprm[2] = -act.biasprm[2] * 2 * math.sqrt(act.gainprm[0] * mass)
 

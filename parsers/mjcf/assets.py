@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+from lxml import etree
 
 from .. import resources
 from .context import CompileContext
@@ -304,6 +305,20 @@ def compile_hfield(ctx: CompileContext, el: Element, name: str) -> np.ndarray:
     return data
 
 
+def _submodel_name(ctx: CompileContext, el: Element) -> str:
+    """Name of an unnamed `<model>` asset: as MuJoCo, the `model` attribute of the file's root element
+    (MuJoCo's default "MuJoCo Model" when absent), read without parsing the rest of the file."""
+    path = Path(el.get("file"))
+    if not path.is_absolute() and isinstance(ctx.model_dir, Path):
+        path = ctx.model_dir / path
+    try:
+        for _, root in etree.iterparse(str(path), events=("start",)):
+            return root.get("model") or "MuJoCo Model"
+    except (OSError, etree.XMLSyntaxError):
+        pass  # the attach that uses it reports the missing or malformed file
+    return Path(el.get("file")).stem
+
+
 def read_assets(ctx: CompileContext, root: Element) -> None:
     """Fill the context with the meshes, height fields, materials and sub-models of all <asset> sections."""
     for sec in root.find_all("asset"):
@@ -333,5 +348,4 @@ def read_assets(ctx: CompileContext, root: Element) -> None:
             elif el.tag == "texture":
                 ctx.textures.append(ctx.defaults.resolve(el, "texture", "main"))
             elif el.tag == "model":
-                name = el.get("name") or Path(el.get("file")).stem
-                ctx.submodels[name] = el
+                ctx.submodels[el.get("name") or _submodel_name(ctx, el)] = el

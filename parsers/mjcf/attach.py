@@ -26,17 +26,23 @@ class Attached:
     root: Element
     ctx: CompileContext
     prefix: str
+    suffix: str = ""  #: the replicate copy's suffix when the attach sits inside a replicate
+
+    def affix(self, name: str) -> str:
+        """A sub-model name as the model knows it."""
+        return self.prefix + name + self.suffix
 
 
 class PrefixedNames:
     """A view of `Names` that looks names up with a prefix (references inside an attached model)."""
 
-    def __init__(self, names: Names, prefix: str):
+    def __init__(self, names: Names, prefix: str, suffix: str = ""):
         self.names = names
         self.prefix = prefix
+        self.suffix = suffix
 
     def id(self, kind, name, where, what):
-        return self.names.id(kind, None if name is None else self.prefix + name, where, what)
+        return self.names.id(kind, None if name is None else self.prefix + name + self.suffix, where, what)
 
     def opt(self, kind, name, where, what):
         return -1 if name is None else self.id(kind, name, where, what)
@@ -52,8 +58,27 @@ def _find_body(el: Element, name: str) -> Element | None:
     return None
 
 
-def attach_submodel(walker, bid: int, el: Element, frame) -> None:
-    """Handle an <attach> element met while walking the tree of the parent model."""
+def _share_meshes(ctx: CompileContext, sub: CompileContext, first: int, prefix: str) -> None:
+    """Prefix the meshes the sub-model just added (from index `first`); one whose prefixed name an earlier
+    attach already added is dropped and the sub-model's lookup points at the earlier one."""
+    known = {m.name: i for i, m in enumerate(ctx.mesh_list[:first])}
+    new = ctx.mesh_list[first:]
+    del ctx.mesh_list[first:]
+    where = {}
+    for i, m in enumerate(new):
+        m.name = prefix + m.name
+        if m.name in known:
+            where[first + i] = known[m.name]
+        else:
+            where[first + i] = len(ctx.mesh_list)
+            ctx.mesh_list.append(m)
+    sub.meshes = {k: where.get(i, i) for k, i in sub.meshes.items()}
+
+
+def attach_submodel(walker, bid: int, el: Element, frame, suffix: str = "") -> None:
+    """Handle an <attach> element met while walking the tree of the parent model. Names of the sub-model
+    become prefix + name + suffix: the prefixes of enclosing attaches then this one's, and the suffix of the
+    enclosing replicate copies (MuJoCo's namespacing)."""
     ctx: CompileContext = walker.ctx
     name = el.get("model")
     if name not in ctx.submodels:
@@ -77,10 +102,10 @@ def attach_submodel(walker, bid: int, el: Element, frame) -> None:
                          attach_stack=ctx.attach_stack + [key], attached=ctx.attached)
     first_mesh = len(ctx.mesh_list)
     read_assets(sub, root)
-    prefix = el.get("prefix") or ""
-    # the sub-model's assets join the model under prefixed names (its own lookups stay unprefixed)
-    for m in ctx.mesh_list[first_mesh:]:
-        m.name = prefix + m.name
+    prefix = walker.prefix + (el.get("prefix") or "")
+    # the sub-model's assets join the model under prefixed names (its own lookups stay unprefixed); attached
+    # again under the same prefix (inside a replicate), it shares the assets of the first attach, as in MuJoCo
+    _share_meshes(ctx, sub, first_mesh, prefix)
     ctx.materials.update({prefix + k: v for k, v in sub.materials.items()})
     ctx.hfields.update({prefix + k: v for k, v in sub.hfields.items()})
     ctx.textures.extend(sub.textures)
@@ -92,10 +117,10 @@ def attach_submodel(walker, bid: int, el: Element, frame) -> None:
         body = next((b for w in worlds for b in [_find_body(w, el.get("body"))] if b is not None), None)
         if body is None:
             raise error_at(el.where, f"attach: model '{name}' has no body named '{el.get('body')}'")
-        sw.walk_body(bid, body, frame, "main")
+        sw.walk_body(bid, body, frame, "main", suffix)
     else:
         for w in worlds:
-            sw.walk_contents(bid, w, frame)
+            sw.walk_contents(bid, w, frame, suffix)
     if root.find_all("keyframe"):
         ctx.warn(el.where, f"keyframes of attached model '{name}' are not imported", "attach_keys")
-    ctx.attached.append(Attached(root, sub, prefix))
+    ctx.attached.append(Attached(root, sub, prefix, suffix))

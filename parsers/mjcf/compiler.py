@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+from scipy.linalg import lu_factor, lu_solve
 
 from .actuators import apply_dampratio, compile_actuators
 from .assets import read_assets
@@ -33,7 +34,7 @@ from .setconst import (apply_springdamper, body_simple, equality_data, forward_k
 from .plugins import bind as bind_plugins
 from .plugins import read_extension
 from .references import Names
-from .sections import read_compiler, read_misc, read_option
+from .sections import check_flags, read_compiler, read_misc, read_option
 from .sensors import compile_keys, compile_sensors
 from .transmission import tendon_jacobian0
 from .tree import TreeWalker
@@ -46,6 +47,7 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     size, statistic, visual, custom = read_misc(root)
     defaults = DefaultClasses(root.find_all("default"))
     ctx = CompileContext(compiler, defaults, model_dir, strict)
+    check_flags(ctx, option, option_secs)
     ctx.plugins = read_extension(root)
     read_assets(ctx, root)
     walker = TreeWalker(ctx, attach_handler=attach_submodel)
@@ -55,7 +57,7 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
         geoms = _discard_visual(root, ctx, bodies, geoms)
     if compiler["fusestatic"]:  # static bodies merged into their parents (fuse.py)
         bodies, joints, geoms, sites, cams, lights = fuse_static(
-            ctx, [(root, "")] + [(a.root, a.prefix) for a in ctx.attached], bodies, joints, geoms, sites, cams,
+            ctx, [(root, lambda n: n)] + [(a.root, a.affix) for a in ctx.attached], bodies, joints, geoms, sites, cams,
             lights)
     names = Names()
     names.add("body", bodies)
@@ -66,8 +68,8 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     for g in geoms:
         if g.material is not None and g.material not in ctx.materials:
             raise error_at(g.where, f"geom references undefined material '{g.material}'")
-    subs = [(ctx, root, names, "")] + [(a.ctx, a.root, PrefixedNames(names, a.prefix), a.prefix)
-                                        for a in ctx.attached]
+    subs = [(ctx, root, names, None)] + [(a.ctx, a.root, PrefixedNames(names, a.prefix, a.suffix), a.affix)
+                                          for a in ctx.attached]
     tendons = _gather(subs, lambda c, r, n: compile_tendons(c, r, n, joints))
     names.add("tendon", tendons)
     actuators = _gather(subs, lambda c, r, n: compile_actuators(c, r, n, joints, tendons))
@@ -165,7 +167,7 @@ def _discard_visual(root: Element, ctx: CompileContext, bodies, geoms):
     """
     used = _referenced_geoms(root)
     for a in ctx.attached:
-        used |= {a.prefix + n for n in _referenced_geoms(a.root)}
+        used |= {a.affix(n) for n in _referenced_geoms(a.root)}
     keep = [g for g in geoms if g.contype or g.conaffinity or (g.name and g.name in used)]
     for b in bodies:
         mine = [g for g in keep if g.body is not None and bodies[g.body] is b]
@@ -183,6 +185,7 @@ def _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mas
     xpos, xquat = frames0 if frames0 is not None else forward_kinematics(bodies, joints, qpos0, qpos0)
     sp0 = site_positions(sites, xpos, xquat)
     spring: tuple | None = None  # kinematics at qpos_spring, computed once a tendon needs its spring length
+    lu = lu_factor(mass) if len(mass) else None  # one LU (as np.linalg.solve's) for every tendon
     for t in tendons:
         t.length0 = tendon_length(t, qpos0, joints, sp0, geoms, sites, xpos, xquat)
         if t.lengthspring[0] == -1 and t.lengthspring[1] == -1:
@@ -197,17 +200,17 @@ def _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mas
             if ls is not None:
                 t.lengthspring = np.array([ls, ls])
         if t.jacobian0 is not None and len(mass):
-            t.invweight0 = float(t.jacobian0 @ np.linalg.solve(mass, t.jacobian0))
+            t.invweight0 = float(t.jacobian0 @ lu_solve(lu, t.jacobian0))
 
 
 def _gather(subs, compile_one) -> list:
-    """Compile one section for the model and each attached sub-model; prefix the sub-models' names."""
+    """Compile one section for the model and each attached sub-model; affix the sub-models' names."""
     out = []
-    for c, r, n, prefix in subs:
+    for c, r, n, affix in subs:
         items = compile_one(c, r, n)
         for it in items:
-            if prefix and it.name:
-                it.name = prefix + it.name
+            if affix is not None and it.name:
+                it.name = affix(it.name)
         out.extend(items)
     return out
 

@@ -13,6 +13,8 @@ MuJoCo's rules (mjCModel::FuseStatic, run after the bodies are compiled and befo
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .reader import Element
@@ -32,23 +34,23 @@ def _walk(el: Element):
         stack.extend(e.children)
 
 
-def _referenced_body_names(roots: list[tuple[Element, str]]) -> tuple[set, set]:
-    """(body names other elements refer to, site names read by force/torque sensors), prefixes applied."""
+def _referenced_body_names(roots: list[tuple[Element, Callable[[str], str]]]) -> tuple[set, set]:
+    """(body names other elements refer to, site names read by force/torque sensors), sub-model affixes applied."""
     names, ft_sites = set(), set()
-    for root, prefix in roots:
+    for root, affix in roots:
         for el in _walk(root):
             if el.tag == "body":
                 continue  # a body's own attributes name no other body
             for attr in _BODY_ATTRS:
                 v = el.attrs.get(attr)
                 if isinstance(v, str) and v:
-                    names.add(prefix + v)
+                    names.add(affix(v))
             for obj, typ in (("objname", "objtype"), ("refname", "reftype")):
                 v = el.attrs.get(obj)
                 if isinstance(v, str) and v and el.attrs.get(typ) in ("body", "xbody"):
-                    names.add(prefix + v)
+                    names.add(affix(v))
             if el.tag in ("force", "torque") and isinstance(el.attrs.get("site"), str):
-                ft_sites.add(prefix + el.attrs["site"])
+                ft_sites.add(affix(el.attrs["site"]))
     return names, ft_sites
 
 
@@ -77,9 +79,10 @@ def _accumulate_inertia(parent, child) -> None:
     parent.mass, parent.ipos, parent.iquat, parent.inertia = total, com, iquat, np.asarray(moments, float)
 
 
-def fuse_static(ctx, roots: list[tuple[Element, str]], bodies, joints, geoms, sites, cams, lights):
+def fuse_static(ctx, roots: list[tuple[Element, Callable[[str], str]]], bodies, joints, geoms, sites, cams, lights):
     """Apply compiler fusestatic to the compiled tree; returns the new (bodies, joints, geoms, sites, cameras,
-    lights) with ids renumbered. `roots`: the model's and attached sub-models' roots with their name prefixes."""
+    lights) with ids renumbered. `roots`: the model's and attached sub-models' roots with the functions that
+    affix their names."""
     referenced, ft_sites = _referenced_body_names(roots)
     ft_bodies = {s.body for s in sites if s.name and s.name in ft_sites}
     plugin_bodies = {bid for bid, _ in ctx.body_plugins}

@@ -186,6 +186,8 @@ _UNSUPPORTED_ELEMENTS = {("sensor", "contact"): "contact sensors", ("sensor", "i
                          ("sensor", "tactile"): "tactile sensors"}
 _UNSUPPORTED_ATTRIBUTES = {("geom", "surfacevel"): "geom surface velocities (conveyors)",
                            ("mesh", "builtin"): "built-in meshes", ("mesh", "params"): "built-in meshes"}
+#: MuJoCo 4 attributes whose default (0) mallard simulates but whose nonzero values it cannot yet
+_UNSUPPORTED_NONZERO = {("geom", "adhesion"): "contact adhesion", ("pair", "adhesion"): "contact adhesion"}
 _POLYNOMIAL = {("joint", "stiffness"), ("joint", "damping"), ("tendon", "stiffness"), ("tendon", "damping"),
                ("spatial", "stiffness"), ("spatial", "damping"), ("fixed", "stiffness"), ("fixed", "damping")}
 
@@ -223,6 +225,8 @@ class _Validator:
             spec = table.get(name)
             if (raw.tag, name) in _UNSUPPORTED_ATTRIBUTES:
                 raise _unsupported(raw.where, f"attribute '{name}': {_UNSUPPORTED_ATTRIBUTES[raw.tag, name]}")
+            if (raw.tag, name) in _UNSUPPORTED_NONZERO and any(float(t) != 0.0 for t in text.split()):
+                raise _unsupported(raw.where, f"attribute '{name}': {_UNSUPPORTED_NONZERO[raw.tag, name]}")
             if (raw.tag, name) in _POLYNOMIAL and len(text.split()) > 1:
                 raise _unsupported(raw.where, f"attribute '{name}': polynomial {name} ({len(text.split())} "
                                               f"coefficients)")

@@ -26,7 +26,7 @@ GEOM = (
     "contype:i=1; conaffinity:i=1; condim:i=3; group:i=0; priority:i=0; size:r3<=0 0 0; material:s;"
     "rgba:r4=0.5 0.5 0.5 1; friction:r3<=1 0.005 0.0001; mass:r; density:r=1000; shellinertia:b=false;"
     "solmix:r=1; solref:r2<=0.02 1; solimp:r5<=0.9 0.95 0.001 0.5 2; margin:r=0; gap:r=0; fromto:r6;"
-    "pos:r3=0 0 0; hfield:s; mesh:s; fitscale:r=1; fluidshape:[none|ellipsoid]=none;"
+    "adhesion:r=0; pos:r3=0 0 0; hfield:s; mesh:s; fitscale:r=1; fluidshape:[none|ellipsoid]=none;"
     "fluidcoef:r5<=0.5 0.25 1.5 1.0 1.0; user:r*; " + ORIENT
 )
 SITE = (
@@ -35,7 +35,7 @@ SITE = (
 )
 CAMERA = (
     "name:s; class:s; mode:[fixed|track|trackcom|targetbody|targetbodycom]=fixed; target:s;"
-    "orthographic:b=false; fovy:r=45; resolution:i2=1 1; focal:r2=0 0; focalpixel:r2=0 0;"
+    "orthographic:b=false; projection:[perspective|orthographic]=perspective; output:s=rgb; fovy:r=45; resolution:i2=1 1; focal:r2=0 0; focalpixel:r2=0 0;"
     "principal:r2=0 0; principalpixel:r2=0 0; sensorsize:r2=0 0; ipd:r=0.068; pos:r3=0 0 0; user:r*; "
     + ORIENT
 )
@@ -44,11 +44,12 @@ LIGHT = (
     "directional:b=false; castshadow:b=true; active:b=true; radius:r=0.02; bulbradius:r=0.02;"
     "pos:r3=0 0 0; dir:r3=0 0 -1; attenuation:r3=1 0 0; cutoff:r=45; exponent:r=10;"
     "ambient:r3=0 0 0; diffuse:r3=0.7 0.7 0.7; specular:r3=0.3 0.3 0.3; texture:s; intensity:r=0;"
-    "type:[spot|directional|point|image]=spot; range:r=10"
+    "type:[spot|directional|point|image]=spot; range:r=10; softness:r=0.2"
 )
 PAIR = (
     "name:s; class:s; geom1:s!; geom2:s!; condim:i=3; friction:r5<=1 1 0.005 0.0001 0.0001;"
-    "solref:r2<=0.02 1; solimp:r5<=0.9 0.95 0.001 0.5 2; solreffriction:r2<=0 0; margin:r=0; gap:r=0"
+    "solref:r2<=0.02 1; solimp:r5<=0.9 0.95 0.001 0.5 2; solreffriction:r2<=0 0; margin:r=0; gap:r=0;"
+    "adhesion:r=0"
 )
 EQ_COMMON = "name:s; class:s; active:b=true; solref:r2<=0.02 1; solimp:r5<=0.9 0.95 0.001 0.5 2"
 TENDON_COMMON = (
@@ -136,20 +137,20 @@ OPTION = (
     "integrator:[Euler|RK4|implicit|implicitfast]=Euler; cone:[pyramidal|elliptic]=pyramidal;"
     "jacobian:[dense|sparse|auto]=auto; solver:[PGS|CG|Newton]=Newton; iterations:i=100; tolerance:r=1e-8;"
     "ls_iterations:i=50; ls_tolerance:r=0.01; noslip_iterations:i=0; noslip_tolerance:r=1e-6;"
-    "ccd_iterations:i=50; ccd_tolerance:r=1e-6; sdf_iterations:i=10; sdf_initpoints:i=40;"
+    "ccd_iterations:i=50; ccd_tolerance:r=1e-6; sleep_tolerance:r=1e-3; sdf_iterations:i=10; sdf_initpoints:i=40;"
     "actuatorgroupdisable:i*"
 )
 FLAGS_ENABLED = ("constraint", "equality", "frictionloss", "limit", "contact", "passive", "spring", "damper",
                  "gravity", "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor",
-                 "midphase", "nativeccd", "eulerdamp", "autoreset")
-FLAGS_DISABLED = ("override", "energy", "fwdinv", "invdiscrete", "multiccd", "island")
+                 "midphase", "nativeccd", "eulerdamp", "autoreset", "multiccd", "island")
+FLAGS_DISABLED = ("override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact")
 FLAG = "; ".join([f"{n}:f=enable" for n in FLAGS_ENABLED] + [f"{n}:f=disable" for n in FLAGS_DISABLED])
 COMPILER = (
     "autolimits:b=true; boundmass:r=0; boundinertia:r=0; settotalmass:r=-1; balanceinertia:b=false;"
     "strippath:b=false; coordinate:[local|global]=local; angle:[radian|degree]=degree; fitaabb:b=false;"
     "eulerseq:s=xyz; meshdir:s; texturedir:s; assetdir:s; discardvisual:b=false; usethread:b=true;"
     "fusestatic:b=false; inertiafromgeom:t=auto; alignfree:b=false; inertiagrouprange:i2=0 5;"
-    "saveinertial:b=false"
+    "saveinertial:b=false; conflict:[warning|merge|error]=warning"
 )
 LENGTHRANGE = (
     "mode:[none|muscle|muscleuser|all]=muscle; useexisting:b=true; uselimit:b=false; accel:r=20;"
@@ -180,7 +181,8 @@ VISUAL = {
         "contacttorque", "contactgap", "rangefinder", "constraint", "slidercrank", "crankbroken", "frustum",
         "bv", "bvactive")),
 }
-BODY = "name:s; childclass:s; mocap:b=false; pos:r3; gravcomp:r=0; user:r*; " + ORIENT
+BODY = ("name:s; childclass:s; mocap:b=false; pos:r3; gravcomp:r=0; sleep:[auto|never|allowed|init]=auto;"
+        " simple:[false|auto]=auto; user:r*; " + ORIENT)
 INERTIAL = "pos:r3!; mass:r!; diaginertia:r3; fullinertia:r6; " + ORIENT
 FRAME = "name:s; childclass:s; pos:r3=0 0 0; " + ORIENT
 REPLICATE = "count:i!; sep:s=; offset:r3=0 0 0; euler:r3=0 0 0; prefix:s"

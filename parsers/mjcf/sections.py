@@ -75,6 +75,29 @@ def read_option(root: Element) -> tuple[MjcfOption, list[Element]]:
     return opt, secs
 
 
+#: flags mallard reads but does not honor at a non-default value: (flag, value) -> what differs from MuJoCo
+_IGNORED_FLAGS = {
+    ("sleep", True): "MuJoCo 4's sleeping trees are not simulated: every tree stays awake, so results differ from "
+                     "MuJoCo's once a tree would fall asleep",
+    ("warmstart", False): "the solver is still warm-started from the previous step's accelerations",
+    ("nativeccd", False): "convex collisions still use the native GJK/EPA, not libccd",
+    ("multiccd", False): "box/mesh pairs still get several contacts per touching face",
+}
+
+
+def check_flags(ctx, option: MjcfOption, secs: list[Element]) -> None:
+    """Report flags set to values mallard cannot honor: an unsupported-feature warning (a clear error for
+    diagexact, which changes every constraint's impedance)."""
+    where = {n: f.where for s in secs for f in s.find_all("flag") for n in f.attrs}
+    if option.flags.get("diagexact", False):
+        raise error_at(where["diagexact"], "flag 'diagexact': the exact constraint-space diagonal is a MuJoCo 4 "
+                                           "feature mallard does not support yet; remove it to load the model")
+    for (name, value), what in _IGNORED_FLAGS.items():
+        if name in where and option.flags.get(name) == value:
+            ctx.warn(where[name], f"flag {name}=\"{'enable' if value else 'disable'}\" is not honored: {what}",
+                     f"flag:{name}")
+
+
 def read_misc(root: Element) -> tuple[dict, dict, dict, dict]:
     """Merged <size>, <statistic>, <visual> (per child) and <custom> data, kept for completeness."""
     size = _merged(root.find_all("size"), "size")

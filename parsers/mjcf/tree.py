@@ -132,7 +132,7 @@ class TreeWalker:
             elif tag == "attach":
                 if self.attach_handler is None:
                     raise error_at(c.where, "attach is not available here")
-                self.attach_handler(self, bid, c, frame)
+                self.attach_handler(self, bid, c, frame, suffix)
             else:  # tier-3 element: the reader already warned; keep a record on the model
                 self.ctx.unsupported.append(f"{c.where}: <{tag}> is not supported (tier 3); element ignored")
 
@@ -147,9 +147,9 @@ class TreeWalker:
         self.bodies.append(BodyBuild(name, bid, a, c.where, fpos, fquat, ctx=self.ctx))
         self._children(len(self.bodies) - 1, c, (np.zeros(3), np.array([1.0, 0, 0, 0])), cls, suffix)
 
-    def walk_contents(self, bid: int, el: Element, frame) -> None:
+    def walk_contents(self, bid: int, el: Element, frame, suffix: str = "") -> None:
         """Add the children of a (sub-model) worldbody to body `bid`, inside `frame`."""
-        self._children(bid, el, frame, "main", "")
+        self._children(bid, el, frame, "main", suffix)
 
     def _replicate(self, bid: int, el: Element, frame, active: str, suffix: str) -> None:
         a = _plain(el)

@@ -34,6 +34,7 @@ from .setconst import (apply_springdamper, body_simple, equality_data, forward_k
 from .plugins import bind as bind_plugins
 from .plugins import read_extension
 from .references import Names
+from .replicate_refs import expand_replicate_references
 from .sections import check_flags, read_compiler, read_misc, read_option
 from .sensors import compile_keys, compile_sensors
 from .transmission import tendon_jacobian0
@@ -42,6 +43,7 @@ from .tree import TreeWalker
 
 def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfModel:
     """Compile a validated <mujoco> tree into an MjcfModel."""
+    expand_replicate_references(root)
     compiler = read_compiler(root)
     option, option_secs = read_option(root)
     size, statistic, visual, custom = read_misc(root)

@@ -97,3 +97,25 @@ def test_attach_inside_replicate_suffixes_every_copy(tmp_path):
     assert [m.name for m in model.meshes] == _names(mujoco, mm, o.mjOBJ_MESH, mm.nmesh) == ["_tet"]
     assert [g.mesh for g in model.geoms] == list(mm.geom_dataid)
     np.testing.assert_allclose([b.pos for b in model.bodies], mm.body_pos, atol=1e-12)
+
+
+def test_elements_referring_into_a_replicate_are_replicated():
+    xml = """<mujoco><worldbody><site name="s0"/><site name="s1" pos="0 0 1"/>
+      <replicate count="2" offset="1 0 0"><body name="b"><joint name="j"/><geom size=".1"/><site name="a"/></body>
+      </replicate>
+      <replicate count="3" offset="0 1 0" sep="_"><body name="c"><joint name="k"/><geom size=".1"/><site name="d"/>
+      </body></replicate></worldbody>
+      <tendon><spatial name="t0"><site site="s0"/><site site="s1"/></spatial>
+      <spatial name="t1"><site site="s0"/><site site="d"/></spatial>
+      <spatial name="t2"><site site="s1"/><site site="s0"/></spatial>
+      <spatial name="t3"><site site="a"/><site site="s0"/></spatial></tendon>
+      <actuator><motor name="m" joint="j"/><motor name="n" joint="k"/><motor name="p" tendon="t1"/></actuator>
+      <sensor><jointpos joint="k"/><tendonpos tendon="t0"/></sensor></mujoco>"""
+    mujoco, mm, model = _load_both(xml)
+    o = mujoco.mjtObj
+    assert [t.name for t in model.tendons] == _names(mujoco, mm, o.mjOBJ_TENDON, mm.ntendon)
+    assert [t.name for t in model.tendons] == ["t0", "t2", "t30", "t31", "t1_0", "t1_1", "t1_2"]
+    assert [a.name for a in model.actuators] == _names(mujoco, mm, o.mjOBJ_ACTUATOR, mm.nu)
+    assert [list(a.trnid) for a in model.actuators] == mm.actuator_trnid.tolist()
+    assert [s.objid for s in model.sensors] == list(mm.sensor_objid)
+    np.testing.assert_allclose([t.length0 for t in model.tendons], mm.tendon_length0, rtol=1e-12)

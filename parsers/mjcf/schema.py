@@ -113,7 +113,9 @@ OBJTYPE = "[body|xbody|geom|site|camera]"
 S_PLUGIN = SENSOR_COMMON + "; plugin:s; instance:s; objtype:s; objname:s; reftype:s; refname:s"
 SENSORS = {
     **{t: SENSOR_COMMON + "; site:s!" for t in (
-        "touch", "accelerometer", "velocimeter", "gyro", "force", "torque", "magnetometer", "rangefinder")},
+        "touch", "accelerometer", "velocimeter", "gyro", "force", "torque", "magnetometer")},
+    #: MuJoCo 4: a site or a camera (one ray per pixel); data lists output fields in MuJoCo's order
+    "rangefinder": SENSOR_COMMON + "; site:s; camera:s; data:s=dist",
     "camprojection": SENSOR_COMMON + "; site:s!; camera:s!",
     **{t: SENSOR_COMMON + "; joint:s!" for t in (
         "jointpos", "jointvel", "jointactuatorfrc", "ballquat", "ballangvel", "jointlimitpos",

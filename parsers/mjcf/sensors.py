@@ -17,6 +17,8 @@ _DIM = {"touch": 1, "accelerometer": 3, "velocimeter": 3, "gyro": 3, "force": 3,
         "framexaxis": 3, "frameyaxis": 3, "framezaxis": 3, "framelinvel": 3, "frameangvel": 3, "framelinacc": 3,
         "frameangacc": 3, "subtreecom": 3, "subtreelinvel": 3, "subtreeangmom": 3, "distance": 1, "normal": 3,
         "fromto": 6, "e_potential": 1, "e_kinetic": 1, "clock": 1}
+#: rangefinder data fields in the order MuJoCo requires, with their sizes per ray
+_RAY_DATA = {"dist": 1, "dir": 3, "origin": 3, "point": 3, "normal": 3, "depth": 1}
 _KEY_OBJ = (("site", "site"), ("joint", "joint"), ("tendon", "tendon"), ("actuator", "actuator"), ("body", "body"))
 _OBJ_KIND = {"body": "body", "xbody": "body", "geom": "geom", "site": "site", "camera": "camera"}
 
@@ -79,14 +81,37 @@ def compile_sensors(root: Element, names: Names, joints, ctx=None) -> list[MjcfS
                     ("body", names.id("body", b1, el.where, what))
                 reftype, refid = ("geom", names.id("geom", g2, el.where, what)) if g2 else \
                     ("body", names.id("body", b2, el.where, what))
+            dim = _DIM[el.tag]
+            if el.tag == "rangefinder":
+                dim = _rangefinder_dim(el, what)
             if el.tag == "camprojection":
                 reftype, refid = "camera", names.id("camera", a["camera"], el.where, what)
             if a.get("noise", 0.0) < 0 or a.get("cutoff", 0.0) < 0:
                 raise error_at(el.where, f"{what}: noise and cutoff cannot be negative")
-            out.append(MjcfSensor(a.get("name") or "", el.tag, objtype, objid, reftype, refid, _DIM[el.tag],
+            out.append(MjcfSensor(a.get("name") or "", el.tag, objtype, objid, reftype, refid, dim,
                                   a.get("noise", 0.0), a.get("cutoff", 0.0), tuple(a.get("user") or ()),
                                   where=el.where))
     return out
+
+
+def _rangefinder_dim(el: Element, what: str) -> int:
+    """Output size of a site rangefinder: the sizes of its data fields, which must follow MuJoCo's order."""
+    if (el.get("site") is None) == (el.get("camera") is None):
+        raise error_at(el.where, f"{what}: give exactly one of site and camera")
+    if el.get("camera") is not None:
+        raise error_at(el.where, f"{what}: attribute 'camera': camera rangefinders (one ray per pixel): a MuJoCo 4 "
+                                 f"feature mallard does not support yet; remove it to load the model")
+    data = el.get("data", "dist")
+    fields = data.split()
+    order = list(_RAY_DATA)
+    for f in fields:
+        if f not in _RAY_DATA:
+            raise error_at(el.where, f"{what}: data '{f}' is not one of {', '.join(order)}")
+    idx = [order.index(f) for f in fields]
+    if not fields or idx != sorted(set(idx)):
+        raise error_at(el.where, f"{what}: data '{data}' must list distinct fields in the order "
+                                 f"{', '.join(order)}")
+    return sum(_RAY_DATA[f] for f in fields)
 
 
 def _normalize_quats(v: np.ndarray, starts) -> np.ndarray:

@@ -119,3 +119,14 @@ def test_elements_referring_into_a_replicate_are_replicated():
     assert [list(a.trnid) for a in model.actuators] == mm.actuator_trnid.tolist()
     assert [s.objid for s in model.sensors] == list(mm.sensor_objid)
     np.testing.assert_allclose([t.length0 for t in model.tendons], mm.tendon_length0, rtol=1e-12)
+
+
+def test_rangefinder_data_fields_size_the_sensor_as_in_mujoco():
+    xml = """<mujoco><worldbody><body><joint/><geom size=".1"/><site name="s"/></body></worldbody><sensor>
+      <rangefinder site="s"/><rangefinder site="s" data="dist normal"/><rangefinder site="s" data="dir point depth"/>
+      <jointpos joint="j"/></sensor></mujoco>""".replace("<joint/>", '<joint name="j"/>')
+    _, mm, model = _load_both(xml)
+    assert [s.dim for s in model.sensors] == list(mm.sensor_dim) == [1, 4, 7, 1]
+    bad = xml.replace('data="dir point depth"', 'data="point origin"')
+    with pytest.raises(MjcfError, match=r"data 'point origin' must list distinct fields in the order dist, dir"):
+        load_mjcf(bad)

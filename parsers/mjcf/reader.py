@@ -183,7 +183,9 @@ def convert(spec: AttrSpec, text: str, where: Where):
 
 #: MuJoCo 4 elements and attributes mallard reads but cannot simulate yet: a clear error instead of "unknown"
 _UNSUPPORTED_ELEMENTS = {("sensor", "contact"): "contact sensors", ("sensor", "insidesite"): "insidesite sensors",
-                         ("sensor", "tactile"): "tactile sensors"}
+                         ("sensor", "tactile"): "tactile sensors", ("actuator", "dcmotor"): "DC motor actuators",
+                         ("actuator", "pid"): "PID actuators", ("default", "dcmotor"): "DC motor actuators",
+                         ("default", "pid"): "PID actuators"}
 _UNSUPPORTED_ATTRIBUTES = {("geom", "surfacevel"): "geom surface velocities (conveyors)",
                            ("mesh", "builtin"): "built-in meshes", ("mesh", "params"): "built-in meshes"}
 #: MuJoCo 4 attributes whose default (0) mallard simulates but whose nonzero values it cannot yet

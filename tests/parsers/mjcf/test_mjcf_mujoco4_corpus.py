@@ -130,3 +130,14 @@ def test_rangefinder_data_fields_size_the_sensor_as_in_mujoco():
     bad = xml.replace('data="dir point depth"', 'data="point origin"')
     with pytest.raises(MjcfError, match=r"data 'point origin' must list distinct fields in the order dist, dir"):
         load_mjcf(bad)
+
+
+@pytest.mark.parametrize("xml, match", [
+    ('<worldbody><body><freejoint/><geom size=".1"/></body></worldbody><actuator><dcmotor/></actuator>',
+     r":1: <dcmotor>: <actuator><dcmotor>: DC motor actuators: a MuJoCo 4 feature mallard does not support yet"),
+    ('<asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset><worldbody><body><freejoint/>'
+     '<geom type="sdf" mesh="m"/></body></worldbody>', r":1: <geom>: sdf geom on mesh 'm', which no SDF plugin"),
+])
+def test_unsupported_mujoco4_elements_are_named(xml, match):
+    with pytest.raises(MjcfError, match=match):
+        load_mjcf(f"<mujoco>{xml}</mujoco>")

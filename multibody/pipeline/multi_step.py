@@ -19,9 +19,9 @@ from .forward import STEP_OK, step
 def multi_step(m, d, x, scratch, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer, row, times,
                n):
     """(steps done k, status of step k or STEP_OK, results row of the last done step): steps at times[:n] from the
-    state x (updated in place; scratch has x's size), reading the warm start from buffer[row] and writing the
-    step's results into the other row. Step k (when k < n) is undone but for `d`: x and buffer[row] are as
-    before it."""
+    state x and the MJCF activations act (both updated in place; scratch has x's size, act_next act's), reading the
+    warm start from buffer[row] and writing the step's results into the other row. Step k (when k < n) is undone
+    but for `d`: x, act and buffer[row] are as before it."""
     nx = x.shape[0]
     for k in range(n):
         status = step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer[row], scratch,
@@ -31,7 +31,12 @@ def multi_step(m, d, x, scratch, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, 
         for i in range(nx):
             if not np.isfinite(scratch[i]):
                 return k, status, row
+        for i in range(act.shape[0]):
+            if not np.isfinite(act_next[i]):
+                return k, status, row
         for i in range(nx):
             x[i] = scratch[i]
+        for i in range(act.shape[0]):
+            act[i] = act_next[i]
         row = 1 - row
     return n, STEP_OK, row

@@ -9,12 +9,15 @@ from ..contact.elimination import ReverseTreeSolve
 from ..contact.plant_solver import ContactInfosFromSolution
 from ..kernels import pipeline as pl
 from ..kernels.contact_kernels import IntegratePositions, NextState
+from ..kernels.entry_points import compiled_entry
 from ..pipeline.multi_step import multi_step
+from ..pipeline.multi_step import multi_step as _multi_step_kernel
 from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, RungeKuttaStep
 from ..mjcf.implicit import ImplicitStep
 from ..pipeline.step_contacts import AttachStepContacts
 
 _NO_CONTACTS: list = []  # never mutated
+_MULTI_STEP_ENTRY: list = []  # multi_step's compiled entry for the plant's argument types (no type dispatch per chunk)
 
 
 class _DiscreteStepMixin:
@@ -138,15 +141,11 @@ class _DiscreteStepMixin:
     def _LeanSteps(self, context, times: np.ndarray, n: int) -> int:
         """The lean loop's fast path (systems/analysis/lean_loop.py): the compiled steps at times[:n] in place, as
         n calls of _DiscreteStepUpdate would make them, when the step reads nothing that may change between steps
-        (no input port has a value, MJCF ctrl ports included; no MJCF activations; no PD-controlled actuators,
-        whose implicit PD is solved per step). Returns the steps done (fewer than n: the next one fails, for the
-        ordinary path to redo and report), or -1 when the fast path does not apply."""
-        act = self._mjcf_actuation
-        if self._pd.active or any(self._input_wiring(context)) or act.na or any(
-                port.HasValue(context) for port in act.ports):
-            return -1
-        mocap = self._mjcf_mocap
-        if mocap is not None and mocap.port.HasValue(context):
+        (actuation and MJCF ctrl ports unconnected or fixed, no applied-force or mocap input; no PD-controlled
+        actuators, whose implicit PD is solved per step). Returns the steps done (fewer than n: the next one fails,
+        for the ordinary path to redo and report), or -1 when the fast path does not apply."""
+        plan = self._LeanPlan(context)
+        if plan is None:
             return -1
         compiled = self._PipelineModel(context)
         if compiled is None or self._pipeline.python_forces:  # (a user's force elements are evaluated per step)
@@ -156,8 +155,25 @@ class _DiscreteStepMixin:
         f = self._fast
         if g_W is not f.g_source:
             f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
-        u = self._EvalActuation(context) if self._model.nu else self._pipeline_zeros[0]
         z, z6 = self._pipeline_zeros
+        whole, connected, _tau, _F = self._input_wiring(context)
+        if self._model.nu == 0:  # the actuation as _PipelineStep reads it
+            u = z
+        elif whole and not connected:
+            u = self._eval_input_raw(context, self._actuation_port._index)._data
+        else:
+            u = self._EvalActuation(context)
+        u = np.require(u, np.float64, "CW")  # (the compiled entry's type: writeable, C-contiguous)
+        ctrl = a0 = a1 = z
+        act = self._mjcf_actuation
+        if plan:  # the fixed ctrl values (zeros where a port has none), as _PipelineStep reads them
+            ctrl = np.zeros(act.nu)
+            for sl, index in plan:
+                if index >= 0:
+                    ctrl[sl] = self._input_source(context, index)[1]._data
+        if act.na:  # MuJoCo's act: the activation group, advanced in place
+            a0 = context.get_discrete_state(self._mjcf_act_group)._data
+            a1 = np.empty(act.na)
         value = context._abstract_values.get_value(self._sampled_index)  # the lean loop bumps the versions
         current = value.get_value()
         x = self._qv_vector(context)._data
@@ -165,17 +181,24 @@ class _DiscreteStepMixin:
         scratch.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
         d = scratch.data
         bp = self._element_cache._eval(context)._value.bp_flat
+        mocap = self._mjcf_mocap
         poses = z if mocap is None else mocap.PoseVector(context)
-        ctrl = np.zeros(act.nu) if act.nu else z  # MJCF ctrl ports without a value: zeros
-        x0, buffer0 = x.copy(), current.buffer.copy()
+        x0, a00, buffer0 = x.copy(), a0.copy(), current.buffer.copy()
+        args = (compiled.model, d, x, x.copy(), bp, u, ctrl, a0, a1, z, z6, f.g_W, poses,
+                self._pipeline_collide(context), current.buffer, current.row, times, n)
+        if multi_step is _multi_step_kernel:  # (tests substitute multi_step)
+            if not _MULTI_STEP_ENTRY:
+                _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, *args))
+            run = _MULTI_STEP_ENTRY[0]
+        else:
+            run = multi_step
         try:
-            k, _status, row = multi_step(compiled.model, d, x, x.copy(), bp, np.require(u, np.float64, "CW"),
-                                         ctrl, z, z, z, z6, f.g_W, poses, self._pipeline_collide(context),
-                                         current.buffer, current.row, times, n)
+            k, _status, row = run(*args)
         except (ZeroDivisionError, np.linalg.LinAlgError):
             # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
             # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
             x[:] = x0
+            a0[:] = a00
             current.buffer[:] = buffer0
             return -1
         if k:
@@ -186,6 +209,35 @@ class _DiscreteStepMixin:
         if k < n:  # Data holds the undone step k, not step k - 1's contacts
             scratch.fresh = None
         return k
+
+    def _LeanPlan(self, context) -> tuple | None:
+        """None when the step reads an input that may change between steps (a connected actuation or MJCF ctrl
+        port, an applied-force or mocap input with a value) or solves PD controllers, else ((ctrl slice, index of
+        the port if it has a fixed value else -1) per MJCF ctrl port): inputs with a fixed value (FixValue here or
+        on an exported diagram port) no update can change while the Simulator runs. Cached with the context's
+        input wiring."""
+        version = context._root._wiring_version
+        cached = getattr(context, "_mbp_lean_plan", None)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        whole, connected, has_tau, has_F = self._input_wiring(context)
+        plan = None
+        fixed = lambda port: self._input_source(context, port._index)[0] == 0  # noqa: E731
+        mocap = self._mjcf_mocap
+        if not (self._pd.active or has_tau or has_F or (whole and not fixed(self._actuation_port)) or any(
+                not fixed(self._instance_actuation_ports[i]) for i in connected) or (
+                mocap is not None and mocap.port.HasValue(context))):
+            act = self._mjcf_actuation
+            plan = []
+            for port, sl in zip(act.ports, act.ctrl_slices) if act.nu else ():
+                kind = self._input_source(context, port._index)[0]
+                if kind == 1:
+                    plan = None
+                    break
+                plan.append((sl, port._index if kind == 0 else -1))
+            plan = tuple(plan) if plan is not None else None
+        context._mbp_lean_plan = (version, plan)
+        return plan
 
     def SetUseSampledOutputPorts(self, use_sampled_output_ports: bool) -> None:
         """Discrete plants: report v̇, net actuation and contact forces of the last step (default) or of the next."""

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import mallard.all as ma
+from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
 from mallard.systems.analysis.lean_loop import LeanGroup
 from tests.oracles import require_pydrake
 
@@ -120,3 +121,54 @@ def test_discrete_updates_offsets_termination_and_nan_as_the_general_loop():
     with pytest.raises(RuntimeError) as general_error:
         general.AdvanceTo(2.0)
     assert str(lean_error.value) == str(general_error.value)
+
+
+_ARM = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="1 1 .1"/>
+<body pos="0 0 .5"><joint name="j1" axis="0 1 0" damping=".1"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
+<body pos=".3 0 0"><joint name="j2" axis="0 1 0"/><geom type="box" size=".1 .05 .05" pos=".1 0 0"/></body></body>
+<body pos=".2 .3 .3"><freejoint/><geom type="sphere" size=".05"/></body></worldbody>
+<actuator><position joint="j1" kp="20"/><general joint="j2" dyntype="filter" dynprm=".05" gainprm="3"/></actuator>
+</mujoco>"""
+
+
+def _mjcf_arm(ctrl, monitor: bool):
+    builder = ma.DiagramBuilder()
+    plant, _ = ma.AddMultibodyPlantSceneGraph(builder, 0.002)
+    ma.Parser(builder).AddModelsFromString(_ARM, "xml")
+    plant.Finalize()
+    simulator = ma.Simulator(builder.Build())
+    if monitor:
+        simulator.set_monitor(lambda context: None)
+    plant_context = plant.GetMyMutableContextFromRoot(simulator.get_mutable_context())
+    GetMujocoCtrlInputPort(plant).FixValue(plant_context, ctrl)
+    return simulator, plant, plant_context
+
+
+def test_fixed_ctrl_and_activations_step_in_chunks_bit_for_bit(monkeypatch):
+    """An MJCF model whose ctrl port has a fixed value (a keyframe's ctrl), with a filter activation, takes the
+    compiled chunks: states (activations included), times and statistics are the general loop's, and a NaN ctrl
+    fixed later stops the chunk before the step and raises the general loop's error."""
+    import mallard.multibody.plant._discrete_step as discrete_step
+    real, calls = discrete_step.multi_step, []
+
+    def counting(*args):
+        calls.append(args[-1])
+        return real(*args)
+    monkeypatch.setattr(discrete_step, "multi_step", counting)
+    lean, general = _mjcf_arm([0.4, -0.7], False), _mjcf_arm([0.4, -0.7], True)
+    for (t1, x1, s1), (t2, x2, s2) in zip(_run(*lean), _run(*general)):
+        assert t1 == t2 and s1 == s2
+        np.testing.assert_array_equal(x1, x2)
+    for sim, _plant, _ctx in (lean, general):
+        assert sim.get_context().get_discrete_state().get_vector(1).size() == 1  # the filter's activation
+    np.testing.assert_array_equal(lean[0].get_context().get_discrete_state().get_vector(1).get_value(),
+                                  general[0].get_context().get_discrete_state().get_vector(1).get_value())
+    assert lean[0].get_context().get_discrete_state().get_vector(1).get_value()[0] != 0.0
+    assert max(calls) > 50  # chunks of the lean loop, not a call per step
+    errors = []
+    for sim, plant, ctx in (lean, general):
+        GetMujocoCtrlInputPort(plant).FixValue(ctx, [np.nan, 0.0])
+        with pytest.raises(RuntimeError) as error:
+            sim.AdvanceTo(0.5)
+        errors.append((str(error.value), sim.get_context().get_time()))
+    assert errors[0] == errors[1]

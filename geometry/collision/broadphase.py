@@ -44,17 +44,15 @@ def compute_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate):
                 lo[g, i] = p[g, i] - e - inflate[g]
                 hi[g, i] = p[g, i] + e + inflate[g]
         if t == MESH:
-            for i in range(3):
-                lo[g, i] = math.inf
-                hi[g, i] = -math.inf
-            for k in range(vadr[g], vadr[g] + vnum[g]):
-                for i in range(3):
-                    x = p[g, i] + R[g, i, 0] * verts[k, 0] + R[g, i, 1] * verts[k, 1] + R[g, i, 2] * verts[k, 2]
-                    lo[g, i] = min(lo[g, i], x)
-                    hi[g, i] = max(hi[g, i], x)
-            for i in range(3):
-                lo[g, i] -= inflate[g]
-                hi[g, i] += inflate[g]
+            for i in range(3):  # the extremes of the hull vertices along world axis i (kept in registers)
+                a, b, c, o = R[g, i, 0], R[g, i, 1], R[g, i, 2], p[g, i]
+                mn, mx = math.inf, -math.inf
+                for k in range(vadr[g], vadr[g] + vnum[g]):
+                    x = o + a * verts[k, 0] + b * verts[k, 1] + c * verts[k, 2]
+                    mn = min(mn, x)
+                    mx = max(mx, x)
+                lo[g, i] = mn - inflate[g]
+                hi[g, i] = mx + inflate[g]
     return lo, hi
 
 

@@ -13,8 +13,8 @@ from numba import njit
 
 from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, sweep_and_prune
 from mallard.geometry.collision.hfield import pack_height_field
-from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, collide, has_collider,
-                                                    point_distance, signed_distance)
+from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, PLANE, collide, has_collider,
+                                                    point_distance, rbound, signed_distance)
 
 
 @njit(cache=True, error_model="numpy")
@@ -107,6 +107,40 @@ def mujoco_contact_frame(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
+def bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins):
+    """The candidate pairs (order kept) but those whose bounding spheres about the geometry origins are farther apart
+    than the pair's margin, or, against a plane, whose sphere lies above the plane by more than it (MuJoCo's
+    mj_filterSphere): pairs the narrow phase would find no contact for, dropped before it runs. A 1e-9 relative
+    slack keeps the test conservative under rounding; height fields and SDFs are not filtered."""
+    n = types.shape[0]
+    rb = np.full(n, -1.0)  # bounding radii, computed on first use (a mesh's scans its vertices)
+    keep = np.ones(pairs.shape[0], np.bool_)
+    for q in range(pairs.shape[0]):
+        i, j = pairs[q, 0], pairs[q, 1]
+        ti, tj = types[i], types[j]
+        if ti == HFIELD or tj == HFIELD or ti > MESH or tj > MESH or (ti == PLANE and tj == PLANE):
+            continue
+        for g in (i, j):
+            if rb[g] < 0.0 and types[g] != PLANE:
+                rb[g] = rbound(types[g], sizes[g], verts[vadr[g]:vadr[g] + vnum[g]])
+        margin = margins[i] + margins[j]
+        if ti == PLANE or tj == PLANE:
+            pl, o = (i, j) if ti == PLANE else (j, i)
+            lim = margin + rb[o]
+            d = (R[pl, 0, 2] * (p[o, 0] - p[pl, 0]) + R[pl, 1, 2] * (p[o, 1] - p[pl, 1])
+                 + R[pl, 2, 2] * (p[o, 2] - p[pl, 2]))
+            if d > lim + 1e-9 * (1.0 + abs(lim) + abs(d)):
+                keep[q] = False
+        else:
+            lim = rb[i] + rb[j] + margin
+            lim += 1e-9 * (1.0 + abs(lim))
+            d2 = (p[i, 0] - p[j, 0]) ** 2 + (p[i, 1] - p[j, 1]) ** 2 + (p[i, 2] - p[j, 2]) ** 2
+            if d2 > lim * lim:
+                keep[q] = False
+    return pairs[keep]
+
+
+@njit(cache=True, error_model="numpy")
 def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity,
                          excluded_keys, gaps, cap0, faces, fadr):
     """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
@@ -119,6 +153,7 @@ def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_o
         lo, hi = compute_aabbs(types, sizes, R, p, verts, vadr, vnum, margins)
         pairs = filter_pairs(sweep_and_prune(lo, hi), types, frame_of, contype, conaffinity, excluded_keys, n)
     cap = max(64, 4 * pairs.shape[0] + cap0, cap0)
+    pairs = bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins)
     while True:
         out = np.empty((cap, 10))
         og1 = np.empty(cap, np.int64)

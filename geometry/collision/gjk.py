@@ -56,11 +56,14 @@ def support(t, s, p, R, verts, d):
             x[i] = s[i] if dl[i] >= 0 else -s[i]
     else:
         best = -1e300
-        for i in range(verts.shape[0]):
+        k = -1
+        for i in range(verts.shape[0]):  # the first farthest vertex (copied once, after the scan)
             v = verts[i, 0] * dl[0] + verts[i, 1] * dl[1] + verts[i, 2] * dl[2]
             if v > best:
                 best = v
-                x = verts[i].copy()
+                k = i
+        if k >= 0:
+            x = verts[k].copy()
     return matvec(R, x) + p
 
 

@@ -199,3 +199,40 @@ def test_convex_mesh_behaves_like_the_primitive_it_encloses(tmp_path):
                 assert n == 1 and out[0, 0] == pytest.approx(ref[0], abs=1e-7)
             elif ref[0] > 1e-6:
                 assert n == 0
+
+
+def test_bounding_sphere_filter_drops_only_pairs_without_contacts():
+    """MuJoCo's bounding-sphere filter before the narrow phase: over random scenes of primitives, hull meshes and a
+    plane (poses near touching), the pairs it drops are pairs the narrow phase finds no contact for (within the
+    margins), the pairs it keeps keep their order, and it drops some."""
+    from mallard.geometry.collision.engine import _narrowphase, bounding_sphere_filter
+    MESH = 7
+    rng = np.random.default_rng(3)
+    cube = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+    dropped_total = 0
+    for _ in range(20):
+        n = 12
+        types = np.array([PLANE] + list(rng.choice([SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH], n - 1)),
+                         np.int64)
+        sizes = rng.uniform(0.05, 0.2, (n, 3))
+        R = Rotation.random(n, random_state=rng.integers(1 << 30)).as_matrix()
+        R[0] = Rotation.from_rotvec(rng.normal(0, 0.2, 3)).as_matrix()
+        p = rng.uniform(-0.4, 0.4, (n, 3))
+        p[0] = 0.0
+        p[1:, 2] = rng.uniform(-0.1, 0.6, n - 1)
+        vnum = np.where(types == MESH, 8, 0).astype(np.int64)
+        vadr = np.concatenate(([0], np.cumsum(vnum)[:-1])).astype(np.int64)
+        verts = np.concatenate([cube * sizes[g] + 0.05 for g in range(n) if types[g] == MESH] or [np.zeros((0, 3))])
+        margins = rng.choice([0.0, 0.02], n)
+        pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n)], np.int64)
+        kept = bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins)
+        keys = [tuple(q) for q in kept]
+        assert keys == [tuple(q) for q in pairs if tuple(q) in set(keys)]  # order kept
+        dropped = np.array([q for q in pairs if tuple(q) not in set(keys)], np.int64).reshape(-1, 2)
+        out = np.empty((12 * len(dropped) + 64, 10))
+        o1, o2 = np.empty(out.shape[0], np.int64), np.empty(out.shape[0], np.int64)
+        k, q = _narrowphase(dropped, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, o1, o2, np.zeros(0),
+                            np.zeros(n + 1, np.int64))
+        assert q == len(dropped) and k == 0
+        dropped_total += len(dropped)
+    assert dropped_total > 100

@@ -113,13 +113,18 @@ class _Backend:
         return cf.ProcessPoolExecutor(max_workers=self._num_local, mp_context=multiprocessing.get_context())
 
     def Submit(self, job: _Job) -> cf.Future:
-        return self._executor.submit(_RunChunk, job)
+        future = self._executor.submit(_RunChunk, job)
+        future.mallard_pool = self._executor  # which pool ran it (a lost worker breaks that pool only)
+        return future
 
-    def Recover(self, error: BaseException) -> bool:
-        """After a chunk's future raised `error`: True when its worker was lost and the chunk can be sent again."""
+    def Recover(self, error: BaseException, future: cf.Future) -> bool:
+        """After a chunk's `future` raised `error`: True when its worker was lost and the chunk can be sent again.
+        A lost worker breaks its whole pool, so every chunk in flight there fails; the pool is replaced once, for
+        the first of them (replacing it again would break the chunks already resent to the new one)."""
         if isinstance(error, BrokenProcessPool) and self._owned:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = self._new_pool()
+            if getattr(future, "mallard_pool", None) is self._executor:
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = self._new_pool()
             return True
         return type(error).__name__ == "KilledWorker"  # dask: the scheduler moves on to other workers
 
@@ -230,7 +235,7 @@ def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, 
                 try:
                     rows = future.result()
                 except BaseException as error:  # noqa: BLE001 - the worker (not the sample) failed
-                    if backend.Recover(error) and chunk.attempts + 1 < _MAX_ATTEMPTS:
+                    if backend.Recover(error, future) and chunk.attempts + 1 < _MAX_ATTEMPTS:
                         chunk.attempts += 1
                         retry.append(chunk)
                         continue

@@ -170,3 +170,7 @@ class _ValueBase(AbstractValue):
     def __repr__(self) -> str:
         return f"Value({self._value!r})"
 
+
+for _T in (str, bool, float, object):  # registered at import, in pydrake's order (Value[None] is Value[str])
+    Value[_T]
+del _T

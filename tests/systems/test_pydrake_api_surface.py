@@ -8,6 +8,7 @@ import importlib
 
 import pytest
 
+from mallard.common.cpp_template import TemplateBase
 from oracles import require_pydrake
 from pydrake_signatures import missing_keywords, public_members, pydrake_overloads
 
@@ -43,6 +44,8 @@ def _resolve(module, qualname: str):
         obj = getattr(obj, part, None)
         if obj is None:
             return None
+        if i == 0 and isinstance(obj, TemplateBase) and len(parts) > 1:  # a template's members: its default class
+            obj = obj[None]
     return obj
 
 

@@ -156,12 +156,14 @@ class StepResults:
     Two rows share one buffer: a step reads the current row and writes the other one, then the context's value
     becomes the other row's StepResults (no allocation per step). Copies (Clone, pickle) copy both rows.
     `contacts`: the step's contacts for the sampled contact_results port (step_contacts.StepContacts, a list of
-    contact infos on the Python path, None before the first step); copies keep this row's."""
+    contact infos on the Python path, None before the first step); copies keep this row's. `start`: on the Python
+    path, (q, v, F_Bo_W with the contact forces) the step started from, for the sampled reaction forces (the compiled
+    step keeps them with its contacts)."""
 
-    __slots__ = ("buffer", "row", "data", "other", "contacts")
+    __slots__ = ("buffer", "row", "data", "other", "contacts", "start")
 
-    def __init__(self, buffer: np.ndarray, row: int, other: "StepResults | None" = None, contacts=None):
-        self.buffer, self.row, self.contacts = buffer, row, contacts
+    def __init__(self, buffer: np.ndarray, row: int, other: "StepResults | None" = None, contacts=None, start=None):
+        self.buffer, self.row, self.contacts, self.start = buffer, row, contacts, start
         self.data = buffer[row]  # this row (a view of the shared buffer)
         self.other = other if other is not None else StepResults(buffer, 1 - row, self)
 
@@ -182,13 +184,14 @@ class StepResults:
         return self.contacts.Kept() if hasattr(self.contacts, "Kept") else self.contacts
 
     def __deepcopy__(self, memo) -> "StepResults":
-        return StepResults(self.buffer.copy(), self.row, contacts=self._kept_contacts())
+        return StepResults(self.buffer.copy(), self.row, contacts=self._kept_contacts(), start=self.start)
 
     def __copy__(self) -> "StepResults":
-        return StepResults(self.buffer.copy(), self.row, contacts=self._kept_contacts())
+        return StepResults(self.buffer.copy(), self.row, contacts=self._kept_contacts(), start=self.start)
 
     def __getstate__(self) -> dict:
-        return {"buffer": self.buffer, "row": self.row, "contacts": self._kept_contacts()}
+        return {"buffer": self.buffer, "row": self.row, "contacts": self._kept_contacts(), "start": self.start}
 
     def __setstate__(self, state: dict) -> None:
-        StepResults.__init__(self, state["buffer"], state["row"], contacts=state.get("contacts"))
+        StepResults.__init__(self, state["buffer"], state["row"], contacts=state.get("contacts"),
+                             start=state.get("start"))

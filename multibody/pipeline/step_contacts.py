@@ -20,12 +20,13 @@ def step_contact_arrays(d):
     points p_WC (ncon, 3), frames (ncon, 3, 3) [normal from A to B; tangents], contact-frame forces on B (ncon, 6),
     the relative velocity Jacobians' translational rows (ncon, 3, nv), v at the step's start (nv), Drake's per-pair
     parameters, contact-frame velocities at v⁺, the contact surfaces' arrays and each contact's (surface, face), q at
-    the step's start (an Euler step's; an RK4 step leaves its last stage's q and v)).
+    the step's start (an Euler step's; an RK4 step leaves its last stage's q and v), and the body forces F_Bo_W
+    (nb × 6) the step applied besides the constraints').
     Every array is one the step assigned (later steps assign others) or a copy."""
     return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force,
             np.ascontiguousarray(d.con_J[:, :3, :]), d.v.copy(), d.con_drake, d.con_vel,
             (d.hyd_surf, d.hyd_sface, d.hyd_V, d.hyd_vp, d.hyd_fi, d.hyd_fs, d.hyd_fn, d.hyd_fc, d.hyd_fa, d.hyd_fp,
-             d.hyd_gM, d.hyd_gN), d.con_hyd, d.q.copy())
+             d.hyd_gM, d.hyd_gN), d.con_hyd, d.q.copy(), d.F.copy())
 
 
 class StepContacts:

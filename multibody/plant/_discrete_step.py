@@ -14,7 +14,9 @@ from ..pipeline.multi_step import multi_step
 from ..pipeline.multi_step import multi_step as _multi_step_kernel
 from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, RungeKuttaStep
 from ..mjcf.implicit import ImplicitStep
-from ..pipeline.step_contacts import AttachStepContacts
+from ..pipeline.kinematics_cache import Kinematics
+from ..pipeline.step_contacts import AttachStepContacts, step_contact_arrays
+from .reaction_forces import AddContactBodyForces, AddContactInfoBodyForces, CalcReactionForces, ZeroReactionForces
 
 _NO_CONTACTS: list = []  # never mutated
 _MULTI_STEP_ENTRY: list = []  # multi_step's compiled entry for the plant's argument types (no type dispatch per chunk)
@@ -77,6 +79,7 @@ class _DiscreteStepMixin:
         elif scheme is not None:  # MJCF implicit / implicitfast (mjcf/implicit.py)
             x_next, a = ImplicitStep(self, context, kin, a)
         self._check_finite(context, x_next, "state after the discrete step")
+        self._step_forces = F  # the body forces of the step (its reaction forces' input, reaction_forces.py)
         return x_next, a, u, tau_c
 
     def _InitDiscreteStepArrays(self) -> None:
@@ -110,8 +113,9 @@ class _DiscreteStepMixin:
             self._pipeline_last = nxt
             return
         self._pipeline_last = None
+        kin = self._eval_kinematics(context)
+        q0, v0 = kin.q.copy(), kin.v.copy()  # (kin is the context's cache: rewritten once the state moves on)
         if self._contact_solver is not None:  # the step's contacts, for the sampled contact_results port
-            kin = self._eval_kinematics(context)
             self._contact_capture = []
             try:
                 x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
@@ -122,6 +126,9 @@ class _DiscreteStepMixin:
         else:
             x_next, vdot, u, tau_c = self._CalcDiscreteStep(context)
             nxt.contacts = _NO_CONTACTS  # a Python-path step (no contacts), not "before the first step"
+        F = np.array(self._step_forces, dtype=np.float64)
+        AddContactInfoBodyForces(nxt.contacts, kin.p_WB, F)
+        nxt.start = (q0, v0, F)
         state.get_mutable_discrete_state(0).SetFromVector(x_next)
         if self._mjcf_act_group is not None:  # MJCF activations, from the pre-step context
             act = self._mjcf_actuation
@@ -137,6 +144,44 @@ class _DiscreteStepMixin:
         row[:nv], row[nv:nv + nu], row[nv + nu:2 * nv + nu] = vdot, u, tau_c
         row[2 * nv + nu:] = 0.0  # the Python path keeps its warm start in its solver (contact/plant_solver.py)
         view.set_value(nxt)
+
+    def _DiscreteReactionForces(self, context) -> list:
+        """The reaction_forces port of a discrete plant (reaction_forces.py), as Drake's: with sampled ports, the
+        last step's (at the state it started from; zeros before the first step), else the step's that starts at
+        the current state."""
+        m = self._model
+        if self.has_sampled_output_ports():
+            row = context.get_abstract_state(self._sampled_index).get_value()
+            contacts = row.contacts
+            if contacts is None:
+                return ZeroReactionForces(self)
+            vdot = row.data[:m.nv]
+            if isinstance(contacts, list):  # a Python-path step
+                q0, v0, F = row.start
+                return CalcReactionForces(self, Kinematics(m, q0, v0, self._body_params(context)), vdot, F)
+            arrays = contacts.Arrays()  # pipeline/step_contacts.py: the step's start (q, v), forces and contacts
+            kin = Kinematics(m, arrays[12], arrays[7], self._body_params(context))
+        else:
+            dry = self._PipelineDryStep(context)
+            kin = self._eval_kinematics(context)
+            if dry is None:
+                return self._PythonStepReactionForces(context, kin)
+            arrays, vdot = step_contact_arrays(dry[2]), dry[1][:m.nv]
+        F = arrays[13].copy()
+        AddContactBodyForces(arrays[0], arrays[3], arrays[4], arrays[5], kin.p_WB, F)
+        return CalcReactionForces(self, kin, vdot, F)
+
+    def _PythonStepReactionForces(self, context, kin) -> list:
+        """The reaction forces of the Python path's step that starts at the current state."""
+        self._contact_capture = [] if self._contact_solver is not None else None
+        try:
+            vdot = self._CalcDiscreteStep(context)[1]
+            infos = ContactInfosFromSolution(self, self._contact_capture[-1], kin) if self._contact_capture else []
+        finally:
+            self._contact_capture = None
+        F = np.array(self._step_forces, dtype=np.float64)
+        AddContactInfoBodyForces(infos, kin.p_WB, F)
+        return CalcReactionForces(self, kin, vdot, F)
 
     def _LeanSteps(self, context, times: np.ndarray, n: int) -> int:
         """The lean loop's fast path (systems/analysis/lean_loop.py): the compiled steps at times[:n] in place, as

@@ -12,7 +12,7 @@ from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
 from ..pipeline.drake_contact import APPROX_MUJOCO
 from ..pipeline.sensor import SensorDataSize
-from ..kernels.kinematics import calc_accelerations, spatial_to_point
+from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_inertia_to_arrays, spatial_to_array
 from ..pipeline.kinematics_cache import Kinematics
 from ..mjcf.plant_maps import ApplyMujocoInvWeights, GetMjcfPlantMaps
@@ -21,7 +21,7 @@ from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
 from ...geometry import GeometryConfigurationVector
 from ...geometry.frame_pose_vector import FramePoseVector
 from ..mjcf.mocap import DeclareMjcfMocap
-from ..kernels.dynamics import body_forces_at_origin, calc_inverse_dynamics
+from .reaction_forces import CalcReactionForces
 
 
 def _new_geometry_configuration_vector():
@@ -466,23 +466,13 @@ class _SystemMixin:
         value.set_value([make_spatial("SpatialAcceleration", A[b]) for b in range(self._model.nb)])
 
     def _CalcReactionForcesOutput(self, context, value) -> None:
-        """F_CJc_Jc per joint: the force the joint applies on its child body at Jc, expressed in Jc."""
+        """F_CJc_Jc per joint: the force the joint applies on its child body at Jc, expressed in Jc
+        (reaction_forces.py): a continuous plant's at the current state with its compliant contact forces, a
+        discrete plant's from its step (_DiscreteReactionForces)."""
+        if self._time_step > 0:
+            value.set_value(self._DiscreteReactionForces(context))
+            return
         kin = self._eval_kinematics(context)
-        m = self._model
         vdot = self._accel_cache.Eval(context)[0]
-        _, tau, F, _ = self._AssembleForces(context, kin, include_damping=True)
-        Iw = kin.Iw
-        A = calc_accelerations(m.order, m.ji, kin.S, kin.c, vdot)
-        F_O = body_forces_at_origin(kin.p_WB, F)
-        _, f = calc_inverse_dynamics(m.order, m.ji, kin.S, Iw, kin.V, A, F_O, np.zeros(m.nv), self._ModelFor(context).reflected_inertia,
-                                     vdot)
-        out = []
-        for j in self._joints:
-            b = int(j.child_body().index())
-            Fc = j.frame_on_child()
-            R_WJc = kin.R_WB[b] @ Fc._R_BF
-            p_WJc = kin.p_WB[b] + kin.R_WB[b] @ Fc._p_BF
-            fb = f[b]  # net force the parent must transmit to the child subtree, at Wo
-            tq = fb[:3] - np.cross(p_WJc, fb[3:])
-            out.append(make_spatial("SpatialForce", np.concatenate([R_WJc.T @ tq, R_WJc.T @ fb[3:]])))
-        value.set_value(out)
+        F = self._AssembleForces(context, kin, include_damping=True)[2]
+        value.set_value(CalcReactionForces(self, kin, vdot, F))

@@ -157,6 +157,16 @@ def gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB):
     """GJK on A - B. Returns (distance, m, status): status 0 = separated (distance > 0, witness
     points from the simplex W/WA/WB[:m] and weights W[4]... see ``witness``), 1 = overlapping
     (simplex holds up to 4 points of A - B, the origin inside or on it)."""
+    return gjk_cutoff(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, math.inf)
+
+
+@njit(cache=True, error_model="numpy")
+def gjk_cutoff(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, cutoff):
+    """``gjk`` that stops as soon as a support plane proves the distance larger than ``cutoff`` (MuJoCo's GJK
+    cutoff: a pair farther apart than its margin has no contact): then returns (a lower bound of the distance,
+    above cutoff, m, 0) without witness points. The bound v·w/|v| (w the support point of A - B along -v) holds
+    for any v; a 1e-9 relative slack keeps the test conservative under rounding, so a pair it stops has no
+    contact in the full iteration either."""
     v = p1 - p2
     if dot3(v, v) < 1e-24:
         v = np.array([1.0, 0.0, 0.0])
@@ -168,7 +178,11 @@ def gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB):
         b = support(t2, s2, p2, R2, v2, v)
         w = a - b
         vv = dot3(v, v)
-        scale = max(scale, dot3(w, w))
+        ww = dot3(w, w)
+        scale = max(scale, ww)
+        vw = dot3(v, w)
+        if vw > 0.0 and vw > cutoff * math.sqrt(vv) + 1e-9 * math.sqrt(vv * ww):
+            return vw / math.sqrt(vv), m, 0
         if m > 0 and vv - dot3(v, w) <= 1e-13 * vv:
             return math.sqrt(vv), m, 0
         dup = False

@@ -16,7 +16,7 @@ from mallard.geometry.collision import box as B
 from mallard.geometry.collision.box_box import box_box
 from mallard.geometry.collision import primitives as P
 from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
-from mallard.geometry.collision.gjk import epa, gjk, support, witness
+from mallard.geometry.collision.gjk import epa, gjk, gjk_cutoff, support, witness
 from mallard.geometry.collision.hfield import MAXCONPAIR, hfield_collide
 from mallard.geometry.collision.multiccd import multi_contact
 
@@ -172,7 +172,7 @@ def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2
     W = np.zeros((4, 3))
     WA = np.zeros((4, 3))
     WB = np.zeros((4, 3))
-    dist, m, status = gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB)
+    dist, m, status = gjk_cutoff(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, margin)
     if status == 0:
         if dist > margin:
             return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures as cf
+import importlib
 import multiprocessing
 import operator
 import os
@@ -89,8 +90,9 @@ def _is_dask_client(executor: Any) -> bool:
     return hasattr(executor, "get_executor") and hasattr(executor, "scheduler_info")
 
 
-class _Backend:
-    """Submits chunks; knows how many workers there are and whether a lost worker can be replaced."""
+class _PoolBackend:
+    """A concurrent.futures Executor: a pool of local processes started for the call (`executor=None`), or the
+    user's. Submits chunks, waits for some to finish, knows whether a lost worker can be replaced."""
 
     def __init__(self, executor: Any, num_workers: int | None) -> None:
         self._owned = executor is None
@@ -98,10 +100,6 @@ class _Backend:
         if executor is None:
             self._executor = self._new_pool()
             self.num_workers = int(num_workers)
-        elif _is_dask_client(executor):
-            self._executor = executor.get_executor(pure=False)
-            workers = executor.scheduler_info().get("workers", {})
-            self.num_workers = max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
         elif isinstance(executor, cf.Executor):
             self._executor = executor
             self.num_workers = int(getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
@@ -117,6 +115,17 @@ class _Backend:
         future.mallard_pool = self._executor  # which pool ran it (a lost worker breaks that pool only)
         return future
 
+    def Wait(self, in_flight: dict) -> list[tuple[Any, list | None, BaseException | None]]:
+        """Blocks until chunks of `in_flight` finish: [(future, rows, None) or (future, None, error)]."""
+        done, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
+        out = []
+        for future in done:
+            try:
+                out.append((future, future.result(), None))
+            except BaseException as error:  # noqa: BLE001 - the worker (not the sample) failed
+                out.append((future, None, error))
+        return out
+
     def Recover(self, error: BaseException, future: cf.Future) -> bool:
         """After a chunk's `future` raised `error`: True when its worker was lost and the chunk can be sent again.
         A lost worker breaks its whole pool, so every chunk in flight there fails; the pool is replaced once, for
@@ -126,9 +135,9 @@ class _Backend:
                 self._executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_pool()
             return True
-        return type(error).__name__ == "KilledWorker"  # dask: the scheduler moves on to other workers
+        return type(error).__name__ == "KilledWorker"  # a dask Client's executor: the scheduler moves on
 
-    def Close(self, cancel: bool) -> None:
+    def Close(self, cancel: bool, in_flight: dict) -> None:
         """Shuts an owned pool down; when the run was interrupted (cancel), its workers are stopped at once."""
         if not self._owned:
             return
@@ -136,6 +145,46 @@ class _Backend:
             for process in list(getattr(self._executor, "_processes", {}).values()):
                 process.terminate()
         self._executor.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class _DaskBackend:
+    """A dask.distributed Client: each chunk is one task, submitted to the client directly (no
+    concurrent.futures wrapper) and gathered as it completes by the client's event loop (`as_completed`), so a
+    chunk costs the parent one submission and one gather."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._completed = importlib.import_module("distributed").as_completed(
+            [], with_results=True, raise_errors=False)
+        workers = client.scheduler_info().get("workers", {})
+        self.num_workers = max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+    def Submit(self, job: _Job) -> Any:
+        future = self._client.submit(_RunChunk, job, pure=False)
+        self._completed.add(future)
+        return future
+
+    def Wait(self, in_flight: dict) -> list[tuple[Any, list | None, BaseException | None]]:
+        """Blocks until chunks finish: [(future, rows, None) or (future, None, error)]."""
+        out = []
+        for future, result in [next(self._completed), *self._completed.next_batch(block=False)]:
+            if future.status == "finished":
+                out.append((future, result, None))
+            else:  # an error comes as (type, exception, traceback), a cancellation as CancelledError
+                out.append((future, None, result[1] if isinstance(result, tuple) else result))
+        return out
+
+    def Recover(self, error: BaseException, future: Any) -> bool:
+        return type(error).__name__ == "KilledWorker"  # the scheduler moves on to other workers
+
+    def Close(self, cancel: bool, in_flight: dict) -> None:
+        """When the run was interrupted (cancel), its tasks still queued or running are cancelled."""
+        if cancel and in_flight:
+            self._client.cancel(list(in_flight))
+
+
+def _Backend(executor: Any, num_workers: int | None) -> _PoolBackend | _DaskBackend:
+    return _DaskBackend(executor) if _is_dask_client(executor) else _PoolBackend(executor, num_workers)
 
 
 def _num_workers(num_parallel_executions: Any) -> int:
@@ -229,12 +278,9 @@ def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, 
                 yield failure.index, False, failure
             if not in_flight:
                 break
-            done, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
-            for future in done:
+            for future, rows, error in backend.Wait(in_flight):
                 chunk = in_flight.pop(future)
-                try:
-                    rows = future.result()
-                except BaseException as error:  # noqa: BLE001 - the worker (not the sample) failed
+                if error is not None:
                     if backend.Recover(error, future) and chunk.attempts + 1 < _MAX_ATTEMPTS:
                         chunk.attempts += 1
                         retry.append(chunk)
@@ -251,7 +297,7 @@ def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, 
         cancel = False
     finally:
         bar.close()
-        backend.Close(cancel)
+        backend.Close(cancel, in_flight)
 
 
 def ParallelMapAsCompleted(function: Callable, items: Iterable, *, num_items: int | None = None,

@@ -208,22 +208,24 @@ class _Chunk:
 
 
 def _ChunkSizes(num_items: int, num_workers: int, chunk_size: int | None) -> Iterator[int]:
-    """Samples per chunk, in order. A fixed `chunk_size` is used as is. Automatic sizes are guided: one sample to
-    each worker first (every worker starts at once, while this process still makes the next samples), then
-    1/(2 workers) of what remains, at most `_MAX_CHUNK` and at most 1/(`_CHUNKS_PER_WORKER` workers) of the sweep,
-    so the last chunks are small and the workers finish together."""
+    """Samples per chunk, in order. A fixed `chunk_size` is used as is. Automatic sizes ramp up, then are guided:
+    one sample to each worker first (every worker starts at once), then two to each, four, ... (a chunk is made
+    in this process while the workers run the previous ones: doubling keeps the next chunk ready before a worker
+    runs out, where jumping to the full size left the workers idle while it was made), up to 1/(2 workers) of what
+    remains, at most `_MAX_CHUNK` and at most 1/(`_CHUNKS_PER_WORKER` workers) of the sweep, so the last chunks
+    are small and the workers finish together."""
     if chunk_size:
         while True:
             yield int(chunk_size)
     largest = max(1, min(_MAX_CHUNK, -(-num_items // (num_workers * _CHUNKS_PER_WORKER))))
-    remaining = num_items
-    for _ in range(num_workers):
-        yield 1
-        remaining -= 1
+    remaining, ramp, count = num_items, 1, 0
     while True:
-        size = max(1, min(largest, -(-remaining // (2 * num_workers))))
+        size = max(1, min(ramp, largest, -(-remaining // (2 * num_workers))))
         yield size
         remaining -= size
+        count += 1
+        if count % num_workers == 0:
+            ramp *= 2
 
 
 def _chunks(function: Callable, items: Iterator, sizes: Iterator[int], shipper: Shipper,

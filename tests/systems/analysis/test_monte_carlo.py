@@ -124,16 +124,20 @@ def test_sweep_ships_each_diagram_once_per_worker(factory):
 
 
 @pytest.mark.parametrize("num_items, num_workers", [(64, 2), (1000, 2), (7, 4), (1, 2)])
-def test_automatic_chunks_start_one_per_worker_and_shrink_at_the_end(num_items, num_workers):
-    """Guided chunking: each worker first gets one sample (all start at once), the sizes never exceed the cap, and
-    the chunks that finish a sweep are no larger than the ones before them, ending with single samples."""
+def test_automatic_chunks_ramp_up_then_shrink_at_the_end(num_items, num_workers):
+    """Automatic chunking: each worker first gets one sample (all start at once), then the sizes at most double
+    per round of workers (the next chunk is ready before a worker runs out), never exceed the cap, and the chunks
+    that finish a sweep are no larger than the ones before them, ending with single samples."""
     sizes, total, generator = [], 0, _ChunkSizes(num_items, num_workers, None)
     while total < num_items:
         sizes.append(next(generator))
         total += sizes[-1]
     assert sizes[:num_workers] == [1] * min(num_workers, len(sizes))
+    assert all(size <= 2 ** (k // num_workers) for k, size in enumerate(sizes))
     assert max(sizes) <= _MAX_CHUNK
     tail = sizes[sizes.index(max(sizes)):]
     assert tail == sorted(tail, reverse=True)
     if num_items > 2 * num_workers:
         assert sizes[-1] == 1 and max(sizes) > 1
+    if num_items == 1000:
+        assert max(sizes) == _MAX_CHUNK and len(sizes) < 60  # large sweeps reach full-size chunks

@@ -2,12 +2,20 @@
 processes vs a 2-worker Dask LocalCluster. Every parallel run is checked to give the serial outputs bit for bit.
 
 The serial run and the workers are warmed up first (compiled kernels loaded): the LocalCluster is started and
-warmed outside the clock, the local process pool is started inside it (it is part of every call). Prints the wall
-times, the speed-ups over serial, the CPU seconds each run used (this process plus its workers: the overhead of
-going parallel, whatever the machine's load) and the load average (on a shared machine other processes take CPU
-from the workers and lower the speed-ups).
+warmed outside the clock, the local process pool is started inside it (it is part of every call). The serial run
+is the same work as the parallel ones (the same samples, each made, randomized, advanced and evaluated), minus
+the shipping. Prints the wall times, the speed-ups over serial and where the CPU went: this process's main thread
+(making and randomizing every sample, which serial does too, plus packing the chunks and reading the results),
+its other threads (with Dask: the scheduler, the nannies and the client's event loop, which a LocalCluster runs
+in this process), and the workers. The CPU totals do not depend much on the machine's load, the wall times do: on
+a shared machine other processes take cores from the workers. "CPU allows" is the speed-up the parallel run's CPU
+would give on idle cores (serial CPU over the parallel CPU per core used), the ceiling of the measured one.
 
-    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2]
+The Dask workers run with their statistical profiler off and the event loops' diagnostic tick at 1 s instead of
+20 ms (`--dask-defaults` keeps Dask's defaults): the tick wakes the scheduler, both nannies and every worker 50
+times a second, ~5% of a core in this process and ~2% in each worker even when idle.
+
+    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2] [--dask-defaults]
 """
 from __future__ import annotations
 
@@ -18,33 +26,58 @@ import resource
 import runpy
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from mallard.common import RandomGenerator
 from mallard.systems.analysis import MonteCarloSimulation
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "iiwa_monte_carlo.py"
+DASK_THROUGHPUT = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s"}
 
 
-def _cpu_seconds(client=None) -> float:
-    """CPU time of this process and its finished child processes, plus the Dask workers' when given a client."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
+@dataclass
+class Run:
+    """Wall seconds of a run and its CPU seconds: this process's main thread, its other threads, the workers."""
+
+    wall: float
+    main: float
+    other: float
+    workers: float
+
+    @property
+    def cpu(self) -> float:
+        return self.main + self.other + self.workers
+
+
+def _cpu(client=None) -> tuple[float, float, float]:
+    """(main thread, other threads of this process, child processes and Dask workers) CPU seconds so far."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    workers = children.ru_utime + children.ru_stime
     if client is not None:
-        total += sum(client.run(time.process_time).values())
-    return total
+        workers += sum(client.run(time.process_time).values())
+    main = time.thread_time()
+    return main, time.process_time() - main, workers
 
 
-def _timed(label: str, run, reference=None, client=None) -> tuple[float, float, list]:
-    """(wall seconds, CPU seconds, outputs) of run(); the outputs must equal `reference` when given."""
-    cpu, start = _cpu_seconds(client), time.perf_counter()
+def _timed(label: str, run, reference=None, client=None) -> tuple[Run, list]:
+    """The Run of run() and its outputs, which must equal `reference` when given."""
+    before, start = _cpu(client), time.perf_counter()
     results = run()
-    seconds, cpu = time.perf_counter() - start, _cpu_seconds(client) - cpu
+    wall, after = time.perf_counter() - start, _cpu(client)
     outputs = [r.output for r in results]
     if reference is not None and outputs != reference:
         raise AssertionError(f"{label}: the outputs differ from the serial run's")
-    return seconds, cpu, outputs
+    return Run(wall, *(b - a for a, b in zip(before, after))), outputs
+
+
+def _row(label: str, run: Run, serial: Run, samples: int, cores: int) -> str:
+    text = (f"  {label:27s} {run.wall:6.2f} s  {serial.wall / run.wall:5.2f}x   CPU {run.cpu:5.2f} s = main "
+            f"{run.main:5.2f} + other {run.other:4.2f} + workers {run.workers:5.2f}")
+    if run is not serial:
+        text += (f"   ({100 * (run.cpu / serial.cpu - 1):+4.0f}% of serial CPU, main thread "
+                 f"{1e3 * run.main / samples:4.1f} ms/sample; CPU allows {serial.cpu * cores / run.cpu:4.2f}x)")
+    return text
 
 
 def main() -> None:
@@ -52,6 +85,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--duration", type=float, default=2.0, help="simulated seconds per sample")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--dask-defaults", action="store_true", help="Dask's default tick (20 ms) on the cluster")
     args = parser.parse_args()
     sys.path.insert(0, str(EXAMPLE.parent))  # the example imports its gallery helpers
     example = runpy.run_path(str(EXAMPLE), run_name="iiwa_monte_carlo")
@@ -62,31 +96,33 @@ def main() -> None:
                                     progress=False, **options)
 
     MonteCarloSimulation(make_simulator, output, args.duration, 1, RandomGenerator(0))  # warm-up
-    serial, serial_cpu, reference = _timed("serial", monte_carlo)
-    local, local_cpu, _ = _timed("local processes", lambda: monte_carlo(num_parallel_executions=args.workers),
-                                 reference)
+    serial, reference = _timed("serial", monte_carlo)
+    local, _ = _timed("local processes", lambda: monte_carlo(num_parallel_executions=args.workers), reference)
 
     import dask
     from dask.distributed import Client, LocalCluster
-    # the workers' statistical profiler samples every 10 ms: off, as for any throughput run
-    with dask.config.set({"distributed.worker.profile.enabled": False}), \
+    settings = dict(DASK_THROUGHPUT)
+    if args.dask_defaults:
+        del settings["distributed.admin.tick.interval"]
+    with dask.config.set(settings), \
             LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         # warm every worker (compiled kernels loaded, example imported), whichever tasks the scheduler sends it
         client.run(MonteCarloSimulation, make_simulator, output, args.duration, 1, RandomGenerator(0))
         MonteCarloSimulation(make_simulator, output, args.duration, 2 * args.workers, RandomGenerator(0),
                              executor=client, chunk_size=1, progress=False)
-        dask, dask_cpu, _ = _timed("dask", lambda: monte_carlo(executor=client), reference, client)
+        dask_run, _ = _timed("dask", lambda: monte_carlo(executor=client), reference, client)
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    cores = min(os.cpu_count() or 1, args.workers)
     print(f"Monte Carlo of {args.samples} iiwa14 PD samples ({args.duration:g} s each), {os.cpu_count()} cores, "
           f"load average {load}")
-    print(f"  serial                      {serial:7.2f} s                    CPU {serial_cpu:6.2f} s")
-    print(f"  {args.workers} local processes           {local:7.2f} s   {serial / local:5.2f}x serial   "
-          f"CPU {local_cpu:6.2f} s")
-    print(f"  {args.workers}-worker Dask LocalCluster  {dask:7.2f} s   {serial / dask:5.2f}x serial   "
-          f"CPU {dask_cpu:6.2f} s (scheduler and nanny threads included)")
-    print("  (every parallel output equals the serial one bit for bit)")
+    print(_row("serial", serial, serial, args.samples, cores))
+    print(_row(f"{args.workers} local processes", local, serial, args.samples, cores))
+    print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial, args.samples, cores)
+          + ("" if args.dask_defaults else "  [tick 1 s]"))
+    print("  (every parallel output equals the serial one bit for bit; main = this process's main thread, other = "
+          "its other threads: Dask's scheduler, nannies and client)")
 
 
 if __name__ == "__main__":

@@ -138,13 +138,15 @@ class _PoolBackend:
         return type(error).__name__ == "KilledWorker"  # a dask Client's executor: the scheduler moves on
 
     def Close(self, cancel: bool, in_flight: dict) -> None:
-        """Shuts an owned pool down; when the run was interrupted (cancel), its workers are stopped at once."""
+        """Shuts an owned pool down without waiting for its processes to exit (every result is in: stopping and
+        joining them costs the caller ~30-40 ms of wall time for nothing; the pool's thread joins them); when the
+        run was interrupted (cancel), its workers are stopped at once."""
         if not self._owned:
             return
         if cancel:
             for process in list(getattr(self._executor, "_processes", {}).values()):
                 process.terminate()
-        self._executor.shutdown(wait=not cancel, cancel_futures=cancel)
+        self._executor.shutdown(wait=False, cancel_futures=cancel)
 
 
 class _DaskBackend:

@@ -114,21 +114,25 @@ class ContinuousContactModel:
         ns = surf.shape[0]
         bA, bB = np.zeros(ns, np.int64), np.zeros(ns, np.int64)
         d, mu = np.zeros(ns), np.zeros(ns)
-        version = inspector.geometry_version()
-        if self._surface_version != version:  # the pairs' bodies and materials, per geometry version
-            self._surface_version, self._surface_params = version, {}
         for s in range(ns):
-            key = (int(surf[s, 0]), int(surf[s, 1]))
-            got = self._surface_params.get(key)
-            if got is None:
-                gM, gN = ids[key[0]], ids[key[1]]
-                rM, rN = self.geometry.ById(inspector, gM), self.geometry.ById(inspector, gN)
-                got = self._surface_params[key] = (rM.body, rN.body, self._CombinedDissipation(inspector, gM, gN),
-                                                   CombineFrictionCoefficients(rM.mu_dynamic, rN.mu_dynamic))
-            bA[s], bB[s], d[s], mu[s] = got
+            bA[s], bB[s], d[s], mu[s] = self._SurfaceParams(inspector, ids, (int(surf[s, 0]), int(surf[s, 1])))
         F, C = HydroelasticSurfaceForces(sface, V, vp, fi, fs, fn, fc, fa, fp, bA, bB, kin.V, d, mu,
                                          float(plant.stiction_tolerance()), triangles)
         return HydroState(arrays, ids, bA, bB, F, C), points
+
+    def _SurfaceParams(self, inspector, ids, key: tuple) -> tuple:
+        """(body of M, body of N, combined dissipation, dynamic friction) of the surface between the proximity rows
+        key = (M, N), cached per geometry version."""
+        version = inspector.geometry_version()
+        if self._surface_version != version:  # the pairs' bodies and materials, per geometry version
+            self._surface_version, self._surface_params = version, {}
+        got = self._surface_params.get(key)
+        if got is None:
+            gM, gN = ids[key[0]], ids[key[1]]
+            rM, rN = self.geometry.ById(inspector, gM), self.geometry.ById(inspector, gN)
+            got = self._surface_params[key] = (rM.body, rN.body, self._CombinedDissipation(inspector, gM, gN),
+                                               CombineFrictionCoefficients(rM.mu_dynamic, rN.mu_dynamic))
+        return got
 
     def _CombinedDissipation(self, inspector, gM, gN) -> float:
         """Drake's HydroelasticEngine::CalcCombinedDissipation: (E*/E_M)·d_M + (E*/E_N)·d_N, E* the combined

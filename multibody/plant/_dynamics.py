@@ -10,6 +10,7 @@ from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..tree.force_element import UniformGravityFieldElement
 from ..tree.multibody_forces import MultibodyForces
 from ..tree.indices import JointIndex
+from .lean_continuous import AdvanceContinuous
 
 
 _F64 = np.dtype(np.float64)
@@ -270,6 +271,11 @@ class _ContinuousDynamicsMixin:
         if not np.isfinite(vdot).all():
             self._ThrowNonFiniteAccelerations(context, kin, vdot, u, tau_c)
         value.set_value((vdot, u, tau_c))
+
+    def _LeanIntegrate(self, context, integrator, boundary: float) -> int:
+        """The Simulator's steps towards `boundary` by the compiled RK3 (lean_continuous.py); 0 when it does not apply
+        (systems/analysis/lean_loop.py AdvanceLeanContinuous)."""
+        return AdvanceContinuous(self, context, integrator, boundary)
 
     def _ThrowNonFiniteAccelerations(self, context, kin, vdot, u, tau_c) -> None:
         """RuntimeError saying where non-finite accelerations come from: the state, the actuation, a contact

@@ -9,6 +9,10 @@ without its per-step event collection. A lone unrestricted update of a leaf that
 context's abstract state directly instead of through copy-on-write views. When that leaf can also run many of its
 updates in one call (`_LeanSteps(leaf_context, times, n)`: MultibodyPlant's compiled steps, pipeline/multi_step.py),
 the loop hands it chunks of sample times and does the same bookkeeping per update.
+
+A diagram with continuous state and no events at all, integrated by the default error-controlled RK3, whose one
+continuous leaf can integrate itself (`_LeanIntegrate(leaf_context, integrator, boundary)`: a continuous
+MultibodyPlant's compiled RK3, multibody/plant/lean_continuous.py) is handed to that leaf (`AdvanceLeanContinuous`).
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from mallard.systems.framework.events import EventStatus
 from mallard.systems.framework.state import State
 from mallard.systems.framework.state_check import all_finite
 
-__all__ = ["LeanGroup", "AdvanceLean", "next_sample_time"]
+__all__ = ["LeanGroup", "AdvanceLean", "AdvanceLeanContinuous", "next_sample_time"]
 
 _CHUNK = 256  # sample times handed to a leaf's _LeanSteps per call
 
@@ -172,3 +176,33 @@ def AdvanceLean(sim, group, boundary_time: float):
         sim._num_steps += 1
         if ctx._time >= boundary_time:
             return None
+
+
+def AdvanceLeanContinuous(sim, boundary_time: float) -> bool:
+    """Let the diagram's one continuous leaf integrate towards `boundary_time` when nothing else happens meanwhile:
+    no events of any kind, no monitor or real-time pacing, Drake's default integrator (RungeKutta3Integrator with
+    error control, no dense output). The leaf takes the Simulator's steps as the general loop would (counting them);
+    it may stop early, leaving the rest to the general loop. Returns whether it took any step."""
+    ctx = sim._context
+    integrator = sim._integrator
+    if (not ctx._xc.shape[0] or ctx._time >= boundary_time or sim._witness_leaves or any(sim._per_step)
+            or sim._periodic or sim._publish_every_step or sim._monitor is not None or sim._realtime_rate > 0
+            or sim._trigger_witness or sim._trigger_time or any(sim._timed)
+            or type(integrator).__name__ != "RungeKutta3Integrator" or integrator.get_fixed_step_mode()
+            or integrator.get_dense_output() is not None or integrator._watch_nonfinite):
+        return False
+    system = sim._system
+    pairs = system._leaf_pairs(ctx) if hasattr(system, "_leaf_pairs") else [(system, ctx)]
+    leaves = [(leaf, lc) for leaf, lc in pairs if leaf._count_continuous()[0]]
+    if len(leaves) != 1:
+        return False
+    leaf, leaf_context = leaves[0]
+    lean = getattr(leaf, "_LeanIntegrate", None)
+    cs = ctx._continuous
+    nq = cs.num_q()
+    if lean is None or leaf._count_continuous()[0] != ctx._xc.shape[0] or (
+            cs._q_index is not None and not np.array_equal(cs._q_index, np.arange(nq))):
+        return False
+    steps = lean(leaf_context, integrator, boundary_time)
+    sim._num_steps += steps
+    return steps > 0

@@ -21,7 +21,7 @@ from mallard.systems.framework.event_handling import handle_discrete, handle_pub
 from mallard.systems.framework.portable import PortableAttributes
 from .explicit_integrators import RungeKutta3Integrator
 from .integrator_base import StepResult
-from .lean_loop import AdvanceLean, LeanGroup, next_sample_time
+from .lean_loop import AdvanceLean, AdvanceLeanContinuous, LeanGroup, next_sample_time
 from .simulator_progress import SimulatorProgress
 from .simulator_status import SimulatorStatus
 
@@ -350,6 +350,8 @@ class Simulator(PortableAttributes):
             done = AdvanceLean(self, group, boundary_time)
             if done is not None:
                 return done
+            return SimulatorStatus(boundary_time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
+        if AdvanceLeanContinuous(self, boundary_time) and ctx._time >= boundary_time:  # (lean_loop.py)
             return SimulatorStatus(boundary_time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
         unres, disc, _pub = self._merged()
         while True:

@@ -50,9 +50,9 @@ class _SystemRefPickler(cloudpickle.Pickler):
     `persistent_id` called for every object."""
 
     def __init__(self, file, shipper: "Shipper", roots: set) -> None:
+        self.dispatch_table = shipper._dispatch_table  # before __init__, which reads it
         super().__init__(file)
         self._shipper, self._roots = shipper, roots
-        self.dispatch_table = shipper._dispatch_table
 
     def reducer_override(self, obj: Any):
         if isinstance(obj, System) and obj._owner_builder is None:

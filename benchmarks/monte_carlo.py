@@ -45,20 +45,29 @@ class Run:
     main: float
     other: float
     workers: float
+    worker_loops: float  # the part of `workers` spent in the Dask workers' event loops (not running tasks)
 
     @property
     def cpu(self) -> float:
         return self.main + self.other + self.workers
 
 
-def _cpu(client=None) -> tuple[float, float, float]:
-    """(main thread, other threads of this process, child processes and Dask workers) CPU seconds so far."""
+def _process_and_thread_cpu() -> tuple[float, float]:
+    """(this process's, this thread's) CPU seconds: on a Dask worker through client.run, this thread is the
+    worker's event loop."""
+    return time.process_time(), time.thread_time()
+
+
+def _cpu(client=None) -> tuple[float, float, float, float]:
+    """(main thread, other threads of this process, child processes and Dask workers, the workers' event loops)
+    CPU seconds so far."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    workers = children.ru_utime + children.ru_stime
+    workers, loops = children.ru_utime + children.ru_stime, 0.0
     if client is not None:
-        workers += sum(client.run(time.process_time).values())
+        for process, loop in client.run(_process_and_thread_cpu).values():
+            workers, loops = workers + process, loops + loop
     main = time.thread_time()
-    return main, time.process_time() - main, workers
+    return main, time.process_time() - main, workers, loops
 
 
 def _timed(label: str, run, reference=None, client=None) -> tuple[Run, list]:
@@ -78,6 +87,8 @@ def _timed(label: str, run, reference=None, client=None) -> tuple[Run, list]:
 def _row(label: str, run: Run, serial: Run, samples: int, cores: int) -> str:
     text = (f"  {label:27s} {run.wall:6.2f} s  {serial.wall / run.wall:5.2f}x   CPU {run.cpu:5.2f} s = main "
             f"{run.main:5.2f} + other {run.other:4.2f} + workers {run.workers:5.2f}")
+    if run.worker_loops:
+        text += f" (event loops {run.worker_loops:4.2f})"
     if run is not serial:
         text += (f"   ({100 * (run.cpu / serial.cpu - 1):+4.0f}% of serial CPU, main thread "
                  f"{1e3 * run.main / samples:4.1f} ms/sample; CPU allows {serial.cpu * cores / run.cpu:4.2f}x)")
@@ -126,7 +137,8 @@ def main() -> None:
     print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial, args.samples, cores)
           + ("" if args.dask_defaults else "  [tick 1 s]"))
     print("  (every parallel output equals the serial one bit for bit; main = this process's main thread, other = "
-          "its other threads: Dask's scheduler, nannies and client)")
+          "its other threads: Dask's scheduler, nannies and client; a Dask worker's event loop is its CPU outside "
+          "the tasks)")
 
 
 if __name__ == "__main__":

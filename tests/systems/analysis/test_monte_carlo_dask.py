@@ -8,7 +8,7 @@ import time
 import pytest
 
 from mallard.common import RandomGenerator
-from mallard.systems.analysis import MonteCarloSimulation, ParallelMap
+from mallard.systems.analysis import MonteCarloSimulation, ParallelMap, ParallelMapAsCompleted
 
 from scaleout_models import CartPoleFactory, final_state_norm
 
@@ -40,3 +40,15 @@ def test_killed_worker_loses_and_duplicates_no_sample(dask_client, serial, tmp_p
     assert marker.exists()
     assert len(results) == NUM_SAMPLES
     assert [r.output for r in results] == [r.output for r in serial]
+
+
+def test_stopping_early_cancels_the_tasks_left(dask_client):
+    """A sweep closed after its first result cancels its chunks still queued or running: the client holds none of
+    them afterwards, only finished ones whose release is on its way (unfinished ones would run on)."""
+    held_before = set(dask_client.futures)
+    results = ParallelMapAsCompleted(time.sleep, [0.0] + [1.0] * 5, executor=dask_client, chunk_size=1)
+    assert next(results) == (0, None)
+    assert len(set(dask_client.futures) - held_before) >= 2  # chunks in flight
+    results.close()
+    left = {key: state.status for key, state in dask_client.futures.items() if key not in held_before}
+    assert all(status == "finished" for status in left.values()), left

@@ -17,6 +17,7 @@ from ..mjcf.implicit import ImplicitStep
 from ..pipeline.kinematics_cache import Kinematics
 from ..pipeline.step_contacts import AttachStepContacts, step_contact_arrays
 from .reaction_forces import AddContactBodyForces, AddContactInfoBodyForces, CalcReactionForces, ZeroReactionForces
+from ...systems.framework.dependency import K_P, K_U
 
 _NO_CONTACTS: list = []  # never mutated
 _MULTI_STEP_ENTRY: list = []  # multi_step's compiled entry for the plant's argument types (no type dispatch per chunk)
@@ -188,19 +189,82 @@ class _DiscreteStepMixin:
         n calls of _DiscreteStepUpdate would make them, when the step reads nothing that may change between steps
         (actuation and MJCF ctrl ports unconnected or fixed, no applied-force or mocap input; no PD-controlled
         actuators, whose implicit PD is solved per step). Returns the steps done (fewer than n: the next one fails,
-        for the ordinary path to redo and report), or -1 when the fast path does not apply."""
+        for the ordinary path to redo and report), or -1 when the fast path does not apply. What the call reads
+        besides the state is gathered once per context (`_LeanCall`) and reused while the context's wiring,
+        parameters and fixed input values and the plant's solver options, gravity and compiled pieces stay the same,
+        so a chunk of one step (Simulator.AdvanceTo(t + h)) costs little more than the compiled step."""
+        holder = self._pipeline_data._eval(context)._value
+        call = holder.lean
+        root = context._root
+        versions = root._versions
+        if (call is None or call.wiring != root._wiring_version or call.parameters != versions[K_P]
+                or call.inputs != versions[K_U] or call.pipeline is not self._pipeline
+                or call.options is not self.get_constraint_solver_options()
+                or call.gravity is not self.gravity_field()._g):
+            call = holder.lean = self._LeanCall(context, holder)
+        if call.model is None:
+            return -1
+        z = self._pipeline_zeros[0]
+        value = context._abstract_values.get_value(self._sampled_index)  # the lean loop bumps the versions
+        current = value.get_value()
+        x = self._qv_vector(context)._data
+        a0 = context.get_discrete_state(self._mjcf_act_group)._data if call.a1.shape[0] else z
+        buffer = current.buffer
+        x0, a00, buffer0 = call.x0, call.a00, call.buffer0
+        if buffer0.shape != buffer.shape:
+            call.buffer0 = buffer0 = np.empty_like(buffer)
+        x0[:] = x
+        call.x_scratch[:] = x
+        a00[:] = a0
+        buffer0[:] = buffer
+        holder.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
+        if multi_step is _multi_step_kernel:  # (tests substitute multi_step)
+            if not _MULTI_STEP_ENTRY:
+                _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, call.model, call.d, x, call.x_scratch, call.bp,
+                                                        call.u, call.ctrl, a0, call.a1, z, self._pipeline_zeros[1],
+                                                        call.g_W, call.poses, call.collide, buffer, current.row, times,
+                                                        n))
+            run = _MULTI_STEP_ENTRY[0]
+        else:
+            run = multi_step
+        try:
+            k, _status, row = run(call.model, call.d, x, call.x_scratch, call.bp, call.u, call.ctrl, a0, call.a1, z,
+                                  self._pipeline_zeros[1], call.g_W, call.poses, call.collide, buffer, current.row,
+                                  times, n)
+        except (ZeroDivisionError, np.linalg.LinAlgError):
+            # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
+            # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
+            x[:] = x0
+            a0[:] = a00
+            buffer[:] = buffer0
+            return -1
+        if k:
+            last = current if row == current.row else current.other
+            AttachStepContacts(last, holder, call.geom_ids)
+            value.set_value(last)
+            self._pipeline_last = last
+        if k < n:  # Data holds the undone step k, not step k - 1's contacts
+            holder.fresh = None
+        return k
+
+    def _LeanCall(self, context, holder) -> "_LeanCall":
+        """The arguments of _LeanSteps' compiled call for `context` other than the state (model None: the fast path
+        does not apply), with the versions and objects they were read from."""
+        root = context._root
+        call = _LeanCall(root._wiring_version, root._versions[K_P], root._versions[K_U], self._pipeline,
+                         self.get_constraint_solver_options(), self.gravity_field()._g)
         plan = self._LeanPlan(context)
         if plan is None:
-            return -1
+            return call
         compiled = self._PipelineModel(context)
         if compiled is None or self._pipeline.python_forces:  # (a user's force elements are evaluated per step)
-            return -1
+            return call
         self._ThrowIfElementParametersChangeDynamics(context, "MultibodyPlant discrete update", simulating=True)
-        g_W = self.gravity_field()._g
         f = self._fast
+        g_W = self.gravity_field()._g
         if g_W is not f.g_source:
             f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)
-        z, z6 = self._pipeline_zeros
+        z = self._pipeline_zeros[0]
         whole, connected, _tau, _F = self._input_wiring(context)
         if self._model.nu == 0:  # the actuation as _PipelineStep reads it
             u = z
@@ -208,52 +272,26 @@ class _DiscreteStepMixin:
             u = self._eval_input_raw(context, self._actuation_port._index)._data
         else:
             u = self._EvalActuation(context)
-        u = np.require(u, np.float64, "CW")  # (the compiled entry's type: writeable, C-contiguous)
-        ctrl = a0 = a1 = z
+        call.u = np.require(u, np.float64, "CW")  # (the compiled entry's type: writeable, C-contiguous)
+        call.ctrl = z
         act = self._mjcf_actuation
         if plan:  # the fixed ctrl values (zeros where a port has none), as _PipelineStep reads them
-            ctrl = np.zeros(act.nu)
+            call.ctrl = np.zeros(act.nu)
             for sl, index in plan:
                 if index >= 0:
-                    ctrl[sl] = self._input_source(context, index)[1]._data
-        if act.na:  # MuJoCo's act: the activation group, advanced in place
-            a0 = context.get_discrete_state(self._mjcf_act_group)._data
-            a1 = np.empty(act.na)
-        value = context._abstract_values.get_value(self._sampled_index)  # the lean loop bumps the versions
-        current = value.get_value()
+                    call.ctrl[sl] = self._input_source(context, index)[1]._data
+        call.a1 = np.empty(act.na) if act.na else z  # MuJoCo's act: the activation group, advanced in place
+        call.a00 = np.empty(act.na) if act.na else z
         x = self._qv_vector(context)._data
-        scratch = self._pipeline_data._eval(context)._value
-        scratch.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
-        d = scratch.data
-        bp = self._element_cache._eval(context)._value.bp_flat
+        call.x0, call.x_scratch = np.empty_like(x), np.empty_like(x)
+        call.buffer0 = np.empty_like(context._abstract_values.get_value(self._sampled_index).get_value().buffer)
+        call.d = holder.data
+        call.bp = self._element_cache._eval(context)._value.bp_flat
         mocap = self._mjcf_mocap
-        poses = z if mocap is None else mocap.PoseVector(context)
-        x0, a00, buffer0 = x.copy(), a0.copy(), current.buffer.copy()
-        args = (compiled.model, d, x, x.copy(), bp, u, ctrl, a0, a1, z, z6, f.g_W, poses,
-                self._pipeline_collide(context), current.buffer, current.row, times, n)
-        if multi_step is _multi_step_kernel:  # (tests substitute multi_step)
-            if not _MULTI_STEP_ENTRY:
-                _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, *args))
-            run = _MULTI_STEP_ENTRY[0]
-        else:
-            run = multi_step
-        try:
-            k, _status, row = run(*args)
-        except (ZeroDivisionError, np.linalg.LinAlgError):
-            # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
-            # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
-            x[:] = x0
-            a0[:] = a00
-            current.buffer[:] = buffer0
-            return -1
-        if k:
-            last = current if row == current.row else current.other
-            AttachStepContacts(last, scratch, compiled.geom_ids)
-            value.set_value(last)
-            self._pipeline_last = last
-        if k < n:  # Data holds the undone step k, not step k - 1's contacts
-            scratch.fresh = None
-        return k
+        call.poses = z if mocap is None else mocap.PoseVector(context)
+        call.collide = self._pipeline_collide(context)
+        call.g_W, call.geom_ids, call.model = f.g_W, compiled.geom_ids, compiled.model
+        return call
 
     def _LeanPlan(self, context) -> tuple | None:
         """None when the step reads an input that may change between steps (a connected actuation or MJCF ctrl
@@ -301,3 +339,18 @@ def IntegrateDiscretePositions(plant, q, v_next, h, qdot):
         m = plant._model
         return IntegratePositions(m.order, m.ji, q, v_next, h, qdot)
     return q + h * qdot
+
+
+class _LeanCall:
+    """What the lean loop's compiled call reads for one context besides its state (MultibodyPlant._LeanSteps), and
+    what it was read from: the context's wiring, parameter and input versions, the plant's compiled pieces, solver
+    options and gravity vector. Kept in the context's "compiled step data" cache value (so a cloned context builds its
+    own); `model` None: the fast path does not apply."""
+
+    __slots__ = ("wiring", "parameters", "inputs", "pipeline", "options", "gravity", "model", "d", "bp", "u", "ctrl",
+                 "a1", "a00", "x0", "x_scratch", "buffer0", "poses", "collide", "g_W", "geom_ids")
+
+    def __init__(self, wiring: int, parameters: int, inputs: int, pipeline, options, gravity):
+        self.wiring, self.parameters, self.inputs = wiring, parameters, inputs
+        self.pipeline, self.options, self.gravity = pipeline, options, gravity
+        self.model = None

@@ -476,12 +476,13 @@ class _PipelineScratch:
     """The cache entry value holding one context's native Data (rebuilt, never copied, for a cloned context): `data`
     for the steps, `fresh` the StepContacts of the last one (step_contacts.py; None while a step runs), and a second
     Data for dry steps (the step that starts at a state, for the unsampled ports and MJCF sensors), which leaves the
-    last step's contacts."""
+    last step's contacts, and `lean` the arguments of the lean loop's compiled call for this context."""
 
-    __slots__ = ("data", "fresh", "dry")
+    __slots__ = ("data", "fresh", "dry", "lean")
 
     def __init__(self):
         self.data, self.fresh, self.dry = new_data(), None, None
+        self.lean = None  # the lean loop's call arguments (_discrete_step._LeanCall)
 
     def Dry(self):
         if self.dry is None:

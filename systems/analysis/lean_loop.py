@@ -130,11 +130,22 @@ def AdvanceLean(sim, group, boundary_time: float):
     in_place = _replacing_update(unres) if not disc else None
     versions = ctx._versions
     many = getattr(unres[0][0], "_LeanSteps", None) if in_place is not None else None
-    times = np.empty(_CHUNK) if many is not None else None
+    times = None
+    if many is not None:
+        times = sim._lean_times
+        if times is None:
+            times = sim._lean_times = np.empty(_CHUNK)
     retry = False  # the last chunk stopped before a failing update: take it on the ordinary path
     while True:
         if many is not None and sim._trigger_time and not retry:
-            n, t_end, hit = lean_times(period, offset, ctx._time, boundary_time, times)
+            t0 = ctx._time
+            t_next = next_sample_time(period, offset, t0, False)
+            if boundary_time <= t_next:  # one update before the boundary (AdvanceTo(t + h)): lean_times' arithmetic
+                times[0], n = t0, 1
+                hit = not boundary_time < t_next
+                t_end = t_next if hit else boundary_time
+            else:
+                n, t_end, hit = lean_times(period, offset, t0, boundary_time, times)
             k = many(in_place[0], times, n)
             if k < 0:
                 many = None

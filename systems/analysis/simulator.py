@@ -84,6 +84,7 @@ class Simulator(PortableAttributes):
         self._witnessed = _EMPTY
         self._trigger_time = False
         self._trigger_witness = False
+        self._lean_times = None  # the lean loop's buffer of sample times (lean_loop.AdvanceLean)
         self.ResetStatistics()
 
     # ----- accessors -------------------------------------------------------------------------------

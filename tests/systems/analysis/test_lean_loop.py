@@ -172,3 +172,64 @@ def test_fixed_ctrl_and_activations_step_in_chunks_bit_for_bit(monkeypatch):
             sim.AdvanceTo(0.5)
         errors.append((str(error.value), sim.get_context().get_time()))
     assert errors[0] == errors[1]
+
+
+def _pendulum_on_box(lib):
+    """The box drop plus an actuated pendulum pinned to the world, its actuation input fixed."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
+                                    lib.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground",
+                                    lib.CoulombFriction(0.5, 0.5))
+    link = plant.AddRigidBody("link", lib.SpatialInertia.SolidBoxWithMass(1.0, 0.05, 0.05, 0.4))
+    joint = plant.AddJoint(lib.RevoluteJoint("pin", plant.world_body().body_frame(), link.body_frame(),
+                                             [0.0, 1.0, 0.0], 0.1))
+    plant.AddJointActuator("motor", joint)
+    plant.Finalize()
+    diagram = builder.Build()
+    simulator = lib.Simulator(diagram)
+    plant_context = plant.GetMyMutableContextFromRoot(simulator.get_mutable_context())
+    plant.SetFreeBodyPose(plant_context, box, lib.RigidTransform([0.0, 0.0, 0.102]))
+    fixed = plant.get_actuation_input_port().FixValue(plant_context, [0.5])
+    return simulator, plant, plant_context, link, fixed
+
+
+_CHANGES = (8, 14, 20, 26)  # the steps before which _advance_per_step changes the model's inputs
+
+
+def _advance_per_step(general: bool, changes: int) -> np.ndarray:
+    """[q; v] after each of 40 AdvanceTo(t + h) calls, making the first `changes` changes of _CHANGES: the link's mass,
+    the gravity vector, the fixed actuation replaced, then written through GetMutableVectorData."""
+    simulator, plant, plant_context, link, _fixed = _pendulum_on_box(ma)
+    if general:
+        simulator.set_monitor(lambda context: None)  # a monitor: the general loop
+    simulator.Initialize()
+    assert (LeanGroup(simulator) is None) == general
+    out = []
+    for n in range(1, 41):
+        if n == _CHANGES[0] and changes > 0:
+            link.SetMass(plant_context, 3.5)
+        if n == _CHANGES[1] and changes > 1:
+            plant.mutable_gravity_field().set_gravity_vector([0.3, 0.0, -9.0])
+        if n == _CHANGES[2] and changes > 2:
+            plant.get_actuation_input_port().FixValue(plant_context, [-2.0])
+        if n == _CHANGES[3] and changes > 3:
+            fixed = plant.get_actuation_input_port().FixValue(plant_context, [1.0])
+            fixed.GetMutableVectorData().SetFromVector([3.0])
+        simulator.AdvanceTo(n * 0.001)
+        out.append(plant.GetPositionsAndVelocities(plant_context).copy())
+    return np.array(out)
+
+
+def test_changes_between_single_step_advances_reach_the_lean_loops_compiled_steps():
+    """AdvanceTo(t + h) per step (the lean loop keeps its compiled call's arguments per context): a body's mass, the
+    gravity vector and the fixed actuation (replaced, or written through GetMutableVectorData) changed between calls
+    are those the next step uses: each change moves the state at its step, and the lean loop matches the general
+    loop bit for bit."""
+    lean = [_advance_per_step(False, k) for k in range(len(_CHANGES) + 1)]
+    np.testing.assert_array_equal(lean[-1], _advance_per_step(True, len(_CHANGES)))
+    for k, n in enumerate(_CHANGES):
+        np.testing.assert_array_equal(lean[k][:n - 1], lean[k + 1][:n - 1])
+        assert np.any(lean[k][n - 1] != lean[k + 1][n - 1]), f"change {k} did not reach step {n}"

@@ -143,23 +143,39 @@ def slice_tetrahedron(T4, n, p0, out):
 
 @njit(cache=True)
 def order_about_normal(P, k, n):
-    """Sorts the vertices of a convex planar polygon P[:k] counter-clockwise about n (in place)."""
-    c = np.zeros(3)
+    """Sorts the vertices of a convex planar polygon P[:k] counter-clockwise about n (in place). (Scalar arithmetic
+    in the order of the vector expressions it replaces: no temporary arrays.)"""
+    c0 = c1 = c2 = 0.0
     for i in range(k):
-        c += P[i]
-    c /= k
-    t = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    t1 = t - n * dot3(t, n)
-    t1 /= np.sqrt(dot3(t1, t1))
-    t2 = cross3(n, t1)
+        c0 += P[i, 0]
+        c1 += P[i, 1]
+        c2 += P[i, 2]
+    c0, c1, c2 = c0 / k, c1 / k, c2 / k
+    t0, t1_, t2_ = (1.0, 0.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0, 0.0)
+    tn = t0 * n[0] + t1_ * n[1] + t2_ * n[2]
+    u0, u1, u2 = t0 - n[0] * tn, t1_ - n[1] * tn, t2_ - n[2] * tn
+    ln = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    u0, u1, u2 = u0 / ln, u1 / ln, u2 / ln
+    w0, w1, w2 = n[1] * u2 - n[2] * u1, n[2] * u0 - n[0] * u2, n[0] * u1 - n[1] * u0
     ang = np.empty(k)
     for i in range(k):
-        d = P[i] - c
-        ang[i] = np.arctan2(dot3(d, t2), dot3(d, t1))
-    idx = np.argsort(ang)
-    tmp = P[:k].copy()
-    for i in range(k):
-        P[i] = tmp[idx[i]]
+        d0, d1, d2 = P[i, 0] - c0, P[i, 1] - c1, P[i, 2] - c2
+        ang[i] = np.arctan2(d0 * w0 + d1 * w1 + d2 * w2, d0 * u0 + d1 * u1 + d2 * u2)
+    if k >= 16:
+        idx = np.argsort(ang)
+        tmp = P[:k].copy()
+        for i in range(k):
+            P[i] = tmp[idx[i]]
+        return
+    for i in range(1, k):  # the insertion sort numba's argsort runs on fewer than 16 items, moving rows in place
+        a, x0, x1, x2 = ang[i], P[i, 0], P[i, 1], P[i, 2]
+        j = i
+        while j > 0 and (a < ang[j - 1] or (np.isnan(ang[j - 1]) and not np.isnan(a))):  # numba's lt_floats
+            ang[j] = ang[j - 1]
+            P[j, 0], P[j, 1], P[j, 2] = P[j - 1, 0], P[j - 1, 1], P[j - 1, 2]
+            j -= 1
+        ang[j] = a
+        P[j, 0], P[j, 1], P[j, 2] = x0, x1, x2
 
 
 @njit(cache=True)
@@ -182,27 +198,48 @@ def new_buffer():
 
 
 @njit(cache=True)
-def _polygon_area_centroid(V, n_hint):
-    """(area, centroid, unit normal) of a convex planar polygon V (k, 3) (fan from vertex 0, Drake's
-    CalcPolygonCentroid weights; the normal from the vertices' winding, n_hint when degenerate)."""
+def _polygon_area_centroid(V, h0, h1, h2):
+    """(area, centroid, unit normal) of a convex planar polygon V (k, 3) as 7 floats (fan from vertex 0, Drake's
+    CalcPolygonCentroid weights; the normal from the vertices' winding, the hint (h0, h1, h2) when degenerate).
+    Scalar arithmetic in the order of the vector expressions it replaces (no temporary arrays)."""
     k = V.shape[0]
-    s = np.zeros(3)
+    s0 = s1 = s2 = 0.0
     for i in range(1, k - 1):
-        s += cross3(V[i] - V[0], V[i + 1] - V[0])
-    ln = np.sqrt(dot3(s, s))
-    n = s / ln if ln > 0.0 else n_hint.copy()
-    acc = np.zeros(3)
+        a0, a1, a2 = V[i, 0] - V[0, 0], V[i, 1] - V[0, 1], V[i, 2] - V[0, 2]
+        b0, b1, b2 = V[i + 1, 0] - V[0, 0], V[i + 1, 1] - V[0, 1], V[i + 1, 2] - V[0, 2]
+        s0 += a1 * b2 - a2 * b1
+        s1 += a2 * b0 - a0 * b2
+        s2 += a0 * b1 - a1 * b0
+    ln = np.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
+    if ln > 0.0:
+        n0, n1, n2 = s0 / ln, s1 / ln, s2 / ln
+    else:
+        n0, n1, n2 = h0, h1, h2
+    acc0 = acc1 = acc2 = 0.0
     w = 0.0
     for i in range(1, k - 1):
-        wi = dot3(cross3(V[i] - V[0], V[i + 1] - V[0]), n)
-        acc += wi * (V[0] + V[i] + V[i + 1]) / 3.0
+        a0, a1, a2 = V[i, 0] - V[0, 0], V[i, 1] - V[0, 1], V[i, 2] - V[0, 2]
+        b0, b1, b2 = V[i + 1, 0] - V[0, 0], V[i + 1, 1] - V[0, 1], V[i + 1, 2] - V[0, 2]
+        wi = (a1 * b2 - a2 * b1) * n0 + (a2 * b0 - a0 * b2) * n1 + (a0 * b1 - a1 * b0) * n2
+        acc0 += wi * (V[0, 0] + V[i, 0] + V[i + 1, 0]) / 3.0
+        acc1 += wi * (V[0, 1] + V[i, 1] + V[i + 1, 1]) / 3.0
+        acc2 += wi * (V[0, 2] + V[i, 2] + V[i + 1, 2]) / 3.0
         w += wi
     if w == 0.0:
-        c = np.zeros(3)
+        c0 = c1 = c2 = 0.0
         for i in range(k):
-            c += V[i]
-        return 0.5 * ln, c / k, n
-    return 0.5 * ln, acc / w, n
+            c0 += V[i, 0]
+            c1 += V[i, 1]
+            c2 += V[i, 2]
+        return 0.5 * ln, c0 / k, c1 / k, c2 / k, n0, n1, n2
+    return 0.5 * ln, acc0 / w, acc1 / w, acc2 / w, n0, n1, n2
+
+
+@njit(cache=True)
+def _rotate(R, x):
+    """R·x of a 3×3 matrix and a 3-vector as three floats (matvec3's arithmetic)."""
+    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2], R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
+            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2])
 
 
 @njit(cache=True)
@@ -211,22 +248,9 @@ def emit_polygon(buf, P, pr, k, n_L, g_first_L, g_other_L, R, p, swap, triangles
     first, gradients of the first's and the other's field in L, NaN when rigid) to the buffer in World, X_WL =
     (R, p). swap: the first geometry is N (its GeometryId is the larger), so the winding and normal are reversed
     and the gradients exchanged. triangles: the triangle representation (a fan around the centroid).
-    Returns the buffer (its arrays may have been reallocated)."""
+    Returns the buffer (its arrays may have been reallocated). Written without temporary arrays (this runs per face
+    of every contact surface of every derivative evaluation)."""
     V, vp, fi, fs, fn, fc, fa, fp, gM, gN, cnt = buf
-    W = np.empty((k, 3))
-    q = np.empty(k)
-    for i in range(k):
-        src = k - 1 - i if swap else i
-        W[i] = matvec3(R, P[src]) + p
-        q[i] = pr[src]
-    n_W = matvec3(R, n_L)
-    g_first = matvec3(R, g_first_L)
-    g1, g2 = g_first, matvec3(R, g_other_L)
-    if swap:
-        n_W = -n_W
-        g1, g2 = g2, g1
-    area, c, n = _polygon_area_centroid(W, n_W)
-    pc = q[0] + height(g_first, c, W[0])  # the pressure is linear on the polygon
     nv, nf, ni = cnt[0], cnt[1], cnt[2]
     add_v = k + 1 if triangles else k
     add_f = k if triangles else 1
@@ -241,29 +265,55 @@ def emit_polygon(buf, P, pr, k, n_L, g_first_L, g_other_L, R, p, swap, triangles
     fp = _grow(fp, nf + add_f)
     gM = _grow(gM, nf + add_f)
     gN = _grow(gN, nf + add_f)
-    for i in range(k):
-        V[nv + i] = W[i]
-        vp[nv + i] = q[i]
+    for i in range(k):  # the polygon in World: W = V[nv:nv + k]
+        src = k - 1 - i if swap else i
+        x0, x1, x2 = P[src, 0], P[src, 1], P[src, 2]
+        for j in range(3):  # matvec3(R, P[src]) + p
+            V[nv + i, j] = (R[j, 0] * x0 + R[j, 1] * x1 + R[j, 2] * x2) + p[j]
+        vp[nv + i] = pr[src]
+    W = V[nv:nv + k]
+    n0, n1, n2 = _rotate(R, n_L)
+    f0, f1, f2 = _rotate(R, g_first_L)
+    o0, o1, o2 = _rotate(R, g_other_L)
+    if swap:
+        n0, n1, n2 = -n0, -n1, -n2
+    area, c0, c1, c2, m0, m1, m2 = _polygon_area_centroid(W, n0, n1, n2)
+    # the pressure is linear on the polygon: height(g_first, c, W[0])
+    pc = vp[nv] + (f0 * (c0 - W[0, 0]) + f1 * (c1 - W[0, 1]) + f2 * (c2 - W[0, 2]))
+    if swap:
+        f0, f1, f2, o0, o1, o2 = o0, o1, o2, f0, f1, f2
     if not triangles:
         for i in range(k):
             fi[ni + i] = nv + i
         fs[nf + 1] = ni + k
-        fn[nf], fc[nf], fa[nf], fp[nf], gM[nf], gN[nf] = n, c, area, pc, g1, g2
+        fn[nf, 0], fn[nf, 1], fn[nf, 2] = m0, m1, m2
+        fc[nf, 0], fc[nf, 1], fc[nf, 2] = c0, c1, c2
+        fa[nf], fp[nf] = area, pc
+        gM[nf, 0], gM[nf, 1], gM[nf, 2] = f0, f1, f2
+        gN[nf, 0], gN[nf, 1], gN[nf, 2] = o0, o1, o2
     else:
         ci = nv + k
-        V[ci] = c
+        V[ci, 0], V[ci, 1], V[ci, 2] = c0, c1, c2
         vp[ci] = pc
         for i in range(k):  # Drake's fan: triangle (v[i-1], v[i], centroid)
             a, b = (i + k - 1) % k, i
-            cr = cross3(W[b] - W[a], c - W[a])
-            ln = np.sqrt(dot3(cr, cr))
+            a0, a1, a2 = W[b, 0] - W[a, 0], W[b, 1] - W[a, 1], W[b, 2] - W[a, 2]
+            b0, b1, b2 = c0 - W[a, 0], c1 - W[a, 1], c2 - W[a, 2]
+            r0, r1, r2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+            ln = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
             f = nf + i
             fi[ni + 3 * i], fi[ni + 3 * i + 1], fi[ni + 3 * i + 2] = nv + a, nv + b, ci
             fs[f + 1] = ni + 3 * i + 3
-            fn[f] = cr / ln if ln > 0.0 else n
-            fc[f] = (W[a] + W[b] + c) / 3.0
+            if ln > 0.0:
+                fn[f, 0], fn[f, 1], fn[f, 2] = r0 / ln, r1 / ln, r2 / ln
+            else:
+                fn[f, 0], fn[f, 1], fn[f, 2] = m0, m1, m2
+            fc[f, 0] = (W[a, 0] + W[b, 0] + c0) / 3.0
+            fc[f, 1] = (W[a, 1] + W[b, 1] + c1) / 3.0
+            fc[f, 2] = (W[a, 2] + W[b, 2] + c2) / 3.0
             fa[f] = 0.5 * ln
-            fp[f] = (q[a] + q[b] + pc) / 3.0
-            gM[f], gN[f] = g1, g2
+            fp[f] = (vp[nv + a] + vp[nv + b] + pc) / 3.0
+            gM[f, 0], gM[f, 1], gM[f, 2] = f0, f1, f2
+            gN[f, 0], gN[f, 1], gN[f, 2] = o0, o1, o2
     cnt[0], cnt[1], cnt[2] = nv + add_v, nf + add_f, ni + add_i
     return (V, vp, fi, fs, fn, fc, fa, fp, gM, gN, cnt)

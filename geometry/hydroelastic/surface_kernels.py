@@ -75,17 +75,18 @@ def _soft_vs_plane(buf, s, r, R_WG, p_WG, h, swap, triangles):
     P = np.empty((_MAXP, 3))
     pr = np.empty(_MAXP)
     nan3 = np.full(3, np.nan)
+    T4 = np.empty((4, 3))
     for t in range(tet_adr[s], tet_adr[s] + tet_num[s]):
         if height(n_S, tsph[t], p_S) > tsph[t, 3]:
             continue
-        T4 = _tet(sv, st, t)
+        _tet_into(sv, st, t, T4)
         k = slice_tetrahedron(T4, n_S, p_S, P)
         k = remove_near_duplicates(P, k)
         if k < 3:
             continue
         for i in range(k):
             pr[i] = se0[t] + dot3(sg[t], P[i])
-        buf = emit_polygon(buf, P, pr, k, n_S, sg[t].copy(), nan3, R, p, swap, triangles)
+        buf = emit_polygon(buf, P, pr, k, n_S, sg[t], nan3, R, p, swap, triangles)
     return buf
 
 

@@ -34,23 +34,19 @@ def atan_x_over_x_from_x_squared(x2):
 @njit(cache=True)
 def _traction(p, e, n, VA, VB, d, mu, vs, out):
     """Traction [Pa] on A at point p (3) into out (3): normal Hunt–Crossley plus regularized friction. VA, VB are
-    the bodies' Plücker velocities at Wo ([ω, v_Wo])."""
-    v = np.empty(3)
-    for k in range(3):
-        v[k] = VA[3 + k] - VB[3 + k]
-    w = VA[:3] - VB[:3]
-    v[0] += w[1] * p[2] - w[2] * p[1]
-    v[1] += w[2] * p[0] - w[0] * p[2]
-    v[2] += w[0] * p[1] - w[1] * p[0]
-    vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2]
+    the bodies' Plücker velocities at Wo ([ω, v_Wo]). (Scalars, no temporary arrays: this runs per face.)"""
+    w0, w1, w2 = VA[0] - VB[0], VA[1] - VB[1], VA[2] - VB[2]
+    v0 = VA[3] - VB[3] + (w1 * p[2] - w2 * p[1])
+    v1 = VA[4] - VB[4] + (w2 * p[0] - w0 * p[2])
+    v2 = VA[5] - VB[5] + (w0 * p[1] - w1 * p[0])
+    vn = v0 * n[0] + v1 * n[1] + v2 * n[2]
     tn = max(e - vn * d * e, 0.0)
-    vt2 = 0.0
-    for k in range(3):
-        v[k] -= n[k] * vn
-        vt2 += v[k] * v[k]
+    v0, v1, v2 = v0 - n[0] * vn, v1 - n[1] * vn, v2 - n[2] * vn
+    vt2 = v0 * v0 + v1 * v1 + v2 * v2
     ft = (2.0 / np.pi) * mu * tn * atan_x_over_x_from_x_squared(vt2 / (vs * vs)) / vs
-    for k in range(3):
-        out[k] = n[k] * tn - ft * v[k]
+    out[0] = n[0] * tn - ft * v0
+    out[1] = n[1] * tn - ft * v1
+    out[2] = n[2] * tn - ft * v2
 
 
 @njit(cache=True)

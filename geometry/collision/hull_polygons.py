@@ -6,7 +6,9 @@ which triangles form one face decides the contacts. MuJoCo's rule (mjCMesh::Make
 unit normal, in the frame of the mesh as read from its file, is binned by its azimuth and polar angles rounded
 to 0.01 rad (normals within 1e-7 of ±z form the two polar bins); all triangles of a bin form one polygon,
 whose edge-connected pieces are its separate faces, each traced along its boundary. A face's normal is that of
-its vector area in the compiled (shape) frame. Binning in another frame or merging only exactly
+its vector area in the compiled (shape) frame. The faces come in the iteration order of MuJoCo's bin table (a
+libc++ ``std::unordered_map`` keyed by the angle pair, hashed by boost's hash_combine of the doubles' bits), which
+decides which of two equally good faces a contact uses (Barkour's obstacle course, TALOS's feet). Binning in another frame or merging only exactly
 coplanar triangles gives other faces on CAD meshes (Toddlerbot's feet: 47 faces in MuJoCo, 50 when merging
 coplanar triangles only).
 
@@ -21,6 +23,7 @@ G) and vertices ``pvert[padr[f]:padr[f + 1]]``, counter-clockwise about that nor
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
@@ -87,9 +90,9 @@ class _Bin:
 
     def boundaries(self) -> list[list[int]]:
         """One vertex cycle per piece, traced from the piece's first boundary edge along the first edge (after
-        edge 0) leaving each vertex; a piece whose trace does not close is dropped (as MuJoCo does)."""
-        if len(self.edges) == 3:
-            return [[e[0] for e in self.edges]]
+        edge 0) leaving each vertex; a piece whose trace does not close is dropped (as MuJoCo does). A bin of
+        three boundary edges is traced too (MuJoCo 4 has no shortcut taking them in table order: a triangle
+        split around an inner vertex keeps its winding)."""
         first: dict = {}
         leaving: dict = {}
         for k, (e, p) in enumerate(self.edges.items()):
@@ -112,10 +115,94 @@ class _Bin:
         return out
 
 
+_M64 = (1 << 64) - 1
+
+
+def _double_hash(x: float) -> int:
+    """libc++'s std::hash<double> on a 64-bit machine: the bits of x (0 for ±0)."""
+    return 0 if x == 0.0 else struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _key_hash(key: tuple[float, float]) -> int:
+    """MuJoCo 4's hash of an (azimuth, polar) bin: boost::hash_combine(hash(azimuth), hash(polar))."""
+    h = _double_hash(key[0])
+    return h ^ ((_double_hash(key[1]) + 0x9E3779B9 + (h << 6) + (h >> 2)) & _M64)
+
+
+def _is_prime(n: int) -> bool:
+    if n < 4:
+        return n > 1
+    if n % 2 == 0:
+        return False
+    i = 3
+    while i * i <= n:
+        if n % i == 0:
+            return False
+        i += 2
+    return True
+
+
+def _bucket(h: int, nb: int) -> int:
+    """libc++'s bucket of hash h among nb buckets (a mask for a power of two, else the remainder)."""
+    return h & (nb - 1) if nb & (nb - 1) == 0 else h % nb
+
+
+def unordered_map_order(hashes: list[int]) -> list[int]:
+    """The iteration order (indices into ``hashes``) of a libc++ ``std::unordered_map`` into which keys with
+    these hashes (distinct keys, in insertion order) were inserted: a singly linked list where a key whose
+    bucket is empty goes to the front and any other one to the front of its bucket's run; the table grows to
+    the next prime above twice its size when the load factor would pass 1, relinking in list order."""
+    n = len(hashes)
+    head = n  # the list's before-begin node
+    nxt = [-1] * (n + 1)
+    buckets: list[int] = []  # per bucket: the node before its run, or -1
+    for node, h in enumerate(hashes):
+        nb = len(buckets)
+        if nb == 0 or node + 1 > nb:
+            want = max(2 * nb + (0 if nb > 2 and nb & (nb - 1) == 0 else 1), node + 1)
+            if want == 1:
+                want = 2
+            elif want & (want - 1):
+                while not _is_prime(want):
+                    want += 1
+            nb = want
+            buckets = [-1] * nb
+            pp, cp = head, nxt[head]
+            if cp != -1:  # relink as libc++'s __do_rehash
+                ph = _bucket(hashes[cp], nb)
+                buckets[ph] = pp
+                pp, cp = cp, nxt[cp]
+                while cp != -1:
+                    ch = _bucket(hashes[cp], nb)
+                    if ch == ph:
+                        pp = cp
+                    elif buckets[ch] == -1:
+                        buckets[ch], pp, ph = pp, cp, ch
+                    else:
+                        nxt[pp] = nxt[cp]
+                        nxt[cp] = nxt[buckets[ch]]
+                        nxt[buckets[ch]] = cp
+                    cp = nxt[pp]
+        b = _bucket(h, nb)
+        before = buckets[b]
+        if before == -1:
+            nxt[node], nxt[head] = nxt[head], node
+            buckets[b] = head
+            if nxt[node] != -1:
+                buckets[_bucket(hashes[nxt[node]], nb)] = node
+        else:
+            nxt[node], nxt[before] = nxt[before], node
+    out, cp = [], nxt[head]
+    while cp != -1:
+        out.append(cp)
+        cp = nxt[cp]
+    return out
+
+
 def merge_coplanar(key_vertices: np.ndarray, triangles: np.ndarray) -> list[list[int]]:
     """MuJoCo's hull faces: vertex cycles (counter-clockwise about the outward normal) of the outward-wound
     hull ``triangles`` merged by the bins of their normals computed from ``key_vertices`` (the frame MuJoCo
-    bins in: the mesh as read from its file)."""
+    bins in: the mesh as read from its file), in the order of MuJoCo's bin table."""
     kv = np.asarray(key_vertices, dtype=float).reshape(-1, 3).tolist()
     bins: dict = {}
     for a, b, c in np.asarray(triangles, dtype=np.int64).reshape(-1, 3).tolist():
@@ -126,7 +213,9 @@ def merge_coplanar(key_vertices: np.ndarray, triangles: np.ndarray) -> list[list
             bins[key].insert(a, b, c)
         else:
             bins[key] = _Bin(a, b, c)
-    return [cycle for piece in bins.values() for cycle in piece.boundaries() if len(cycle) >= 3]
+    pieces = list(bins.values())
+    order = unordered_map_order([_key_hash(key) for key in bins])
+    return [cycle for i in order for cycle in pieces[i].boundaries() if len(cycle) >= 3]
 
 
 def _face_normals(v: np.ndarray, cycles: list[list[int]]) -> np.ndarray:

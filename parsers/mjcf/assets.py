@@ -197,6 +197,7 @@ def compile_mesh(ctx: CompileContext, el: Element) -> MjcfMesh:
     verts = (v - com) @ quat_to_mat(quat)
     return MjcfMesh(name, verts, f, com, quat, vol, inertia_box(principal), mode, a.get("file"),
                     file_vertices=file_vertices, maxhullvert=int(a["maxhullvert"]),
+                    left_handed=bool(np.prod(np.asarray(a["scale"], float)) < 0),
                     file_vertices_compiled=verts if every is v else (every - com) @ quat_to_mat(quat))
 
 

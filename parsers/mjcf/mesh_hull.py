@@ -46,6 +46,9 @@ def MujocoMeshHull(mesh: MjcfMesh) -> tuple[np.ndarray, np.ndarray]:
         inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), a - hv.mean(axis=0)) < 0
         tris[inward] = tris[inward][:, [1, 0, 2]]
         hull = compiled[used]
-        faces = pack_polygons(hull, merge_coplanar(hv, tris))
+        cycles = merge_coplanar(hv, tris)
+        if mesh.left_handed:  # MuJoCo 4 turns a mirrored mesh's faces around (same first vertex), so that they
+            cycles = [c[:1] + c[:0:-1] for c in cycles]  # wind counter-clockwise about the mirrored normals
+        faces = pack_polygons(hull, cycles)
         mesh.hull = (hull.astype(np.float32).astype(float), faces)
     return mesh.hull

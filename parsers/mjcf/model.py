@@ -133,6 +133,8 @@ class MjcfMesh:
     #: (n, 3) the same points in the mesh inertial frame (`vertices` unless a point cloud kept only its hull)
     file_vertices_compiled: np.ndarray | None = field(default=None, repr=False)
     maxhullvert: int = -1  #: vertex cap of the collision hull (-1: none)
+    #: the scale mirrors the mesh (a negative product): the hull faces, made in the file frame, turn around
+    left_handed: bool = False
     #: (hull vertices, packed hull faces) once computed (mesh_hull.py)
     hull: tuple | None = field(default=None, repr=False, compare=False)
 

@@ -98,3 +98,43 @@ def test_foot_on_plane_matches_mujoco():
     assert plant.get_contact_results_output_port().Eval(ctx).num_point_pair_contacts() == md.ncon
     q, _ = GetMujocoState(plant, ctx)
     np.testing.assert_allclose(q, md.qpos, rtol=0, atol=1e-9)
+
+
+def _ordered_faces_match(mujoco, xml: str) -> int:
+    """Assert every mesh's faces equal MuJoCo's mesh polygons in order, start vertex and winding; returns the
+    number of faces compared."""
+    mm = mujoco.MjModel.from_xml_string(xml)
+    model = load_mjcf(xml)
+    total = 0
+    for k in range(mm.nmesh):
+        hull_v, packed = MujocoMeshHull(model.meshes[k])
+        cycles, _ = _faces(packed)
+        mv = mm.mesh_vert[mm.mesh_vertadr[k]:mm.mesh_vertadr[k] + mm.mesh_vertnum[k]].astype(float)
+        theirs = [mv[mm.mesh_polyvert[mm.mesh_polyvertadr[p]:mm.mesh_polyvertadr[p] + mm.mesh_polyvertnum[p]]]
+                  for p in range(mm.mesh_polyadr[k], mm.mesh_polyadr[k] + mm.mesh_polynum[k])]
+        assert len(cycles) == len(theirs)
+        for p, (c, t) in enumerate(zip(cycles, theirs)):
+            np.testing.assert_allclose(hull_v[c], t, rtol=0, atol=1e-8, err_msg=f"mesh {k} face {p}")  # float32 ulps
+        total += len(theirs)
+    return total
+
+
+def test_face_order_and_winding_are_mujocos():
+    """MuJoCo 4 lists a mesh's faces in its bin table's order (libc++ unordered_map, boost hash_combine of the
+    angle bins), winds a mirrored mesh's faces the other way round, and traces a bin of three boundary edges
+    as any other (a face split around a slightly raised inner vertex keeps its winding): the order picks
+    between equally deep faces in box-mesh and mesh-mesh contacts (Barkour's obstacles, TALOS's feet)."""
+    mujoco = require_mujoco()
+    rng = np.random.default_rng(7)
+    u = rng.normal(size=(80, 3))
+    cloud = np.round(u / np.linalg.norm(u, axis=1)[:, None] * (0.1, 0.07, 0.05), 5)
+    corners = np.array([[0, 0, 0], [0.1, 0, 0], [0, 0.07, 0], [0, 0, 0.05]])
+    n = np.cross(corners[2] - corners[1], corners[3] - corners[1])
+    tet = np.vstack([corners, corners[1:].mean(axis=0) + 2e-6 * n / np.linalg.norm(n)])  # the slanted face split
+    meshes = "".join(f'<mesh name="m{k}" vertex="{" ".join(f"{c:.9g}" for c in v.ravel())}" scale="{s}"/>'
+                     for k, (v, s) in enumerate([(cloud, "1 1 1"), (cloud, "1 -1 1"), (tet, "1 1 1")]))
+    geoms = "".join(f'<geom type="mesh" mesh="m{k}" pos="{k} 0 0"/>' for k in range(3))
+    xml = f"<mujoco><asset>{meshes}</asset><worldbody>{geoms}</worldbody></mujoco>"
+    assert _ordered_faces_match(mujoco, xml) > 150
+    mm = mujoco.MjModel.from_xml_string(xml)
+    assert mm.mesh_polynum[2] == 4 and mm.mesh_graph[mm.mesh_graphadr[2] + 1] == 6  # 6 triangles, 4 faces

@@ -10,6 +10,9 @@ point-contact pair (every unfiltered geometry pair has a contact surface represe
 (_step_error_controlled, _adjusted_step_size, _error_norm) statement by statement, so states and statistics agree
 with the Python loop to round-off. A step the Python loop would treat specially (non-finite error, a step below the
 minimum, a crawling step) is left undone for it to redo and report.
+
+(numba caches a compiled function with the code of the kernels it calls from other modules: after editing those
+kernels, edit this module too, or its cached integrator keeps their previous code.)
 """
 from __future__ import annotations
 
@@ -169,7 +172,7 @@ def PlantDerivatives(x, tree, geometry, stiction, out):
     F_c = np.zeros((ji.shape[0], 6))
     ShiftToBodyOrigins(F_s, C, bA, bB, p_WB, F_c)
     F += F_c
-    tau += np.zeros(nv)
+    tau += np.zeros(nv)  # the contributors' generalized forces (none: no point contact), as _AssembleForces adds them
     vdot = forward_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, F, tau, np.zeros(nv))
     out[:nq] = map_velocity_to_qdot(order, ji, q, v)
     out[nq:] = vdot
@@ -181,20 +184,14 @@ def _error_norm(err, x1, order, ji, nq):
     nv = err.shape[0] - nq
     q1 = x1[:nq].copy()
     dq = map_velocity_to_qdot(order, ji, q1, np.dot(nplus_matrix(order, ji, q1, nq, nv), err[:nq].copy()))
-    out = -1.0
+    out = 0.0
     for part in (dq, err[nq:]):
-        if part.shape[0] == 0:
-            continue
-        mx = 0.0
-        first = True
         for k in range(part.shape[0]):
             a = abs(part[k])
             if a != a:
                 return math.nan
-            if first or a > mx:
-                mx, first = a, False
-        out = max(out, mx)
-    return max(out, 0.0) if out >= 0.0 else 0.0
+            out = max(out, a)
+    return out
 
 
 @njit(cache=True)

@@ -5,6 +5,7 @@ inspector, collision filtering, meshes and bounding boxes, Meshcat, and the comp
 Mirrors ``pydrake.geometry``; ``CoulombFriction`` (pydrake.multibody.plant) is defined here and
 re-exported by the plant.
 """
+from mallard.common.numba_loading import install as _install_numba_loading
 from mallard.geometry.bounding_box import Aabb, Obb
 from mallard.geometry.collision_filter import (CollisionFilterDeclaration, CollisionFilterManager,
                                                CollisionFilterScope, GeometrySet)
@@ -76,3 +77,5 @@ __all__ = ["ContactSurface", "ContactSurface_", "PolygonSurfaceMeshFieldLinear",
     "SignedDistanceToPoint_", "SortedPair", "SourceId", "Sphere", "StartMeshcat", "SurfacePolygon",
     "SurfaceTriangle", "TriangleSurfaceMesh", "VolumeElement", "VolumeMesh",
 ]
+
+_install_numba_loading()  # numba parses a cached kernel's bitcode on first need (the first simulation loads faster)

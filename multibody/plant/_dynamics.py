@@ -49,9 +49,11 @@ class _DynamicsMixin:
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
         """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
-        self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
-        kin = self._eval_kinematics(context)
-        f = self._EvalElementValues(context).fast  # the context's reflected inertia
+        kin = self._eval_kinematics(context)  # (validates the context)
+        ev = self._EvalElementValues(context)
+        if ev.locked or ev.inactive or ev.distance or ev.key is not None:
+            self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
+        f = ev.fast  # the context's reflected inertia
         M = np.empty(f.M_shape)
         f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
         if self._tendon_inertia is not None:

@@ -12,6 +12,9 @@ from ..kernels.joint_kernels import quaternion_to_rotation, rpy_to_rotation
 from ..math.functions import rpy_from_rotation_matrix
 
 
+_F64 = np.dtype(np.float64)
+
+
 def _vec(x, n: int, what: str) -> np.ndarray:
     a = np.asarray(x, dtype=float).reshape(-1)
     if a.size != n:
@@ -147,8 +150,15 @@ class _StateAccessMixin:
     def SetPositions(self, context, *args, **kwargs) -> None:
         """Set q of the whole plant (q) or of one model instance (model_instance, q)."""
         if len(args) == 1 and not kwargs and self._finalized:  # (q): the common call, without overload binding
-            q = _vec(args[0], self._model.nq, "SetPositions q")
-            self._mutable_qv(context)[:q.shape[0]] = q  # validates the context
+            if getattr(context, "_system_id", None) != self._system_id or context._root is None:
+                self.ValidateContext(context)  # raises, naming the context's system
+            nq = self._model.nq
+            q = args[0]
+            if not (type(q) is np.ndarray and q.dtype is _F64 and q.shape == (nq,)):
+                q = _vec(q, nq, "SetPositions q")
+            x = self._qv_vector(context)._data
+            x[:nq] = q
+            context._root._bump(self._qv_kind)  # the state changed: one version bump invalidates what depends on it
             return
         self.ValidateContext(context)
         state, mi, value = self._state_args("SetPositions", "q", args, kwargs)

@@ -7,6 +7,7 @@ import copy
 import numpy as np
 
 from ...systems.framework import Value
+from ...systems.framework.dependency import K_XC, K_XD
 from ..contact import ContactResults
 from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
@@ -54,6 +55,7 @@ class _SystemMixin:
         x0 = self._default_state_vector()
         if self._time_step > 0:
             self._state_index = self.DeclareDiscreteState(x0)
+            self._qv_kind = K_XD  # the version a write of [q; v] bumps
             # Results of the last step [v̇; u; generalized contact forces] (Drake's sampled outputs) and the solver's
             # warm start (abstract state, so the discrete state keeps its single [q; v] group as in Drake).
             self._sampled_index = self.DeclareAbstractState(
@@ -65,6 +67,7 @@ class _SystemMixin:
             self.DeclareContinuousState(nq, nv, 0)
             self._xc_model[:] = x0
             self._state_index = None
+            self._qv_kind = K_XC
         self._fast = FastModel(m, self._gravity_mask)
         DeclareElementParameters(self)  # Drake's per-element parameters (element_parameters.py)
         self._zeros_b6 = np.zeros((m.nb, 6))

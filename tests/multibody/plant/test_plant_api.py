@@ -303,3 +303,42 @@ def test_continuous_plant_keeps_constraints_and_refuses_their_dynamics():
     assert plant.num_constraints() == 1
     with pytest.raises(RuntimeError, match=r"continuous time.*1 constraint\(s\) \(e.g. Ball\).*time_step > 0"):
         plant.EvalTimeDerivatives(plant.CreateDefaultContext())
+
+
+@pytest.mark.parametrize("time_step", [0.0, 0.001])
+def test_set_positions_invalidates_what_depends_on_the_state(time_step):
+    """SetPositions(context, q) writes q in place and moves the state's version once: the kinematics, the mass matrix,
+    the bias term and the state output computed before it are recomputed at the new q (equal to a fresh context's),
+    whatever the array form of q (float64 vector, list, int array, column); a wrong size or a foreign context
+    raises."""
+    plant, robots, free = _two_instance_plant(time_step)
+    context = plant.CreateDefaultContext()
+    plant.SetVelocities(context, np.linspace(-1.0, 1.0, 8))
+    q1 = np.array([0.3, -0.2, 1.0, 0.0, 0.0, 0.0, 0.1, 0.2, 0.3])
+    q2 = np.array([-0.7, 0.4, np.cos(0.2), np.sin(0.2), 0.0, 0.0, 0.0, -0.1, 0.5])
+    state_port = plant.get_state_output_port()
+    for q_form in (q2, list(q2), q2.reshape(-1, 1)):
+        plant.SetPositions(context, q1)
+        before = (plant.CalcMassMatrix(context), plant.CalcBiasTerm(context), state_port.Eval(context).copy(),
+                  plant.EvalBodyPoseInWorld(context, robots[0][1]).rotation().matrix())
+        plant.SetPositions(context, q_form)
+        fresh = plant.CreateDefaultContext()
+        plant.SetPositions(fresh, q2)
+        plant.SetVelocities(fresh, np.linspace(-1.0, 1.0, 8))
+        np.testing.assert_array_equal(plant.GetPositions(context), q2)
+        np.testing.assert_array_equal(plant.CalcMassMatrix(context), plant.CalcMassMatrix(fresh))
+        np.testing.assert_array_equal(plant.CalcBiasTerm(context), plant.CalcBiasTerm(fresh))
+        np.testing.assert_array_equal(state_port.Eval(context), state_port.Eval(fresh))
+        np.testing.assert_array_equal(plant.EvalBodyPoseInWorld(context, robots[0][1]).rotation().matrix(),
+                                      plant.EvalBodyPoseInWorld(fresh, robots[0][1]).rotation().matrix())
+        assert not np.array_equal(before[0], plant.CalcMassMatrix(context))
+        assert not np.array_equal(before[1], plant.CalcBiasTerm(context))
+        assert not np.array_equal(before[2], state_port.Eval(context))
+        assert not np.array_equal(before[3], plant.EvalBodyPoseInWorld(context, robots[0][1]).rotation().matrix())
+    plant.SetPositions(context, np.array([0, 1, 1, 0, 0, 0, 0, 0, 0]))  # an int array
+    np.testing.assert_array_equal(plant.GetPositions(context), [0, 1, 1, 0, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="9 entries"):
+        plant.SetPositions(context, np.zeros(8))
+    other, _, _ = _two_instance_plant(time_step)
+    with pytest.raises(RuntimeError, match="belongs to"):
+        plant.SetPositions(other.CreateDefaultContext(), q2)

@@ -72,11 +72,13 @@ def _cpu(client=None) -> tuple[float, float, float, float]:
 
 def _timed(label: str, run, reference=None, client=None) -> tuple[Run, list]:
     """The Run of run() and its outputs, which must equal `reference` when given."""
+    children = set(multiprocessing.active_children())
     before, start = _cpu(client), time.perf_counter()
     results = run()
     wall = time.perf_counter() - start
-    while client is None and multiprocessing.active_children():  # a local pool's processes exit after the call
-        time.sleep(0.01)                     # returns: reap them (outside the clock) so that their CPU is counted
+    # a local pool's processes exit after the call returns: reap them (outside the clock) to count their CPU
+    while client is None and set(multiprocessing.active_children()) - children:
+        time.sleep(0.01)
     after = _cpu(client)
     outputs = [r.output for r in results]
     if reference is not None and outputs != reference:

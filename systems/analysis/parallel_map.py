@@ -1,6 +1,6 @@
 """ParallelMap: run a function over many samples on local processes, a Dask cluster or any Executor.
 
-The samples go out in chunks (shipped with `shipping`, so each diagram reaches each worker once) and results
+The samples go out in chunks (shipped with `shipping`: each diagram is unpickled once per worker) and results
 stream back as chunks finish, with a tqdm progress bar on long sweeps. Every sample comes back exactly once:
 results are kept by sample index; a chunk whose worker died (a killed local process, a Dask `KilledWorker`) is
 sent again, to a fresh local pool or to another Dask worker; a sample that raises is reported with its index and

@@ -8,6 +8,7 @@ from numba import njit
 from mallard.geometry import shapes as S
 from mallard.geometry.collision.engine import CollisionModel
 from mallard.geometry.collision.hull_polygons import hull_polygons
+from mallard.geometry.collision.mesh_graph import MeshGraph
 from mallard.geometry.hydroelastic.representation import HydroelasticScene
 from mallard.geometry.identifiers import GeometryLookupError
 from mallard.geometry.mujoco_pairs import GetMujocoExplicitPairs
@@ -15,7 +16,8 @@ from mallard.geometry.properties import MUJOCO_GROUP, GetMujocoContactParameters
 
 
 def _hull_data(shape, properties=None):
-    """(hull vertices (m, 3), facet planes (f, 4) [n, h], packed hull faces (collision/hull_polygons.py)) of
+    """(hull vertices (m, 3), facet planes (f, 4) [n, h], packed hull faces (collision/hull_polygons.py), hull
+    graph (collision/mesh_graph.py)) of
     a Mesh/Convex in its frame G. The faces are the ("mujoco", "hull_faces") proximity property when it is
     given over exactly the shape's points and they all lie on the hull (an MJCF mesh: MuJoCo's faces, built in
     the mesh file's frame), else MuJoCo's rule applied in frame G."""
@@ -29,7 +31,7 @@ def _hull_data(shape, properties=None):
     faces = None if properties is None else properties.GetPropertyOrDefault(MUJOCO_GROUP, "hull_faces", None)
     if faces is None or int(faces[1]) != len(v) or len(v) != len(shape._mesh_arrays()[0]):
         faces = hull_polygons(v, t)
-    return v, np.column_stack([n, h]), faces
+    return v, np.column_stack([n, h]), faces, MeshGraph(v, t)
 
 
 @njit(cache=True)
@@ -134,6 +136,7 @@ class CompiledScene:
         nv = npl = 0
         sdf = {}
         faces = {}
+        graphs = {}
         for k, gid in enumerate(prox):
             rec = state.geometries[gid]
             types[k] = rec.shape._kernel_type()
@@ -143,7 +146,7 @@ class CompiledScene:
             if rec.shape._kernel_type() == 8:  # SignedDistanceField (geometry/sdf_shape.py)
                 sdf[k] = rec.shape
             if isinstance(rec.shape, (S.Mesh, S.Convex)):
-                v, pl, faces[k] = _hull_data(rec.shape, rec.proximity)
+                v, pl, faces[k], graphs[k] = _hull_data(rec.shape, rec.proximity)
                 verts.append(v)
                 planes.append(pl)
                 vadr[k], vnum[k], padr[k], pnum[k] = nv, len(v), npl, len(pl)
@@ -162,6 +165,7 @@ class CompiledScene:
             np.concatenate(planes) if planes else np.zeros((0, 4)), padr, pnum, margins, contype, conaff, excluded)
         self.model.sdf = sdf
         self.model.set_hull_faces(faces)
+        self.model.set_mesh_graphs(graphs)
         hfields = {k: state.geometries[g].shape for k, g in enumerate(prox)
                    if isinstance(state.geometries[g].shape, S.HeightField)}
         if hfields:

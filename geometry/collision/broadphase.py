@@ -11,6 +11,8 @@ import math
 import numpy as np
 from numba import njit
 
+from mallard.geometry.collision.mesh_graph import hull_extreme
+
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 SDF = 8
 
@@ -18,6 +20,14 @@ SDF = 8
 @njit(cache=True, error_model="numpy")
 def compute_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate):
     """World AABBs (lo, hi) of n geometries, each grown by inflate[i]; half spaces get +-inf."""
+    zi = np.zeros(types.shape[0] + 1, np.int64)
+    return hull_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate, zi[:0], zi, np.zeros(types.shape[0]))
+
+
+@njit(cache=True, error_model="numpy")
+def hull_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+    """compute_aabbs with the mesh rows' extremes found by climbing their hull graphs (collision/mesh_graph.py:
+    row i's at graph[gadr[i]:gadr[i + 1]], radii[i] its largest vertex norm; the same bounds as a scan)."""
     n = types.shape[0]
     lo = np.empty((n, 3))
     hi = np.empty((n, 3))
@@ -44,13 +54,12 @@ def compute_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate):
                 lo[g, i] = p[g, i] - e - inflate[g]
                 hi[g, i] = p[g, i] + e + inflate[g]
         if t == MESH:
-            for i in range(3):  # the extremes of the hull vertices along world axis i (kept in registers)
+            v = verts[vadr[g]:vadr[g] + vnum[g]]
+            gr = graph[gadr[g]:gadr[g + 1]]
+            for i in range(3):  # the extremes of the hull vertices along world axis i: min x = -max(-x) exactly
                 a, b, c, o = R[g, i, 0], R[g, i, 1], R[g, i, 2], p[g, i]
-                mn, mx = math.inf, -math.inf
-                for k in range(vadr[g], vadr[g] + vnum[g]):
-                    x = o + a * verts[k, 0] + b * verts[k, 1] + c * verts[k, 2]
-                    mn = min(mn, x)
-                    mx = max(mx, x)
+                mx = hull_extreme(v, gr, radii[g], a, b, c, o)[1]
+                mn = -hull_extreme(v, gr, radii[g], -a, -b, -c, -o)[1]
                 lo[g, i] = mn - inflate[g]
                 hi[g, i] = mx + inflate[g]
     return lo, hi

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, sweep_and_prune
+from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, hull_aabbs, sweep_and_prune
 from mallard.geometry.collision.hfield import pack_height_field
+from mallard.geometry.collision.mesh_graph import PackMeshGraphs
 from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, PLANE, collide, has_collider,
                                                     point_distance, rbound, signed_distance)
 
@@ -24,7 +25,6 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
     cap = out.shape[0]
     k = 0
     q = start
-    no_verts = np.empty((0, 3))  # shared by the primitives (no hull vertices): no per-pair allocation
     while q < pairs.shape[0]:
         i = pairs[q, 0]
         j = pairs[q, 1]
@@ -34,8 +34,8 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
             i, j = j, i
         if has_collider(types[i], types[j]):
             margin = margins[i] + margins[j]
-            vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
-            vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
+            vi = verts[vadr[i]:vadr[i] + vnum[i]]  # a row slice of C-contiguous verts: no copy needed
+            vj = verts[vadr[j]:vadr[j] + vnum[j]]
             n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj,
                         faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]])
             for c in range(n):
@@ -112,17 +112,29 @@ def bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins
     than the pair's margin, or, against a plane, whose sphere lies above the plane by more than it (MuJoCo's
     mj_filterSphere): pairs the narrow phase would find no contact for, dropped before it runs. A 1e-9 relative
     slack keeps the test conservative under rounding; height fields and SDFs are not filtered."""
+    return sphere_filter(pairs, types, R, p, bounding_radii(types, sizes, verts, vadr, vnum), margins)
+
+
+@njit(cache=True, error_model="numpy")
+def bounding_radii(types, sizes, verts, vadr, vnum):
+    """collision/narrowphase.py rbound of every geometry (0 for planes, height fields and SDFs): fixed per scene."""
     n = types.shape[0]
-    rb = np.full(n, -1.0)  # bounding radii, computed on first use (a mesh's scans its vertices)
+    rb = np.zeros(n)
+    for g in range(n):
+        if types[g] != PLANE and types[g] != HFIELD and types[g] <= MESH:
+            rb[g] = rbound(types[g], sizes[g], verts[vadr[g]:vadr[g] + vnum[g]])
+    return rb
+
+
+@njit(cache=True, error_model="numpy")
+def sphere_filter(pairs, types, R, p, rb, margins):
+    """bounding_sphere_filter over the geometries' bounding radii rb (bounding_radii)."""
     keep = np.ones(pairs.shape[0], np.bool_)
     for q in range(pairs.shape[0]):
         i, j = pairs[q, 0], pairs[q, 1]
         ti, tj = types[i], types[j]
         if ti == HFIELD or tj == HFIELD or ti > MESH or tj > MESH or (ti == PLANE and tj == PLANE):
             continue
-        for g in (i, j):
-            if rb[g] < 0.0 and types[g] != PLANE:
-                rb[g] = rbound(types[g], sizes[g], verts[vadr[g]:vadr[g] + vnum[g]])
         margin = margins[i] + margins[j]
         if ti == PLANE or tj == PLANE:
             pl, o = (i, j) if ti == PLANE else (j, i)
@@ -142,18 +154,19 @@ def bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins
 
 @njit(cache=True, error_model="numpy")
 def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity,
-                         excluded_keys, gaps, cap0, faces, fadr):
+                         excluded_keys, gaps, cap0, faces, fadr, graph, gadr, radii):
     """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
-    filtering, the narrow phase (buffers grown until every pair fits) and the contact frames.
+    filtering, the narrow phase (buffers grown until every pair fits) and the contact frames. graph, gadr: the
+    mesh rows' hull graphs (collision/mesh_graph.py), radii: bounding_radii.
     Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
     n = types.shape[0]
     if n < 2:
         pairs = np.zeros((0, 2), np.int64)
     else:
-        lo, hi = compute_aabbs(types, sizes, R, p, verts, vadr, vnum, margins)
+        lo, hi = hull_aabbs(types, sizes, R, p, verts, vadr, vnum, margins, graph, gadr, radii)
         pairs = filter_pairs(sweep_and_prune(lo, hi), types, frame_of, contype, conaffinity, excluded_keys, n)
     cap = max(64, 4 * pairs.shape[0] + cap0, cap0)
-    pairs = bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins)
+    pairs = sphere_filter(pairs, types, R, p, radii, margins)
     while True:
         out = np.empty((cap, 10))
         og1 = np.empty(cap, np.int64)
@@ -196,7 +209,6 @@ def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, v
     omar = np.empty(cap)
     ogap = np.empty(cap)
     opair = np.empty(cap, np.int64)
-    no_verts = np.empty((0, 3))
     k = 0
     for q in range(m):
         i = forced[q, 0]
@@ -205,8 +217,8 @@ def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, v
             i, j = j, i
         if not has_collider(types[i], types[j]):
             continue
-        vi = verts[vadr[i]:vadr[i] + vnum[i]].copy() if vnum[i] > 0 else no_verts
-        vj = verts[vadr[j]:vadr[j] + vnum[j]].copy() if vnum[j] > 0 else no_verts
+        vi = verts[vadr[i]:vadr[i] + vnum[i]]
+        vj = verts[vadr[j]:vadr[j] + vnum[j]]
         n = collide(out, k, forced_margin[q] + forced_gap[q], types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j],
                     p[j], R[j], vj, faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]])
         for c in range(n):
@@ -249,6 +261,18 @@ class CollisionModel:
         self.fadr = np.zeros(self.n + 1, np.int64)
         self.forced = None  #: explicit pairs (set_forced_pairs): rows (m, 2), margins (m,), gaps (m,)
         self._dynamic_excluded = self.excluded_keys  # exclusions of the dynamic pairs (+ the forced pairs)
+        #: the mesh rows' hull graphs (set_mesh_graphs; collision/mesh_graph.py), row i's at graph[gadr[i]:gadr[i+1]]
+        self.graph, self.gadr = PackMeshGraphs(self.n, {})
+        #: bounding radius of each row about its origin (narrowphase.rbound; fixed per scene)
+        self.radii = bounding_radii(self.types, self.sizes, self.verts, self.vadr, self.vnum)
+
+    def set_mesh_graphs(self, graphs: dict) -> None:
+        """Attach the hull graphs of mesh rows (``graphs``: row -> mesh_graph.MeshGraph array; rows left out, or
+        with an empty graph, are scanned)."""
+        for row in graphs:
+            if not 0 <= int(row) < self.n or self.types[int(row)] != MESH:
+                raise ValueError(f"CollisionModel.set_mesh_graphs: row {row} is not a mesh row")
+        self.graph, self.gadr = PackMeshGraphs(self.n, graphs)
 
     def set_forced_pairs(self, rows: np.ndarray, margins: np.ndarray, gaps: np.ndarray) -> None:
         """Pairs (m, 2) of rows the contact queries collide whatever their filters (MuJoCo's explicit contact
@@ -337,7 +361,8 @@ class CollisionModel:
             self._check_height_fields()
         got = scene_contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
                                    self.frame, self.contype, self.conaffinity, self._dynamic_excluded, gaps,
-                                   max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr)
+                                   max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr, self.graph, self.gadr,
+                                   self.radii)
         if self.forced is None:
             return got
         return self._with_forced(got, R, p)

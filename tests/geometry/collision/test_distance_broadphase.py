@@ -102,7 +102,7 @@ def test_mesh_hull_distance_and_contacts(models_dir):
     from mallard.geometry.compiled_scene import _hull_data
 
     shape = Convex(str(models_dir / "drake_models/iiwa_description/meshes/iiwa14/collision/link_3.obj"))
-    v, planes, faces = _hull_data(shape)
+    v, planes, faces, _graph = _hull_data(shape)
     hv, tris = shape._hull_arrays()
     for t in tris[:: max(1, len(tris) // 10)]:
         a, b, c = hv[t]
@@ -182,7 +182,7 @@ def test_convex_mesh_behaves_like_the_primitive_it_encloses(tmp_path):
     obj = tmp_path / "cube.obj"
     obj.write_text("".join(f"v {x} {y} {z}\n" for x, y, z in corners)
                    + "".join(f"f {a} {b} {c}\nf {a} {c} {d}\n" for a, b, c, d in faces))
-    v, planes, _ = _hull_data(Convex(str(obj)))
+    v, planes, _, _graph = _hull_data(Convex(str(obj)))
     rng = np.random.default_rng(5)
     for t, s in ((SPHERE, [0.1, 0, 0]), (CAPSULE, [0.05, 0.1, 0]), (BOX, [0.1, 0.05, 0.08]), (ELLIPSOID, [0.1, 0.05, 0.08])):
         for _ in range(6):

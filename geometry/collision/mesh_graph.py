@@ -1,0 +1,165 @@
+"""The vertex graph of a convex mesh hull, and extreme vertices found by climbing it instead of scanning every vertex
+(MuJoCo's mesh graph, which its GJK and bounding boxes climb).
+
+A hull's graph is built once per scene (geometry/compiled_scene.py) and packed into one int64 array:
+
+    [start (NDIR), adr (nv + 1), neighbors (...)]
+
+`start[k]` is a vertex farthest along the k-th of NDIR fixed directions (where a climb starts), and vertex i's
+neighbors are `g[adr[i]:adr[i + 1]]` (absolute offsets into g). An empty array means no graph: the kernels scan.
+
+`hull_extreme` returns what a scan returns (the largest value of the same floating-point expression, the lowest
+index among equal values), not merely a vertex that is extreme up to rounding: after the climb it walks the
+plateau of vertices within a tolerance of the best value found (the vertices whose exact values lie within the
+rounding error of the scan's maximum form a connected piece of the graph of a convex hull, so the walk reaches
+the scan's vertex). Contacts, bounding boxes and pair orders therefore stay bit-identical to a scan. The graph
+is only built for a hull whose vertices lie inside every face plane to 1e-12 of its size and whose climb
+matches the scan in a set of test directions; otherwise the kernels scan.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+_S = 1.0 / math.sqrt(3.0)
+#: the climbs' start directions: the six axes and the eight octant diagonals
+DIRS = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0], [0, 0, 1.0], [0, 0, -1.0],
+                 [_S, _S, _S], [_S, _S, -_S], [_S, -_S, _S], [_S, -_S, -_S],
+                 [-_S, _S, _S], [-_S, _S, -_S], [-_S, -_S, _S], [-_S, -_S, -_S]])
+NDIR = DIRS.shape[0]
+_PLATEAU = 256  # plateau vertices tracked by the walk; a larger plateau is scanned
+_TOL = 1e-10    # plateau tolerance relative to |o| + (|a| + |b| + |c|)·radius
+
+
+@njit(cache=True, error_model="numpy")
+def scan_extreme(verts, a, b, c, o):
+    """(index, value) of the first vertex maximizing o + a·x + b·y + c·z (evaluated left to right); (-1, -inf)
+    without vertices."""
+    best = -math.inf
+    k = -1
+    for i in range(verts.shape[0]):
+        x = o + a * verts[i, 0] + b * verts[i, 1] + c * verts[i, 2]
+        if x > best:
+            best = x
+            k = i
+    return k, best
+
+
+@njit(cache=True, error_model="numpy")
+def hull_extreme(verts, g, radius, a, b, c, o):
+    """scan_extreme(verts, a, b, c, o) by climbing the hull graph g (see the module docstring); radius: the
+    largest vertex norm. Scans when g is empty."""
+    if g.shape[0] == 0 or verts.shape[0] == 0:
+        return scan_extreme(verts, a, b, c, o)
+    DIRS_ = DIRS
+    sd = -math.inf
+    i = 0
+    for k in range(NDIR):
+        s = a * DIRS_[k, 0] + b * DIRS_[k, 1] + c * DIRS_[k, 2]
+        if s > sd:
+            sd = s
+            i = g[k]
+    best = o + a * verts[i, 0] + b * verts[i, 1] + c * verts[i, 2]
+    tol = _TOL * (abs(o) + (abs(a) + abs(b) + abs(c)) * radius)
+    while True:  # steepest ascent
+        nxt = i
+        nb = -math.inf  # the best neighbor value of the final vertex
+        for e in range(g[NDIR + i], g[NDIR + i + 1]):
+            j = g[e]
+            x = o + a * verts[j, 0] + b * verts[j, 1] + c * verts[j, 2]
+            if x > nb:
+                nb = x
+            if x > best:
+                best = x
+                nxt = j
+        if nxt == i:
+            break
+        i = nxt
+    if nb < best - tol:  # a strict peak: the scan's vertex
+        return i, best
+    # the plateau within tol of best: the largest value, lowest index among equals
+    seen = np.empty(_PLATEAU, np.int64)
+    seen[0] = i
+    ns = 1
+    head = 0
+    bi, bv = i, best
+    floor = best - tol
+    while head < ns:
+        u = seen[head]
+        head += 1
+        for e in range(g[NDIR + u], g[NDIR + u + 1]):
+            j = g[e]
+            x = o + a * verts[j, 0] + b * verts[j, 1] + c * verts[j, 2]
+            if x < floor:
+                continue
+            known = False
+            for q in range(ns):
+                if seen[q] == j:
+                    known = True
+                    break
+            if known:
+                continue
+            if ns == _PLATEAU:
+                return scan_extreme(verts, a, b, c, o)
+            seen[ns] = j
+            ns += 1
+            if x > bv or (x == bv and j < bi):
+                bi, bv = j, x
+    return bi, bv
+
+
+def _edges_csr(nv: int, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(adr (nv + 1), neighbors) of the undirected edges of triangles tris (m, 3)."""
+    e = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]]).astype(np.int64)
+    e = np.concatenate([e, e[:, ::-1]])
+    e = np.unique(e, axis=0)
+    e = e[e[:, 0] != e[:, 1]]
+    counts = np.bincount(e[:, 0], minlength=nv)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), np.ascontiguousarray(e[:, 1])
+
+
+def MeshGraph(verts: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """The packed graph (module docstring) of a convex hull with vertices verts (n, 3) and outward triangles tris
+    (m, 3), or an empty array when climbing it might not give the scan's answer (vertices outside a face plane by
+    more than 1e-12 of the hull's size, a vertex on no triangle, or a mismatch in the check directions)."""
+    v = np.ascontiguousarray(verts, dtype=np.float64).reshape(-1, 3)
+    t = np.asarray(tris, dtype=np.int64).reshape(-1, 3)
+    nv = v.shape[0]
+    empty = np.zeros(0, np.int64)
+    if nv < 4 or t.shape[0] < 4:
+        return empty
+    radius = float(np.sqrt((v * v).sum(axis=1)).max())
+    n = np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]])
+    ln = np.linalg.norm(n, axis=1)
+    ok = ln > 1e-14 * max(radius, 1e-300) ** 2
+    n = n[ok] / ln[ok, None]
+    h = np.einsum("ij,ij->i", n, v[t[ok, 0]])
+    for s in range(0, n.shape[0], 512):  # convexity: every vertex inside every face plane
+        if np.max(v @ n[s:s + 512].T - h[s:s + 512]) > 1e-12 * radius:
+            return empty
+    adr, nbr = _edges_csr(nv, t)
+    if np.any(adr[1:] == adr[:-1]):
+        return empty
+    start = np.argmax(v @ DIRS.T, axis=0).astype(np.int64)
+    g = np.concatenate([start, adr + NDIR + nv + 1, nbr]).astype(np.int64)
+    rng = np.random.default_rng(0)
+    checks = np.concatenate([DIRS, rng.standard_normal((48, 3))])
+    for d in checks:
+        for o in (0.0, 1.0):
+            if hull_extreme(v, g, radius, d[0], d[1], d[2], o) != scan_extreme(v, d[0], d[1], d[2], o):
+                return empty
+    return g
+
+
+def PackMeshGraphs(n: int, graphs: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(graph, gadr): the graphs of rows 0..n-1 (row -> MeshGraph array; missing rows: none) in one int64 array,
+    row i's at graph[gadr[i]:gadr[i + 1]]."""
+    sizes = np.zeros(n, np.int64)
+    for row, g in graphs.items():
+        sizes[int(row)] = len(g)
+    gadr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    flat = [np.asarray(graphs[r], np.int64) for r in sorted(graphs, key=int)]
+    graph = np.ascontiguousarray(np.concatenate(flat) if flat else np.zeros(0, np.int64))
+    return graph, gadr

@@ -7,9 +7,11 @@ is the same work as the parallel ones (the same samples, each made, randomized, 
 the shipping. Prints the wall times, the speed-ups over serial and where the CPU went: this process's main thread
 (making and randomizing every sample, which serial does too, plus packing the chunks and reading the results),
 its other threads (with Dask: the scheduler, the nannies and the client's event loop, which a LocalCluster runs
-in this process), and the workers. The CPU totals do not depend much on the machine's load, the wall times do: on
-a shared machine other processes take cores from the workers. "CPU allows" is the speed-up the parallel run's CPU
-would give on idle cores (serial CPU over the parallel CPU per core used), the ceiling of the measured one.
+in this process), and the workers. "CPU allows" is the speed-up the parallel run's CPU would give on idle cores
+(serial CPU over the parallel CPU per core used), the ceiling of the measured one. Take both on a quiet machine:
+on a shared one other processes take cores from the workers, and CPU seconds grow too (contended caches and
+cores: the same serial run took 3.5 CPU s at load 3 and 6.2 at load 10 on a 2-core VM), by different amounts in
+runs taken minutes apart.
 
 The Dask workers run with their statistical profiler off and the event loops' diagnostic tick at 1 s instead of
 20 ms (`--dask-defaults` keeps Dask's defaults): the tick wakes the scheduler, both nannies and every worker 50

@@ -4,7 +4,7 @@ Scenes (1 ms discrete plants with pydrake's defaults unless said): a 2 kg box dr
 discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), a Hunt–Crossley ball thrown onto a
 half space, and hydroelastic contact: a compliant box dropped on a rigid half space and a compliant ball (resolution
 1 cm) dropped on a rigid box; the hydroelastic box once more on a continuous plant (time_step = 0, the Simulator's
-default error-controlled RK3, 0.3 s).
+default error-controlled RK3, 0.3 s), and the box drop with point contact on a continuous plant ('box ct').
 Each engine simulates the scene from a fresh context (after one warm-up run, so mallard's numba cache loading and
 Finalize are not counted); the wall time of Simulator.AdvanceTo is the median over alternating rounds. Prints
 per-scene times, the final heights (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
@@ -31,10 +31,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 
-def box_scene(lib, approx: str):
+def box_scene(lib, approx: str, time_step: float = 0.001):
     builder = lib.DiagramBuilder()
-    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
-    plant.set_discrete_contact_approximation(getattr(lib.DiscreteContactApproximation, approx))
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, time_step)
+    if time_step > 0:
+        plant.set_discrete_contact_approximation(getattr(lib.DiscreteContactApproximation, approx))
     box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
     plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
                                     lib.CoulombFriction(0.5, 0.5))
@@ -95,7 +96,8 @@ SCENES = {"box kLagged": (box_scene, "kLagged"), "box kSap": (box_scene, "kSap")
           "box kSimilar": (box_scene, "kSimilar"), "box kTamsi": (box_scene, "kTamsi"),
           "ball kLagged": (ball_scene, "kLagged"), "hydro box": (hydro_scene, "box"),
           "hydro ball": (hydro_scene, "ball"),
-          "hydro box ct": (lambda lib, shape: hydro_scene(lib, shape, 0.0), "box")}
+          "hydro box ct": (lambda lib, shape: hydro_scene(lib, shape, 0.0), "box"),
+          "box ct": (lambda lib, approx: box_scene(lib, approx, 0.0), "")}
 DURATION = {"hydro box ct": 0.3}  # s, else --seconds
 
 

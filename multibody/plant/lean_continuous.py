@@ -24,7 +24,12 @@ from numba import njit
 from ...geometry.compiled_scene import compose_poses
 from ...systems.analysis.integrator_diagnostics import CRAWL_FRACTION
 from ...geometry.hydroelastic.surface_kernels import contact_surfaces
+from ...geometry.collision.engine import _narrowphase
+from ...geometry.collision.narrowphase import BOX, CAPSULE, CYLINDER, MAXCON, PLANE
+from ...geometry.collision.point_pair import HalfSpaceDeepestPoint
 from ..contact.hydroelastic_traction import HydroelasticSurfaceForces, ShiftToBodyOrigins
+from ..contact.point_contact import CalcCompliantPointContactForces, GeneralizedContactForces
+from ..kernels.contact_kernels import ContactJacobians
 from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..kernels.pipeline import forward_dynamics_from_inertias, kinematics_stage, map_velocity_to_qdot, nplus_matrix
 
@@ -89,21 +94,22 @@ def LeanContinuousPlan(plant, context) -> tuple | None:
 
 
 def _GeometryPlan(plant, context, contact):
-    """The contact arrays of the plan (hydroelastic pairs only), or None when not supported."""
+    """The contact arrays of the plan: SceneGraph's poses (5), the hydroelastic part (6), the point part (11) and
+    whether the plant's pairs are point pairs (else all hydroelastic); None when not supported."""
     port = plant.get_geometry_query_input_port()
     if contact is None or plant.num_collision_geometries() == 0 or not port.HasValue(context):
         return None
     model = plant.get_contact_model().name
-    if model == "kPoint":
-        return None
     query = port.Eval(context)
     P, c, R, p = query._prox_poses()
     h = c.hydroelastic()
-    if h.pairs.shape[0] == 0:
-        return None
-    hydro = {(min(int(i), int(j)), max(int(i), int(j))) for i, j in h.pair_set()}
-    if any((int(i), int(j)) not in hydro for i, j in c.model.all_pairs()):
-        return None  # a point-contact pair is possible
+    point = model == "kPoint" or (model == "kHydroelasticWithFallback" and h.pairs.shape[0] == 0)
+    if not point:
+        if h.pairs.shape[0] == 0:
+            return None
+        hydro = {(min(int(i), int(j)), max(int(i), int(j))) for i, j in h.pair_set()}
+        if any((int(i), int(j)) not in hydro for i, j in c.model.all_pairs()):
+            return None  # hydroelastic and point pairs together: the Python path
     frame_parent = np.asarray(c.frame_parent)
     if frame_parent.shape[0] and np.any(frame_parent[1:] != 0):
         return None
@@ -117,24 +123,55 @@ def _GeometryPlan(plant, context, contact):
     inspector = query.inspector()
     contact.geometry.Sync(inspector)
     ids = c.proximity_ids
+    poses = (body_row, np.ascontiguousarray(c.geom_frame, dtype=np.int64), np.ascontiguousarray(c.R_FG),
+             np.ascontiguousarray(c.p_FG), rows)
+    points = _PointPlan(c.model, ids, inspector, contact.geometry) if point else _NoPoints(c.model)
+    if points is None:
+        return None
     keys, params = [], []
-    for i, j in h.pairs:
+    for i, j in h.pairs if not point else ():
         a, b = (int(i), int(j)) if h.gid[i] < h.gid[j] else (int(j), int(i))
         bM, bN, d, mu = contact._SurfaceParams(inspector, ids, (a, b))
         keys.append((a, b))
         params.append((bM, bN, d, mu))
     triangles = plant.get_contact_surface_representation().name == "kTriangle"
-    return (body_row, np.ascontiguousarray(c.geom_frame, dtype=np.int64), np.ascontiguousarray(c.R_FG),
-            np.ascontiguousarray(c.p_FG), rows, np.ascontiguousarray(h.pairs, dtype=np.int64),
-            np.ascontiguousarray(h.gid, dtype=np.int64), h.arrays(), triangles,
-            np.array(keys, np.int64).reshape(-1, 2), np.array(params, np.float64).reshape(-1, 4))
+    hydro = (np.ascontiguousarray(h.pairs, dtype=np.int64).reshape(-1, 2), np.ascontiguousarray(h.gid, dtype=np.int64),
+             h.arrays(), triangles, np.array(keys, np.int64).reshape(-1, 2), np.array(params, np.float64).reshape(-1, 4))
+    return poses + hydro + points + (1 if point else 0,)
+
+
+def _NoPoints(model):
+    """The point part of a hydroelastic plan: the model's arrays, no pair."""
+    return (model.types, model.sizes, model.verts, model.vadr, model.vnum, model.faces,
+            model.fadr, np.zeros((0, 2), np.int64), np.zeros((0, 0), np.int64), np.zeros(0, np.int64), np.zeros((0, 8)))
+
+
+def _PointPlan(model, ids, inspector, table):
+    """The point-contact arrays of the plan: the collision model's arrays, every unfiltered pair (rows i < j), the
+    pair index of each (i, j), the GeometryId values and, per pair, the rows of A (smaller id) and B, their bodies
+    and Drake's combined (k, d, μs, μd)."""
+    if model._n_hfield or model.sdf or model.forced is not None:
+        return None
+    pairs = np.ascontiguousarray(model.all_pairs(), dtype=np.int64).reshape(-1, 2)
+    n = model.n
+    index = np.full((n, n), -1, np.int64)
+    gid = np.array([g.get_value() for g in ids], np.int64)
+    par = np.zeros((pairs.shape[0], 8))
+    for k, (i, j) in enumerate(pairs):
+        index[i, j] = index[j, i] = k
+        a, b = (int(i), int(j)) if gid[i] < gid[j] else (int(j), int(i))
+        rA, rB = table.ById(inspector, ids[a]), table.ById(inspector, ids[b])
+        kk, dd, _tau, mus, mud = table.DrakePairById(rA, rB)
+        par[k] = (a, b, rA.body, rB.body, kk, dd, mus, mud)
+    return (model.types, model.sizes, model.verts, model.vadr, model.vnum, model.faces,
+            model.fadr, pairs, index, gid, par)
 
 
 @njit(cache=True)
 def PlantDerivatives(x, tree, geometry, stiction, out):
     """ẋ = [N(q)·v; v̇] of the plan's plant at x = [q; v] into `out` (_ContinuousDynamicsMixin's computation)."""
     order, ji, jf, bp, refl, damping, g_W, gmask = tree
-    body_row, geom_frame, R_FG, p_FG, rows, pairs, gid, harr, triangles, keys, params = geometry
+    body_row, geom_frame, R_FG, p_FG, rows = geometry[:5]
     nv = refl.shape[0]
     nq = x.shape[0] - nv
     q, v = x[:nq].copy(), x[nq:].copy()
@@ -159,6 +196,21 @@ def PlantDerivatives(x, tree, geometry, stiction, out):
     R_WG, p_WG = compose_poses(geom_frame, R_FG, p_FG, R_WF, p_WF)
     if rows.shape[0]:
         R_WG, p_WG = R_WG[rows].copy(), p_WG[rows].copy()
+    if geometry[22] == 0:
+        F += _HydroForces(geometry, R_WG, p_WG, V, p_WB, ji.shape[0], stiction)
+        tau += np.zeros(nv)  # the contributors' generalized forces (none: no point contact), as _AssembleForces adds
+    else:
+        tau += _PointForces(geometry, R_WG, p_WG, ji, S, v, stiction)
+        F += np.zeros((ji.shape[0], 6))  # (the contributors' body forces: none)
+    vdot = forward_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, F, tau, np.zeros(nv))
+    out[:nq] = map_velocity_to_qdot(order, ji, q, v)
+    out[nq:] = vdot
+
+
+@njit(cache=True)
+def _HydroForces(geometry, R_WG, p_WG, V, p_WB, nb, stiction):
+    """The contact surfaces' forces F_Bo_W (nb × 6) (ContinuousContactModel's hydroelastic part)."""
+    pairs, gid, harr, triangles, keys, params = geometry[5:11]
     surf, sface, Vs, vp, fi, fs, fn, fc, fa, fp, _gM, _gN = contact_surfaces(pairs, gid, R_WG, p_WG, harr, triangles)
     ns = surf.shape[0]
     bA, bB = np.zeros(ns, np.int64), np.zeros(ns, np.int64)
@@ -169,13 +221,84 @@ def PlantDerivatives(x, tree, geometry, stiction, out):
                 bA[s], bB[s], d[s], mu[s] = int(params[k, 0]), int(params[k, 1]), params[k, 2], params[k, 3]
                 break
     F_s, C = HydroelasticSurfaceForces(sface, Vs, vp, fi, fs, fn, fc, fa, fp, bA, bB, V, d, mu, stiction, triangles)
-    F_c = np.zeros((ji.shape[0], 6))
+    F_c = np.zeros((nb, 6))
     ShiftToBodyOrigins(F_s, C, bA, bB, p_WB, F_c)
-    F += F_c
-    tau += np.zeros(nv)  # the contributors' generalized forces (none: no point contact), as _AssembleForces adds them
-    vdot = forward_dynamics_from_inertias(order, ji, refl, S, Iw, p_WB, V, c, F, tau, np.zeros(nv))
-    out[:nq] = map_velocity_to_qdot(order, ji, q, v)
-    out[nq:] = vdot
+    return F_c
+
+
+@njit(cache=True)
+def _PointForces(geometry, R, p, ji, S, v, stiction):
+    """The point pairs' generalized forces (ContinuousContactModel's point part over QueryObject's
+    ComputePointPairPenetration: the deepest contact of each penetrating pair, FCL's point for a half space against
+    a box, capsule or cylinder, pairs ordered by GeometryId)."""
+    types, sizes, verts, vadr, vnum, faces, fadr, pairs, index, gid, par = geometry[11:22]
+    npair = pairs.shape[0]
+    cap = max(64, 4 * npair + MAXCON)
+    out = np.empty((cap, 10))
+    g1 = np.empty(cap, np.int64)
+    g2 = np.empty(cap, np.int64)
+    k, _start = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, np.zeros(types.shape[0]), out, g1, g2,
+                             faces, fadr)
+    best = np.full(npair, -1, np.int64)
+    for c in range(k):
+        if out[c, 0] < 0:
+            q = index[g1[c], g2[c]]
+            if best[q] < 0 or out[c, 0] < out[best[q], 0]:
+                best[q] = c
+    sel = np.empty(npair, np.int64)
+    n = 0
+    for q in range(npair):  # pair order (id_A, id_B): insertion by the A and B ids of each penetrating pair
+        if best[q] < 0:
+            continue
+        j = n
+        while j > 0 and (gid[int(par[sel[j - 1], 0])] > gid[int(par[q, 0])] or (
+                gid[int(par[sel[j - 1], 0])] == gid[int(par[q, 0])]
+                and gid[int(par[sel[j - 1], 1])] > gid[int(par[q, 1])])):
+            sel[j] = sel[j - 1]
+            j -= 1
+        sel[j] = q
+        n += 1
+    p_WCa, p_WCb, nhat, depth = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
+    bA, bB = np.empty(n, np.int64), np.empty(n, np.int64)
+    kk, dd, mus, mud = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    for r in range(n):
+        q = sel[r]
+        c = best[q]
+        i, j = g1[c], g2[c]
+        dep = -out[c, 0]
+        nrm = out[c, 4:7].copy()
+        on_1 = out[c, 1:4] + nrm * (0.5 * dep)
+        on_2 = out[c, 1:4] - nrm * (0.5 * dep)
+        ti, tj = types[i], types[j]
+        if (ti == PLANE) != (tj == PLANE):
+            h, o = (i, j) if ti == PLANE else (j, i)
+            if types[o] == BOX or types[o] == CAPSULE or types[o] == CYLINDER:  # FCL's single point
+                n_h = R[h][:, 2].copy()
+                po = HalfSpaceDeepestPoint(types[o], sizes[o].copy(), R[o].copy(), p[o].copy(), n_h)
+                dep = np.dot(n_h, p[h] - po)
+                pp = po + n_h * dep
+                if o == i:
+                    on_1, on_2, nrm = po, pp, -n_h
+                else:
+                    on_1, on_2, nrm = pp, po, n_h
+        if gid[i] < gid[j]:
+            p_WCa[r], p_WCb[r], nhat[r] = on_1, on_2, -nrm
+        else:
+            p_WCa[r], p_WCb[r], nhat[r] = on_2, on_1, nrm
+        depth[r] = dep
+        bA[r], bB[r] = int(par[q, 2]), int(par[q, 3])
+        kk[r], dd[r], mus[r], mud[r] = par[q, 4], par[q, 5], par[q, 6], par[q, 7]
+    p_WC = 0.5 * (p_WCa + p_WCb)
+    eye = np.zeros((n, 3, 3))
+    for r in range(n):
+        eye[r, 0, 0] = eye[r, 1, 1] = eye[r, 2, 2] = 1.0
+    J = np.ascontiguousarray(ContactJacobians(ji, S, bA, bB, p_WC, eye)[:, :3, :])
+    v_rel = np.empty((n, 3))
+    for r in range(n):
+        v_rel[r] = np.dot(J[r], v)
+    f_B, _p, _fn, _slip, _sep = CalcCompliantPointContactForces(p_WCa, p_WCb, nhat, depth, v_rel, kk, dd, mus, mud,
+                                                                stiction)
+    return GeneralizedContactForces(J, f_B)
 
 
 @njit(cache=True)

@@ -36,7 +36,8 @@ class ConstraintSolverOptions:
 
     cone: 'pyramidal' or 'elliptic' friction cones; impratio: frictional-to-normal impedance ratio
     (elliptic cones); solver: 'newton' (MuJoCo's default), 'cg' or 'pgs'; iterations / tolerance:
-    main solver limits; ls_iterations / ls_tolerance: line search limits; throw_on_failure: raise
+    main solver limits; ls_iterations / ls_tolerance: line search limits; noslip_iterations /
+    noslip_tolerance: MuJoCo's noslip sweeps after the main solve (0: none; contact/noslip.py); throw_on_failure: raise
     RuntimeError (iterations, residual) when a solve does not converge instead of recording it;
     position_integration: 'mujoco' (quaternions by their exact exponential map, as mj_integratePos),
     'drake' (q + h N(q) v), or 'auto' = 'mujoco' when any geometry, joint or constraint of the plant
@@ -49,6 +50,8 @@ class ConstraintSolverOptions:
     tolerance: float = 1e-8
     ls_iterations: int = 50
     ls_tolerance: float = 0.01
+    noslip_iterations: int = 0
+    noslip_tolerance: float = 1e-6
     throw_on_failure: bool = False
     position_integration: str = "auto"
 
@@ -72,6 +75,9 @@ class ConstraintSolverOptions:
         if int(self.iterations) < 1 or int(self.ls_iterations) < 0:
             raise ValueError(f"ConstraintSolverOptions: iterations must be >= 1 and ls_iterations >= 0, got "
                              f"{self.iterations} and {self.ls_iterations}")
+        if int(self.noslip_iterations) < 0 or not self.noslip_tolerance >= 0:
+            raise ValueError(f"ConstraintSolverOptions: noslip_iterations and noslip_tolerance must be >= 0, got "
+                             f"{self.noslip_iterations} and {self.noslip_tolerance}")
         if not (self.tolerance >= 0 and self.ls_tolerance >= 0):
             raise ValueError(f"ConstraintSolverOptions: tolerance and ls_tolerance must be >= 0, got "
                              f"{self.tolerance} and {self.ls_tolerance}")

@@ -351,7 +351,8 @@ class PlantConstraintSolver:
                                tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
                                ls_tolerance=opts.ls_tolerance, qacc_warmstart=warm_start,
                                meaninertia=self.rows.meaninertia, tree_blocks=self.tree_blocks,
-                               check_mass_matrix=False)  # the plant's M_hat is symmetric by construction
+                               check_mass_matrix=False, noslip_iterations=opts.noslip_iterations,
+                               noslip_tolerance=opts.noslip_tolerance)  # the plant's M_hat is symmetric by construction
         context._contact_warm_start = res.qacc  # pickles and clones with the context
         self.last_report = (bool(res.converged), int(res.iterations), float(res.residual))
         if not res.converged:

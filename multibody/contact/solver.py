@@ -13,6 +13,7 @@ import numpy as np
 
 from .assembler import ConstraintProblem
 from .linalg import MatTVec, MatVec
+from .noslip import NoSlip
 from .pgs_solver import ForceFromAcceleration, PGSSolve
 from .primal_solver import CheckedPrimalSolve, ConstraintUpdate, PrimalSolve, StartPoint
 
@@ -64,7 +65,8 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
                      iterations: int = 100, tolerance: float = 1e-8, ls_iterations: int = 50,
                      ls_tolerance: float = 0.01, qacc_warmstart=None,
                      meaninertia: float | None = None, tree_blocks=None,
-                     check_mass_matrix: bool = True) -> ConstraintSolverResult:
+                     check_mass_matrix: bool = True, noslip_iterations: int = 0,
+                     noslip_tolerance: float = 1e-6) -> ConstraintSolverResult:
     """Minimize 1/2 |a - a0|_M^2 + s(J a - aref) for the accelerations a and the constraint forces.
 
     M (nv, nv) mass matrix (kg, kg m^2), qacc_smooth = a0 = M^-1 (forces without constraints).
@@ -74,6 +76,7 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
     which the Newton solver's sparse factorization orders by (found from M when not given).
     check_mass_matrix=False skips the O(nv^2) symmetry / positive-diagonal check of M, for callers whose M
     is symmetric by construction (the plant's step); a non-positive-definite M still raises ValueError.
+    noslip_iterations > 0 runs MuJoCo's noslip sweeps on the friction rows afterwards (noslip.py).
     """
     if solver not in SOLVERS:
         raise ValueError(f"SolveConstraints: solver '{solver}' is not one of {SOLVERS}")
@@ -141,6 +144,13 @@ def SolveConstraints(problem: ConstraintProblem, M, qacc_smooth, solver: str = "
     except np.linalg.LinAlgError:
         raise ValueError(f"SolveConstraints ({solver}): the mass matrix M (or M + J'DJ) is not positive "
                          f"definite; check the inertias and armature of the model") from None
+    if noslip_iterations > 0 and problem.nefc and status != 4:
+        qacc, force, qfrc = NoSlip(M, a0, J, problem.efc_aref, problem.efc_R, problem.efc_frictionloss,
+                                   problem.efc_type, problem.efc_id, problem.ne, problem.nf, problem.con_dim,
+                                   problem.con_friction, force, int(noslip_iterations), float(noslip_tolerance),
+                                   scale, blocks)
+        if not np.isfinite(qacc).all():
+            status = 4
     if status == 4 or (not lean and not np.isfinite(qacc).all()):
         raise RuntimeError(f"SolveConstraints ({solver}): the solution contains NaN/inf after {it} "
                            f"iterations (residual {residual}); the constraint problem is ill-posed")

@@ -15,6 +15,7 @@ from numba.experimental import structref
 
 from ..contact.contact_results import ContactForces
 from ..contact.linalg import MatTVec
+from ..contact.noslip import NoSlip
 from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
 from ..contact.primal_solver import CheckedPrimalSolve, StartPoint
 from .structs import BOOL, FLOAT, INT, declare
@@ -42,16 +43,18 @@ OPTION_MODEL = declare(OptionModelType, OptionModel, [
     ("iterations", INT), ("tolerance", FLOAT), ("ls_iterations", INT), ("ls_tolerance", FLOAT),
     ("mujoco_positions", BOOL),   # q⁺ by MuJoCo's mj_integratePos (else Drake's q + h·N(q)·v⁺)
     ("mujoco_damping", BOOL),     # MuJoCo's Euler: constraints solved with M, damping applied afterwards
+    ("noslip_iterations", INT), ("noslip_tolerance", FLOAT),  # MuJoCo's noslip sweeps (contact/noslip.py)
 ])
 
 
 @njit(cache=True)
 def new_option_model(use_solver, cone, impratio, solver, iterations, tolerance, ls_iterations, ls_tolerance,
-                     mujoco_positions, mujoco_damping):
+                     mujoco_positions, mujoco_damping, noslip_iterations, noslip_tolerance):
     o = structref.new(OPTION_MODEL)
     o.use_solver, o.cone, o.impratio, o.solver = use_solver, cone, impratio, solver
     o.iterations, o.tolerance, o.ls_iterations, o.ls_tolerance = iterations, tolerance, ls_iterations, ls_tolerance
     o.mujoco_positions, o.mujoco_damping = mujoco_positions, mujoco_damping
+    o.noslip_iterations, o.noslip_tolerance = noslip_iterations, noslip_tolerance
     return o
 
 
@@ -65,7 +68,8 @@ def CompileOptions(plant, use_solver: bool, mjcf_positions: bool) -> OptionModel
                             SOLVER_CODES[opts.solver], int(opts.iterations), float(opts.tolerance),
                             int(opts.ls_iterations), float(opts.ls_tolerance),
                             bool(mujoco and (use_solver or mjcf_positions)),
-                            bool(use_solver and mujoco and np.any(m.damping)))
+                            bool(use_solver and mujoco and np.any(m.damping)),
+                            int(opts.noslip_iterations), float(opts.noslip_tolerance))
 
 
 @njit(cache=True)
@@ -100,6 +104,7 @@ def solve(m, d, warm, warm_valid):
     if nefc == 0:
         d.qacc = a0.copy()
         d.efc_force = np.zeros(0)
+        d.qfrc_constraint = np.zeros(nv)
         # next step's warm start: MuJoCo's qacc of this step, whose damping is applied only when integrating
         d.qacc_warmstart = a0.copy() if not o.mujoco_damping else _undamped(t, M, a0)
         d.warm_valid = True
@@ -130,6 +135,13 @@ def solve(m, d, warm, warm_valid):
             return SOLVE_BAD_INPUT
         if status == 4:
             return SOLVE_NOT_FINITE
+    if o.noslip_iterations > 0:
+        qacc, force, qfrc = NoSlip(M, a0, J, d.efc_aref, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne, d.nf,
+                                   d.con_dim, d.con_fric, force, o.noslip_iterations, o.noslip_tolerance, scale,
+                                   t.solver_blocks)
+        for k in range(nv):
+            if not np.isfinite(qacc[k]):
+                return SOLVE_NOT_FINITE
     d.qacc_warmstart, d.warm_valid = qacc, True
     d.solver_iterations, d.solver_residual, d.solver_converged = it, residual, converged
     if o.mujoco_damping:

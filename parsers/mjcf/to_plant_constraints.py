@@ -140,7 +140,8 @@ def ApplyMjcfSolverOptions(plant, model: MjcfModel) -> None:
     solver = opt.solver.lower()
     changes = {"cone": opt.cone.lower(), "impratio": float(opt.impratio), "iterations": max(int(opt.iterations), 1),
                "tolerance": float(opt.tolerance), "ls_iterations": int(opt.ls_iterations),
-               "ls_tolerance": float(opt.ls_tolerance)}
+               "ls_tolerance": float(opt.ls_tolerance), "noslip_iterations": int(opt.noslip_iterations),
+               "noslip_tolerance": float(opt.noslip_tolerance)}
     if solver in ("newton", "cg", "pgs"):
         changes["solver"] = solver
     try:

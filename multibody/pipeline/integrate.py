@@ -4,7 +4,8 @@
   mj_integratePos (quaternion joints advanced by the exact exponential map and renormalized).
 * implicit / implicitfast: the constraints are solved as for Euler; the velocity update is then re-solved with the
   smooth forces' velocity derivative qDeriv (derivative.py): v̇ = (M̂ − h·qDeriv)⁻¹·(qfrc_smooth +
-  qfrc_constraint), the force recovered from the Euler step as M̂·v̇_Euler. implicitfast drops the bias derivative
+  qfrc_constraint), that force being M̂·qacc_smooth + Jᵀf (not M̂·v̇_Euler, which differs when the solver stops
+  early, as MuJoCo's Newton does with few iterations or dry friction). implicitfast drops the bias derivative
   and symmetrizes qDeriv from its lower triangle (a Cholesky of the tree-sparse matrix), then re-solves each
   standalone free body's 6 × 6 block with its gyroscopic derivative and unsymmetrized fluid Jacobian (MuJoCo 4);
   implicit keeps the full derivative (LU per independent tree).
@@ -167,8 +168,10 @@ def _solve_blocks(A, blocks, b):
 
 @njit(cache=True)
 def implicit(m, d, ctrl, x_next):
-    """MuJoCo's implicit / implicitfast velocity update from the Euler step's d.qacc (whose M̂·qacc is
-    qfrc_smooth + qfrc_constraint); d.qacc becomes the step's acceleration. Returns True when x⁺ is finite.
+    """MuJoCo's implicit / implicitfast velocity update of the force qfrc_smooth + qfrc_constraint (M̂·qacc_smooth +
+    Jᵀf: a solve that stops before convergence, as MuJoCo's Newton with few iterations or dry friction, leaves
+    M̂·qacc ≠ that force, and MuJoCo integrates the force); d.qacc becomes the step's acceleration. Returns True
+    when x⁺ is finite.
     Raises np.linalg.LinAlgError when M̂ − h·qDeriv is singular (implicitfast: not positive definite)."""
     t = m.tree
     g = m.integ
@@ -176,7 +179,7 @@ def implicit(m, d, ctrl, x_next):
     if not m.opt.use_solver:  # the dense unconstrained step does not keep M̂
         mass_matrix(m, d)
     Mh = d.M
-    qfrc = Mh @ d.qacc
+    qfrc = Mh @ d.qacc_smooth + d.qfrc_constraint if m.opt.use_solver else Mh @ d.qacc
     fast = g.integrator == IMPLICITFAST
     smooth_vel(m, d, ctrl, not fast, fast)
     D = d.qDeriv

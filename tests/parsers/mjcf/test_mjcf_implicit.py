@@ -278,3 +278,40 @@ def test_integrator_flag_and_warnings():
         warnings.simplefilter("ignore")
         Parser(continuous).AddModelsFromString(xml, "xml")
     assert getattr(continuous, "_mjcf_integrator", None) is None
+
+
+EARLY_EXIT = """
+<mujoco model="early_exit">
+  <option integrator="{integrator}" timestep="0.004" iterations="1" ls_iterations="3"/>
+  <default><joint frictionloss="0.4" armature="0.01"/><position kp="30" kv="2"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint name="a" axis="0 1 0"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.4 0 0"/>
+      <body pos="0.4 0 0">
+        <joint name="b" axis="1 0 0"/>
+        <geom type="capsule" size="0.04" fromto="0 0 0 0.3 0.1 0"/>
+        <body pos="0.3 0.1 0">
+          <joint name="c" axis="0 0 1"/>
+          <geom type="box" size="0.05 0.1 0.02"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><position joint="a"/><position joint="b"/><position joint="c"/></actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("integrator", ["implicitfast", "implicit"])
+def test_solver_stopping_early_integrates_the_solver_force(integrator):
+    """A Newton solve cut short (one iteration, dry friction) leaves M·(qacc − qacc_smooth) ≠ Jᵀf; MuJoCo's implicit
+    step integrates qfrc_smooth + Jᵀf, not M·qacc (Unitree G1's MJX model: 5 iterations, dry friction)."""
+    mujoco = require_mujoco()
+    xml = EARLY_EXIT.format(integrator=integrator)
+    mm = mujoco.MjModel.from_xml_string(xml)
+    md = _run(mujoco, mm, _load(mujoco, mm, xml, False), seed=3, steps=100)
+    mujoco.mj_forward(mm, md)
+    M = np.zeros((mm.nv, mm.nv))
+    mujoco.mj_fullM(mm, md, M)
+    assert np.abs(M @ (md.qacc - md.qacc_smooth) - md.qfrc_constraint).max() > 1e-6  # the solve did stop early

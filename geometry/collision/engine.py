@@ -14,12 +14,13 @@ from numba import njit
 from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, hull_aabbs, sweep_and_prune
 from mallard.geometry.collision.hfield import pack_height_field
 from mallard.geometry.collision.mesh_graph import PackMeshGraphs
-from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, PLANE, collide, has_collider,
+from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, PLANE, collide_g, has_collider,
                                                     point_distance, rbound, signed_distance)
 
 
 @njit(cache=True, error_model="numpy")
-def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2, faces, fadr):
+def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2, faces, fadr, graph, gadr,
+                 radii):
     """Contacts of pairs[start:] into out/og1/og2 (MuJoCo order: lower type first). Stops before a
     pair that might not fit; returns (contacts written, next pair)."""
     cap = out.shape[0]
@@ -36,8 +37,9 @@ def _narrowphase(pairs, start, types, sizes, R, p, verts, vadr, vnum, margins, o
             margin = margins[i] + margins[j]
             vi = verts[vadr[i]:vadr[i] + vnum[i]]  # a row slice of C-contiguous verts: no copy needed
             vj = verts[vadr[j]:vadr[j] + vnum[j]]
-            n = collide(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj,
-                        faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]])
+            n = collide_g(out, k, margin, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj,
+                          faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]], graph[gadr[i]:gadr[i + 1]],
+                          radii[i], graph[gadr[j]:gadr[j + 1]], radii[j])
             for c in range(n):
                 og1[k + c] = i
                 og2[k + c] = j
@@ -171,7 +173,8 @@ def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_o
         out = np.empty((cap, 10))
         og1 = np.empty(cap, np.int64)
         og2 = np.empty(cap, np.int64)
-        k, q = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2, faces, fadr)
+        k, q = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, og1, og2, faces, fadr,
+                            graph, gadr, radii)
         if q >= pairs.shape[0]:
             break
         cap *= 2  # rare: more contacts than the first guess; run again with room for all
@@ -197,7 +200,8 @@ def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_o
 
 
 @njit(cache=True, error_model="numpy")
-def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, verts, vadr, vnum, faces, fadr):
+def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, verts, vadr, vnum, faces, fadr, graph,
+                        gadr, radii):
     """Contacts of the forced (explicit) pairs, each collided with its own margin + gap whatever the filters,
     the lower type first (the pair's order otherwise kept, as MuJoCo). Returns as scene_contact_points, plus the
     pair (row of `forced`) of each contact."""
@@ -219,8 +223,9 @@ def pair_contact_points(forced, forced_margin, forced_gap, types, sizes, R, p, v
             continue
         vi = verts[vadr[i]:vadr[i] + vnum[i]]
         vj = verts[vadr[j]:vadr[j] + vnum[j]]
-        n = collide(out, k, forced_margin[q] + forced_gap[q], types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j],
-                    p[j], R[j], vj, faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]])
+        n = collide_g(out, k, forced_margin[q] + forced_gap[q], types[i], sizes[i], p[i], R[i], vi, types[j],
+                      sizes[j], p[j], R[j], vj, faces[fadr[i]:fadr[i + 1]], faces[fadr[j]:fadr[j + 1]],
+                      graph[gadr[i]:gadr[i + 1]], radii[i], graph[gadr[j]:gadr[j + 1]], radii[j])
         for c in range(n):
             og1[k + c] = i
             og2[k + c] = j
@@ -337,7 +342,8 @@ class CollisionModel:
             infl = inflate
         else:
             infl = np.broadcast_to(np.asarray(inflate, dtype=float), (self.n,)).copy()
-        lo, hi = compute_aabbs(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, infl)
+        lo, hi = hull_aabbs(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, infl, self.graph, self.gadr,
+                            self.radii)
         pairs = sweep_and_prune(lo, hi)
         if use_masks:
             ct, ca = self.contype, self.conaffinity
@@ -374,13 +380,13 @@ class CollisionModel:
                     np.zeros(0), np.zeros(0))
         rows, fm, fg = self.forced
         return pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
-                                   self.faces, self.fadr)[:7]
+                                   self.faces, self.fadr, self.graph, self.gadr, self.radii)[:7]
 
     def _with_forced(self, got: tuple, R, p) -> tuple:
         """The dynamic contacts `got` followed by the forced pairs' contacts (in pair order)."""
         rows, fm, fg = self.forced
         pc = pair_contact_points(rows, fm, fg, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
-                                 self.faces, self.fadr)[:7]
+                                 self.faces, self.fadr, self.graph, self.gadr, self.radii)[:7]
         if pc[0].shape[0] == 0:
             return got
         if got[0].shape[0] == 0:
@@ -406,7 +412,7 @@ class CollisionModel:
         chunks = []
         while True:
             k, start = _narrowphase(pairs, start, self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum,
-                                    margins, out, g1, g2, self.faces, self.fadr)
+                                    margins, out, g1, g2, self.faces, self.fadr, self.graph, self.gadr, self.radii)
             if start >= len(pairs) and not chunks:  # one pass (the usual case): this call's buffers, no copy
                 chunks.append((out[:k], g1[:k], g2[:k]))
                 break

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from mallard.geometry.collision._vec import cross3, dot3, matTvec, matvec
+from mallard.geometry.collision.mesh_graph import hull_extreme
 
 SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = 2, 3, 4, 5, 6, 7
 
@@ -25,6 +26,13 @@ _MAXF = 4 * _MAXV  # alive faces stay below 2 _MAXV; compaction keeps room for o
 @njit(cache=True, error_model="numpy")
 def support(t, s, p, R, verts, d):
     """The point of shape (t, s, p, R, verts) farthest along world direction ``d``."""
+    return support_g(t, s, p, R, verts, np.zeros(0, np.int64), 0.0, d)
+
+
+@njit(cache=True, error_model="numpy")
+def support_g(t, s, p, R, verts, g, r, d):
+    """``support`` with a mesh's hull graph g and bounding radius r (collision/mesh_graph.py; g empty: a scan):
+    the same vertex as the scan, found by climbing the graph."""
     dl = matTvec(R, d)
     x = np.zeros(3)
     if t == SPHERE:
@@ -54,6 +62,9 @@ def support(t, s, p, R, verts, d):
     elif t == BOX:
         for i in range(3):
             x[i] = s[i] if dl[i] >= 0 else -s[i]
+    elif g.shape[0] > 0 and dl[0] == dl[0] and dl[1] == dl[1] and dl[2] == dl[2]:
+        k = hull_extreme(verts, g, r, dl[0], dl[1], dl[2], 0.0)[0]  # the first farthest vertex, as the scan
+        x = verts[k].copy()
     else:
         best = -1e300
         k = -1
@@ -162,6 +173,13 @@ def gjk(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB):
 
 @njit(cache=True, error_model="numpy")
 def gjk_cutoff(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, cutoff):
+    """gjk_g without hull graphs."""
+    z = np.zeros(0, np.int64)
+    return gjk_g(t1, s1, p1, R1, v1, z, 0.0, t2, s2, p2, R2, v2, z, 0.0, W, WA, WB, cutoff)
+
+
+@njit(cache=True, error_model="numpy")
+def gjk_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, cutoff):
     """``gjk`` that stops as soon as a support plane proves the distance larger than ``cutoff`` (MuJoCo's GJK
     cutoff: a pair farther apart than its margin has no contact): then returns (a lower bound of the distance,
     above cutoff, m, 0) without witness points. The bound v·w/|v| (w the support point of A - B along -v) holds
@@ -174,8 +192,8 @@ def gjk_cutoff(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, cutoff):
     lam = np.zeros(4)
     scale = 1e-300
     for _ in range(_GJK_ITERS):
-        a = support(t1, s1, p1, R1, v1, -v)
-        b = support(t2, s2, p2, R2, v2, v)
+        a = support_g(t1, s1, p1, R1, v1, g1, r1, -v)
+        b = support_g(t2, s2, p2, R2, v2, g2, r2, v)
         w = a - b
         vv = dot3(v, v)
         ww = dot3(w, w)
@@ -238,6 +256,13 @@ def _face_plane(V, i, j, k):
 def epa(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, m):
     """Expanding polytope from a GJK simplex containing the origin. Returns (depth, normal n from
     A to B, witness on A, witness on B); depth < 0 if the polytope could not be built."""
+    z = np.zeros(0, np.int64)
+    return epa_g(t1, s1, p1, R1, v1, z, 0.0, t2, s2, p2, R2, v2, z, 0.0, W, WA, WB, m)
+
+
+@njit(cache=True, error_model="numpy")
+def epa_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, m):
+    """``epa`` with the meshes' hull graphs (support_g)."""
     V = np.zeros((_MAXV, 3))
     VA = np.zeros((_MAXV, 3))
     VB = np.zeros((_MAXV, 3))
@@ -275,8 +300,8 @@ def epa(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, m):
         bestgain = 0.0
         for c in range(cand.shape[0]):
             d = cand[c]
-            a = support(t1, s1, p1, R1, v1, d)
-            b = support(t2, s2, p2, R2, v2, -d)
+            a = support_g(t1, s1, p1, R1, v1, g1, r1, d)
+            b = support_g(t2, s2, p2, R2, v2, g2, r2, -d)
             w = a - b
             # gain: distance of w from the affine hull of the current points
             if nv == 1:
@@ -358,8 +383,8 @@ def epa(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, m):
         _face_witness(V, VA, VB, F[best, 0], F[best, 1], F[best, 2], n, bd, res_a, res_b)
         res_n[:] = n
         # support of A - B along the face normal n is a(n) - b(-n)
-        a = support(t1, s1, p1, R1, v1, n)
-        b = support(t2, s2, p2, R2, v2, -n)
+        a = support_g(t1, s1, p1, R1, v1, g1, r1, n)
+        b = support_g(t2, s2, p2, R2, v2, g2, r2, -n)
         w = a - b
         if dot3(w, n) - bd <= tol or nv >= _MAXV:
             break

@@ -16,7 +16,8 @@ from mallard.geometry.collision import box as B
 from mallard.geometry.collision.box_box import box_box
 from mallard.geometry.collision import primitives as P
 from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
-from mallard.geometry.collision.gjk import epa, gjk, gjk_cutoff, support, witness
+from mallard.geometry.collision.gjk import epa, epa_g, gjk, gjk_g, support, witness
+from mallard.geometry.collision.mesh_graph import hull_extreme
 from mallard.geometry.collision.hfield import MAXCONPAIR, hfield_collide
 from mallard.geometry.collision.multiccd import multi_contact
 
@@ -101,6 +102,12 @@ def _hull4(v, poly, a):
 
 @njit(cache=True, error_model="numpy")
 def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2):
+    """plane_convex_g without a hull graph."""
+    return plane_convex_g(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2, np.zeros(0, np.int64), 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def plane_convex_g(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2, g2, r2):
     """Plane against an ellipsoid or convex mesh: the support point along -normal and, for a mesh with hull
     faces ``f2`` (collision/hull_polygons.py), up to three more vertices of the hull face through it that
     faces the plane most squarely, pruned to a largest-area quadrilateral (MuJoCo 4's mjc_PlaneConvex);
@@ -116,11 +123,14 @@ def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2):
     ln = matTvec(R2, normal)
     best = -1
     bd = -1e300
-    for i in range(v2.shape[0]):  # the deepest vertex (first of equals)
-        vd = -dot3(ln, v2[i])
-        if vd > bd:
-            bd = vd
-            best = i
+    if g2.shape[0] > 0 and ln[0] == ln[0] and ln[1] == ln[1] and ln[2] == ln[2]:
+        best = hull_extreme(v2, g2, r2, -ln[0], -ln[1], -ln[2], 0.0)[0]  # as the scan: -(ln·v) exactly
+    else:
+        for i in range(v2.shape[0]):  # the deepest vertex (first of equals)
+            vd = -dot3(ln, v2[i])
+            if vd > bd:
+                bd = vd
+                best = i
     sp = matvec(R2, v2[best]) + p2
     dist = dot3(normal, sp - p1)
     if dist > margin:
@@ -167,12 +177,19 @@ def plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2):
 
 @njit(cache=True, error_model="numpy")
 def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2):
+    """convex_convex_g without hull graphs."""
+    z = np.zeros(0, np.int64)
+    return convex_convex_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2, z, 0.0, z, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def convex_convex_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2, g1, r1, g2, r2):
     """One contact for a general convex pair: GJK when separated, EPA when overlapping; a penetrating
     box/mesh pair without margin gets MuJoCo's multi-contact (collision/multiccd.py) where its faces touch."""
     W = np.zeros((4, 3))
     WA = np.zeros((4, 3))
     WB = np.zeros((4, 3))
-    dist, m, status = gjk_cutoff(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, margin)
+    dist, m, status = gjk_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, margin)
     if status == 0:
         if dist > margin:
             return 0
@@ -183,7 +200,7 @@ def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2
             return 0
         put(out, k, ln, 0.5 * (pa + pb), n / ln)
         return 1
-    depth, n, pa, pb = epa(t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, W, WA, WB, m)
+    depth, n, pa, pb = epa_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, m)
     if depth < 0 or dot3(n, n) == 0.0:
         if depth == 0.0:
             # touching with a flat Minkowski difference: report along the center line
@@ -208,6 +225,14 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2):
     """Contacts between geom1 and geom2 (t1 <= t2 required), written from row k; returns the count.
     Contacts with dist > margin are not reported. ``f1``/``f2`` hold geom1's/geom2's hull faces if it is a
     mesh (collision/hull_polygons.py; empty otherwise)."""
+    z = np.zeros(0, np.int64)
+    return collide_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2, z, 0.0, z, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def collide_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2, g1, r1, g2, r2):
+    """``collide`` with the meshes' hull graphs g1, g2 and bounding radii r1, r2 (collision/mesh_graph.py; an
+    empty graph: scans): the same contacts."""
     if t1 == PLANE:
         if t2 == SPHERE:
             return P.plane_sphere(out, k, margin, p1, R1, s1, p2, R2, s2)
@@ -218,7 +243,7 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2):
         if t2 == BOX:
             return P.plane_box(out, k, margin, p1, R1, s1, p2, R2, s2)
         if t2 == ELLIPSOID or t2 == MESH:
-            return plane_convex(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2)
+            return plane_convex_g(out, k, margin, p1, R1, s1, p2, R2, s2, t2, v2, f2, g2, r2)
         return 0
     if t1 == HFIELD:  # the height field's packed grid rides in v1 (collision/hfield.py)
         if t2 <= HFIELD:
@@ -240,7 +265,7 @@ def collide(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2):
             return B.capsule_box(out, k, margin, p1, R1, s1, p2, R2, s2)
     elif t1 == BOX and t2 == BOX:
         return box_box(out, k, margin, p1, R1, s1, p2, R2, s2)
-    return convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2)
+    return convex_convex_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2, g1, r1, g2, r2)
 
 
 @njit(cache=True, error_model="numpy")

@@ -109,7 +109,7 @@ def collision(m, d):
         return
     fd, fp, ff, f1, f2, fm, _fg, fpair = pair_contact_points(
         g.pair_geom, g.pair_margin, g.pair_gap, g.geom_type, g.geom_size, d.R_WG, d.p_WG, g.verts, g.vadr, g.vnum,
-        g.faces, g.fadr)
+        g.faces, g.fadr, g.graph, g.gadr, g.radii)
     nd, nf = dist.shape[0], fd.shape[0]
     n = nd + nf
     d.col_dist = np.concatenate((dist, fd))

@@ -232,7 +232,8 @@ def test_bounding_sphere_filter_drops_only_pairs_without_contacts():
         out = np.empty((12 * len(dropped) + 64, 10))
         o1, o2 = np.empty(out.shape[0], np.int64), np.empty(out.shape[0], np.int64)
         k, q = _narrowphase(dropped, 0, types, sizes, R, p, verts, vadr, vnum, margins, out, o1, o2, np.zeros(0),
-                            np.zeros(n + 1, np.int64))
+                            np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(n + 1, np.int64),
+                            np.zeros(n))
         assert q == len(dropped) and k == 0
         dropped_total += len(dropped)
     assert dropped_total > 100

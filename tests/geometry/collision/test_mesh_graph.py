@@ -1,6 +1,6 @@
 """Hull graphs (geometry/collision/mesh_graph.py): climbing a hull's vertex graph gives exactly what scanning every
 vertex gives (index and value), for real meshes, hulls with many coplanar vertices and directions along their
-faces; bounding boxes computed with the graphs are bit-identical to the scans'."""
+faces; bounding boxes and contacts computed with the graphs are bit-identical to the scans'."""
 from __future__ import annotations
 
 import glob
@@ -12,6 +12,7 @@ from scipy.spatial.transform import Rotation
 from mallard.geometry.collision.broadphase import compute_aabbs, hull_aabbs
 from mallard.geometry.collision.engine import bounding_radii
 from mallard.geometry.collision.mesh_graph import MeshGraph, PackMeshGraphs, hull_extreme, scan_extreme
+from mallard.geometry.collision.narrowphase import collide, collide_g
 from mallard.geometry.mesh_data import read_mesh_source
 from mallard.geometry.meshes import convex_hull
 from mallard.geometry.mesh_source import MeshSource
@@ -91,12 +92,13 @@ def _scene(rng, n):
     return types, sizes, verts, vadr, vnum, graph, gadr
 
 
-def test_aabbs_bit_identical():
+def test_aabbs_and_contacts_bit_identical():
     rng = np.random.default_rng(11)
     n = 6
     types, sizes, verts, vadr, vnum, graph, gadr = _scene(rng, n)
     radii = bounding_radii(types, sizes, verts, vadr, vnum)
     no_graph = np.zeros(0, np.int64)
+    ncontact = 0
     for trial in range(40):
         R = Rotation.random(n + 2, random_state=trial).as_matrix()
         R[0] = np.eye(3)
@@ -106,4 +108,15 @@ def test_aabbs_bit_identical():
         lo, hi = hull_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
         lo0, hi0 = compute_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate)
         assert np.array_equal(lo, lo0) and np.array_equal(hi, hi0)
+        for i in range(n + 2):
+            for j in range(i + 1, n + 2):
+                vi, vj = verts[vadr[i]:vadr[i] + vnum[i]], verts[vadr[j]:vadr[j] + vnum[j]]
+                a, b = np.zeros((16, 10)), np.zeros((16, 10))
+                f = np.zeros(0)
+                k0 = collide(a, 0, 0.002, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj, f, f)
+                k1 = collide_g(b, 0, 0.002, types[i], sizes[i], p[i], R[i], vi, types[j], sizes[j], p[j], R[j], vj,
+                               f, f, graph[gadr[i]:gadr[i + 1]], radii[i], graph[gadr[j]:gadr[j + 1]], radii[j])
+                assert k0 == k1 and np.array_equal(a[:k0], b[:k1]), (trial, i, j)
+                ncontact += k0
+    assert ncontact > 20  # the scenes overlap: contacts were compared, not only empty results
     assert not np.array_equal(graph, no_graph)

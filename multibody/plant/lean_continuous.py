@@ -94,7 +94,7 @@ def LeanContinuousPlan(plant, context) -> tuple | None:
 
 
 def _GeometryPlan(plant, context, contact):
-    """The contact arrays of the plan: SceneGraph's poses (5), the hydroelastic part (6), the point part (11) and
+    """The contact arrays of the plan: SceneGraph's poses (5), the hydroelastic part (6), the point part (14) and
     whether the plant's pairs are point pairs (else all hydroelastic); None when not supported."""
     port = plant.get_geometry_query_input_port()
     if contact is None or plant.num_collision_geometries() == 0 or not port.HasValue(context):
@@ -143,13 +143,14 @@ def _GeometryPlan(plant, context, contact):
 def _NoPoints(model):
     """The point part of a hydroelastic plan: the model's arrays, no pair."""
     return (model.types, model.sizes, model.verts, model.vadr, model.vnum, model.faces,
-            model.fadr, np.zeros((0, 2), np.int64), np.zeros((0, 0), np.int64), np.zeros(0, np.int64), np.zeros((0, 8)))
+            model.fadr, np.zeros((0, 2), np.int64), np.zeros((0, 0), np.int64), np.zeros(0, np.int64), np.zeros((0, 8)),
+            model.graph, model.gadr, model.radii)
 
 
 def _PointPlan(model, ids, inspector, table):
     """The point-contact arrays of the plan: the collision model's arrays, every unfiltered pair (rows i < j), the
     pair index of each (i, j), the GeometryId values and, per pair, the rows of A (smaller id) and B, their bodies
-    and Drake's combined (k, d, μs, μd)."""
+    and Drake's combined (k, d, μs, μd); then the hull graphs and bounding radii the narrow phase climbs."""
     if model._n_hfield or model.sdf or model.forced is not None:
         return None
     pairs = np.ascontiguousarray(model.all_pairs(), dtype=np.int64).reshape(-1, 2)
@@ -164,7 +165,7 @@ def _PointPlan(model, ids, inspector, table):
         kk, dd, _tau, mus, mud = table.DrakePairById(rA, rB)
         par[k] = (a, b, rA.body, rB.body, kk, dd, mus, mud)
     return (model.types, model.sizes, model.verts, model.vadr, model.vnum, model.faces,
-            model.fadr, pairs, index, gid, par)
+            model.fadr, pairs, index, gid, par, model.graph, model.gadr, model.radii)
 
 
 @njit(cache=True)
@@ -196,7 +197,7 @@ def PlantDerivatives(x, tree, geometry, stiction, out):
     R_WG, p_WG = compose_poses(geom_frame, R_FG, p_FG, R_WF, p_WF)
     if rows.shape[0]:
         R_WG, p_WG = R_WG[rows].copy(), p_WG[rows].copy()
-    if geometry[22] == 0:
+    if geometry[25] == 0:
         F += _HydroForces(geometry, R_WG, p_WG, V, p_WB, ji.shape[0], stiction)
         tau += np.zeros(nv)  # the contributors' generalized forces (none: no point contact), as _AssembleForces adds
     else:
@@ -231,14 +232,14 @@ def _PointForces(geometry, R, p, ji, S, v, stiction):
     """The point pairs' generalized forces (ContinuousContactModel's point part over QueryObject's
     ComputePointPairPenetration: the deepest contact of each penetrating pair, FCL's point for a half space against
     a box, capsule or cylinder, pairs ordered by GeometryId)."""
-    types, sizes, verts, vadr, vnum, faces, fadr, pairs, index, gid, par = geometry[11:22]
+    types, sizes, verts, vadr, vnum, faces, fadr, pairs, index, gid, par, graph, gadr, radii = geometry[11:25]
     npair = pairs.shape[0]
     cap = max(64, 4 * npair + MAXCON)
     out = np.empty((cap, 10))
     g1 = np.empty(cap, np.int64)
     g2 = np.empty(cap, np.int64)
     k, _start = _narrowphase(pairs, 0, types, sizes, R, p, verts, vadr, vnum, np.zeros(types.shape[0]), out, g1, g2,
-                             faces, fadr)
+                             faces, fadr, graph, gadr, radii)
     best = np.full(npair, -1, np.int64)
     for c in range(k):
         if out[c, 0] < 0:

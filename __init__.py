@@ -9,6 +9,17 @@ import sys
 
 __version__ = "0.1.0"
 
+# numba's own import runs `import scipy` only to check that its version is at least 1.0 (numba/__init__.py,
+# _ensure_critical_deps; its LAPACK bindings import scipy when a kernel first needs them). mallard requires a
+# newer scipy, so the check is skipped here: `import mallard.all` then leaves every scipy module unloaded, as
+# `import pydrake.all` does (Drake's all_test::test_function_only_imports), and scipy loads on first use.
+if "numba" not in sys.modules and "scipy" not in sys.modules:
+    sys.modules["scipy"] = None  # makes numba's `import scipy` raise ImportError, which it ignores
+    try:
+        import numba  # noqa: F401
+    finally:
+        del sys.modules["scipy"]
+
 # pydrake module paths whose code lives elsewhere in mallard and whose own name cannot be a folder of this
 # repository: a `math/` folder at the repository root would shadow the standard library's `math` for any
 # script started from the root. `import mallard.math` loads the module below under that name.

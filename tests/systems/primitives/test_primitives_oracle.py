@@ -358,3 +358,21 @@ def test_history_setters_without_pydrake_binding(mallard_ns):
     interp.get_input_port().FixValue(ictx, np.array([0.5, 0.5]))
     interp.set_initial_state(ictx, np.array([0.5, 0.5]), np.array([1.0, -1.0]))
     np.testing.assert_allclose(interp.get_output_port().Eval(ictx), [0.5, 0.5, 1.0, -1.0])
+
+
+def test_sparse_matrix_gain_output_matches_pydrake(both):
+    """SparseMatrixGain's y = D u is a flat vector of D's row count on both sides (Drake's primitives_test compares
+    it with `D.todense() @ u`, an np.matrix of shape (1, n), and fails on pydrake itself), and D() round-trips."""
+    import scipy.sparse
+    D = scipy.sparse.csc_matrix((np.array([2, 1.0, 3]), np.array([0, 1, 0]), np.array([0, 2, 2, 3])), shape=(2, 3))
+    outputs = []
+    for ns in both:
+        dut = ns.SparseMatrixGain(D=D)
+        ctx = dut.CreateDefaultContext()
+        dut.get_input_port().FixValue(ctx, np.array([1, 2, 3]))
+        outputs.append(np.asarray(dut.get_output_port().Eval(ctx)))
+        np.testing.assert_array_equal(dut.D().toarray(), D.toarray())
+    mine, theirs = outputs
+    assert mine.shape == theirs.shape == (2,)
+    np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_array_equal(mine, [11.0, 1.0])

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .actuation import MjcfActuation
+from .implicit import FinalizeImplicit
 from .plugins import FinalizeMjcfPlugins
+from .rk4 import RungeKuttaScratch
 from .sensors import FinalizeMjcfSensors
 from .tendon_armature import FinalizeMjcfTendonArmature
 
@@ -36,3 +38,5 @@ def FinalizeMjcf(plant) -> None:
     act.adds_forces = bool(act.nout or act.passive or act.gravcomp
                            or (act.plugins and any(mp.has_passive for mp in act.plugins.models)))
     FinalizeMjcfTendonArmature(plant)
+    FinalizeImplicit(plant)  # the implicit / implicitfast step's free blocks and tree pattern (mjcf/implicit.py)
+    plant._mjcf_rk4 = RungeKuttaScratch()  # the RK4 step's stage contexts (mjcf/rk4.py)

@@ -32,7 +32,7 @@ from ..pipeline.muscle import MuscleGainVelocity
 from ..tree.fluid_forces import FluidForces
 
 __all__ = ["CalcActuatorVelocityDerivative", "CalcPassiveVelocityDerivative",
-           "CalcBiasVelocityDerivative", "CalcFluidVelocityDerivative", "ImplicitStep"]
+           "CalcBiasVelocityDerivative", "CalcFluidVelocityDerivative", "FinalizeImplicit", "ImplicitStep"]
 
 
 def CalcActuatorVelocityDerivative(plant, context) -> np.ndarray:
@@ -129,15 +129,14 @@ def CalcBiasVelocityDerivative(plant, kin, dofs: np.ndarray | None = None) -> np
     return out
 
 
-def _standalone_free_bodies(plant) -> list:
-    """(body, velocity start) of the standalone free bodies (pipeline/integrate.py StandaloneFreeBodies)."""
-    cached = getattr(plant, "_mjcf_free_blocks", None)
-    if cached is not None and cached[0] is plant._model:
-        return cached[1]
+def FinalizeImplicit(plant) -> None:
+    """The structure MuJoCo's implicit / implicitfast step needs, made at Finalize (empty for other schemes):
+    `plant._mjcf_free_blocks`, the (body, velocity start) of the standalone free bodies (pipeline/integrate.py
+    StandaloneFreeBodies), and `plant._mjcf_tree_pattern`, the dofs that share a root-to-leaf path (TreePattern)."""
     m = plant._model
-    found = StandaloneFreeBodies(m.ji, m.body_params[:, 0])
-    plant._mjcf_free_blocks = (m, found)
-    return found
+    implicit = plant._mjcf_integrator in ("implicit", "implicitfast")
+    plant._mjcf_free_blocks = StandaloneFreeBodies(m.ji, m.body_params[:, 0]) if implicit else []
+    plant._mjcf_tree_pattern = TreePattern(m.ji, m.nv) if implicit else np.zeros((0, 0), bool)
 
 
 def CalcFluidVelocityDerivative(plant, kin, symmetrize: bool) -> np.ndarray:
@@ -146,7 +145,7 @@ def CalcFluidVelocityDerivative(plant, kin, symmetrize: bool) -> np.ndarray:
     m = plant._model
     D = np.zeros((m.nv, m.nv))
     body_free = np.zeros(m.nb, bool)
-    for b, _ in _standalone_free_bodies(plant):
+    for b, _ in plant._mjcf_free_blocks:
         body_free[b] = True
     for fluid in plant._force_elements:
         if isinstance(fluid, FluidForces) and fluid.num_items():
@@ -177,9 +176,7 @@ def ImplicitStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray, 
     D = CalcActuatorVelocityDerivative(plant, context) + CalcPassiveVelocityDerivative(plant, context)
     D += CalcFluidVelocityDerivative(plant, kin, symmetrize=scheme == "implicitfast")
     # MuJoCo keeps D on M's tree pattern (dofs on one root-to-leaf path): cross-tree couplings are dropped
-    pattern = getattr(plant, "_mjcf_tree_pattern", None)
-    if pattern is None or pattern.shape[0] != m.nv:
-        pattern = plant._mjcf_tree_pattern = TreePattern(m.ji, m.nv)
+    pattern = plant._mjcf_tree_pattern
     if scheme == "implicit":
         D -= CalcBiasVelocityDerivative(plant, kin)
         a = np.linalg.solve(M_hat - h * np.where(pattern, D, 0.0), qfrc)
@@ -187,7 +184,7 @@ def ImplicitStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray, 
         lower = np.tril(np.where(pattern, D, 0.0))
         D_sym = lower + np.tril(lower, -1).T
         a = np.linalg.solve(M_hat - h * D_sym, qfrc)
-        for _b, s in _standalone_free_bodies(plant):  # the block's own LU with the gyroscopic derivative
+        for _b, s in plant._mjcf_free_blocks:  # the block's own LU with the gyroscopic derivative
             blk = slice(s, s + 6)
             dC = CalcBiasVelocityDerivative(plant, kin, np.arange(s, s + 6))[blk]
             A = M_hat[blk, blk] - h * D[blk, blk] + h * dC

@@ -31,7 +31,7 @@ from ..kernels.contact_kernels import NextState
 from ..pipeline.integrate import QuaternionJoints, dexpinv_quaternion_blocks, rotate_quaternion_blocks
 from .implicit import _mass_matrix_hat
 
-__all__ = ["RungeKuttaStep", "RungeKuttaNextActivations", "IsRungeKuttaStageContext"]
+__all__ = ["RungeKuttaScratch", "RungeKuttaStep", "RungeKuttaNextActivations", "IsRungeKuttaStageContext"]
 
 #: the classic RK4 tableau, as MuJoCo's RK4_A (row i: the stage i + 1 weights) and RK4_B
 _A = ((0.5,), (0.0, 0.5), (0.0, 0.0, 1.0))
@@ -39,9 +39,22 @@ _B = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
 _C = (0.5, 0.5, 1.0)
 
 
-def IsRungeKuttaStageContext(context) -> bool:
+class RungeKuttaScratch:
+    """The RK4 step's per-process scratch, made at Finalize (`plant._mjcf_rk4`): the stage contexts per root context
+    and the last step's next activations. Process-local (it holds contexts by identity): a pickled or copied plant
+    gets an empty one."""
+
+    def __init__(self):
+        self.stages: dict = {}  # id(root) -> (weakref(root), valued input ports, scratch root, its plant context)
+        self.act: tuple | None = None  # (weakref(context), q0, v0, act0, ctrl, act⁺) of the last step
+
+    def __reduce__(self):
+        return (RungeKuttaScratch, ())
+
+
+def IsRungeKuttaStageContext(plant, context) -> bool:
     """True for the scratch context in which RK4 evaluates its stages (the plant's Euler step there is a stage)."""
-    return getattr(context, "_mjcf_rk4_stage", False)
+    return any(entry[3] is context for entry in plant._mjcf_rk4.stages.values())
 
 
 def _ValuedInputs(plant, context) -> tuple:
@@ -57,14 +70,13 @@ def _StageContext(plant, context):
     over the step). Kept per root context and rebuilt when the set of valued inputs changes."""
     root = context._root
     valued = _ValuedInputs(plant, context)
-    store = plant.__dict__.setdefault("_mjcf_rk4_scratch", {})
+    store = plant._mjcf_rk4.stages
     entry = store.get(id(root))
     if entry is None or entry[0]() is not root or entry[1] != valued:
         for key in [k for k, e in store.items() if e[0]() is None]:
             del store[key]
         clone = root.Clone()
         stage = plant.GetMyContextFromRoot(clone)
-        stage._mjcf_rk4_stage = True
         entry = store[id(root)] = (weakref.ref(root), valued, clone, stage)
     _ref, _valued, clone, stage = entry
     clone.SetStateAndParametersFrom(root)
@@ -168,7 +180,7 @@ def RungeKuttaStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray
     x_next[m.nq:] = _Rotate(x_next[:m.nq], w0 + h * sum(w * aj for w, aj in zip(_B, accs)), dofs, transpose=False)
     if act_model is not None:
         act_next = _AdvanceActivations(act_model, act0, sum(w * rj for w, rj in zip(_B, rates)))
-        plant._mjcf_rk4_act = (weakref.ref(context), q0, v0, act0, ctrl, act_next)
+        plant._mjcf_rk4.act = (weakref.ref(context), q0, v0, act0, ctrl, act_next)
     # the step's mean acceleration in the plant's coordinates: v⁺ = v + h·v̄̇
     return x_next, (x_next[m.nq:] - v0) / h
 
@@ -176,7 +188,7 @@ def RungeKuttaStep(plant, context, kin, a_euler: np.ndarray) -> tuple[np.ndarray
 def RungeKuttaNextActivations(plant, context) -> np.ndarray:
     """MuJoCo's act after the RK4 step from `context` (the averaged activation rates through mj_advance)."""
     act_model = plant._mjcf_actuation
-    kept = getattr(plant, "_mjcf_rk4_act", None)
+    kept = plant._mjcf_rk4.act
     if kept is not None and kept[0]() is context:
         _ref, q0, v0, act0, ctrl, act_next = kept
         if np.array_equal(q0, plant.GetPositions(context)) and np.array_equal(v0, plant.GetVelocities(context)) \
@@ -184,4 +196,4 @@ def RungeKuttaNextActivations(plant, context) -> np.ndarray:
                 and np.array_equal(ctrl, act_model.EvalCtrl(plant, context)):
             return act_next.copy()
     plant._CalcDiscreteStep(context)
-    return plant._mjcf_rk4_act[5].copy()
+    return plant._mjcf_rk4.act[5].copy()

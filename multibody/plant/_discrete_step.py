@@ -16,7 +16,7 @@ from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, Rung
 from ..mjcf.implicit import ImplicitStep
 from ..pipeline.kinematics_cache import Kinematics
 from ..pipeline.step_contacts import AttachStepContacts, step_contact_arrays
-from .reaction_forces import AddContactBodyForces, AddContactInfoBodyForces, CalcReactionForces, ZeroReactionForces
+from ..pipeline.reaction_forces import AddContactBodyForces, AddContactInfoBodyForces, CalcReactionForces, ZeroReactionForces
 from ...systems.framework.dependency import K_P, K_U
 
 _NO_CONTACTS: list = []  # never mutated
@@ -75,7 +75,7 @@ class _DiscreteStepMixin:
                                self.get_constraint_solver_options().position_integration_is_mujoco(self))
         scheme = self._mjcf_integrator
         if scheme == "RK4":  # MJCF RK4 (mjcf/rk4.py); its stages are Euler steps in a scratch context
-            if not IsRungeKuttaStageContext(context):
+            if not IsRungeKuttaStageContext(self, context):
                 x_next, a = RungeKuttaStep(self, context, kin, a)
         elif scheme is not None:  # MJCF implicit / implicitfast (mjcf/implicit.py)
             x_next, a = ImplicitStep(self, context, kin, a)

@@ -10,7 +10,7 @@ from ..kernels.dynamics import gravity_forces_at_body_origins
 from ..tree.force_element import UniformGravityFieldElement
 from ..tree.multibody_forces import MultibodyForces
 from ..tree.indices import JointIndex
-from .lean_continuous import AdvanceContinuous
+from ..pipeline.lean_continuous import AdvanceContinuous
 
 
 _F64 = np.dtype(np.float64)

@@ -22,7 +22,7 @@ from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
 from ...geometry import GeometryConfigurationVector
 from ...geometry.frame_pose_vector import FramePoseVector
 from ..mjcf.mocap import DeclareMjcfMocap
-from .reaction_forces import CalcReactionForces
+from ..pipeline.reaction_forces import CalcReactionForces
 
 
 def _new_geometry_configuration_vector():

@@ -29,8 +29,6 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
 
     # the step's handler (_DiscreteStepUpdate) replaces its results value after reading it (lean_loop.py)
     _unrestricted_updates_replace_abstract = True
-    # per-process scratch of the MJCF RK4 step (keyed by context identity), rebuilt on demand after pickling
-    _transient_attributes = frozenset({"_mjcf_rk4_scratch", "_mjcf_rk4_act"})
 
     def __init__(self, time_step: float):
         LeafSystem.__init__(self)

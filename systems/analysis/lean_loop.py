@@ -12,7 +12,7 @@ the loop hands it chunks of sample times and does the same bookkeeping per updat
 
 A diagram with continuous state and no events at all, integrated by the default error-controlled RK3, whose one
 continuous leaf can integrate itself (`_LeanIntegrate(leaf_context, integrator, boundary)`: a continuous
-MultibodyPlant's compiled RK3, multibody/plant/lean_continuous.py) is handed to that leaf (`AdvanceLeanContinuous`).
+MultibodyPlant's compiled RK3, multibody/pipeline/lean_continuous.py) is handed to that leaf (`AdvanceLeanContinuous`).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The continuous plant's compiled RK3 (multibody/plant/lean_continuous.py) against the Simulator's Python loop: a
+"""The continuous plant's compiled RK3 (multibody/pipeline/lean_continuous.py) against the Simulator's Python loop: a
 compliant hydroelastic box dropped on a rigid half space, and point contact (a tumbling box, a ball and a capsule on
 the ground and on each other), take the same steps to the bit (state, step statistics, ideal next step), in one
 AdvanceTo or several, and a step the Python loop must reject with an error is left to it."""

@@ -13,7 +13,7 @@ from numba import njit
 
 from ..kernels.dynamics import body_forces_at_origin, calc_inverse_dynamics
 from ..kernels.kinematics import calc_accelerations
-from ..pipeline.kinematics_cache import Kinematics
+from .kinematics_cache import Kinematics
 from ..tree._convert import make_spatial
 
 __all__ = ["AddContactBodyForces", "AddContactInfoBodyForces", "CalcReactionForces", "ZeroReactionForces"]

@@ -8,6 +8,7 @@ from mallard.geometry.bounding_box import Obb
 from mallard.geometry.collision_filter import GeometrySet
 from mallard.geometry.geometry_instance import GeometryInstance
 from mallard.geometry.geometry_state import GeometryState, GeometryVersion, world_frame_id
+from mallard.geometry.hydroelastic.representation import HydroelasticMesh
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.mesh_shapes import Convex, Mesh
 from mallard.geometry.obb_maker import CalcObb, ObbFromPoints
@@ -192,6 +193,12 @@ class SceneGraphInspector:
         """The convex hull (PolygonSurfaceMesh) of a Mesh or Convex geometry, None for other shapes."""
         shape = self._state.geometry(geometry_id).shape
         return shape.GetConvexHull() if isinstance(shape, (Mesh, Convex)) else None
+
+    def maybe_get_hydroelastic_mesh(self, geometry_id: GeometryId):
+        """The mesh representing the geometry in hydroelastic contact (in its frame G): a VolumeMesh for a compliant
+        geometry, a TriangleSurfaceMesh for a rigid one, None for a half space or without hydroelastic properties."""
+        rec = self._state.geometry(geometry_id)
+        return HydroelasticMesh(rec.shape, rec.proximity, rec.name)
 
     def GetObbInGeometryFrame(self, geometry_id: GeometryId) -> Obb | None:
         """The oriented bounding box of the geometry in its frame G (fitted to all vertices of a Mesh),

@@ -23,10 +23,12 @@ from mallard.geometry.hydroelastic.round_meshes import (MakeCapsuleSurfaceMesh, 
                                                         MakeConvexVolumeMesh, MakeCylinderSurfaceMesh,
                                                         MakeCylinderVolumeMesh)
 from mallard.geometry.mesh_shapes import Convex, Mesh
+from mallard.geometry.surface_mesh import TriangleSurfaceMesh
+from mallard.geometry.volume_mesh import VolumeMesh
 from mallard.geometry.vtk_io import ReadVtkToVolumeMesh
 from mallard.geometry.properties import HYDRO_GROUP
 
-__all__ = ["HydroelasticScene", "HYDRO_NONE", "HYDRO_RIGID_MESH", "HYDRO_RIGID_PLANE", "HYDRO_SOFT_MESH",
+__all__ = ["HydroelasticMesh", "HydroelasticScene", "HYDRO_NONE", "HYDRO_RIGID_MESH", "HYDRO_RIGID_PLANE", "HYDRO_SOFT_MESH",
            "HYDRO_SOFT_PLANE", "ComplianceOf"]
 
 
@@ -119,6 +121,20 @@ def _soft_volume(shape, props, name: str):
         return V, T, VolumeMeshPressure(V, T, E, name)
     raise RuntimeError(f"geometry '{name}': mallard has no compliant hydroelastic representation of {kind} shapes; "
                        "make it rigid or remove its hydroelastic properties to use point contact for it")
+
+
+def HydroelasticMesh(shape, props, name: str) -> VolumeMesh | TriangleSurfaceMesh | None:
+    """The mesh that represents a geometry in hydroelastic contact (in its frame G), as Drake's
+    SceneGraphInspector.maybe_get_hydroelastic_mesh: a compliant geometry's tetrahedral mesh, a rigid one's triangle
+    surface mesh, None for a half space or a geometry without hydroelastic properties."""
+    compliance = ComplianceOf(props)
+    if compliance not in ("rigid", "compliant") or isinstance(shape, S.HalfSpace):
+        return None
+    if compliance == "rigid":
+        V, T = _rigid_surface(shape, props, name)
+        return TriangleSurfaceMesh(triangles=np.asarray(T, np.int64), vertices=np.asarray(V, float))
+    V, T, _pressure = _soft_volume(shape, props, name)
+    return VolumeMesh(elements=np.asarray(T, np.int64), vertices=np.asarray(V, float))
 
 
 def _spheres(P: np.ndarray) -> np.ndarray:

@@ -26,8 +26,7 @@ EXCLUDED = {
     **{name: _LCM for name in ("DrakeVisualizer", "DrakeVisualizerParams", "Meldis")},
     **{name: _DEFORMABLE for name in ("SceneGraph.RegisterDeformableGeometry", "SceneGraph.get_source_configuration_port",
                                       "SceneGraphInspector.GetReferenceMesh")},
-    **{name: _HYDRO for name in ("ContactSurface", "PolygonSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear",
-                                 "SceneGraphInspector.maybe_get_hydroelastic_mesh")},
+    **{name: _HYDRO for name in ("ContactSurface", "PolygonSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear")},
 }
 
 MODULES = [

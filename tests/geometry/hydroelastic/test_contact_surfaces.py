@@ -1,7 +1,7 @@
 """Hydroelastic contact surfaces (QueryObject.ComputeContactSurfaces) against pydrake 1.51: compliant box / sphere on
 rigid half spaces and boxes, two compliant spheres, a rigid box on a compliant half space; both representations.
-Area, ∫p·n dA, centroid and gradients match to 1e-9 (the pressure fields are Drake's; the box's tetrahedra differ
-from Drake's but its field is exact, so the surfaces agree)."""
+Area, ∫p·n dA, centroid and gradients match to 1e-9 and the polygons are Drake's (the same meshes and pressure
+fields, tests/geometry/hydroelastic/test_field_meshes.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -100,7 +100,7 @@ def test_contact_surfaces_match_pydrake(case, rep):
     np.testing.assert_allclose(c, c_d, atol=1e-10)
     if case in ("box_plane", "box_box", "softplane_box"):  # one gradient over the whole surface
         assert g == pytest.approx(g_d, rel=1e-9)
-    if rep == "kPolygon" and case in ("spheres", "sphere_box", "softplane_box"):  # Drake's meshes: same polygons
+    if rep == "kPolygon":  # Drake's meshes: the same polygons
         assert nf == nf_d
 
 

@@ -68,7 +68,9 @@ def CalcReactionForces(plant, kin: Kinematics, vdot: np.ndarray, F_Bo_W: np.ndar
         Fc = j.frame_on_child()
         R_WJc = kin.R_WB[b] @ Fc._R_BF
         p_WJc = kin.p_WB[b] + kin.R_WB[b] @ Fc._p_BF
-        fb = f[b]  # the force the parent transmits to the child's subtree, [torque about Wo; force], in W
+        # the force the inboard body transmits to the outboard one's subtree, [torque about Wo; force], in W: on
+        # the child body C, unless the tree reversed the joint (then C is inboard and feels the opposite force)
+        fb = -f[j._mobilized_body] if j._reversed else f[b]
         tq = fb[:3] - np.cross(p_WJc, fb[3:])
         out.append(make_spatial("SpatialForce", np.concatenate([R_WJc.T @ tq, R_WJc.T @ fb[3:]])))
     return out

@@ -272,12 +272,6 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         if self._has(self._joints, joint.name(), joint.model_instance(), "joint"):
             raise ValueError(f"a joint named '{joint.name()}' already exists in model instance "
                              f"'{self._instance_names[int(joint.model_instance())]}'")
-        for j in self._joints:
-            if j.child_body() is joint.child_body():
-                raise ValueError(
-                    f"joint '{joint.name()}': body '{joint.child_body().name()}' already has parent joint '{j.name()}'; "
-                    "a body can have only one inboard joint. Close kinematic loops with AddBallConstraint, "
-                    "AddDistanceConstraint or AddWeldConstraint.")
         self._append_indexed(joint, self._joints, JointIndex)
         return joint
 

@@ -401,15 +401,15 @@ class _KinematicsMixin:
         sorted. A weld joint affects nothing and is an error, as in Drake."""
         self._ThrowIfNotFinalized("GetBodiesKinematicallyAffectedBy")
         children: dict[int, list[int]] = {}
-        for j in self._joints:
-            children.setdefault(int(j.parent_body().index()), []).append(int(j.child_body().index()))
+        for b in self._model.order:  # the tree's edges (a re-rooted tree reverses some joints)
+            children.setdefault(int(self._model.ji[b, 0]), []).append(int(b))
         out: set[int] = set()
         for index in joint_indexes:
             joint = self.get_joint(index)
             if joint.num_velocities() == 0:
                 raise ValueError(f"GetBodiesKinematicallyAffectedBy: joint '{joint.name()}' is a weld joint; it has "
                                  "no positions to affect any body")
-            stack = [int(joint.child_body().index())]
+            stack = [joint._mobilized_body]
             while stack:
                 b = stack.pop()
                 if b not in out:
@@ -425,5 +425,5 @@ class _KinematicsMixin:
             j = self._joints[self._model.joint_of_body[b]]
             if j.num_velocities() != 0:
                 return False
-            b = int(j.parent_body().index())
+            b = int(self._model.ji[b, 0])  # the inboard body (the joint's child when the tree reversed it)
         return True

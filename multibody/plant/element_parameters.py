@@ -128,7 +128,7 @@ def _CalcElementValues(plant, context) -> ElementValues:
         L.defaults = np.concatenate([plant._numeric_parameter_models[i].get_value() for i in L.numeric] or [[]])
     values = np.concatenate([_numeric(context, i) for i in L.numeric] or [[]])
     locked = [int(j.index()) for j in plant._joints
-              if j.num_velocities() and context.get_abstract_parameter(L.lock[int(j.child_body().index())]).get_value()]
+              if j.num_velocities() and context.get_abstract_parameter(L.lock[j._mobilized_body]).get_value()]
     status = context.get_abstract_parameter(L.status).get_value()
     inactive = sorted(k for k, on in status.items() if not on)
     dist = context.get_abstract_parameter(L.distance).get_value()
@@ -269,14 +269,14 @@ class _ElementParametersMixin:
             raise RuntimeError(f"joint '{joint.name()}': joint locking is only supported for discrete "
                                "MultibodyPlant models (time_step > 0), as in Drake")
         self.ValidateContext(context)
-        index = self._element_layout.lock[int(joint.child_body().index())]
+        index = self._element_layout.lock[joint._mobilized_body]
         context.get_mutable_abstract_parameter(index).set_value(bool(locked))
 
     def _is_joint_locked(self, context, joint) -> bool:
         self._ThrowIfNotFinalized("is_locked")
         self.ValidateContext(context)
         return bool(context.get_abstract_parameter(
-            self._element_layout.lock[int(joint.child_body().index())]).get_value())
+            self._element_layout.lock[joint._mobilized_body]).get_value())
 
     def _constraint_status_map(self, context, mutable: bool = False) -> dict:
         self.ValidateContext(context)

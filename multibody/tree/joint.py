@@ -49,6 +49,8 @@ class Joint(MultibodyElement):
         self._random_positions = None  # callable(generator) -> positions, used by SetRandomState
         self._position_start = None
         self._velocity_start = None
+        self._mobilized_body = None  # set at Finalize: the body this joint moves in the tree (its child, unless
+        self._reversed = False       # the tree reversed it to re-root at a link welded to World)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -8,18 +8,9 @@ from ..kernels.compiled_model import CompiledModel
 
 
 def check_topology(bodies, joints) -> None:
-    """Raise ValueError if a body has two parent joints, the world is a child, or joints close a loop."""
-    children: dict[int, object] = {}
-    for j in joints:
-        c = int(j.child_body().index())
-        if c == 0:
-            raise ValueError(f"joint '{j.name()}': the world body cannot be a joint's child; swap parent and child")
-        if c in children:
-            raise ValueError(
-                f"body '{j.child_body().name()}' has two parent joints ('{children[c].name()}' and '{j.name()}'); "
-                "a body can have only one inboard joint. Model kinematic loops with a loop-closing constraint "
-                "(AddBallConstraint, AddDistanceConstraint, AddWeldConstraint) instead of a second joint.")
-        children[c] = j
+    """Raise ValueError if the joints close a loop (the graph of bodies and joints, direction ignored, must be a
+    forest). A joint's direction does not matter here, as in Drake: a body with two joints that name it as child
+    (a link welded to World that already has a parent joint) re-roots its tree (spanning_tree reverses one)."""
     root = list(range(len(bodies)))  # union-find over the joints seen so far: a joint within a set closes a loop
 
     def find(x: int) -> int:
@@ -63,33 +54,94 @@ def floating_base_order(num_bodies: int, joints) -> list[int]:
     for j in joints:
         as_parent[int(j.parent_body().index())] += 1
         as_child[int(j.child_body().index())] += 1
+    component = _components(num_bodies, joints)
     roots = [b for b in range(1, num_bodies) if as_child[b] == 0 and as_parent[b] > 0]
     lone = [b for b in range(1, num_bodies) if as_child[b] == 0 and as_parent[b] == 0]
-    return sorted(roots, key=lambda b: (-int(as_parent[b]), b)) + lone
+    bases, taken = [], {component[0]}  # a tree connected to World (maybe through a re-rooting weld) needs none
+    for b in sorted(roots, key=lambda b: (-int(as_parent[b]), b)) + lone:
+        if component[b] not in taken:
+            taken.add(component[b])
+            bases.append(b)
+    return bases
 
 
-def depth_first_order(num_bodies: int, joints) -> list[int]:
-    """Body indices (world excluded) depth first from the world; siblings in joint-index order."""
-    kids: dict[int, list] = {}
+def _components(num_bodies: int, joints) -> list[int]:
+    """The connected component (a representative body index) of every body, joints taken without direction."""
+    root = list(range(num_bodies))
+
+    def find(x: int) -> int:
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    for j in joints:
+        root[find(int(j.parent_body().index()))] = find(int(j.child_body().index()))
+    return [find(b) for b in range(num_bodies)]
+
+
+# Joint types whose parent/child order the tree may reverse, as in Drake (MultibodyPlant::Finalize).
+_REVERSIBLE = ("revolute", "prismatic", "weld")
+
+
+def spanning_tree(num_bodies: int, joints) -> tuple[list[int], dict]:
+    """Body indices (world excluded) depth first from the world, and each body's inboard (joint, reversed).
+
+    Joints are followed in either direction, siblings in joint-index order: a joint reached from its child body
+    is reversed (its parent body becomes the outboard one), as Drake's forest builder does when a link that has
+    a parent joint is welded to World. Only revolute, prismatic and weld joints can be reversed (Drake's rule).
+    """
+    adjacent: dict[int, list] = {}
     for j in sorted(joints, key=lambda j: int(j.index())):
-        kids.setdefault(int(j.parent_body().index()), []).append(int(j.child_body().index()))
+        p, c = int(j.parent_body().index()), int(j.child_body().index())
+        adjacent.setdefault(p, []).append((j, c, False))
+        adjacent.setdefault(c, []).append((j, p, True))
     order: list[int] = []
-    stack = list(reversed(kids.get(0, [])))
+    inboard: dict[int, tuple] = {}
+    stack = list(reversed(adjacent.get(0, [])))
+    seen = {0}
     while stack:
-        b = stack.pop()
+        j, b, reversed_ = stack.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        if reversed_ and j.type_name() not in _REVERSIBLE:
+            raise ValueError(
+                f"MultibodyPlant::Finalize(): parent/child ordering for {j.type_name()} joint '{j.name()}' would "
+                "have to be reversed to make a tree-structured model (its child body "
+                f"'{j.child_body().name()}' is closer to World). Only {', '.join(_REVERSIBLE)} joints can be "
+                "reversed, as in Drake: swap the joint's parent and child so that its parent is closer to World.")
         order.append(b)
-        stack.extend(reversed(kids.get(b, [])))
+        inboard[b] = (j, reversed_)
+        stack.extend(reversed([e for e in adjacent.get(b, []) if e[1] not in seen]))
     if len(order) != num_bodies - 1:
         missing = set(range(1, num_bodies)) - set(order)
         raise ValueError(f"bodies {sorted(missing)} are not connected to the world")
-    return order
+    return order, inboard
+
+
+def _edge_geometry(j, reversed_: bool) -> tuple:
+    """(R_PF, p_PF, R_MB, p_MB, axis, pitch) of the tree edge that joint j makes: P the inboard body, B the
+    outboard one. A reversed joint moves its parent body relative to its child: X_CP = X_CJc · X_JcJp(q) · X_JpP,
+    where X_JcJp(q) = X_FM(q)⁻¹ is the same joint type about the negated axis at the same q (revolute, prismatic:
+    a rotation or slide by -q), and a weld's fixed X_FM is inverted."""
+    R_FM, p_FM = j._fixed_X_FM()
+    axis, pitch = j._axis_and_pitch()
+    inner, outer = (j.frame_on_child(), j.frame_on_parent()) if reversed_ else (j.frame_on_parent(),
+                                                                                 j.frame_on_child())
+    if reversed_:
+        R_FM, p_FM, axis = R_FM.T, -(R_FM.T @ p_FM), -axis
+    R_PF = inner._R_BF @ R_FM
+    p_PF = inner._p_BF + inner._R_BF @ p_FM
+    R_MB = outer._R_BF.T
+    p_MB = -(R_MB @ outer._p_BF)
+    return R_PF, p_PF, R_MB, p_MB, axis, pitch
 
 
 def compile_model(bodies, joints, actuators) -> CompiledModel:
     """Assign q/v layouts to the joints (depth-first order) and pack every array the pipeline needs."""
     nb = len(bodies)
-    order = depth_first_order(nb, joints)
-    inboard = {int(j.child_body().index()): j for j in joints}
+    order, inboard = spanning_tree(nb, joints)
     position = {id(j): k for k, j in enumerate(joints)}  # a joint's place in `joints` (its index, unless removed)
     ji = np.zeros((nb, 6), dtype=np.int64)
     jf = np.zeros((nb, 28))
@@ -98,17 +150,13 @@ def compile_model(bodies, joints, actuators) -> CompiledModel:
     joint_of_body = np.full(nb, -1, dtype=np.int64)
     q0 = v0 = 0
     for b in order:
-        j = inboard[b]
+        j, reversed_ = inboard[b]
         j._position_start, j._velocity_start = q0, v0
+        j._mobilized_body, j._reversed = b, reversed_
         nq, nv = j.num_positions(), j.num_velocities()
-        ji[b] = (int(j.parent_body().index()), j._type_code, q0, nq, v0, nv)
-        Fp, Fc = j.frame_on_parent(), j.frame_on_child()
-        R_FM, p_FM = j._fixed_X_FM()
-        R_PF = Fp._R_BF @ R_FM
-        p_PF = Fp._p_BF + Fp._R_BF @ p_FM
-        R_MB = Fc._R_BF.T
-        p_MB = -(R_MB @ Fc._p_BF)
-        axis, pitch = j._axis_and_pitch()
+        inner = j.frame_on_child() if reversed_ else j.frame_on_parent()
+        ji[b] = (int(inner.body().index()), j._type_code, q0, nq, v0, nv)
+        R_PF, p_PF, R_MB, p_MB, axis, pitch = _edge_geometry(j, reversed_)
         jf[b] = np.concatenate([R_PF.ravel(), p_PF, R_MB.ravel(), p_MB, axis, [pitch]])
         joint_of_body[b] = position[id(j)]
         q0 += nq

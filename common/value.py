@@ -167,8 +167,7 @@ class _ValueBase(AbstractValue):
     def __deepcopy__(self, memo) -> "Value":
         return _instantiate(self._T, copy.deepcopy(self._value, memo))
 
-    def __repr__(self) -> str:
-        return f"Value({self._value!r})"
+    # repr is object's, as pydrake prints a Value: <mallard.common.value.Value[object] object at 0x...>
 
 
 for _T in (str, bool, float, object):  # registered at import, in pydrake's order (Value[None] is Value[str])

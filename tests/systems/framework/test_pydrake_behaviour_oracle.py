@@ -98,3 +98,34 @@ def test_typed_values_raise_pydrake_exception_types():
         row.append(port.Eval(context))
         outcomes.append(row)
     assert outcomes[0] == outcomes[1]
+
+
+def _text(obj, package: str) -> str:
+    """repr/str with the package word, memory addresses and pydrake's template-name mangling (Value𝓣str𝓤, the
+    name mallard spells Value[str]) made neutral."""
+    import re
+    text = re.sub(r"0x[0-9a-f]+", "0x?", str(obj)).replace(package, "PKG")
+    return re.sub(r"𝓣(\w+)𝓤", r"[\1]", text)
+
+
+@pytest.mark.parametrize("make", ["Value(3)", "Value('text')", "Value(2.5)", "Value(True)", "Value([1, 2])",
+                                  "AbstractValue.Make(np.array([1.0, 2.0]))"])
+def test_value_repr_and_str_match_pydrake(make):
+    """A Value prints as pydrake's does (the default object form: no held value, so no extra numbers in output)."""
+    require_pydrake()
+    texts = []
+    for package in ("mallard", "pydrake"):
+        value_module = importlib.import_module(f"{package}.common.value")
+        value = eval(make, {"np": np, "Value": value_module.Value, "AbstractValue": value_module.AbstractValue})
+        texts.append((_text(repr(value), package), _text(str(value), package)))
+    assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("rgba", [(0.1, 0.2, 0.3, 0.4), (1, 0.5, 0.25), (0.0, 0.0, 0.0, 0.0), (1 / 3, 2 / 3, 1.0)])
+def test_rgba_repr_and_str_match_pydrake(rgba):
+    require_pydrake()
+    texts = []
+    for package in ("mallard", "pydrake"):
+        color = importlib.import_module(f"{package}.geometry").Rgba(*rgba)
+        texts.append((repr(color), str(color)))
+    assert texts[0] == texts[1]

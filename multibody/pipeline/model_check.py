@@ -31,7 +31,7 @@ def _joint_of_dof(plant, dof: int):
 
 def _joint_of_body(plant, b: int):
     for j in plant._joints:
-        if int(j.child_body().index()) == b:
+        if j._mobilized_body == b:  # the joint that moves body b in the tree (its child, unless reversed)
             return j
     return None
 

@@ -94,7 +94,10 @@ class BatchedStepper:
             self._warm[members] = 0.0
 
     def _rows(self, value, width: int, what: str) -> np.ndarray:
-        rows = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)))
+        # a writable C-contiguous copy whatever the caller passed (broadcast_to gives a read-only view), so that
+        # step_batch has one specialization, not a second one compiled for read-only inputs
+        rows = np.require(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)),
+                          requirements="CW")
         if not np.all(np.isfinite(rows)):
             bad = int(np.flatnonzero(~np.isfinite(rows).all(axis=1))[0])
             raise ValueError(f"BatchedStepper.Step: {what} of batch member {bad} is not finite: {rows[bad]}")
@@ -103,7 +106,7 @@ class BatchedStepper:
     def Step(self, x, u=None, num_steps: int = 1, ctrl=None) -> np.ndarray:
         """The (B, nq + nv [+ na: MuJoCo activations]) states after `num_steps` steps from x under actuation u (B, nu;
         a (nu,) row is used for all members) and MJCF ctrl (B, nctrl)."""
-        X = self._rows(x, self._nx, "the state").copy()
+        X = self._rows(x, self._nx, "the state")  # (a copy: the steps write into it)
         U = self._rows(np.zeros(self._nu) if u is None else u, self._nu, "the actuation")
         if self._u_bounds is not None:
             U = np.clip(U, *self._u_bounds)

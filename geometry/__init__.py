@@ -16,7 +16,9 @@ from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
 from mallard.geometry.geometry_state import GeometryVersion
 from mallard.geometry.hydroelastic.contact_surface import (ContactSurface, ContactSurface_,
                                                            PolygonSurfaceMeshFieldLinear,
-                                                           TriangleSurfaceMeshFieldLinear)
+                                                           PolygonSurfaceMeshFieldLinear_,
+                                                           TriangleSurfaceMeshFieldLinear,
+                                                           TriangleSurfaceMeshFieldLinear_)
 from mallard.geometry.identifiers import FilterId, FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.mass_properties import (CalcShapeMassProperties, CalcVolume, MeshMassProperties,
                                               MujocoEquivalentInertiaBox, ShapeMassProperties)
@@ -24,8 +26,8 @@ from mallard.geometry.mesh_shapes import Convex, InMemoryMesh, Mesh, MeshSource
 from mallard.geometry.obb_maker import (CalcObb, ComputeAabbForTriangleMesh, ComputeAabbForVolumeMesh,
                                         ComputeObbForTriangleMesh, ComputeObbForVolumeMesh)
 from mallard.geometry.obj_reader import ReadObjToTriangleSurfaceMesh
-from mallard.geometry.plane import Plane
-from mallard.geometry.polygon_mesh import PolygonSurfaceMesh, SurfacePolygon
+from mallard.geometry.plane import Plane, Plane_
+from mallard.geometry.polygon_mesh import PolygonSurfaceMesh, PolygonSurfaceMesh_, SurfacePolygon
 from mallard.geometry.properties import (AddCompliantHydroelasticProperties,
                                          AddCompliantHydroelasticPropertiesForHalfSpace, AddContactMaterial,
                                          AddMujocoContactParameters, AddRigidHydroelasticProperties,
@@ -45,8 +47,8 @@ from mallard.geometry.scene_graph_inspector import SceneGraphInspector, SceneGra
 from mallard.geometry.shapes import (Box, Capsule, Cylinder, Ellipsoid, HalfSpace, HeightField, MeshcatCone,
                                      MujocoPlane, Shape, Sphere)
 from mallard.geometry.sdf_shape import SignedDistanceField
-from mallard.geometry.surface_mesh import SurfaceTriangle, TriangleSurfaceMesh
-from mallard.geometry.volume_mesh import VolumeElement, VolumeMesh
+from mallard.geometry.surface_mesh import SurfaceTriangle, TriangleSurfaceMesh, TriangleSurfaceMesh_
+from mallard.geometry.volume_mesh import VolumeElement, VolumeMesh, VolumeMesh_
 from mallard.geometry.volume_mesh_tools import (ConvertVolumeToSurfaceMesh, RefineVolumeMesh,
                                                 RefineVolumeMeshIntoVtkFileContents)
 from mallard.geometry.meshcat import Meshcat, MeshcatParams, StartMeshcat
@@ -54,7 +56,8 @@ from mallard.geometry.meshcat_animation import MeshcatAnimation
 from mallard.geometry.meshcat_point_cloud_visualizer import MeshcatPointCloudVisualizer, MeshcatPointCloudVisualizer_
 from mallard.geometry.meshcat_visualizer import MeshcatVisualizer, MeshcatVisualizer_, MeshcatVisualizerParams
 
-__all__ = ["ContactSurface", "ContactSurface_", "PolygonSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear",
+__all__ = ["ContactSurface", "ContactSurface_", "PolygonSurfaceMeshFieldLinear_", "TriangleSurfaceMeshFieldLinear_",
+    "Plane_", "PolygonSurfaceMesh_", "TriangleSurfaceMesh_", "VolumeMesh_", "PolygonSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear",
            
     "Aabb", "AddCompliantHydroelasticProperties", "AddCompliantHydroelasticPropertiesForHalfSpace",
     "AddContactMaterial", "AddMujocoContactParameters", "AddRigidHydroelasticProperties", "Box",

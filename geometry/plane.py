@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.multibody.math import RotationMatrix
 
-__all__ = ["Plane"]
+__all__ = ["Plane", "Plane_"]
 
 
 class Plane:
@@ -58,3 +59,6 @@ class Plane:
 
     def __repr__(self) -> str:
         return f"Plane(normal={self._nhat.tolist()}, point_on_plane={self.reference_point().tolist()})"
+
+
+Plane_ = ScalarTemplate("Plane_", Plane)  # pydrake's Plane_[float]

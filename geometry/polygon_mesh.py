@@ -7,9 +7,10 @@ from typing import Sequence
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.surface_mesh import _bounding_box, as_vertex_array
 
-__all__ = ["PolygonSurfaceMesh", "SurfacePolygon"]
+__all__ = ["PolygonSurfaceMesh", "PolygonSurfaceMesh_", "SurfacePolygon"]
 
 
 class SurfacePolygon:
@@ -155,3 +156,6 @@ class PolygonSurfaceMesh:
 
     def __repr__(self) -> str:
         return f"PolygonSurfaceMesh({self.num_faces()} polygons, {self.num_vertices()} vertices)"
+
+
+PolygonSurfaceMesh_ = ScalarTemplate("PolygonSurfaceMesh_", PolygonSurfaceMesh)  # pydrake's PolygonSurfaceMesh_[float]

@@ -11,7 +11,9 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["SurfaceTriangle", "TriangleSurfaceMesh", "as_vertex_array", "as_element_array"]
+from mallard.common.scalar_template import ScalarTemplate
+
+__all__ = ["SurfaceTriangle", "TriangleSurfaceMesh", "TriangleSurfaceMesh_", "as_vertex_array", "as_element_array"]
 
 
 class SurfaceTriangle:
@@ -191,3 +193,6 @@ def _bounding_box(V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(3), np.zeros(3)
     lo, hi = V.min(axis=0), V.max(axis=0)
     return (hi + lo) / 2.0, hi - lo
+
+
+TriangleSurfaceMesh_ = ScalarTemplate("TriangleSurfaceMesh_", TriangleSurfaceMesh)  # pydrake's TriangleSurfaceMesh_[float]

@@ -10,9 +10,10 @@ from typing import Sequence
 
 import numpy as np
 
+from mallard.common.scalar_template import ScalarTemplate
 from mallard.geometry.surface_mesh import _bounding_box, as_element_array, as_vertex_array
 
-__all__ = ["VolumeElement", "VolumeMesh"]
+__all__ = ["VolumeElement", "VolumeMesh", "VolumeMesh_"]
 
 # Edge vectors of a tetrahedron in Drake's lexicographic order: (0,1), (0,2), (0,3), (1,2), (1,3), (2,3).
 _EDGES = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
@@ -156,3 +157,6 @@ class VolumeMesh:
 
     def __repr__(self) -> str:
         return f"VolumeMesh({self.num_elements()} tetrahedra, {self.num_vertices()} vertices)"
+
+
+VolumeMesh_ = ScalarTemplate("VolumeMesh_", VolumeMesh)  # pydrake's VolumeMesh_[float]

@@ -15,7 +15,8 @@ from mallard.geometry.polygon_mesh import PolygonSurfaceMesh
 from mallard.geometry.query_results import HydroelasticContactRepresentation
 from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 
-__all__ = ["ContactSurface", "PolygonSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear",
+__all__ = ["ContactSurface", "PolygonSurfaceMeshFieldLinear", "PolygonSurfaceMeshFieldLinear_",
+           "TriangleSurfaceMeshFieldLinear", "TriangleSurfaceMeshFieldLinear_",
            "MakeContactSurfaces"]
 
 
@@ -196,3 +197,5 @@ def MakeContactSurfaces(out, ids: list, triangles: bool) -> list[ContactSurface]
 
 
 ContactSurface_ = ScalarTemplate("ContactSurface_", ContactSurface)
+PolygonSurfaceMeshFieldLinear_ = ScalarTemplate("PolygonSurfaceMeshFieldLinear_", PolygonSurfaceMeshFieldLinear)
+TriangleSurfaceMeshFieldLinear_ = ScalarTemplate("TriangleSurfaceMeshFieldLinear_", TriangleSurfaceMeshFieldLinear)

@@ -1,8 +1,8 @@
 """mallard.systems.controllers — mirrors `pydrake.systems.controllers`: PID, LQR (infinite and finite
 horizon), inverse dynamics and joint-stiffness controllers. The multibody controllers import the plant's
 companions lazily, so PID/LQR users do not pay for the multibody stack."""
-from .dynamic_programming import (DynamicProgrammingOptions, LinearProgrammingApproximateDynamicProgramming,
-                                  PeriodicBoundaryCondition)
+from .dynamic_programming import (DynamicProgrammingOptions, FittedValueIteration,
+                                  LinearProgrammingApproximateDynamicProgramming, PeriodicBoundaryCondition)
 from .finite_horizon_linear_quadratic_regulator import (FiniteHorizonLinearQuadraticRegulator,
                                                        FiniteHorizonLinearQuadraticRegulatorOptions,
                                                        FiniteHorizonLinearQuadraticRegulatorResult,
@@ -15,7 +15,7 @@ from .pid_controlled_system import PidControlledSystem
 from .pid_controller import PidController
 
 __all__ = [
-    "DynamicProgrammingOptions", "LinearProgrammingApproximateDynamicProgramming", "PeriodicBoundaryCondition",
+    "DynamicProgrammingOptions", "FittedValueIteration", "LinearProgrammingApproximateDynamicProgramming", "PeriodicBoundaryCondition",
     "DiscreteTimeLinearQuadraticRegulator", "FiniteHorizonLinearQuadraticRegulator",
     "FiniteHorizonLinearQuadraticRegulatorOptions", "FiniteHorizonLinearQuadraticRegulatorResult",
     "InverseDynamics", "InverseDynamicsController", "InverseDynamicsMode", "JointStiffnessController",

@@ -1,5 +1,10 @@
-"""Approximate dynamic programming (pydrake.systems.controllers): DynamicProgrammingOptions and
-LinearProgrammingApproximateDynamicProgramming.
+"""Approximate dynamic programming (pydrake.systems.controllers): DynamicProgrammingOptions,
+FittedValueIteration and LinearProgrammingApproximateDynamicProgramming.
+
+Fitted value iteration tabulates, for every point x_i of a barycentric state mesh and every point u_j of an input
+mesh, the cost h·cost(x_i, u_j) and the barycentric interpolation (indices and weights) of the state reached by
+simulating one time step h from x_i with u_j held; then it iterates J(x_i) ← min_j h·cost + γ·Σ w·J(x_next) until
+the largest change is below the tolerance, as Drake's FittedValueIteration does.
 
 The linear-programming method finds parameters a of a cost-to-go J(x, a), linear in a, that maximize
 Σ_i J(x_i, a) subject to J(x_i, a) <= h·cost(x_i, u) + γ·J(x_i⁺, a) for every state sample x_i and input
@@ -13,11 +18,14 @@ import numpy as np
 
 from mallard.common.lazy_import import LazyModule
 from mallard.multibody.math import wrap_to
-from mallard.systems.framework import InputPortSelection
+from mallard.multibody.math.barycentric_mesh import BarycentricMesh
+from mallard.systems.analysis.batch_eval import _input_port
+from mallard.systems.framework import InputPortSelection, PortDataType
+from mallard.systems.primitives import BarycentricMeshSystem
 
 scipy_optimize = LazyModule("scipy.optimize")  # loaded on first use (import time)
 
-__all__ = ["DynamicProgrammingOptions", "LinearProgrammingApproximateDynamicProgramming",
+__all__ = ["DynamicProgrammingOptions", "FittedValueIteration", "LinearProgrammingApproximateDynamicProgramming",
            "PeriodicBoundaryCondition"]
 
 
@@ -45,6 +53,81 @@ class DynamicProgrammingOptions:
         self.visualization_callback: Callable | None = None
         self.input_port_index = InputPortSelection.kUseFirstInputIfItExists
         self.assume_non_continuous_states_are_fixed = False
+
+
+def _step(simulator, context, x: np.ndarray, time_step: float, cost_function: Callable,
+          options: DynamicProgrammingOptions) -> tuple[float, np.ndarray]:
+    """(h·cost(x, u), the state one time step h later, periodic coordinates wrapped), u already fixed on the port."""
+    context.SetTime(0.0)
+    context.SetContinuousState(x)
+    simulator.Initialize()
+    cost = time_step * float(cost_function(context))
+    simulator.AdvanceTo(time_step)
+    x_next = context.get_continuous_state_vector().CopyToVector()
+    for b in options.periodic_boundary_conditions:
+        x_next[b.state_index] = wrap_to(x_next[b.state_index], b.low, b.high)
+    return cost, x_next
+
+
+def FittedValueIteration(simulator, cost_function: Callable, state_grid, input_grid, time_step: float,
+                         options: DynamicProgrammingOptions) -> tuple[BarycentricMeshSystem, np.ndarray]:
+    """(policy, cost_to_go) by value iteration on barycentric meshes of the state and input grids (see the module
+    text): the policy is a BarycentricMeshSystem from state to the best input at each state mesh point, the
+    cost-to-go one value per state mesh point."""
+    what = "FittedValueIteration"
+    gamma = float(options.discount_factor)
+    if not 0.0 < gamma <= 1.0:
+        raise ValueError(f"{what}: options.discount_factor must be in (0, 1], got {gamma}")
+    if not len(state_grid) or not len(input_grid) or not time_step > 0.0:
+        raise ValueError(f"{what}: state_grid and input_grid must be non-empty and time_step positive")
+    system, context = simulator.get_system(), simulator.get_mutable_context()
+    state_mesh, input_mesh = BarycentricMesh(state_grid), BarycentricMesh(input_grid)
+    if not (context.has_only_continuous_state() or options.assume_non_continuous_states_are_fixed):
+        raise ValueError(f"{what}: the system has discrete or abstract state; set "
+                         "options.assume_non_continuous_states_are_fixed = True to hold it fixed")
+    if context.num_continuous_states() != len(state_grid):
+        raise ValueError(f"{what}: the system has {context.num_continuous_states()} continuous states but "
+                         f"state_grid has {len(state_grid)} dimensions")
+    port = _input_port(system, options.input_port_index)
+    if port is None or port.size() != len(input_grid):
+        raise ValueError(f"{what}: the selected input port must exist and have size {len(input_grid)} (the "
+                         "dimensions of input_grid)")
+    if port.get_data_type() == PortDataType.kAbstractValued:
+        raise ValueError(f"The specified input port is abstract-valued, but {what} only supports vector-valued "
+                         "input ports.  Did you perhaps forget to pass a non-default `options.input_port_index`?")
+    for b in options.periodic_boundary_conditions:
+        values = sorted(state_grid[b.state_index]) if 0 <= b.state_index < len(state_grid) else []
+        if not values or b.low < values[0] or b.high > values[-1]:
+            raise ValueError(f"{what}: {b!r} must name a state of the grid and lie within its grid values")
+    num_states, num_inputs = state_mesh.get_num_mesh_points(), input_mesh.get_num_mesh_points()
+    k = state_mesh.get_num_interpolants()
+    Tind = np.zeros((num_inputs, k, num_states), dtype=np.int64)
+    T = np.zeros((num_inputs, k, num_states))
+    cost = np.zeros((num_inputs, num_states))
+    states = [state_mesh.get_mesh_point(i) for i in range(num_states)]
+    inputs = [input_mesh.get_mesh_point(j) for j in range(num_inputs)]
+    for j, u in enumerate(inputs):
+        port.FixValue(context, u)
+        for i, x in enumerate(states):
+            cost[j, i], x_next = _step(simulator, context, x, time_step, cost_function, options)
+            Tind[j, :, i], T[j, :, i] = state_mesh.EvalBarycentricWeights(x_next)
+    gammaT = gamma * T
+    J = np.zeros(num_states)
+    Pi = np.zeros((input_mesh.get_input_size(), num_states))
+    max_diff, iteration = np.inf, 0
+    while max_diff > options.convergence_tol:
+        Q = cost.copy()
+        for index in range(k):  # summed in Drake's order, so that ties break as Drake's do
+            Q += gammaT[:, index, :] * J[Tind[:, index, :]]
+        best = np.argmin(Q, axis=0)  # the first minimum, as Drake's strict comparison keeps it
+        J_next = Q[best, np.arange(num_states)]
+        Pi = np.stack([inputs[b] for b in best], axis=1)
+        max_diff = float(np.max(np.abs(J - J_next)))
+        J = J_next
+        iteration += 1
+        if options.visualization_callback is not None:
+            options.visualization_callback(iteration, state_mesh, J, Pi)
+    return BarycentricMeshSystem(state_mesh, Pi), J
 
 
 def _features(cost_to_go: Callable, x: np.ndarray, num_parameters: int) -> tuple[np.ndarray, float]:
@@ -85,14 +168,7 @@ def LinearProgrammingApproximateDynamicProgramming(simulator, cost_function: Cal
     for j in range(U.shape[1]):
         system.get_input_port(0).FixValue(context, U[:, j])
         for i in range(X.shape[1]):
-            context.SetTime(0.0)
-            context.SetContinuousState(X[:, i])
-            simulator.Initialize()
-            cost = time_step * float(cost_function(context))
-            simulator.AdvanceTo(time_step)
-            x_next = context.get_continuous_state_vector().CopyToVector()
-            for b in options.periodic_boundary_conditions:
-                x_next[b.state_index] = wrap_to(x_next[b.state_index], b.low, b.high)
+            cost, x_next = _step(simulator, context, X[:, i], time_step, cost_function, options)
             phi, c = _features(J, X[:, i], num_parameters)
             phi_next, c_next = _features(J, x_next, num_parameters)
             row, bound = phi - gamma * phi_next, cost - (c - gamma * c_next)

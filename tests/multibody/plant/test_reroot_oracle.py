@@ -145,3 +145,41 @@ def test_a_joint_drake_cannot_reverse_is_a_clear_error():
     plant.WeldFrames(plant.world_frame(), c.body_frame())
     with pytest.raises(ValueError, match="ball_rpy joint 'jc' would have to be reversed.*revolute, prismatic, weld"):
         plant.Finalize()
+
+
+def _branching(ns: str):
+    """A tree welded to World at a middle link `m` (its parent a1 and a1's other branches are reversed or moved),
+    plus a free two-link model: q layout and mass-matrix diagonal."""
+    plant_module = importlib.import_module(f"{ns}.multibody.plant")
+    parsing = importlib.import_module(f"{ns}.multibody.parsing")
+
+    def link(n):
+        return (f'<link name="{n}"><inertial><mass value="1"/>'
+                '<inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+    def joint(n, p, c, kind="revolute", axis="0 1 0"):
+        return (f'<joint name="{n}" type="{kind}"><parent link="{p}"/><child link="{c}"/><origin xyz="0 0 0.1"/>'
+                f'<axis xyz="{axis}"/></joint>')
+
+    links = "".join(link(n) for n in ["base", "a1", "a2", "b1", "b2", "m", "m1", "m2"])
+    joints = (joint("ja1", "base", "a1") + joint("ja2", "a1", "a2", "prismatic", "1 0 0") + joint("jb1", "base", "b1")
+              + joint("jb2", "b1", "b2") + joint("jm", "a1", "m") + joint("jm1", "m", "m1")
+              + joint("jm2", "m", "m2", "prismatic", "0 0 1"))
+    plant = plant_module.MultibodyPlant(0.0)
+    parsing.Parser(plant).AddModelsFromString(f'<robot name="r">{links}{joints}</robot>', "urdf")
+    parsing.Parser(plant).AddModelsFromString(f'<robot name="s">{link("x")}{link("y")}{joint("jxy", "x", "y")}</robot>',
+                                              "urdf")
+    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("m"))
+    plant.Finalize()
+    layout = sorted((plant.get_joint(i).position_start(), plant.get_joint(i).name()) for i in plant.GetJointIndices()
+                    if plant.get_joint(i).num_positions())
+    ctx = plant.CreateDefaultContext()
+    plant.SetPositions(ctx, np.linspace(0.1, 0.9, plant.num_positions()))
+    return layout, plant.CalcMassMatrix(ctx)
+
+
+def test_branching_reroot_layout_matches_pydrake():
+    require_pydrake()
+    (layout, M), (layout_d, M_d) = _branching("mallard"), _branching("pydrake")
+    assert layout == layout_d
+    np.testing.assert_allclose(M, M_d, rtol=1e-12, atol=1e-12)

@@ -11,7 +11,8 @@ import numpy as np
 from numba import typeof, types
 
 from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into
-from .pipeline import kinematics_flat
+from .pipeline import kinematics_flat, kinematics_mass_matrix_flat
+from .small import copy_head_into
 
 
 def _mutable(t):
@@ -39,7 +40,7 @@ class Entries:
     """The compiled entries of this module for the plant's array types (C-contiguous int64 topology arrays,
     float64 state/kinematics arrays)."""
 
-    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term", "kinematics")
+    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix", "copy_head")
 
     def __init__(self):
         i1, i2 = np.zeros(1, np.int64), np.zeros((1, 6), np.int64)
@@ -48,6 +49,9 @@ class Entries:
         self.inverse_dynamics = compiled_entry(inverse_dynamics_into, i1, i2, f1, f2, f3, f2, f2, f2, f1, f2, f1, f1)
         self.bias_term = compiled_entry(bias_term_into, i1, i2, f2, f3, f2, f2, f1)
         self.kinematics = compiled_entry(kinematics_flat, i1, i2, f2, f2, f1, 1, 1, f1)
+        self.kinematics_mass_matrix = compiled_entry(kinematics_mass_matrix_flat, i1, i2, f2, f2, f1, 1, 1, f1, f1, f2,
+                                                     f1)
+        self.copy_head = compiled_entry(copy_head_into, f1, f1)
 
 
 _entries: list = []
@@ -64,12 +68,12 @@ class FastModel:
     """A CompiledModel's arrays as the compiled entries need them (C-contiguous, fixed dtypes), with the entries
     themselves: what the plant's hot queries read, in one attribute (and the gravity vector the step reads)."""
 
-    __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "order", "ji", "jf",
-                 "refl", "damping", "gravity_mask", "actuator_dofs", "nq", "nv", "nu", "F_shape", "v_shape", "M_shape",
-                 "bp_shape", "checked_forces", "g_source", "g_W")
+    __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix",
+                 "copy_head", "order", "ji", "jf", "refl", "damping", "gravity_mask", "actuator_dofs", "nq", "nv", "nu",
+                 "F_shape", "q_shape", "v_shape", "M_shape", "bp_shape", "checked_forces", "g_source", "g_W")
 
-    _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "checked_forces", "g_source",
-                  "g_W")
+    _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix",
+                  "copy_head", "checked_forces", "g_source", "g_W")
 
     def __init__(self, m, gravity_mask: np.ndarray):
         self._bind()
@@ -79,14 +83,15 @@ class FastModel:
         self.jf, self.refl, self.damping = as_float(m.jf), as_float(m.reflected_inertia), as_float(m.damping)
         self.gravity_mask = np.ascontiguousarray(gravity_mask, dtype=np.bool_)
         self.nq, self.nv, self.nu = m.nq, m.nv, m.nu
-        self.F_shape, self.v_shape, self.M_shape = (m.nb, 6), (m.nv,), (m.nv, m.nv)
+        self.F_shape, self.q_shape, self.v_shape, self.M_shape = (m.nb, 6), (m.nq,), (m.nv,), (m.nv, m.nv)
         self.bp_shape = m.body_params.shape
 
     def _bind(self) -> None:
         """Attach the process's compiled entries (not picklable: rebound after unpickling)."""
         self.entries = e = plant_entries()
         self.mass_matrix, self.inverse_dynamics, self.bias_term = e.mass_matrix, e.inverse_dynamics, e.bias_term
-        self.kinematics = e.kinematics
+        self.kinematics, self.kinematics_mass_matrix = e.kinematics, e.kinematics_mass_matrix
+        self.copy_head = e.copy_head
         self.checked_forces = None  # the last MultibodyForces that passed _check_forces
         self.g_source = self.g_W = None  # the gravity vector last seen, and its C-contiguous float64 copy
 

@@ -63,7 +63,8 @@ def calc_position_kinematics(order, ji, jf, q):
 
 @njit(cache=True)
 def position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
-    """calc_position_kinematics writing into preallocated (nb, 3, 3) / (nb, 3) arrays (overwritten whole)."""
+    """calc_position_kinematics writing into preallocated (nb, 3, 3) / (nb, 3) arrays (overwritten whole).
+    X_FM is built in body B's rows (overwritten by X_WB at the end) and R_WM is held in scalars: no allocation."""
     R_WB[:] = 0.0
     p_WB[:] = 0.0
     R_WF[:] = 0.0
@@ -72,15 +73,13 @@ def position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
     for i in range(3):
         R_WB[0, i, i] = 1.0
         R_WF[0, i, i] = 1.0
-    R_FM = np.empty((3, 3))
-    p_FM = np.empty(3)
-    R_WM = np.empty((3, 3))
-    tmp = np.empty(3)
     for k in range(order.shape[0]):
         b = order[k]
         P = ji[b, 0]
         row = jf[b]
-        joint_pose(ji[b, 1], q, ji[b, 2], row, R_FM, p_FM)
+        RB = R_WB[b]
+        pB = p_WB[b]
+        joint_pose(ji[b, 1], q, ji[b, 2], row, RB, pB)  # (R_FM, p_FM) until X_WB overwrites them
         RP = R_WB[P]
         RF = R_WF[b]
         # R_WF = R_WP·R_PF;  p_WF = p_WP + R_WP·p_PF
@@ -88,15 +87,27 @@ def position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
             for j in range(3):
                 RF[i, j] = RP[i, 0] * row[j] + RP[i, 1] * row[3 + j] + RP[i, 2] * row[6 + j]
             p_WF[b, i] = p_WB[P, i] + RP[i, 0] * row[9] + RP[i, 1] * row[10] + RP[i, 2] * row[11]
-        matmul3(RF, R_FM, R_WM)
-        matvec3(RF, p_FM, tmp)
+        # R_WM = R_WF·R_FM;  p_WM = p_WF + R_WF·p_FM
+        m00 = RF[0, 0] * RB[0, 0] + RF[0, 1] * RB[1, 0] + RF[0, 2] * RB[2, 0]
+        m01 = RF[0, 0] * RB[0, 1] + RF[0, 1] * RB[1, 1] + RF[0, 2] * RB[2, 1]
+        m02 = RF[0, 0] * RB[0, 2] + RF[0, 1] * RB[1, 2] + RF[0, 2] * RB[2, 2]
+        m10 = RF[1, 0] * RB[0, 0] + RF[1, 1] * RB[1, 0] + RF[1, 2] * RB[2, 0]
+        m11 = RF[1, 0] * RB[0, 1] + RF[1, 1] * RB[1, 1] + RF[1, 2] * RB[2, 1]
+        m12 = RF[1, 0] * RB[0, 2] + RF[1, 1] * RB[1, 2] + RF[1, 2] * RB[2, 2]
+        m20 = RF[2, 0] * RB[0, 0] + RF[2, 1] * RB[1, 0] + RF[2, 2] * RB[2, 0]
+        m21 = RF[2, 0] * RB[0, 1] + RF[2, 1] * RB[1, 1] + RF[2, 2] * RB[2, 1]
+        m22 = RF[2, 0] * RB[0, 2] + RF[2, 1] * RB[1, 2] + RF[2, 2] * RB[2, 2]
         for i in range(3):
-            p_WM[b, i] = p_WF[b, i] + tmp[i]
-        RB = R_WB[b]
-        for i in range(3):
-            for j in range(3):
-                RB[i, j] = R_WM[i, 0] * row[12 + j] + R_WM[i, 1] * row[15 + j] + R_WM[i, 2] * row[18 + j]
-            p_WB[b, i] = p_WM[b, i] + R_WM[i, 0] * row[21] + R_WM[i, 1] * row[22] + R_WM[i, 2] * row[23]
+            p_WM[b, i] = p_WF[b, i] + (RF[i, 0] * pB[0] + RF[i, 1] * pB[1] + RF[i, 2] * pB[2])
+        # R_WB = R_WM·R_MB;  p_WB = p_WM + R_WM·p_MB
+        for j in range(3):
+            r0, r1, r2 = row[12 + j], row[15 + j], row[18 + j]
+            RB[0, j] = m00 * r0 + m01 * r1 + m02 * r2
+            RB[1, j] = m10 * r0 + m11 * r1 + m12 * r2
+            RB[2, j] = m20 * r0 + m21 * r1 + m22 * r2
+        p_WB[b, 0] = p_WM[b, 0] + m00 * row[21] + m01 * row[22] + m02 * row[23]
+        p_WB[b, 1] = p_WM[b, 1] + m10 * row[21] + m11 * row[22] + m12 * row[23]
+        p_WB[b, 2] = p_WM[b, 2] + m20 * row[21] + m21 * row[22] + m22 * row[23]
 
 
 @njit(cache=True)
@@ -111,10 +122,6 @@ def calc_motion_subspace(order, ji, jf, q, nv_total, R_WF, p_WM):
 def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
     """calc_motion_subspace writing into a preallocated (nv, 6) S (overwritten whole)."""
     S[:] = 0.0
-    H = np.zeros((6, 6))
-    w = np.empty(3)
-    hw = np.empty(3)
-    hv = np.empty(3)
     for k in range(order.shape[0]):
         b = order[k]
         n = ji[b, 5]
@@ -133,19 +140,30 @@ def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
             S[vs, 4] = pM[2] * w0 - pM[0] * w2
             S[vs, 5] = pM[0] * w1 - pM[1] * w0
             continue
-        joint_hinge(ji[b, 1], q, ji[b, 2], jf[b], H)
-        for j in range(n):
-            for i in range(3):
-                hw[i] = H[i, j]
-                hv[i] = H[3 + i, j]
-            matvec3(R, hw, w)
-            Sj = S[vs + j]
-            for i in range(3):
-                Sj[i] = w[i]
-                Sj[3 + i] = R[i, 0] * hv[0] + R[i, 1] * hv[1] + R[i, 2] * hv[2]
-            Sj[3] += pM[1] * w[2] - pM[2] * w[1]
-            Sj[4] += pM[2] * w[0] - pM[0] * w[2]
-            Sj[5] += pM[0] * w[1] - pM[1] * w[0]
+        _hinge_columns_into(ji[b, 1], q, ji[b, 2], jf[b], n, R, pM, S[vs:vs + n])
+
+
+@njit(cache=True)
+def _hinge_columns_into(jtype, q, q0, jrow, n, R, pM, S_joint):
+    """The n columns of one joint from its hinge map H: S = [R_WF·H_w; R_WF·H_v + p_WMo × R_WF·H_w] (joints
+    other than revolute; the temporaries are allocated here, off the revolute path)."""
+    H = np.zeros((6, 6))
+    w = np.empty(3)
+    hw = np.empty(3)
+    hv = np.empty(3)
+    joint_hinge(jtype, q, q0, jrow, H)
+    for j in range(n):
+        for i in range(3):
+            hw[i] = H[i, j]
+            hv[i] = H[3 + i, j]
+        matvec3(R, hw, w)
+        Sj = S_joint[j]
+        for i in range(3):
+            Sj[i] = w[i]
+            Sj[3 + i] = R[i, 0] * hv[0] + R[i, 1] * hv[1] + R[i, 2] * hv[2]
+        Sj[3] += pM[1] * w[2] - pM[2] * w[1]
+        Sj[4] += pM[2] * w[0] - pM[0] * w[2]
+        Sj[5] += pM[0] * w[1] - pM[1] * w[0]
 
 
 @njit(cache=True)
@@ -160,10 +178,45 @@ def calc_velocity_kinematics(order, ji, q, v, S, R_WF, p_WF, p_WM):
 
 @njit(cache=True)
 def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
-    """calc_velocity_kinematics writing into preallocated (nb, 6) V and c (overwritten whole)."""
+    """calc_velocity_kinematics writing into preallocated (nb, 6) V and c (overwritten whole). The joint's
+    velocity V_J = S·v is held in scalars; c = V_P ×ₘ V_J (+ the hinge-rate term of joints whose H varies)."""
     V[:] = 0.0
     c[:] = 0.0
+    for k in range(order.shape[0]):
+        b = order[k]
+        P = ji[b, 0]
+        n = ji[b, 5]
+        vs = ji[b, 4]
+        j0 = j1 = j2 = j3 = j4 = j5 = 0.0
+        for j in range(n):
+            vj = v[vs + j]
+            Sj = S[vs + j]
+            j0 += Sj[0] * vj
+            j1 += Sj[1] * vj
+            j2 += Sj[2] * vj
+            j3 += Sj[3] * vj
+            j4 += Sj[4] * vj
+            j5 += Sj[5] * vj
+        VP = V[P]
+        V[b, 0], V[b, 1], V[b, 2] = VP[0] + j0, VP[1] + j1, VP[2] + j2
+        V[b, 3], V[b, 4], V[b, 5] = VP[3] + j3, VP[4] + j4, VP[5] + j5
+        cb = c[b]  # V_P ×ₘ V_J (motion_cross_into)
+        cb[0] = VP[1] * j2 - VP[2] * j1
+        cb[1] = VP[2] * j0 - VP[0] * j2
+        cb[2] = VP[0] * j1 - VP[1] * j0
+        cb[3] = VP[1] * j5 - VP[2] * j4 + VP[4] * j2 - VP[5] * j1
+        cb[4] = VP[2] * j3 - VP[0] * j5 + VP[5] * j0 - VP[3] * j2
+        cb[5] = VP[0] * j4 - VP[1] * j3 + VP[3] * j1 - VP[4] * j0
+        if n > 0 and ji[b, 1] != 2 and ji[b, 1] != 1:
+            _add_hinge_rate_term(ji[b, 1], q, ji[b, 2], v, vs, R_WF[b], p_WF[b], p_WM[b], j0, j1, j2, j3, j4, j5, cb)
+
+
+@njit(cache=True)
+def _add_hinge_rate_term(jtype, q, q0, v, vs, R, pF, pM, j0, j1, j2, j3, j4, j5, cb):
+    """cb += the hinge-rate term Ḣ·v about Fo expressed in F, moved to world at Wo (joints other than revolute and
+    prismatic, whose term is zero; the temporaries are allocated here, off their path)."""
     VJ = np.empty(6)
+    VJ[0], VJ[1], VJ[2], VJ[3], VJ[4], VJ[5] = j0, j1, j2, j3, j4, j5
     cw_F = np.empty(3)
     w_F = np.empty(3)
     pM_F = np.empty(3)
@@ -171,41 +224,23 @@ def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
     cv_F = np.empty(3)
     tmp = np.empty(3)
     cw = np.empty(3)
-    for k in range(order.shape[0]):
-        b = order[k]
-        P = ji[b, 0]
-        n = ji[b, 5]
-        vs = ji[b, 4]
-        for i in range(6):
-            VJ[i] = 0.0
-        for j in range(n):
-            vj = v[vs + j]
-            for i in range(6):
-                VJ[i] += S[vs + j, i] * vj
-        for i in range(6):
-            V[b, i] = V[P, i] + VJ[i]
-        cb = c[b]
-        motion_cross_into(V[P], VJ, cb)
-        if n > 0 and ji[b, 1] != 2 and ji[b, 1] != 1:
-            # Hinge-rate term Ḣ·v about Fo expressed in F, moved to world at Wo (revolute/prismatic: zero).
-            R = R_WF[b]
-            joint_hinge_rate_angular(ji[b, 1], q, ji[b, 2], v, vs, cw_F)
-            matTvec3(R, VJ[0:3], w_F)
-            for i in range(3):
-                tmp[i] = p_WM[b, i] - p_WF[b, i]
-            matTvec3(R, tmp, pM_F)
-            cross_into(p_WM[b], VJ[0:3], tmp)
-            for i in range(3):
-                tmp[i] = VJ[3 + i] - tmp[i]
-            matTvec3(R, tmp, pdot_F)
-            cross_into(pM_F, cw_F, cv_F)       # −cw × p = p × cw
-            cross_add(pdot_F, w_F, cv_F)       # −w × ṗ = ṗ × w
-            matvec3(R, cw_F, cw)
-            matvec3(R, cv_F, tmp)
-            for i in range(3):
-                cb[i] += cw[i]
-                cb[3 + i] += tmp[i]
-            cross_add(p_WF[b], cw, cb[3:6])
+    joint_hinge_rate_angular(jtype, q, q0, v, vs, cw_F)
+    matTvec3(R, VJ[0:3], w_F)
+    for i in range(3):
+        tmp[i] = pM[i] - pF[i]
+    matTvec3(R, tmp, pM_F)
+    cross_into(pM, VJ[0:3], tmp)
+    for i in range(3):
+        tmp[i] = VJ[3 + i] - tmp[i]
+    matTvec3(R, tmp, pdot_F)
+    cross_into(pM_F, cw_F, cv_F)       # −cw × p = p × cw
+    cross_add(pdot_F, w_F, cv_F)       # −w × ṗ = ṗ × w
+    matvec3(R, cw_F, cw)
+    matvec3(R, cv_F, tmp)
+    for i in range(3):
+        cb[i] += cw[i]
+        cb[3 + i] += tmp[i]
+    cross_add(pF, cw, cb[3:6])
 
 
 @njit(cache=True)
@@ -218,42 +253,52 @@ def calc_spatial_inertias(bp, R_WB, p_WB):
 
 @njit(cache=True)
 def spatial_inertias_into(bp, R_WB, p_WB, Iw):
-    """calc_spatial_inertias writing into a preallocated (nb, 6, 6) Iw (overwritten whole)."""
+    """calc_spatial_inertias writing into a preallocated (nb, 6, 6) Iw (overwritten whole). The temporaries live
+    in the body's own 6 × 6 block until its final values replace them: no allocation."""
     nb = bp.shape[0]
-    Iw[:] = 0.0
-    Icm_B = np.empty((3, 3))
-    T = np.empty((3, 3))
-    Icm = np.empty((3, 3))
-    c = np.empty(3)
+    Iw[0] = 0.0
     for b in range(1, nb):
         R = R_WB[b]
+        I = Iw[b]
         m = bp[b, 0]
         cx, cy, cz = bp[b, 1], bp[b, 2], bp[b, 3]
         cc = cx * cx + cy * cy + cz * cz
-        for i in range(3):
+        for i in range(3):  # I_BBcm_B (about the com) in the lower-left block
             for j in range(3):
-                Icm_B[i, j] = bp[b, 4 + 3 * i + j] + m * bp[b, 1 + i] * bp[b, 1 + j]
-            Icm_B[i, i] -= m * cc
-        matmul3(R, Icm_B, T)
-        for i in range(3):
+                I[3 + i, j] = bp[b, 4 + 3 * i + j] + m * bp[b, 1 + i] * bp[b, 1 + j]
+            I[3 + i, i] -= m * cc
+        for i in range(3):  # T = R·I_BBcm_B in the lower-right block
             for j in range(3):
-                Icm[i, j] = T[i, 0] * R[j, 0] + T[i, 1] * R[j, 1] + T[i, 2] * R[j, 2]
-        for i in range(3):
-            c[i] = p_WB[b, i] + R[i, 0] * cx + R[i, 1] * cy + R[i, 2] * cz
-        n2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
-        I = Iw[b]
-        for i in range(3):
+                I[3 + i, 3 + j] = R[i, 0] * I[3, j] + R[i, 1] * I[4, j] + R[i, 2] * I[5, j]
+        for i in range(3):  # I_BBcm_W = T·Rᵀ in the upper-left block
             for j in range(3):
-                I[i, j] = Icm[i, j] - m * c[i] * c[j]
+                I[i, j] = I[3 + i, 3] * R[j, 0] + I[3 + i, 4] * R[j, 1] + I[3 + i, 5] * R[j, 2]
+        c0 = p_WB[b, 0] + R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz  # p_WoBcm
+        c1 = p_WB[b, 1] + R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz
+        c2 = p_WB[b, 2] + R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz
+        n2 = c0 * c0 + c1 * c1 + c2 * c2
+        I[0, 0] = I[0, 0] - m * c0 * c0
+        I[0, 1] = I[0, 1] - m * c0 * c1
+        I[0, 2] = I[0, 2] - m * c0 * c2
+        I[1, 0] = I[1, 0] - m * c1 * c0
+        I[1, 1] = I[1, 1] - m * c1 * c1
+        I[1, 2] = I[1, 2] - m * c1 * c2
+        I[2, 0] = I[2, 0] - m * c2 * c0
+        I[2, 1] = I[2, 1] - m * c2 * c1
+        I[2, 2] = I[2, 2] - m * c2 * c2
+        for i in range(3):
             I[i, i] += m * n2
-            I[3 + i, 3 + i] = m
+            for j in range(3):
+                I[3 + i, 3 + j] = m if i == j else 0.0
         # upper-right m[c]×, lower-left m[c]×ᵀ
-        I[0, 4], I[0, 5] = -m * c[2], m * c[1]
-        I[1, 3], I[1, 5] = m * c[2], -m * c[0]
-        I[2, 3], I[2, 4] = -m * c[1], m * c[0]
-        I[4, 0], I[5, 0] = -m * c[2], m * c[1]
-        I[3, 1], I[5, 1] = m * c[2], -m * c[0]
-        I[3, 2], I[4, 2] = -m * c[1], m * c[0]
+        I[0, 3], I[1, 4], I[2, 5] = 0.0, 0.0, 0.0
+        I[3, 0], I[4, 1], I[5, 2] = 0.0, 0.0, 0.0
+        I[0, 4], I[0, 5] = -m * c2, m * c1
+        I[1, 3], I[1, 5] = m * c2, -m * c0
+        I[2, 3], I[2, 4] = -m * c1, m * c0
+        I[4, 0], I[5, 0] = -m * c2, m * c1
+        I[3, 1], I[5, 1] = m * c2, -m * c0
+        I[3, 2], I[4, 2] = -m * c1, m * c0
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from .joint_kernels import joint_n_matrix, joint_nplus_matrix
-from .dynamics import inverse_dynamics_into, mass_matrix_into, solve_spd
+from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into, solve_spd
 from .kinematics import (calc_accelerations, cross3, motion_subspace_into, position_kinematics_into,
                          spatial_inertias_into, velocity_kinematics_into)
 
@@ -27,8 +27,9 @@ def kinematics_stage(order, ji, jf, bp, q, v, nv):
 
 @njit(cache=True)
 def kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw):
-    """kinematics_stage writing into preallocated arrays (nb bodies, nv = S.shape[0]): no allocation per call, so
-    a context's kinematics cache and the compiled step's Data keep their arrays from call to call."""
+    """kinematics_stage writing into preallocated arrays (nb bodies, nv = S.shape[0]): no allocation per call (the
+    stages keep their temporaries in scalars or in the rows they fill next), so a context's kinematics cache and
+    the compiled step's Data keep their arrays from call to call."""
     position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
     motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
     velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
@@ -37,8 +38,9 @@ def kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V,
 
 def kinematics_layout(nq: int, nv: int, nb: int) -> dict:
     """{name: (offset, shape)} of the kinematics arrays in one flat float64 buffer (kinematics_flat's `buf`), in
-    the buffer's order: q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw."""
-    shapes = [("q", (nq,)), ("v", (nv,)), ("R_WB", (nb, 3, 3)), ("p_WB", (nb, 3)), ("R_WF", (nb, 3, 3)),
+    the buffer's order: q, v, R_WB, R_WF, p_WB, p_WF, p_WM, S, V, c, Iw (arrays of one row shape are adjacent, so
+    kinematics_flat views each group with one reshape)."""
+    shapes = [("q", (nq,)), ("v", (nv,)), ("R_WB", (nb, 3, 3)), ("R_WF", (nb, 3, 3)), ("p_WB", (nb, 3)),
               ("p_WF", (nb, 3)), ("p_WM", (nb, 3)), ("S", (nv, 6)), ("V", (nb, 6)), ("c", (nb, 6)), ("Iw", (nb, 6, 6))]
     out, offset = {}, 0
     for name, shape in shapes:
@@ -49,26 +51,43 @@ def kinematics_layout(nq: int, nv: int, nb: int) -> dict:
 
 
 @njit(cache=True)
+def kinematics_views(buf, nq, nv, nb):
+    """(q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw): views of a buffer laid out as kinematics_layout (arrays of
+    one row shape are adjacent: four reshapes, each about as costly as a body's math, view all eleven)."""
+    q, v, o = buf[0:nq], buf[nq:nq + nv], nq + nv
+    R, o = buf[o:o + 18 * nb].reshape((2 * nb, 3, 3)), o + 18 * nb
+    p, o = buf[o:o + 9 * nb].reshape((3 * nb, 3)), o + 9 * nb
+    rows, o = buf[o:o + 6 * (nv + 2 * nb)].reshape((nv + 2 * nb, 6)), o + 6 * (nv + 2 * nb)
+    Iw = buf[o:o + 36 * nb].reshape((nb, 6, 6))
+    return (q, v, R[:nb], p[:nb], R[nb:], p[nb:2 * nb], p[2 * nb:], rows[:nv], rows[nv:nv + nb], rows[nv + nb:],
+            Iw)
+
+
+@njit(cache=True)
 def kinematics_flat(order, ji, jf, bp, x, nq, nv, buf):
     """kinematics_into at q = x[:nq], v = x[nq:nq + nv] over one flat buffer laid out as kinematics_layout: one
-    array argument for all outputs keeps a call from Python cheap (each array argument costs its unboxing)."""
-    nb = ji.shape[0]
-    q, o = buf[0:nq], nq
-    v, o = buf[o:o + nv], o + nv
+    array argument for all outputs keeps a call from Python cheap (each array argument costs its unboxing), and
+    the stages are called directly (a call passing 15 arrays costs about as much as a body's math)."""
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
     for i in range(nq):
         q[i] = x[i]
     for i in range(nv):
         v[i] = x[nq + i]
-    R_WB, o = buf[o:o + 9 * nb].reshape((nb, 3, 3)), o + 9 * nb
-    p_WB, o = buf[o:o + 3 * nb].reshape((nb, 3)), o + 3 * nb
-    R_WF, o = buf[o:o + 9 * nb].reshape((nb, 3, 3)), o + 9 * nb
-    p_WF, o = buf[o:o + 3 * nb].reshape((nb, 3)), o + 3 * nb
-    p_WM, o = buf[o:o + 3 * nb].reshape((nb, 3)), o + 3 * nb
-    S, o = buf[o:o + 6 * nv].reshape((nv, 6)), o + 6 * nv
-    V, o = buf[o:o + 6 * nb].reshape((nb, 6)), o + 6 * nb
-    c, o = buf[o:o + 6 * nb].reshape((nb, 6)), o + 6 * nb
-    Iw = buf[o:o + 36 * nb].reshape((nb, 6, 6))
-    kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw)
+    position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
+    motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
+    velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
+    spatial_inertias_into(bp, R_WB, p_WB, Iw)
+
+
+@njit(cache=True)
+def kinematics_mass_matrix_flat(order, ji, jf, bp, x, nq, nv, buf, refl, M, Cv):
+    """kinematics_flat, then M(q) into M (nv × nv) and, when Cv has nv entries (else none), C(q, v)·v into Cv: a
+    state change followed by CalcMassMatrix (and CalcBiasTerm) in one call."""
+    kinematics_flat(order, ji, jf, bp, x, nq, nv, buf)
+    _q, _v, _R_WB, _p_WB, _R_WF, _p_WF, _p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
+    mass_matrix_into(order, ji, refl, S, Iw, M)
+    if Cv.shape[0] > 0:
+        bias_term_into(order, ji, S, Iw, V, c, Cv)
 
 
 @njit(cache=True)

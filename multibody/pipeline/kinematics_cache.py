@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 
 from ..kernels import pipeline as pl
-from .smooth import BODY_PARAM_COLUMNS as _BODY_PARAM_COLUMNS
 
 
 _TOKENS = itertools.count()  # one number per kinematics computation (memos key on it, not on the object)
+_NO_CV = np.zeros(0)  # UpdateWithDynamics's Cv argument when the bias term is not wanted
 
 
 class Kinematics:
@@ -18,11 +18,13 @@ class Kinematics:
     `token` names one computation: a context's cache object is rewritten in place, so results derived from it are
     memoized on its token, never on its identity."""
 
-    __slots__ = ("q", "v", "bp", "R_WB", "p_WB", "R_WF", "p_WF", "p_WM", "S", "V", "c", "Iw", "_buf", "_bp_flat", "token")
+    __slots__ = ("q", "v", "bp", "R_WB", "p_WB", "R_WF", "p_WF", "p_WM", "S", "V", "c", "Iw", "_buf", "ev", "token",
+                 "Cv", "has_Cv", "Cv_read")
 
     def __init__(self, model, q: np.ndarray, v: np.ndarray, bp: np.ndarray, jf: np.ndarray | None = None):
         """`jf` overrides the model's joint frames (MJCF mocap welds posed per context, mjcf/mocap.py)."""
         self.token = next(_TOKENS)
+        self.Cv, self.has_Cv, self.Cv_read = None, False, False
         self.q = np.array(q, dtype=float)
         self.v = np.array(v, dtype=float)
         self.bp = bp
@@ -38,20 +40,31 @@ class Kinematics:
         kin._buf = buf = np.zeros(layout.pop("size")[0])
         for name, (offset, shape) in layout.items():
             setattr(kin, name, buf[offset:offset + int(np.prod(shape))].reshape(shape))
-        kin.bp = kin._bp_flat = None
+        kin.bp = kin.ev = None
+        kin.Cv = np.zeros(fast.nv)
+        kin.has_Cv = kin.Cv_read = False
         return kin
 
-    def Update(self, fast, x: np.ndarray, bp_flat: np.ndarray, jf: np.ndarray | None = None) -> None:
+    def Update(self, fast, x: np.ndarray, ev, jf: np.ndarray | None = None) -> None:
         """Recompute in place at the state x = [q; v; ...] (a C-contiguous float64 vector) and the body parameters
-        bp_flat (the context's numeric parameter, nb·13, read in place) through the plant's
+        of `ev` (the context's ElementValues, kept as `ev` for the dynamics that read it next) through the plant's
         compiled entry (`fast`, a FastModel); a Cached instance only. Its arrays are a context's cache, reused
         from call to call, so a state change allocates nothing."""
         self.token = next(_TOKENS)
-        if bp_flat is not self._bp_flat:  # a new parameter array: view it as (nb, 13) once
-            bp = np.ascontiguousarray(bp_flat, dtype=np.float64)
-            self._bp_flat = bp_flat if bp is bp_flat else None  # a copy is not kept: it would not see edits
-            self.bp = bp = bp.reshape(-1, _BODY_PARAM_COLUMNS)
-        else:
-            bp = self.bp
+        self.ev = ev
+        self.bp = ev.bp
+        self.has_Cv = False
         fast.kinematics(fast.order, fast.ji, fast.jf if jf is None else np.ascontiguousarray(jf, dtype=np.float64),
-                        bp, x, fast.nq, fast.nv, self._buf)
+                        ev.bp, x, fast.nq, fast.nv, self._buf)
+
+    def UpdateWithDynamics(self, fast, x: np.ndarray, ev, M: np.ndarray) -> None:
+        """Update (at the model's joint frames), and M(q) with ev's reflected inertia into M (nv × nv, C-contiguous
+        float64) in the same compiled call; C(q, v)·v too, into `Cv` (`has_Cv`), when the bias term of the
+        previous state was read (CalcMassMatrix and CalcBiasTerm after each state change cost one call)."""
+        self.token = next(_TOKENS)
+        self.ev = ev
+        self.bp = ev.bp
+        want = self.Cv_read
+        self.has_Cv, self.Cv_read = want, False
+        fast.kinematics_mass_matrix(fast.order, fast.ji, fast.jf, ev.bp, x, fast.nq, fast.nv, self._buf, ev.fast.refl,
+                                    M, self.Cv if want else _NO_CV)

@@ -48,14 +48,26 @@ class _DynamicsMixin:
 
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
-        """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included."""
-        kin = self._eval_kinematics(context)  # (validates the context)
-        ev = self._EvalElementValues(context)
+        """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included. After a state change
+        the kinematics and M are computed in one compiled call (_CalcKinematicsAndDynamics)."""
+        try:
+            ours = context._system_id == self._system_id and self._finalized
+        except AttributeError:  # not a Context
+            ours = False
+        if not ours:
+            self._ThrowIfNotKinematicsContext(context)
+        M = np.empty(self._fast.M_shape)
+        if self._mjcf_mocap is None:
+            value, computed = self._kin_cache._eval_with(context, self._CalcKinematicsAndDynamics, M)
+            kin = value._value
+        else:  # the joint frames depend on the mocap input
+            kin, computed = self._kin_cache._eval(context)._value, False
+        ev = kin.ev  # the context's element values (the kinematics depend on the same parameters)
         if ev.locked or ev.inactive or ev.distance or ev.key is not None:
             self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
-        f = ev.fast  # the context's reflected inertia
-        M = np.empty(f.M_shape)
-        f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
+        if not computed:
+            f = ev.fast  # the context's reflected inertia
+            f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
         if self._tendon_inertia is not None:
             self._tendon_inertia.AddToMassMatrix(kin, M)
         return M
@@ -87,9 +99,13 @@ class _DynamicsMixin:
     def CalcBiasTerm(self, context) -> np.ndarray:
         """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
         kin = self._eval_kinematics(context)
-        f = self._fast
-        Cv = np.empty(f.nv)
-        f.bias_term(f.order, f.ji, kin.S, kin.Iw, kin.V, kin.c, Cv)
+        kin.Cv_read = True  # (the next CalcMassMatrix after a state change computes it along: UpdateWithDynamics)
+        if kin.has_Cv:
+            Cv = kin.Cv.copy()
+        else:
+            f = self._fast
+            Cv = np.empty(f.nv)
+            f.bias_term(f.order, f.ji, kin.S, kin.Iw, kin.V, kin.c, Cv)
         if self._tendon_inertia is not None:
             Cv += self._tendon_inertia.CalcBias(kin)
         return Cv

@@ -13,6 +13,7 @@ from ..math.functions import rpy_from_rotation_matrix
 
 
 _F64 = np.dtype(np.float64)
+_STRIDE_1D = (8,)
 
 
 def _vec(x, n: int, what: str) -> np.ndarray:
@@ -152,13 +153,14 @@ class _StateAccessMixin:
         if len(args) == 1 and not kwargs and self._finalized:  # (q): the common call, without overload binding
             if getattr(context, "_system_id", None) != self._system_id or context._root is None:
                 self.ValidateContext(context)  # raises, naming the context's system
-            nq = self._model.nq
+            f = self._fast
             q = args[0]
-            if not (type(q) is np.ndarray and q.dtype is _F64 and q.shape == (nq,)):
-                q = _vec(q, nq, "SetPositions q")
-            x = self._qv_vector(context)._data
-            x[:nq] = q
-            context._root._bump(self._qv_kind)  # the state changed: one version bump invalidates what depends on it
+            if not (type(q) is np.ndarray and q.dtype is _F64 and q.shape == f.q_shape and q.strides == _STRIDE_1D):
+                q = np.ascontiguousarray(_vec(q, f.nq, "SetPositions q"))
+            f.copy_head(q, self._qv_vector(context)._data)  # x[:nq] = q
+            root = context._root  # the state changed: one version bump invalidates what depends on it (Context._bump)
+            root._versions[self._qv_kind] += 1
+            root._vsum += 1
             return
         self.ValidateContext(context)
         state, mi, value = self._state_args("SetPositions", "q", args, kwargs)

@@ -74,9 +74,12 @@ class _SystemMixin:
         self._zeros_b6.flags.writeable = False
         self._zeros_v = np.zeros(nv)
         self._zeros_v.flags.writeable = False
+        # The kinematics read [q; v] (one state group: discrete or continuous) and the parameters, as Drake's
+        # position and velocity kinematics (the sampled step's abstract state does not invalidate them).
+        qv_ticket = self.xd_ticket() if self._time_step > 0 else self.xc_ticket()
         self._kin_cache = self.DeclareCacheEntry(
             "kinematics", alloc=lambda: None, calc=self._CalcKinematicsCache,
-            prerequisites_of_calc={self.all_state_ticket(), self.all_parameters_ticket()})
+            prerequisites_of_calc={qv_ticket, self.all_parameters_ticket()})
         # A sampled discrete plant reports its last step (abstract state): no direct feedthrough, as in Drake.
         sampled = self.has_sampled_output_ports()
         accel_prereqs = ({self.all_state_ticket(), self.all_parameters_ticket()} if sampled
@@ -156,9 +159,11 @@ class _SystemMixin:
 
     # ---- context adapters -------------------------------------------------------------------------------
     def _qv_vector(self, context):
+        """The context's state vector that holds [q; v] (its discrete group 0, or its continuous state), read
+        without the accessors' checks (the callers validated the context)."""
         if self._time_step > 0:
-            return context.get_discrete_state(0)
-        return context.get_continuous_state_vector()
+            return context._discrete._groups[0]
+        return context._continuous._vector
 
     def _qv_view(self, context) -> np.ndarray:
         self._ThrowIfNotFinalized("state access")
@@ -192,20 +197,38 @@ class _SystemMixin:
         except AttributeError:  # not a Context
             ours = False
         if not ours:
-            self._ThrowIfNotFinalized("kinematics")
-            self._check_context(context, f"MultibodyPlant '{self.get_name()}'")
+            self._ThrowIfNotKinematicsContext(context)
         return self._kin_cache._eval(context)._value
+
+    def _ThrowIfNotKinematicsContext(self, context) -> None:
+        self._ThrowIfNotFinalized("kinematics")
+        self._check_context(context, f"MultibodyPlant '{self.get_name()}'")
+
+    def _CalcKinematicsAndDynamics(self, context, value, M: np.ndarray) -> None:
+        """_CalcKinematicsCache, and M(q) with the context's reflected inertia into M (and C(q, v)·v when it was read
+        at the previous state: Kinematics.UpdateWithDynamics) in one compiled call; a plant without mocap bodies."""
+        x = (context._discrete._groups[0] if self._time_step > 0 else context._continuous._vector)._data  # _qv_vector
+        kin = value._value
+        if kin is None:
+            value.set_value(kin := Kinematics.Cached(self._fast, self._model.nb))
+        try:
+            kin.UpdateWithDynamics(self._fast, x, self._element_cache._eval(context)._value, M)
+        except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
+            ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))
 
     def _CalcKinematicsCache(self, context, value) -> None:
         """Kinematics at the context's state (its callers validated the context): the first evaluation allocates
         the context's arrays, later ones write into them."""
         x = self._qv_vector(context)._data
-        jf = None if self._mjcf_mocap is None else self._mjcf_mocap.JointFrames(self, context, self._model.jf)
+        kin = value._value
+        if kin is None:
+            value.set_value(kin := Kinematics.Cached(self._fast, self._model.nb))
         try:
-            kin = value._value
-            if kin is None:
-                value.set_value(kin := Kinematics.Cached(self._fast, self._model.nb))
-            kin.Update(self._fast, x, self._element_cache._eval(context)._value.bp, jf)
+            if self._mjcf_mocap is None:
+                kin.Update(self._fast, x, self._element_cache._eval(context)._value)
+            else:
+                kin.Update(self._fast, x, self._element_cache._eval(context)._value,
+                           self._mjcf_mocap.JointFrames(self, context, self._model.jf))
         except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
             ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))
 

@@ -70,6 +70,30 @@ class CachedSlot:
         slot[0] = stamp
         return value
 
+    def _eval_with(self, context, calc, arg):
+        """(value, recomputed): `_eval`, except that a value out of date is recomputed by calc(context, value, arg)
+        instead of the entry's own calc, for a caller that computes it together with a result of its own in one
+        call (calc must leave the value as the entry's calc would)."""
+        slot = context._cache[self._slot]
+        root = context._root
+        if self._all:
+            stamp = root._vsum
+        else:
+            versions = root._versions
+            stamp = 0
+            for k in self._kinds:
+                stamp += versions[k]
+        value = slot[1]
+        if value is None:
+            value = slot[1] = self._alloc()
+        elif slot[0] == stamp and root._caching and not slot[2]:
+            return value, False
+        elif root._frozen:
+            raise RuntimeError(f"{self._describe()} is out of date but the cache is frozen")
+        calc(context, value, arg)
+        slot[0] = stamp
+        return value, True
+
 
 class CacheEntry(PortableSlots, CachedSlot):
     """A cached computation declared with `LeafSystem.DeclareCacheEntry`."""
@@ -90,7 +114,8 @@ class CacheEntry(PortableSlots, CachedSlot):
         self._kinds: tuple = ()
         self._all = True
         self._alloc = producer.Allocate
-        self._calc = producer.Calc
+        # the producer's own calc when ValueProducer.Calc would only forward to it (one call fewer per recompute)
+        self._calc = producer._calc if type(producer).Calc is ValueProducer.Calc else producer.Calc
         self._ticket = DependencyTicket(cache_index=index, name=f"cache_entry_ticket({index})")
 
     def _describe(self) -> str:

@@ -156,7 +156,7 @@ class PackageMap:
             except RuntimeError as exc:
                 hint = ""
                 if package_name == "drake_models":
-                    hint = (f" To work offline, put a copy of https://github.com/RobotLocomotion/models in "
+                    hint = (f"\nTo work offline, put a copy of https://github.com/RobotLocomotion/models in "
                             f"${DRAKE_RESOURCE_ROOT}/drake_models, or Remove('drake_models') and add a local copy "
                             "with AddPackageXml.")
                 raise RuntimeError(f"{exc}{hint}") from None

@@ -63,7 +63,7 @@ class _DynamicsMixin:
         else:  # the joint frames depend on the mocap input
             kin, computed = self._kin_cache._eval(context)._value, False
         ev = kin.ev  # the context's element values (the kinematics depend on the same parameters)
-        if ev.locked or ev.inactive or ev.distance or ev.key is not None:
+        if not ev.plain:
             self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
         if not computed:
             f = ev.fast  # the context's reflected inertia

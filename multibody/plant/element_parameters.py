@@ -53,7 +53,8 @@ class ElementValues:
     value that differ), `locked` (joint indices), `inactive` (constraint ids), `distance` (id → params that differ),
     `key` (bytes naming the damping and reflected inertia, None at the defaults)."""
 
-    __slots__ = ("bp", "bp_flat", "model", "fast", "frames", "force_elements", "locked", "inactive", "distance", "key")
+    __slots__ = ("bp", "bp_flat", "model", "fast", "frames", "force_elements", "locked", "inactive", "distance", "key",
+                 "plain")
 
     def __init__(self, bp, model, fast, frames, force_elements, locked, inactive, distance, key):
         self.bp = np.ascontiguousarray(bp, dtype=np.float64)
@@ -61,6 +62,9 @@ class ElementValues:
         self.model, self.fast, self.frames = model, fast, frames
         self.force_elements, self.locked, self.inactive, self.distance, self.key = (
             force_elements, locked, inactive, distance, key)
+        # no locked joint, inactive constraint, changed distance constraint nor damping / rotor inertia variant (the
+        # dynamics' quick check: _ThrowIfElementParametersChangeDynamics has nothing to say)
+        self.plain = not (locked or inactive or distance or key is not None)
 
 
 class _Layout:
@@ -302,7 +306,7 @@ class _ElementParametersMixin:
         if simulating and self._nan_mass_bodies.size:
             ThrowIfNaNMassProperties(self, context, what)
         ev = self._EvalElementValues(context)
-        if not (ev.locked or ev.inactive or ev.distance or ev.key is not None):  # the usual step: no allocation
+        if ev.plain:  # the usual step: no allocation
             return
         changed = [f"joint {self.get_joint(k).name()} locked" for k in ev.locked]
         changed += [f"constraint {k} inactive" for k in ev.inactive]

@@ -63,16 +63,18 @@ class SampleErrors(RuntimeError):
 # ----- the worker side -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Job:
-    """What a worker receives: the sample indices of a chunk and the shipped (function, [(index, item)])."""
+    """What a worker receives: the sample indices of a chunk, the shipped function (packed once per sweep, kept by
+    the workers) and the shipped [(index, item)]."""
 
     indices: tuple
-    shipment: Shipment
+    function: Shipment
+    items: Shipment
 
 
 def _RunChunk(job: _Job) -> list:
     """Runs one chunk in a worker: [(index, True, pickled result) or (index, False, traceback text)]."""
     try:
-        function, items = Unpack(job.shipment)
+        function, items = Unpack(job.function), Unpack(job.items)
     except BaseException:  # a payload that cannot load here (a module missing on the worker, ...)
         text = traceback.format_exc()
         return [(index, False, text) for index in job.indices]
@@ -93,6 +95,8 @@ def _is_dask_client(executor: Any) -> bool:
 class _PoolBackend:
     """A concurrent.futures Executor: a pool of local processes started for the call (`executor=None`), or the
     user's. Submits chunks, waits for some to finish, knows whether a lost worker can be replaced."""
+
+    smallest_chunk = 1  # samples: a chunk costs local processes a few ms of CPU (the comparison in _DaskBackend)
 
     def __init__(self, executor: Any, num_workers: int | None) -> None:
         self._owned = executor is None
@@ -152,7 +156,14 @@ class _PoolBackend:
 class _DaskBackend:
     """A dask.distributed Client: each chunk is one task, submitted to the client directly (no
     concurrent.futures wrapper) and gathered as it completes by the client's event loop (`as_completed`), so a
-    chunk costs the parent one submission and one gather."""
+    chunk costs the parent one submission and one gather.
+
+    A task costs ~15-25 ms of CPU on a loaded 2-core machine (client, scheduler, the worker's event loop and its
+    task thread: 64 one-sample chunks vs 4 sixteen-sample ones of the iiwa Monte Carlo; ~4 ms on local
+    processes), a third to half an iiwa sample: automatic chunks hold at least `smallest_chunk` samples (18 -> 15
+    tasks for 64 samples on 2 workers)."""
+
+    smallest_chunk = 2
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -209,20 +220,21 @@ class _Chunk:
     attempts: int = 0
 
 
-def _ChunkSizes(num_items: int, num_workers: int, chunk_size: int | None) -> Iterator[int]:
+def _ChunkSizes(num_items: int, num_workers: int, chunk_size: int | None, smallest: int = 1) -> Iterator[int]:
     """Samples per chunk, in order. A fixed `chunk_size` is used as is. Automatic sizes ramp up, then are guided:
-    one sample to each worker first (every worker starts at once), then two to each, four, ... (a chunk is made
-    in this process while the workers run the previous ones: doubling keeps the next chunk ready before a worker
-    runs out, where jumping to the full size left the workers idle while it was made), up to 1/(2 workers) of what
-    remains, at most `_MAX_CHUNK` and at most 1/(`_CHUNKS_PER_WORKER` workers) of the sweep, so the last chunks
-    are small and the workers finish together."""
+    `smallest` samples to each worker first (every worker starts at once), then twice as many to each, four
+    times, ... (a chunk is made in this process while the workers run the previous ones: doubling keeps the next
+    chunk ready before a worker runs out, where jumping to the full size left the workers idle while it was made),
+    up to 1/(2 workers) of what remains, at most `_MAX_CHUNK` and at most 1/(`_CHUNKS_PER_WORKER` workers) of the
+    sweep, so the last chunks are small (not below `smallest`) and the workers finish together."""
     if chunk_size:
         while True:
             yield int(chunk_size)
     largest = max(1, min(_MAX_CHUNK, -(-num_items // (num_workers * _CHUNKS_PER_WORKER))))
-    remaining, ramp, count = num_items, 1, 0
+    smallest = max(1, min(int(smallest), largest))
+    remaining, ramp, count = num_items, smallest, 0
     while True:
-        size = max(1, min(ramp, largest, -(-remaining // (2 * num_workers))))
+        size = max(smallest, min(ramp, largest, -(-remaining // (2 * num_workers))))
         yield size
         remaining -= size
         count += 1
@@ -236,9 +248,10 @@ def _chunks(function: Callable, items: Iterator, sizes: Iterator[int], shipper: 
     to `failed`."""
     batch: list = []
     size = next(sizes)
+    shipped_function = shipper.Pack(function, keep=True)
 
     def pack() -> _Chunk:
-        return _Chunk(_Job(tuple(i for i, _ in batch), shipper.Pack((function, batch))))
+        return _Chunk(_Job(tuple(i for i, _ in batch), shipped_function, shipper.Pack(batch)))
 
     for index, item in items:
         if isinstance(item, SampleFailure):
@@ -258,7 +271,8 @@ def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, 
     backend = _Backend(executor, num_workers)
     workers = backend.num_workers
     failed: list[SampleFailure] = []
-    source = _chunks(function, iter(items), _ChunkSizes(num_items, workers, chunk_size), Shipper(), failed)
+    source = _chunks(function, iter(items), _ChunkSizes(num_items, workers, chunk_size, backend.smallest_chunk),
+                     Shipper(), failed)
     retry: collections.deque[_Chunk] = collections.deque()
     in_flight: dict[cf.Future, _Chunk] = {}
     bar = tqdm(total=num_items, desc=description, unit="sample", delay=_PROGRESS_DELAY if progress is None else 0.0,

@@ -4,9 +4,11 @@ A payload (a simulator, a function closing over a plant, ...) is pickled with ev
 reference (its system id); the diagrams those systems belong to are pickled once per sweep and travel beside the
 payload. A worker unpickles a diagram the first time it meets it and keeps it (per thread, a few at a time), so a
 1000-sample Monte Carlo of an iiwa pickles its 80 kB diagram once and each worker unpickles it once; the bytes
-ride along with each chunk (a copy, not a pickling), beside ~13 kB of context per sample. Payloads
-are pickled with cloudpickle (shipped with dask.distributed), so functions and classes of a user's script travel
-by value, as Dask itself sends them.
+ride along with each chunk (a copy, not a pickling), beside ~13 kB of context per sample. A payload that every
+chunk of a sweep shares (the function mapped) is packed once with `keep=True` and each worker thread unpickles it
+once and reuses it (bound to its copies of the diagrams), instead of once per chunk. Payloads are pickled with
+cloudpickle (shipped with dask.distributed), so functions and classes of a user's script travel by value, as
+Dask itself sends them.
 """
 from __future__ import annotations
 
@@ -25,15 +27,17 @@ from mallard.systems.framework.system import System
 
 __all__ = ["Shipment", "Shipper", "Unpack"]
 
-_KEPT_DIAGRAMS = 4  # diagrams a worker thread keeps unpickled (a sweep over a few models reuses them)
+_KEPT_DIAGRAMS = 4  # diagrams (and kept payloads) a worker thread keeps unpickled (a sweep over a few models)
 
 
 @dataclass(frozen=True)
 class Shipment:
-    """A pickled payload plus the pickled diagrams it refers to ({root system id: (digest, bytes)})."""
+    """A pickled payload plus the pickled diagrams it refers to ({root system id: (digest, bytes)}); `digest` is set
+    on a payload packed with keep=True, which workers unpickle once and keep."""
 
     payload: bytes
     diagrams: dict
+    digest: bytes | None = None
 
 
 def _root(system: System) -> System:
@@ -76,10 +80,21 @@ class Shipper:
             blob = cloudpickle.dumps(root)
             self._diagrams[root._system_id] = (hashlib.blake2b(blob, digest_size=16).digest(), blob)
 
-    def Pack(self, obj: Any) -> Shipment:
+    def Pack(self, obj: Any, keep: bool = False) -> Shipment:
+        """`obj` pickled, its systems as references to their shipped diagrams. keep=True: for a payload shipped
+        with many chunks (pack it once): each worker thread unpickles it once and then reuses that copy, so it
+        must not change during the sweep, nor be changed by its use."""
         buffer, roots = io.BytesIO(), set()
         _SystemRefPickler(buffer, self, roots).dump(obj)
-        return Shipment(buffer.getvalue(), {r: self._diagrams[r] for r in sorted(roots)})
+        payload, diagrams = buffer.getvalue(), {r: self._diagrams[r] for r in sorted(roots)}
+        digest = None
+        if keep:
+            hasher = hashlib.blake2b(digest_size=16)
+            for diagram_digest, _ in diagrams.values():
+                hasher.update(diagram_digest)
+            hasher.update(payload)
+            digest = hasher.digest()
+        return Shipment(payload, diagrams, digest)
 
 
 _loading = threading.local()  # .systems: {system id: system} of the shipment this thread is unpacking
@@ -120,12 +135,28 @@ def _systems_of(digest: bytes, blob: bytes) -> dict:
 
 
 def Unpack(shipment: Shipment) -> Any:
-    """The payload of `shipment`, its system references bound to this worker's copies of the diagrams."""
+    """The payload of `shipment`, its system references bound to this worker's copies of the diagrams (a kept
+    payload: the copy this thread unpickled before, while it still refers to the diagrams this thread keeps)."""
     systems: dict = {}
+    bound = []
     for digest, blob in shipment.diagrams.values():
-        systems.update(_systems_of(digest, blob))
+        bound.append(_systems_of(digest, blob))
+        systems.update(bound[-1])
+    if shipment.digest is not None:
+        kept = getattr(_kept, "payloads", None)
+        if kept is None:
+            kept = _kept.payloads = collections.OrderedDict()
+        entry = kept.get(shipment.digest)
+        if entry is not None and len(entry[1]) == len(bound) and all(a is b for a, b in zip(entry[1], bound)):
+            kept.move_to_end(shipment.digest)
+            return entry[0]
     outer, _loading.systems = getattr(_loading, "systems", None), systems
     try:
-        return pickle.loads(shipment.payload)
+        obj = pickle.loads(shipment.payload)
     finally:
         _loading.systems = outer
+    if shipment.digest is not None:
+        kept[shipment.digest] = (obj, bound)
+        while len(kept) > _KEPT_DIAGRAMS:
+            kept.popitem(last=False)
+    return obj

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import copy
+import itertools
 import os
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from mallard.common import RandomGenerator
 from mallard.systems.analysis import (MonteCarloSimulation, ParallelMap, RandomSimulation, SampleErrors, Simulator,
                                       kNoConcurrency)
+from mallard.systems.analysis import shipping
 from mallard.systems.analysis.parallel_map import _MAX_CHUNK, _ChunkSizes
 
 from scaleout_models import CartPoleFactory, final_state_norm, raise_on_large_target
@@ -123,21 +125,73 @@ def test_sweep_ships_each_diagram_once_per_worker(factory):
     assert [row[2] for row in rows] == [final_cart_position(t)[2] for t in targets]
 
 
-@pytest.mark.parametrize("num_items, num_workers", [(64, 2), (1000, 2), (7, 4), (1, 2)])
-def test_automatic_chunks_ramp_up_then_shrink_at_the_end(num_items, num_workers):
-    """Automatic chunking: each worker first gets one sample (all start at once), then the sizes at most double
-    per round of workers (the next chunk is ready before a worker runs out), never exceed the cap, and the chunks
-    that finish a sweep are no larger than the ones before them, ending with single samples."""
-    sizes, total, generator = [], 0, _ChunkSizes(num_items, num_workers, None)
+class _CartPosition:
+    """A sweep's function closing over a diagram: (process id, which unpickling of it this is in that process, the
+    cart's position at 0.3 s)."""
+
+    _loads = itertools.count()
+
+    def __init__(self, diagram) -> None:
+        self.diagram, self.load = diagram, -1
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.load = next(_CartPosition._loads)
+
+    def __call__(self, target: float) -> tuple:
+        simulator = Simulator(self.diagram)
+        context = simulator.get_mutable_context()
+        pd = self.diagram.GetSubsystemByName("pd")
+        pd.GetMyContextFromRoot(context).get_mutable_numeric_parameter(0).SetAtIndex(0, target)
+        simulator.AdvanceTo(0.3)
+        return os.getpid(), self.load, self.diagram.GetOutputPort("state").Eval(context)[0]
+
+
+def test_sweeps_function_is_unpickled_once_per_worker(factory):
+    """The function mapped is shipped once per sweep: each worker unpickles it once (one copy per process, over
+    eight one-sample chunks), bound to that worker's copy of the diagram."""
+    function = _CartPosition(factory.diagram)
+    targets = np.linspace(-0.5, 0.5, 8)
+    rows = ParallelMap(function, targets, num_parallel_executions=2, chunk_size=1)
+    copies = {}
+    for pid, copy_id, _ in rows:
+        copies.setdefault(pid, set()).add(copy_id)
+    assert all(len(ids) == 1 for ids in copies.values()) and os.getpid() not in copies
+    assert [row[2] for row in rows] == [function(t)[2] for t in targets]
+
+
+def test_kept_payload_follows_its_diagrams_copy(factory):
+    """A kept payload is reused while the diagram copy it refers to is kept; once that copy is dropped (a thread
+    keeps a few), the payload is unpickled again, bound to the new copy, never to a stale one."""
+    shipment = shipping.Shipper().Pack(_CartPosition(factory.diagram), keep=True)
+    first = shipping.Unpack(shipment)
+    assert shipping.Unpack(shipment) is first and first.diagram is not factory.diagram
+    shipping._kept.diagrams.clear()
+    again = shipping.Unpack(shipment)
+    assert again is not first and again.diagram is not first.diagram
+    assert shipping.Unpack(shipment) is again
+    assert again(0.2)[2] == _CartPosition(factory.diagram)(0.2)[2]
+
+
+@pytest.mark.parametrize("num_items, num_workers, smallest", [(64, 2, 1), (1000, 2, 1), (7, 4, 1), (1, 2, 1),
+                                                              (64, 2, 2), (1000, 2, 2), (7, 4, 2)])
+def test_automatic_chunks_ramp_up_then_shrink_at_the_end(num_items, num_workers, smallest):
+    """Automatic chunking: each worker first gets `smallest` samples (all start at once; a Dask task costs more
+    than a sample, a local one little), then the sizes at most double per round of workers (the next chunk is
+    ready before a worker runs out), never exceed the cap, and the chunks that finish a sweep are no larger than
+    the ones before them, ending with `smallest` samples (fewer when the sweep is too small to give each worker
+    four chunks of that size)."""
+    sizes, total, generator = [], 0, _ChunkSizes(num_items, num_workers, None, smallest)
     while total < num_items:
         sizes.append(next(generator))
         total += sizes[-1]
-    assert sizes[:num_workers] == [1] * min(num_workers, len(sizes))
-    assert all(size <= 2 ** (k // num_workers) for k, size in enumerate(sizes))
+    first = min(smallest, -(-num_items // (4 * num_workers)))  # at least four chunks per worker
+    assert sizes[:num_workers] == [first] * min(num_workers, len(sizes))
+    assert all(size <= first * 2 ** (k // num_workers) for k, size in enumerate(sizes))
     assert max(sizes) <= _MAX_CHUNK
     tail = sizes[sizes.index(max(sizes)):]
     assert tail == sorted(tail, reverse=True)
-    if num_items > 2 * num_workers:
-        assert sizes[-1] == 1 and max(sizes) > 1
+    if num_items > 2 * num_workers * first:
+        assert sizes[-1] == first and max(sizes) > first
     if num_items == 1000:
         assert max(sizes) == _MAX_CHUNK and len(sizes) < 60  # large sweeps reach full-size chunks

@@ -83,3 +83,22 @@ def Islands(bstart, idx, start, efc_type, efc_id):
         if efc_tree[i] >= 0:
             efc_island[i] = tree_island[efc_tree[i]]
     return nisland, tree_island, efc_island
+
+
+@njit(cache=True)
+def IslandRows(efc_island, isl, ne, nf, rows):
+    """The rows of island `isl` (efc_island as Islands returns it; -1: the rows without support) in ascending order
+    into rows[:nr]: returns (nr, its equality rows, its dry-friction rows), the first ne rows being equalities and
+    the next nf dry friction."""
+    nr = 0
+    ne_i = 0
+    nf_i = 0
+    for i in range(efc_island.shape[0]):
+        if efc_island[i] == isl:
+            rows[nr] = i
+            nr += 1
+            if i < ne:
+                ne_i += 1
+            elif i < ne + nf:
+                nf_i += 1
+    return nr, ne_i, nf_i

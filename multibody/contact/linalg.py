@@ -111,6 +111,21 @@ def Cholesky(A):
 
 
 @njit(cache=True)
+def LowerSolveRows(L, J):
+    """Y = (L⁻¹ J')' for a lower-triangular L (nv, nv) and rows J (m, nv): row i of Y solves L y = J[i], so that
+    J M⁻¹ J' = Y Y' when L L' = M."""
+    m, n = J.shape
+    Y = np.zeros((m, n))
+    for i in range(m):
+        for r in range(n):
+            acc = J[i, r]
+            for k in range(r):
+                acc -= L[r, k] * Y[i, k]
+            Y[i, r] = acc / L[r, r]
+    return Y
+
+
+@njit(cache=True)
 def EnvelopeFirst(A):
     """first[i] = column of the first nonzero of row i of the lower triangle of A (i if none before it)."""
     n = A.shape[0]

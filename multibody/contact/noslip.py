@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit
 
 from ..kernels.dynamics import cholesky_solve
-from .islands import Islands
-from .linalg import Cholesky, MatTVec, MatVec, RowSupport
+from .islands import IslandRows, Islands
+from .linalg import Cholesky, LowerSolveRows, MatTVec, MatVec, RowSupport
 from .parameters import CONTACT_ELLIPTIC, CONTACT_PYRAMIDAL, MINVAL
 
 
@@ -247,13 +247,7 @@ def NoSlip(M, qacc_smooth, J, aref, R, floss, efc_type, efc_id, ne, nf, con_dim,
     nefc = J.shape[0]
     f = force.copy()
     L = Cholesky(M)
-    Y = np.zeros((nefc, nv))  # rows of L⁻¹Jᵀ: A = Y Yᵀ
-    for i in range(nefc):
-        for r in range(nv):
-            acc = J[i, r]
-            for k in range(r):
-                acc -= L[r, k] * Y[i, k]
-            Y[i, r] = acc / L[r, r]
+    Y = LowerSolveRows(L, J)  # rows of L⁻¹Jᵀ: A = Y Yᵀ
     A = np.dot(Y, Y.T)
     b = MatVec(J, qacc_smooth) - aref
     if tree_blocks.shape[0] < 2:
@@ -262,19 +256,9 @@ def NoSlip(M, qacc_smooth, J, aref, R, floss, efc_type, efc_id, ne, nf, con_dim,
     else:
         idx, start = RowSupport(J)
         nisland, _tree_island, efc_island = Islands(tree_blocks, idx, start, efc_type, efc_id)
+        rows = np.empty(nefc, np.int64)
         for isl in range(nisland):
-            rows = np.empty(nefc, np.int64)
-            nr = 0
-            ne_i = 0
-            nf_i = 0
-            for i in range(nefc):
-                if efc_island[i] == isl:
-                    rows[nr] = i
-                    nr += 1
-                    if i < ne:
-                        ne_i += 1
-                    elif i < ne + nf:
-                        nf_i += 1
+            nr, ne_i, nf_i = IslandRows(efc_island, isl, ne, nf, rows)
             if nr:
                 _sweeps(A, b, R, floss, efc_type, efc_id, con_dim, con_fric, f, rows[:nr], ne_i, nf_i, iterations,
                         tolerance, scale)

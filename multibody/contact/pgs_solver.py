@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels.dynamics import cholesky_solve
-from .linalg import Cholesky, MatTVec, MatVec
+from .linalg import Cholesky, LowerSolveRows, MatTVec, MatVec
 from .parameters import CONTACT_ELLIPTIC
 from .primal_solver import ConstraintUpdate
 
@@ -75,13 +75,7 @@ def PGSSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con
     nefc = J.shape[0]
     L = Cholesky(M)
     # Y = L^-1 J' column by column, AR = Y'Y + diag(R) = J M^-1 J' + R
-    Y = np.zeros((nefc, nv))
-    for i in range(nefc):
-        for r in range(nv):
-            acc = J[i, r]
-            for k in range(r):
-                acc -= L[r, k] * Y[i, k]
-            Y[i, r] = acc / L[r, r]
+    Y = LowerSolveRows(L, J)
     AR = np.zeros((nefc, nefc))
     for i in range(nefc):
         for j in range(i, nefc):

@@ -18,7 +18,7 @@ from numba import njit
 from .elimination import EliminationOrder, Permuted, PermutedSolve, PermutedSymMatVec, TreeBlocks
 from .linalg import (EnvelopeCholesky, EnvelopeCholeskyInPlace, EnvelopeFirst, MatVec, RowSupport, SparseMatTVec,
                      SparseMatVec)
-from .islands import Islands
+from .islands import IslandRows, Islands
 from .newton_hessian import NewtonHessian, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
@@ -180,18 +180,18 @@ def StartPoint(M, qacc_smooth, qacc_warmstart, J, aref, D, R, floss, efc_type, e
 
 
 @njit(cache=True)
-def _solve_island(M, a0, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, newton,
-                  iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale):
+def _solve_island(M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                  newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale):
     """MuJoCo's mj_solPrimal on one island (M, J restricted to its dofs and rows) from the start point a:
     returns (qacc, efc_force, efc_state, converged, iterations, residual, cost, qfrc_constraint).
 
     Exits as MuJoCo: no iteration when the duality gap ½·scale·g'M⁻¹g (and, for Newton, scale·|g|) is below
     `tolerance` at the start; after an iteration when the scaled improvement, the scaled gradient norm or
     (Newton) the scaled Newton decrement is below it; when the line search finds no decrease; after
-    `iterations`. scale: MuJoCo's tolerance scale (1 / trace of M for an island)."""
+    `iterations`. scale: MuJoCo's tolerance scale (1 / trace of M for an island). idx/start: J's row supports
+    (linalg.RowSupport)."""
     nv = M.shape[0]
     nefc = J.shape[0]
-    idx, start = RowSupport(J)
     order = EliminationOrder(M, idx, start, bstart)
     pos = np.empty(nv, dtype=np.int64)
     for k in range(nv):
@@ -286,15 +286,46 @@ def _solve_island(M, a0, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_
 
 
 @njit(cache=True)
-def _warm_start(M, qacc_smooth, qacc_init, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                con_fric):
-    """MuJoCo's warmstart: qacc_init unless its cost exceeds that of qacc_smooth."""
+def _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                 con_fric, qacc, jar, force, state, quadratic):
+    """PrimalCost over J's row supports (idx/start) and M's independent blocks mb (TreeBlocks), into the scratch
+    jar, force, state: the same sums in the same order without the products by zeros (a finite qacc). With
+    quadratic False (qacc is qacc_smooth) only the constraint cost s is computed."""
+    for i in range(J.shape[0]):
+        acc = 0.0
+        for k in range(start[i], start[i + 1]):
+            j = idx[k]
+            acc += J[i, j] * qacc[j]
+        jar[i] = acc - aref[i]
+    s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
+    if not quadratic:
+        return s
+    quad = 0.0
+    for b in range(mb.shape[0] - 1):
+        for i in range(mb[b], mb[b + 1]):
+            acc = 0.0
+            for j in range(mb[b], mb[b + 1]):
+                acc += M[i, j] * (qacc[j] - qacc_smooth[j])
+            quad += (qacc[i] - qacc_smooth[i]) * acc
+    return 0.5 * quad + s
+
+
+@njit(cache=True)
+def _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
+                con_mu, con_fric):
+    """MuJoCo's warmstart: qacc_init (finite) unless its cost exceeds that of qacc_smooth. idx/start: J's row
+    supports."""
     if qacc_init.shape[0] != qacc_smooth.shape[0]:
         return qacc_smooth.copy()
-    c_w = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
-                     qacc_init)
-    c_0 = PrimalCost(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
-                     qacc_smooth)
+    nefc = J.shape[0]
+    jar = np.empty(nefc)
+    force = np.empty(nefc)
+    state = np.empty(nefc, dtype=np.int64)
+    mb = TreeBlocks(M)
+    c_w = _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
+                       con_mu, con_fric, qacc_init, jar, force, state, True)
+    c_0 = _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
+                       con_mu, con_fric, qacc_smooth, jar, force, state, False)
     return qacc_smooth.copy() if c_w > c_0 else qacc_init.copy()
 
 
@@ -304,29 +335,31 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
                 tree_blocks):
     """Newton (newton=True) or Hager-Zhang nonlinear CG preconditioned by M on the primal cost, as MuJoCo's
     mj_solPrimal: per constraint island (islands.py; the trees of tree_blocks coupled by rows), from the warm
-    start qacc_init when its cost is not above that of qacc_smooth, with MuJoCo's line search (primal_search.py)
-    and exits (see _solve_island; each island's tolerance scale is 1 / trace of its M). Dofs without rows keep
-    qacc_smooth.
+    start qacc_init (finite) when its cost is not above that of qacc_smooth, with MuJoCo's line search
+    (primal_search.py) and exits (see _solve_island; each island's tolerance scale is 1 / trace of its M). Dofs
+    without rows keep qacc_smooth.
 
     tree_blocks: start offsets of the dof ranges of the plant's trees; an empty array (trees unknown) solves
     all rows as one problem with the tolerance scale `scale` (MuJoCo's monolithic solve, 1/(meaninertia·nv)),
-    its sparse factorization ordered by M's independent blocks (TreeBlocks). Returns qacc, efc_force, efc_state, converged (every island), iterations (the largest
-    island count), residual (the largest island's scaled |grad|), cost and qfrc_constraint = J' efc_force.
+    its sparse factorization ordered by M's independent blocks (TreeBlocks). Returns qacc, efc_force, efc_state,
+    converged (every island), iterations (the largest island count), residual (the largest island's scaled
+    |grad|), cost and qfrc_constraint = J' efc_force.
     """
     nv = M.shape[0]
     nefc = J.shape[0]
-    a = _warm_start(M, qacc_smooth, qacc_init, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                    con_fric)
     force = np.zeros(nefc)
     state = np.zeros(nefc, dtype=np.int64)
     JTf = np.zeros(nv)
     if nefc == 0:
         return qacc_smooth.copy(), force, state, True, 0, 0.0, 0.0, JTf
-    if tree_blocks.shape[0] < 2:
-        return _solve_island(M, qacc_smooth, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                             con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, TreeBlocks(M), scale)
-    bstart = tree_blocks
     idx, start = RowSupport(J)
+    a = _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
+                    con_mu, con_fric)
+    if tree_blocks.shape[0] < 2:
+        return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
+                             con_mu, con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance,
+                             TreeBlocks(M), scale)
+    bstart = tree_blocks
     nisland, tree_island, efc_island = Islands(bstart, idx, start, efc_type, efc_id)
     ntree = bstart.shape[0] - 1
     qacc = qacc_smooth.copy()
@@ -334,36 +367,30 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
     it_max = 0
     residual = 0.0
     cost = 0.0
+    # scratch of every island: its dofs (ascending), local tree offsets, rows, local columns of its row supports
+    dofs_buf = np.empty(nv, np.int64)
+    loc = np.empty(nv, np.int64)  # dof -> column in its island
+    lb_buf = np.empty(ntree + 1, np.int64)
+    rows_buf = np.empty(nefc, np.int64)
+    idx_buf = np.empty(idx.shape[0], np.int64)
+    start_buf = np.empty(nefc + 1, np.int64)
     for isl in range(-1, nisland):
-        # the island's dofs (its trees' ranges, ascending), local tree offsets and rows
-        dofs = np.empty(nv, np.int64)
-        lb = np.empty(ntree + 1, np.int64)
         ni = 0
         nb = 0
         if isl >= 0:
             for t in range(ntree):
                 if tree_island[t] == isl:
-                    lb[nb] = ni
+                    lb_buf[nb] = ni
                     nb += 1
                     for k in range(bstart[t], bstart[t + 1]):
-                        dofs[ni] = k
+                        dofs_buf[ni] = k
+                        loc[k] = ni
                         ni += 1
-        lb[nb] = ni
-        rows = np.empty(nefc, np.int64)
-        nr = 0
-        ne_i = 0
-        nf_i = 0
-        for i in range(nefc):
-            if efc_island[i] == isl:
-                rows[nr] = i
-                nr += 1
-                if i < ne:
-                    ne_i += 1
-                elif i < ne + nf:
-                    nf_i += 1
+        lb_buf[nb] = ni
+        nr, ne_i, nf_i = IslandRows(efc_island, isl, ne, nf, rows_buf)
         if nr == 0:
             continue
-        rows = rows[:nr]
+        rows = rows_buf[:nr]
         if isl < 0:  # constraints with a zero Jacobian: their forces at J·a = 0
             jar0 = np.empty(nr)
             for r in range(nr):
@@ -375,26 +402,33 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
             force[rows] = f0
             state[rows] = s0
             continue
-        dofs = dofs[:ni]
+        dofs = dofs_buf[:ni]
         trace = 0.0
         for k in dofs:
             trace += M[k, k]
         if ni == nv and nr == nefc:  # one island holds everything: no copies
-            return _solve_island(M, qacc_smooth, a, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                                 con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart,
-                                 1.0 / trace)
+            return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf,
+                                 con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations,
+                                 ls_tolerance, bstart, 1.0 / trace)
         Mi = np.empty((ni, ni))
         for r in range(ni):
             for c in range(ni):
                 Mi[r, c] = M[dofs[r], dofs[c]]
         Ji = np.empty((nr, ni))
+        k = 0
         for r in range(nr):
+            i = rows[r]
             for c in range(ni):
-                Ji[r, c] = J[rows[r], dofs[c]]
+                Ji[r, c] = J[i, dofs[c]]
+            start_buf[r] = k  # J's row support in the island's columns (ascending, as RowSupport(Ji))
+            for p in range(start[i], start[i + 1]):
+                idx_buf[k] = loc[idx[p]]
+                k += 1
+        start_buf[nr] = k
         qa, f, st, conv, it, res, c, jtf = _solve_island(
-            Mi, qacc_smooth[dofs], a[dofs], Ji, aref[rows], D[rows], R[rows], floss[rows], efc_type[rows],
-            efc_id[rows], ne_i, nf_i, con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations,
-            ls_tolerance, lb[:nb + 1].copy(), 1.0 / trace)
+            Mi, qacc_smooth[dofs], a[dofs], Ji, idx_buf[:k], start_buf[:nr + 1], aref[rows], D[rows], R[rows],
+            floss[rows], efc_type[rows], efc_id[rows], ne_i, nf_i, con_dim, con_mu, con_fric, newton, iterations,
+            tolerance, ls_iterations, ls_tolerance, lb_buf[:nb + 1].copy(), 1.0 / trace)
         qacc[dofs] = qa
         JTf[dofs] = jtf
         force[rows] = f
@@ -404,6 +438,7 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
         residual = max(residual, res)
         cost += c
     return qacc, force, state, converged, it_max, residual, cost, JTf
+
 
 @njit(cache=True)
 def _all_finite(x):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linalg import EnvelopeCholeskyInPlace, EnvelopeSolve
+from .linalg import EnvelopeCholeskyInPlace, EnvelopeSolve, EnvelopeSolveInto
 
 
 @njit(cache=True)
@@ -43,13 +43,19 @@ def EliminationOrder(M, idx, start, bstart):
     Each tree of M (a dof range bstart[t]:bstart[t + 1] no M entry crosses, see TreeBlocks) keeps its dofs
     in reverse order (children before parents: no fill inside a tree); the trees are ordered by reverse
     Cuthill-McKee over the coupling of the constraint rows' supports, which keeps the envelope of H narrow."""
-    n = M.shape[0]
+    order = np.empty(M.shape[0], dtype=np.int64)
+    EliminationOrderInto(M.shape[0], idx, start, bstart, order)
+    return order
+
+
+@njit(cache=True)
+def EliminationOrderInto(n, idx, start, bstart, order):
+    """EliminationOrder of n dofs into order (n,); allocates only for more than one tree."""
     nb = bstart.shape[0] - 1
     if nb <= 1:  # one tree: its dofs children first, nothing to order
-        rev = np.empty(n, dtype=np.int64)
         for k in range(n):
-            rev[k] = n - 1 - k
-        return rev
+            order[k] = n - 1 - k
+        return
     block = np.empty(n, dtype=np.int64)
     for t in range(nb):
         for k in range(bstart[t], bstart[t + 1]):
@@ -100,33 +106,45 @@ def EliminationOrder(M, idx, start, bstart):
                     cm[y + 1] = cm[y]
                     y -= 1
                 cm[y + 1] = v
-    order = np.empty(n, dtype=np.int64)
     k = 0
     for t in range(nb - 1, -1, -1):
         bb = cm[t]
         for d in range(bstart[bb + 1] - 1, bstart[bb] - 1, -1):
             order[k] = d
             k += 1
-    return order
 
 
 @njit(cache=True)
 def Permuted(M, order):
     """Mp[i, j] = M[order[i], order[j]]."""
+    out = np.empty(M.shape)
+    PermutedInto(M, order, out)
+    return out
+
+
+@njit(cache=True)
+def PermutedInto(M, order, out):
+    """Permuted into out (n, n)."""
     n = M.shape[0]
-    out = np.empty((n, n))
     for i in range(n):
         oi = order[i]
         for j in range(n):
             out[i, j] = M[oi, order[j]]
-    return out
 
 
 @njit(cache=True)
 def PermutedSymMatVec(Mp, first, order, x):
     """M x for M given by the lower row envelope of its permutation Mp (see Permuted, EnvelopeFirst)."""
+    y = np.empty(x.shape[0])
+    PermutedSymMatVecInto(Mp, first, order, x, y)
+    return y
+
+
+@njit(cache=True)
+def PermutedSymMatVecInto(Mp, first, order, x, y):
+    """PermutedSymMatVec into y (n,), overwritten."""
     n = x.shape[0]
-    y = np.zeros(n)
+    y[:] = 0.0
     for i in range(n):
         oi = order[i]
         xi = x[oi]
@@ -136,21 +154,25 @@ def PermutedSymMatVec(Mp, first, order, x):
             acc += m * x[order[j]]
             y[order[j]] += m * xi
         y[oi] += acc
-    return y
 
 
 @njit(cache=True)
 def PermutedSolve(L, first, order, g):
     """x = H^-1 g from the envelope factor L of the permuted H."""
+    x = np.empty(g.shape[0])
+    PermutedSolveInto(L, first, order, g, np.empty(g.shape[0]), x)
+    return x
+
+
+@njit(cache=True)
+def PermutedSolveInto(L, first, order, g, gp, x):
+    """PermutedSolve into x (n,) with the scratch gp (n,)."""
     n = g.shape[0]
-    gp = np.empty(n)
     for k in range(n):
         gp[k] = g[order[k]]
-    xp = EnvelopeSolve(L, first, gp)
-    x = np.empty(n)
+    EnvelopeSolveInto(L, first, gp, gp)
     for k in range(n):
-        x[order[k]] = xp[k]
-    return x
+        x[order[k]] = gp[k]
 
 
 @njit(cache=True)

@@ -67,6 +67,28 @@ def SparseMatVec(J, idx, start, x):
 
 
 @njit(cache=True)
+def SparseMatVecMinus(J, idx, start, x, b, y):
+    """y = J @ x - b using the row supports of J (y is overwritten)."""
+    for i in range(J.shape[0]):
+        acc = 0.0
+        for k in range(start[i], start[i + 1]):
+            j = idx[k]
+            acc += J[i, j] * x[j]
+        y[i] = acc - b[i]
+
+
+@njit(cache=True)
+def SparseMatVecInto(J, idx, start, x, y):
+    """y = J @ x using the row supports of J (y is overwritten)."""
+    for i in range(J.shape[0]):
+        acc = 0.0
+        for k in range(start[i], start[i + 1]):
+            j = idx[k]
+            acc += J[i, j] * x[j]
+        y[i] = acc
+
+
+@njit(cache=True)
 def SparseMatTVec(J, idx, start, x, out):
     """out = J' @ x using the row supports of J (out is overwritten)."""
     out[:] = 0.0
@@ -128,8 +150,15 @@ def LowerSolveRows(L, J):
 @njit(cache=True)
 def EnvelopeFirst(A):
     """first[i] = column of the first nonzero of row i of the lower triangle of A (i if none before it)."""
+    first = np.empty(A.shape[0], dtype=np.int64)
+    EnvelopeFirstInto(A, first)
+    return first
+
+
+@njit(cache=True)
+def EnvelopeFirstInto(A, first):
+    """EnvelopeFirst into `first` (n,)."""
     n = A.shape[0]
-    first = np.empty(n, dtype=np.int64)
     for i in range(n):
         f = i
         for j in range(i):
@@ -137,7 +166,6 @@ def EnvelopeFirst(A):
                 f = j
                 break
         first[i] = f
-    return first
 
 
 @njit(cache=True)
@@ -179,8 +207,15 @@ def EnvelopeCholesky(A, first):
 @njit(cache=True)
 def EnvelopeSolve(L, first, b):
     """Solve (L L') x = b for an envelope factor L from EnvelopeCholesky."""
+    x = np.empty(b.shape[0])
+    EnvelopeSolveInto(L, first, b, x)
+    return x
+
+
+@njit(cache=True)
+def EnvelopeSolveInto(L, first, b, x):
+    """EnvelopeSolve into x (n,), which may be b."""
     n = b.shape[0]
-    x = np.empty(n)
     for r in range(n):
         acc = b[r]
         for k in range(first[r], r):
@@ -191,4 +226,3 @@ def EnvelopeSolve(L, first, b):
         xr = x[r]
         for k in range(first[r], r):
             x[k] -= L[r, k] * xr
-    return x

@@ -82,9 +82,22 @@ def NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, e
     elimination order (Mp = M permuted, pos[dof] = its position), written into H (n, n) only inside its row
     envelope: sets H[i, first[i]:i + 1] (the rest of H is untouched) and returns first, the envelope of
     H's lower triangle."""
+    n = Mp.shape[0]
+    first = np.empty(n, dtype=np.int64)
+    NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
+                      con_fric, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
+                      np.empty((n, n)))
+    return first
+
+
+@njit(cache=True)
+def NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
+                      con_fric, rp, perm, rv, B):
+    """NewtonHessian with its envelope written into `first` (n,) and the scratch rp, perm (n, int), rv (n) and
+    B (n, n)."""
     nefc = J.shape[0]
     n = Mp.shape[0]
-    first = first_m.copy()
+    first[:] = first_m
     i = 0
     while i < nefc:  # envelope: an active row (or cone contact) couples all dofs of its support
         if efc_type[i] == CONTACT_ELLIPTIC:
@@ -111,10 +124,7 @@ def NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, e
     for r in range(n):
         for c in range(first[r], r + 1):
             H[r, c] = Mp[r, c]
-    rp = np.empty(n, dtype=np.int64)  # a row's support: positions (sorted), order in the row, values
-    perm = np.empty(n, dtype=np.int64)
-    rv = np.empty(n)
-    B = np.empty((n, n))
+    # rp, perm, rv: a row's support: positions (sorted), order in the row, values
     prev_n, prev_s0 = -1, 0
     i = 0
     while i < nefc:
@@ -163,7 +173,6 @@ def NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, e
                     B[a, b] += wa * rv[b]
         i += 1
     _flush_block(H, B, rp, prev_n)
-    return first
 
 
 _MAX_UPDATES = 8  # more changed rows than this: rebuilding and refactoring H is cheaper

@@ -15,11 +15,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .elimination import EliminationOrder, Permuted, PermutedSolve, PermutedSymMatVec, TreeBlocks
-from .linalg import (EnvelopeCholesky, EnvelopeCholeskyInPlace, EnvelopeFirst, MatVec, RowSupport, SparseMatTVec,
-                     SparseMatVec)
+from .elimination import (EliminationOrderInto, PermutedInto, PermutedSolveInto, PermutedSymMatVecInto,
+                          TreeBlocks)
+from .linalg import (EnvelopeCholeskyInPlace, EnvelopeFirstInto, MatVec, RowSupport, SparseMatTVec, SparseMatVecInto,
+                     SparseMatVecMinus)
 from .islands import IslandRows, Islands
-from .newton_hessian import NewtonHessian, UpdateFactor
+from .newton_hessian import NewtonHessianInto, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
 from .primal_search import PrimalSearch
@@ -180,85 +181,110 @@ def StartPoint(M, qacc_smooth, qacc_warmstart, J, aref, D, R, floss, efc_type, e
 
 
 @njit(cache=True)
-def _solve_island(M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
-                  newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale):
-    """MuJoCo's mj_solPrimal on one island (M, J restricted to its dofs and rows) from the start point a:
+def _island_scratch(n, m):
+    """Scratch of _solve_island for islands of up to n dofs and m rows: (floats, ints, n x n blocks)."""
+    return np.empty(13 * n + 6 * m), np.empty(6 * n + 2 * m, np.int64), np.empty(4 * n * n)
+
+
+@njit(cache=True)
+def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                  con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale, wf, wi, wm):
+    """MuJoCo's mj_solPrimal on one island (M, J restricted to its dofs and rows) from the start point a_start:
     returns (qacc, efc_force, efc_state, converged, iterations, residual, cost, qfrc_constraint).
 
     Exits as MuJoCo: no iteration when the duality gap ½·scale·g'M⁻¹g (and, for Newton, scale·|g|) is below
     `tolerance` at the start; after an iteration when the scaled improvement, the scaled gradient norm or
     (Newton) the scaled Newton decrement is below it; when the line search finds no decrease; after
     `iterations`. scale: MuJoCo's tolerance scale (1 / trace of M for an island). idx/start: J's row supports
-    (linalg.RowSupport)."""
+    (linalg.RowSupport). wf, wi, wm: scratch from _island_scratch (the returned arrays are views of it, valid
+    until the next call with the same scratch)."""
     nv = M.shape[0]
     nefc = J.shape[0]
-    order = EliminationOrder(M, idx, start, bstart)
-    pos = np.empty(nv, dtype=np.int64)
+    # the scratch, carved
+    a, qfrc_smooth, Ma, JTf = wf[:nv], wf[nv:2 * nv], wf[2 * nv:3 * nv], wf[3 * nv:4 * nv]
+    grad, Mgrad, search, xbuf = wf[4 * nv:5 * nv], wf[5 * nv:6 * nv], wf[6 * nv:7 * nv], wf[7 * nv:8 * nv]
+    grad_old, Mgrad_old, Mv, gp, rv = (wf[8 * nv:9 * nv], wf[9 * nv:10 * nv], wf[10 * nv:11 * nv],
+                                       wf[11 * nv:12 * nv], wf[12 * nv:13 * nv])
+    o = 13 * nv
+    jar, force, Jv, quad = wf[o:o + nefc], wf[o + nefc:o + 2 * nefc], wf[o + 2 * nefc:o + 3 * nefc], \
+        wf[o + 3 * nefc:o + 6 * nefc]
+    order, pos, first_m, first_h, rp, perm = (wi[:nv], wi[nv:2 * nv], wi[2 * nv:3 * nv], wi[3 * nv:4 * nv],
+                                              wi[4 * nv:5 * nv], wi[5 * nv:6 * nv])
+    state, state_f = wi[6 * nv:6 * nv + nefc], wi[6 * nv + nefc:6 * nv + 2 * nefc]  # state_f: H's row states
+    n2 = nv * nv
+    Mp = wm[:n2].reshape((nv, nv))
+    Lm = wm[n2:2 * n2].reshape((nv, nv))
+    H = wm[2 * n2:3 * n2].reshape((nv, nv))  # Newton's Hessian and, in place, its factor
+    B = wm[3 * n2:4 * n2].reshape((nv, nv))
+    EliminationOrderInto(nv, idx, start, bstart, order)
     for k in range(nv):
         pos[order[k]] = k
-    Mp = Permuted(M, order)
-    first_m = EnvelopeFirst(Mp)
-    a = a.copy()
-    qfrc_smooth = PermutedSymMatVec(Mp, first_m, order, a0)
-    Ma = PermutedSymMatVec(Mp, first_m, order, a)
-    jar = SparseMatVec(J, idx, start, a) - aref
-    force = np.zeros(nefc)
-    state = np.zeros(nefc, dtype=np.int64)
+    PermutedInto(M, order, Mp)
+    EnvelopeFirstInto(Mp, first_m)
+    a[:] = a_start
+    PermutedSymMatVecInto(Mp, first_m, order, a0, qfrc_smooth)
+    PermutedSymMatVecInto(Mp, first_m, order, a, Ma)
+    SparseMatVecMinus(J, idx, start, a, aref, jar)
+    force[:] = 0.0
+    state[:] = 0
     s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
-    JTf = np.zeros(nv)
     SparseMatTVec(J, idx, start, force, JTf)
-    grad = Ma - qfrc_smooth - JTf
-    Lm = EnvelopeCholesky(Mp, first_m)
-    Mgrad = PermutedSolve(Lm, first_m, order, grad)
+    for k in range(nv):
+        grad[k] = Ma[k] - qfrc_smooth[k] - JTf[k]
+    for i in range(nv):
+        for j in range(first_m[i], i + 1):
+            Lm[i, j] = Mp[i, j]
+    EnvelopeCholeskyInPlace(Lm, first_m)
+    PermutedSolveInto(Lm, first_m, order, grad, gp, Mgrad)
     gradient = scale * np.sqrt(_dot(grad, grad))
     flg_gradient = gradient < tolerance
     done = max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance and (not newton or flg_gradient)
-    H = np.empty((nv, nv)) if newton else np.zeros((0, 0))  # Newton's Hessian and, in place, its factor
     first = first_m
-    state_f = np.empty(nefc, dtype=np.int64)  # the row states H was factored at
-    xbuf = np.empty(nv)
     if not done and newton:
-        first = NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
-                              con_fric)
+        NewtonHessianInto(H, first_h, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
+                          con_mu, con_fric, rp, perm, rv, B)
+        first = first_h
         EnvelopeCholeskyInPlace(H, first)
         state_f[:] = state
-        Mgrad = PermutedSolve(H, first, order, grad)
+        PermutedSolveInto(H, first, order, grad, gp, Mgrad)
         done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance
     converged = done
-    search = -Mgrad
-    quad = np.empty(3 * nefc)
-    grad_old = np.empty(nv)
-    Mgrad_old = np.empty(nv)
+    for k in range(nv):
+        search[k] = -Mgrad[k]
     it = 0
     while not done and it < iterations:
-        Mv = PermutedSymMatVec(Mp, first_m, order, search)
-        Jv = SparseMatVec(J, idx, start, search)
+        PermutedSymMatVecInto(Mp, first_m, order, search, Mv)
+        SparseMatVecInto(J, idx, start, search, Jv)
         alpha, ls_improvement = PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, efc_id,
                                              ne, nf, con_dim, con_mu, con_fric, quad, scale,
                                              tolerance * ls_tolerance, ls_iterations)
         if alpha == 0.0:  # no decrease along the search direction: as far as rounding lets the solver go
             converged = gradient < np.sqrt(tolerance) or newton
             break
-        a += alpha * search
-        Ma += alpha * Mv
-        jar += alpha * Jv
+        for k in range(nv):
+            a[k] += alpha * search[k]
+            Ma[k] += alpha * Mv[k]
+        for i in range(nefc):
+            jar[i] += alpha * Jv[i]
         if not newton:
             grad_old[:] = grad
             Mgrad_old[:] = Mgrad
         s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
         SparseMatTVec(J, idx, start, force, JTf)
-        grad = Ma - qfrc_smooth - JTf
+        for k in range(nv):
+            grad[k] = Ma[k] - qfrc_smooth[k] - JTf[k]
         if newton:
             # rank-one updates / downdates for the rows whose state changed (MuJoCo's HessianIncremental),
             # else H built and factored anew
             if not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf):
-                first = NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
-                                      con_mu, con_fric)
+                NewtonHessianInto(H, first_h, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id,
+                                  con_dim, con_mu, con_fric, rp, perm, rv, B)
+                first = first_h
                 EnvelopeCholeskyInPlace(H, first)
             state_f[:] = state
-            Mgrad = PermutedSolve(H, first, order, grad)
+            PermutedSolveInto(H, first, order, grad, gp, Mgrad)
         else:
-            Mgrad = PermutedSolve(Lm, first_m, order, grad)
+            PermutedSolveInto(Lm, first_m, order, grad, gp, Mgrad)
         improvement = scale * ls_improvement
         gradient = scale * np.sqrt(_dot(grad, grad))
         decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad)) if newton else 0.0
@@ -267,7 +293,8 @@ def _solve_island(M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, 
             converged = True
             break
         if newton:
-            search = -Mgrad
+            for k in range(nv):
+                search[k] = -Mgrad[k]
         else:  # Hager-Zhang conjugate direction (MuJoCo's default), restarted when conjugacy is lost
             beta = 0.0
             y = grad - grad_old
@@ -277,11 +304,11 @@ def _solve_island(M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, 
                 beta_hz = (_dot(y, Mgrad) - 2.0 * (_dot(y, My) / d_y) * _dot(search, grad)) / d_y
                 eta_k = -1.0 / max(MINVAL, np.sqrt(_dot(search, search)) * min(0.01, np.sqrt(_dot(grad, grad))))
                 beta = max(eta_k, beta_hz)
-            search = -Mgrad + beta * search
-    e = a - a0
+            for k in range(nv):
+                search[k] = -Mgrad[k] + beta * search[k]
     cost = s
     for k in range(nv):
-        cost += 0.5 * (Ma[k] - qfrc_smooth[k]) * e[k]
+        cost += 0.5 * (Ma[k] - qfrc_smooth[k]) * (a[k] - a0[k])
     return a, force, state, converged, it, gradient, cost, JTf
 
 
@@ -356,12 +383,31 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
     a = _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
                     con_mu, con_fric)
     if tree_blocks.shape[0] < 2:
+        wf, wi, wm = _island_scratch(nv, nefc)
         return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
                              con_mu, con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance,
-                             TreeBlocks(M), scale)
+                             TreeBlocks(M), scale, wf, wi, wm)
     bstart = tree_blocks
     nisland, tree_island, efc_island = Islands(bstart, idx, start, efc_type, efc_id)
     ntree = bstart.shape[0] - 1
+    # scratch for the largest island
+    size = np.zeros((nisland, 2), np.int64)  # dofs, rows per island
+    for t in range(ntree):
+        if tree_island[t] >= 0:
+            size[tree_island[t], 0] += bstart[t + 1] - bstart[t]
+    for i in range(nefc):
+        if efc_island[i] >= 0:
+            size[efc_island[i], 1] += 1
+    nmax = 0
+    mmax = 0
+    for isl in range(nisland):
+        nmax = max(nmax, size[isl, 0])
+        mmax = max(mmax, size[isl, 1])
+    wf, wi, wm = _island_scratch(nmax, mmax)
+    Mi_buf = np.empty(nmax * nmax)
+    Ji_buf = np.empty(mmax * nmax)
+    vec_buf = np.empty(2 * nmax + 4 * mmax)  # an island's qacc_smooth, start, aref, D, R, floss
+    ivec_buf = np.empty(2 * mmax, np.int64)  # its efc_type, efc_id
     qacc = qacc_smooth.copy()
     converged = True
     it_max = 0
@@ -409,15 +455,25 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
         if ni == nv and nr == nefc:  # one island holds everything: no copies
             return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf,
                                  con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations,
-                                 ls_tolerance, bstart, 1.0 / trace)
-        Mi = np.empty((ni, ni))
+                                 ls_tolerance, bstart, 1.0 / trace, wf, wi, wm)
+        Mi = Mi_buf[:ni * ni].reshape((ni, ni))
         for r in range(ni):
             for c in range(ni):
                 Mi[r, c] = M[dofs[r], dofs[c]]
-        Ji = np.empty((nr, ni))
+        Ji = Ji_buf[:nr * ni].reshape((nr, ni))
+        a0_i, a_i = vec_buf[:ni], vec_buf[ni:2 * ni]
+        o = 2 * ni
+        aref_i, D_i, R_i, fl_i = (vec_buf[o:o + nr], vec_buf[o + nr:o + 2 * nr], vec_buf[o + 2 * nr:o + 3 * nr],
+                                  vec_buf[o + 3 * nr:o + 4 * nr])
+        type_i, id_i = ivec_buf[:nr], ivec_buf[nr:2 * nr]
+        for c in range(ni):
+            a0_i[c] = qacc_smooth[dofs[c]]
+            a_i[c] = a[dofs[c]]
         k = 0
         for r in range(nr):
             i = rows[r]
+            aref_i[r], D_i[r], R_i[r], fl_i[r], type_i[r], id_i[r] = aref[i], D[i], R[i], floss[i], efc_type[i], \
+                efc_id[i]
             for c in range(ni):
                 Ji[r, c] = J[i, dofs[c]]
             start_buf[r] = k  # J's row support in the island's columns (ascending, as RowSupport(Ji))
@@ -426,13 +482,15 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
                 k += 1
         start_buf[nr] = k
         qa, f, st, conv, it, res, c, jtf = _solve_island(
-            Mi, qacc_smooth[dofs], a[dofs], Ji, idx_buf[:k], start_buf[:nr + 1], aref[rows], D[rows], R[rows],
-            floss[rows], efc_type[rows], efc_id[rows], ne_i, nf_i, con_dim, con_mu, con_fric, newton, iterations,
-            tolerance, ls_iterations, ls_tolerance, lb_buf[:nb + 1].copy(), 1.0 / trace)
-        qacc[dofs] = qa
-        JTf[dofs] = jtf
-        force[rows] = f
-        state[rows] = st
+            Mi, a0_i, a_i, Ji, idx_buf[:k], start_buf[:nr + 1], aref_i, D_i, R_i, fl_i, type_i, id_i, ne_i, nf_i,
+            con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, lb_buf[:nb + 1],
+            1.0 / trace, wf, wi, wm)
+        for c in range(ni):
+            qacc[dofs[c]] = qa[c]
+            JTf[dofs[c]] = jtf[c]
+        for r in range(nr):
+            force[rows[r]] = f[r]
+            state[rows[r]] = st[r]
         converged = converged and conv
         it_max = max(it_max, it)
         residual = max(residual, res)

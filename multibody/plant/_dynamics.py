@@ -112,9 +112,11 @@ class _DynamicsMixin:
 
     def CalcInverseDynamics(self, context, known_vdot, external_forces: MultibodyForces) -> np.ndarray:
         """τ = M(q)v̇ + C(q,v)v − τ_app − Σ J_WBᵀ·Fapp_Bo_W (recursive Newton–Euler)."""
-        self._ThrowIfElementParametersChangeDynamics(context, "CalcInverseDynamics")
-        kin = self._eval_kinematics(context)
-        f = self._EvalElementValues(context).fast  # the context's reflected inertia
+        kin = self._eval_kinematics(context)  # (validates the context)
+        ev = kin.ev  # the context's element values (the kinematics depend on the same parameters)
+        if not ev.plain:
+            self._ThrowIfElementParametersChangeDynamics(context, "CalcInverseDynamics")
+        f = ev.fast  # the context's reflected inertia
         vdot = self._check_size(known_vdot, f.nv, "known_vdot")
         forces = self._check_forces(external_forces, "CalcInverseDynamics")
         tau = np.empty(f.nv)

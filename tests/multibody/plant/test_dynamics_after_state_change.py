@@ -154,3 +154,28 @@ def test_set_positions_accepts_any_vector_and_rejects_a_wrong_size(iiwa_pair):
     np.testing.assert_array_equal(plant.GetVelocities(context), np.zeros(7))
     with pytest.raises(ValueError, match="SetPositions q"):
         plant.SetPositions(context, np.zeros(6))
+
+
+def test_locked_joint_is_refused_after_a_state_change(iiwa_pair):
+    """The element-parameter check reads the values kept with the kinematics: a joint locked in the context is
+    refused by M and inverse dynamics (computed or not), and accepted again once unlocked."""
+    from mallard.multibody.tree import MultibodyForces
+    plants, _ = iiwa_pair
+    plant = plants[1e-3]
+    context = plant.CreateDefaultContext()
+    forces = MultibodyForces(plant)
+    plant.SetPositions(context, np.full(7, 0.3))
+    plant.CalcMassMatrix(context)
+    joint = plant.GetJointByName("iiwa_joint_4")
+    joint.Lock(context)
+    for _ in range(2):  # just after the parameter change, then with the kinematics cached
+        with pytest.raises(RuntimeError, match="locked"):
+            plant.CalcInverseDynamics(context, np.zeros(7), forces)
+        with pytest.raises(RuntimeError, match="locked"):
+            plant.CalcMassMatrix(context)
+        plant.SetPositions(context, np.full(7, -0.2))
+    joint.Unlock(context)
+    reference = plant.CreateDefaultContext()
+    plant.SetPositions(reference, np.full(7, -0.2))
+    np.testing.assert_array_equal(plant.CalcInverseDynamics(context, np.ones(7), forces),
+                                  plant.CalcInverseDynamics(reference, np.ones(7), forces))

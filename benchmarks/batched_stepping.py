@@ -22,7 +22,10 @@ from mallard.multibody.plant import MultibodyPlant
 from mallard.parsers import Parser
 from mallard.systems.analysis import Simulator
 
-MODEL = Path(__file__).resolve().parents[2] / "shared" / "models" / "drake_examples" / "cart_pole.sdf"
+REPO = Path(__file__).resolve().parents[1]
+# shared/models beside the checkout or beside a folder holding it (a git worktree), as the tests find it
+MODEL = next((folder / "shared" / "models" for folder in REPO.parents if (folder / "shared" / "models").is_dir()),
+             REPO.parent / "shared" / "models") / "drake_examples" / "cart_pole.sdf"
 
 
 def CartPole(time_step: float = 0.01) -> MultibodyPlant:

@@ -115,16 +115,8 @@ def EliminationOrderInto(n, idx, start, bstart, order):
 
 
 @njit(cache=True)
-def Permuted(M, order):
-    """Mp[i, j] = M[order[i], order[j]]."""
-    out = np.empty(M.shape)
-    PermutedInto(M, order, out)
-    return out
-
-
-@njit(cache=True)
 def PermutedInto(M, order, out):
-    """Permuted into out (n, n)."""
+    """out[i, j] = M[order[i], order[j]] (out (n, n))."""
     n = M.shape[0]
     for i in range(n):
         oi = order[i]
@@ -133,16 +125,9 @@ def PermutedInto(M, order, out):
 
 
 @njit(cache=True)
-def PermutedSymMatVec(Mp, first, order, x):
-    """M x for M given by the lower row envelope of its permutation Mp (see Permuted, EnvelopeFirst)."""
-    y = np.empty(x.shape[0])
-    PermutedSymMatVecInto(Mp, first, order, x, y)
-    return y
-
-
-@njit(cache=True)
 def PermutedSymMatVecInto(Mp, first, order, x, y):
-    """PermutedSymMatVec into y (n,), overwritten."""
+    """y = M x (y (n,) overwritten) for M given by the lower row envelope `first` of its permutation Mp
+    (PermutedInto, EnvelopeFirstInto)."""
     n = x.shape[0]
     y[:] = 0.0
     for i in range(n):
@@ -157,16 +142,8 @@ def PermutedSymMatVecInto(Mp, first, order, x, y):
 
 
 @njit(cache=True)
-def PermutedSolve(L, first, order, g):
-    """x = H^-1 g from the envelope factor L of the permuted H."""
-    x = np.empty(g.shape[0])
-    PermutedSolveInto(L, first, order, g, np.empty(g.shape[0]), x)
-    return x
-
-
-@njit(cache=True)
 def PermutedSolveInto(L, first, order, g, gp, x):
-    """PermutedSolve into x (n,) with the scratch gp (n,)."""
+    """x = H⁻¹ g (x (n,)) from the envelope factor L of the permuted H, with the scratch gp (n,)."""
     n = g.shape[0]
     for k in range(n):
         gp[k] = g[order[k]]

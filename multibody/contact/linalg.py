@@ -53,20 +53,6 @@ def RowSupport(J):
 
 
 @njit(cache=True)
-def SparseMatVec(J, idx, start, x):
-    """J @ x using the row supports of J."""
-    m = J.shape[0]
-    y = np.zeros(m)
-    for i in range(m):
-        acc = 0.0
-        for k in range(start[i], start[i + 1]):
-            j = idx[k]
-            acc += J[i, j] * x[j]
-        y[i] = acc
-    return y
-
-
-@njit(cache=True)
 def SparseMatVecMinus(J, idx, start, x, b, y):
     """y = J @ x - b using the row supports of J (y is overwritten)."""
     for i in range(J.shape[0]):

@@ -77,24 +77,12 @@ def _flush_block(H, B, rp, ns):
 
 
 @njit(cache=True)
-def NewtonHessian(H, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu, con_fric):
-    """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows), in the
-    elimination order (Mp = M permuted, pos[dof] = its position), written into H (n, n) only inside its row
-    envelope: sets H[i, first[i]:i + 1] (the rest of H is untouched) and returns first, the envelope of
-    H's lower triangle."""
-    n = Mp.shape[0]
-    first = np.empty(n, dtype=np.int64)
-    NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
-                      con_fric, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
-                      np.empty((n, n)))
-    return first
-
-
-@njit(cache=True)
 def NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
                       con_fric, rp, perm, rv, B):
-    """NewtonHessian with its envelope written into `first` (n,) and the scratch rp, perm (n, int), rv (n) and
-    B (n, n)."""
+    """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows), in the
+    elimination order (Mp = M permuted, pos[dof] = its position), written into H (n, n) only inside its row
+    envelope: sets H[i, first[i]:i + 1] (the rest of H is untouched) and writes first (n,), the envelope of
+    H's lower triangle. Scratch: rp, perm (n, int), rv (n), B (n, n)."""
     nefc = J.shape[0]
     n = Mp.shape[0]
     first[:] = first_m

@@ -243,7 +243,6 @@ def NoSlip(M, qacc_smooth, J, aref, R, floss, efc_type, efc_id, ne, nf, con_dim,
     """MuJoCo's noslip sweeps (module docstring) from the main solver's `force`: (qacc, efc_force,
     qfrc_constraint). tree_blocks: start offsets of the plant's trees' dof ranges (islands, as the primal
     solver's); empty: one problem over all rows."""
-    nv = M.shape[0]
     nefc = J.shape[0]
     f = force.copy()
     L = Cholesky(M)

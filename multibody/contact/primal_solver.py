@@ -318,12 +318,7 @@ def _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type,
     """PrimalCost over J's row supports (idx/start) and M's independent blocks mb (TreeBlocks), into the scratch
     jar, force, state: the same sums in the same order without the products by zeros (a finite qacc). With
     quadratic False (qacc is qacc_smooth) only the constraint cost s is computed."""
-    for i in range(J.shape[0]):
-        acc = 0.0
-        for k in range(start[i], start[i + 1]):
-            j = idx[k]
-            acc += J[i, j] * qacc[j]
-        jar[i] = acc - aref[i]
+    SparseMatVecMinus(J, idx, start, qacc, aref, jar)
     s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
     if not quadratic:
         return s

@@ -111,17 +111,24 @@ def _distance_to_triangles(p: np.ndarray, P: np.ndarray) -> float:
 
 def LinearFieldGradients(V: np.ndarray, T: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """(∇p (m, 3), p at the frame origin (m,), degenerate) of the piecewise-linear field with vertex `values` on
-    tetrahedra T over vertices V: ∇p solves [v1−v0; v2−v0; v3−v0]·∇p = [p1−p0, p2−p0, p3−p0] per tetrahedron.
-    `degenerate` is true when some tetrahedron is flat (its gradient is then set to 0)."""
+    tetrahedra T over vertices V, with Drake's arithmetic (VolumeMesh::MaybeCalcGradientVectorOfLinearField):
+    ∇p = Σᵢ pᵢ·∇bᵢ, ∇bᵢ = (AB×AC)/((AB×AC)·AV) for V = vᵢ, A, B, C = vᵢ₊₁, vᵢ₊₂, vᵢ₊₃. Its round-off (a gradient
+    of a box's side region tilted by 1e-17 out of the contact plane) decides, as in Drake, which faces of a flat
+    contact become discrete contact pairs. `degenerate` is true when some tetrahedron is flat (|(AB×AC)·AV| <=
+    machine ε, Drake's test; its gradient is then set to 0)."""
     P = V[T]
-    A = P[:, 1:] - P[:, :1]                       # (m, 3, 3) edge vectors as rows
-    b = values[T[:, 1:]] - values[T[:, :1]]       # (m, 3)
-    det = np.linalg.det(A)
-    scale = np.max(np.abs(A), axis=(1, 2)) ** 3
-    flat = np.abs(det) <= 1e-14 * np.maximum(scale, 1e-300)
     grad = np.zeros((T.shape[0], 3))
-    ok = ~flat
-    if ok.any():
-        grad[ok] = np.linalg.solve(A[ok], b[ok][..., None])[..., 0]
-    e_Mo = values[T[:, 0]] - np.einsum("ij,ij->i", grad, P[:, 0])
+    flat = np.zeros(T.shape[0], bool)
+    for i in range(4):
+        pv, pa, pb, pc = P[:, i], P[:, (i + 1) % 4], P[:, (i + 2) % 4], P[:, (i + 3) % 4]
+        av, ab, ac = pv - pa, pb - pa, pc - pa
+        area = np.stack([ab[:, 1] * ac[:, 2] - ab[:, 2] * ac[:, 1], ab[:, 2] * ac[:, 0] - ab[:, 0] * ac[:, 2],
+                         ab[:, 0] * ac[:, 1] - ab[:, 1] * ac[:, 0]], axis=1)
+        vol = (area[:, 0] * av[:, 0] + area[:, 1] * av[:, 1]) + area[:, 2] * av[:, 2]
+        bad = np.abs(vol) <= np.finfo(float).eps
+        flat |= bad
+        grad += values[T[:, i]][:, None] * (area / np.where(bad, 1.0, vol)[:, None])
+    grad[flat] = 0.0
+    p0 = P[:, 0]
+    e_Mo = values[T[:, 0]] - ((grad[:, 0] * p0[:, 0] + grad[:, 1] * p0[:, 1]) + grad[:, 2] * p0[:, 2])
     return grad, e_Mo, bool(flat.any())

@@ -115,6 +115,87 @@ def clip_by_tetrahedron(P, k, T4, buf):
     return k
 
 
+#: Drake's faces of a tetrahedron (ClipTriangleByTetrahedron): vertices (a, b, c), outward normal (b − a)×(c − a).
+_DRAKE_TET_FACES = ((1, 2, 3), (0, 3, 2), (0, 1, 3), (0, 2, 1))
+
+
+@njit(cache=True)
+def _drake_height(n0, n1, n2, disp, x):
+    """Plane::CalcHeight: n̂·x − displacement (Eigen's summation order)."""
+    return (n0 * x[0] + n1 * x[1]) + n2 * x[2] - disp
+
+
+@njit(cache=True)
+def clip_by_tetrahedron_drake(P, k, T4, buf):
+    """clip_by_tetrahedron with Drake's arithmetic (ClipTriangleByTetrahedron, ClipPolygonByHalfSpace,
+    CalcIntersection): the faces in Drake's order, unit plane normals, a vertex kept when its height is <= 0 and
+    each cut point wa·current + (1 − wa)·previous. The round-off of the cut points decides the sign of a face
+    normal's tiny tilt, which decides whether a face whose pressure gradient lies in the contact plane becomes a
+    discrete contact pair (a seed of the asymmetry of a flat impact); this keeps that decision Drake's."""
+    for a, b, c in _DRAKE_TET_FACES:
+        ux, uy, uz = T4[b, 0] - T4[a, 0], T4[b, 1] - T4[a, 1], T4[b, 2] - T4[a, 2]
+        vx, vy, vz = T4[c, 0] - T4[a, 0], T4[c, 1] - T4[a, 1], T4[c, 2] - T4[a, 2]
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        mag = np.sqrt((nx * nx + ny * ny) + nz * nz)
+        nx, ny, nz = nx / mag, ny / mag, nz / mag
+        disp = (nx * T4[a, 0] + ny * T4[a, 1]) + nz * T4[a, 2]
+        m = 0
+        prev = k - 1
+        hp = _drake_height(nx, ny, nz, disp, P[prev])
+        for i in range(k):
+            hc = _drake_height(nx, ny, nz, disp, P[i])
+            if hc <= 0.0 or hp <= 0.0:
+                if (hc <= 0.0) != (hp <= 0.0):  # CalcIntersection(current, previous)
+                    wa = hp / (hp - hc)
+                    wb = 1.0 - wa
+                    for q in range(3):
+                        buf[m, q] = wa * P[i, q] + wb * P[prev, q]
+                    m += 1
+                if hc <= 0.0:
+                    for q in range(3):
+                        buf[m, q] = P[i, q]
+                    m += 1
+            prev, hp = i, hc
+        k = m
+        for i in range(k):
+            for q in range(3):
+                P[i, q] = buf[i, q]
+        if k == 0:
+            return 0
+    return k
+
+
+@njit(cache=True)
+def drake_polygon_area_centroid(P, k):
+    """PolygonSurfaceMesh::CalcAreaNormalAndCentroid of the convex polygon P[:k] in its own frame: (area, centroid
+    (3 floats), unit normal (3 floats)); Drake's fan about vertex 0 with |cross| weights and Σ cross as normal."""
+    n0 = n1 = n2 = 0.0
+    dbl = 0.0
+    s0 = s1 = s2 = 0.0
+    for i in range(1, k - 1):
+        a0, a1, a2 = P[i, 0] - P[0, 0], P[i, 1] - P[0, 1], P[i, 2] - P[0, 2]
+        b0, b1, b2 = P[i + 1, 0] - P[0, 0], P[i + 1, 1] - P[0, 1], P[i + 1, 2] - P[0, 2]
+        x0, x1, x2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+        n0, n1, n2 = n0 + x0, n1 + x1, n2 + x2
+        cm = np.sqrt((x0 * x0 + x1 * x1) + x2 * x2)
+        dbl += cm
+        s0 += cm * ((P[0, 0] + P[i, 0]) + P[i + 1, 0])
+        s1 += cm * ((P[0, 1] + P[i, 1]) + P[i + 1, 1])
+        s2 += cm * ((P[0, 2] + P[i, 2]) + P[i + 1, 2])
+    area = dbl / 2.0
+    ln = np.sqrt((n0 * n0 + n1 * n1) + n2 * n2)
+    if ln > 0.0:
+        n0, n1, n2 = n0 / ln, n1 / ln, n2 / ln
+    if area != 0.0:
+        c0, c1, c2 = s0 / 6.0 / area, s1 / 6.0 / area, s2 / 6.0 / area
+    else:
+        c0 = c1 = c2 = 0.0
+        for i in range(k):
+            c0, c1, c2 = c0 + P[i, 0], c1 + P[i, 1], c2 + P[i, 2]
+        c0, c1, c2 = c0 / k, c1 / k, c2 / k
+    return area, c0, c1, c2, n0, n1, n2
+
+
 @njit(cache=True)
 def slice_tetrahedron(T4, n, p0, out):
     """The polygon where the plane n·(x − p0) = 0 (n unit) cuts the tetrahedron T4 (4, 3), wound counter-clockwise
@@ -243,11 +324,13 @@ def _rotate(R, x):
 
 
 @njit(cache=True)
-def emit_polygon(buf, P, pr, k, n_L, g_first_L, g_other_L, R, p, swap, triangles):
+def emit_polygon(buf, P, pr, k, n_L, g_first_L, g_other_L, R, p, swap, triangles, local=False):
     """Adds polygon P[:k] (local frame L, pressures pr[:k], unit normal n_L out of the other geometry into the
     first, gradients of the first's and the other's field in L, NaN when rigid) to the buffer in World, X_WL =
     (R, p). swap: the first geometry is N (its GeometryId is the larger), so the winding and normal are reversed
-    and the gradients exchanged. triangles: the triangle representation (a fan around the centroid).
+    and the gradients exchanged. triangles: the triangle representation (a fan around the centroid). local: the
+    polygon's area, normal and centroid computed in L with Drake's arithmetic (drake_polygon_area_centroid), as
+    Drake builds the soft-volume/rigid-surface mesh in the soft geometry's frame before moving it to World.
     Returns the buffer (its arrays may have been reallocated). Written without temporary arrays (this runs per face
     of every contact surface of every derivative evaluation)."""
     V, vp, fi, fs, fn, fc, fa, fp, gM, gN, cnt = buf
@@ -277,7 +360,15 @@ def emit_polygon(buf, P, pr, k, n_L, g_first_L, g_other_L, R, p, swap, triangles
     o0, o1, o2 = _rotate(R, g_other_L)
     if swap:
         n0, n1, n2 = -n0, -n1, -n2
-    area, c0, c1, c2, m0, m1, m2 = _polygon_area_centroid(W, n0, n1, n2)
+    if local:  # Drake's soft-volume/rigid-surface mesh: area, normal, centroid in L, then moved to World
+        area, l0, l1, l2, k0, k1, k2 = drake_polygon_area_centroid(P, k)
+        m0, m1, m2 = _rotate(R, (k0, k1, k2))
+        if swap:  # ContactSurface's SwapMAndN: the winding reversed, the normal negated
+            m0, m1, m2 = -m0, -m1, -m2
+        c0, c1, c2 = _rotate(R, (l0, l1, l2))
+        c0, c1, c2 = c0 + p[0], c1 + p[1], c2 + p[2]
+    else:
+        area, c0, c1, c2, m0, m1, m2 = _polygon_area_centroid(W, n0, n1, n2)
     # the pressure is linear on the polygon: height(g_first, c, W[0])
     pc = vp[nv] + (f0 * (c0 - W[0, 0]) + f1 * (c1 - W[0, 1]) + f2 * (c2 - W[0, 2]))
     if swap:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .polygon_ops import (clip_by_half_space, clip_by_tetrahedron, dist3, dot3, emit_polygon, height, matvec3,
-                          new_buffer, remove_near_duplicates, slice_tetrahedron)
+from .polygon_ops import (clip_by_half_space, clip_by_tetrahedron, clip_by_tetrahedron_drake, dist3, dot3,
+                          emit_polygon, height, matvec3, new_buffer, remove_near_duplicates, slice_tetrahedron)
 
 HYDRO_NONE, HYDRO_RIGID_MESH, HYDRO_RIGID_PLANE, HYDRO_SOFT_MESH, HYDRO_SOFT_PLANE = range(5)
 _COS_ALPHA = np.cos(5.0 * np.pi / 8.0)
@@ -134,13 +134,13 @@ def _soft_vs_mesh(buf, s, r, R_WG, p_WG, h, swap, triangles):
                 continue
             for i in range(3):
                 P[i] = matvec3(R_SR, rv[rt[f, i]]) + p_SR
-            k = clip_by_tetrahedron(P, 3, T4, B)
+            k = clip_by_tetrahedron_drake(P, 3, T4, B)
             k = remove_near_duplicates(P, k)
             if k < 3:
                 continue
             for i in range(k):
                 pr[i] = se0[t] + dot3(sg[t], P[i])
-            buf = emit_polygon(buf, P, pr, k, tri_n[q], sg[t].copy(), nan3, R, p, swap, triangles)
+            buf = emit_polygon(buf, P, pr, k, tri_n[q], sg[t].copy(), nan3, R, p, swap, triangles, True)
     return buf
 
 

@@ -2,8 +2,8 @@
 (penetration depth and normal) over the Minkowski difference A - B.
 
 Shapes are given by type code, size (half extents), pose (p, R) and, for meshes, the hull
-vertices in the geometry frame. Used for every convex pair without an analytic routine
-(ellipsoid, cylinder, convex mesh), and for exact signed distances of separated pairs.
+vertices in the geometry frame. Used for exact signed distances and penetration depths
+(narrowphase.signed_distance, point_distance); contacts use MuJoCo 4's own GJK/EPA (collision/ccd.py).
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Narrow phase: the contact kernel for each pair of shape types, and signed distances.
 
-``collide`` picks MuJoCo's routine for the pair (analytic where MuJoCo is analytic, GJK/EPA
-otherwise) and writes up to ``MAXCON`` contacts. ``signed_distance`` returns the exact signed
-distance and witness points of a pair (GJK when separated, the analytic or EPA depth when
+``collide`` picks MuJoCo's routine for the pair (analytic where MuJoCo is analytic, MuJoCo 4's
+GJK/EPA otherwise: collision/ccd.py) and writes up to ``MAXCON`` contacts. ``signed_distance``
+returns the exact signed distance and witness points of a pair (GJK when separated, the analytic or EPA depth when
 overlapping). Type codes are those of ``mallard.geometry.shapes`` (MuJoCo's order).
 """
 from __future__ import annotations
@@ -15,8 +15,9 @@ from numba import njit
 from mallard.geometry.collision import box as B
 from mallard.geometry.collision.box_box import box_box
 from mallard.geometry.collision import primitives as P
-from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
-from mallard.geometry.collision.gjk import epa, epa_g, gjk, gjk_g, support, witness
+from mallard.geometry.collision._vec import dot3, matTvec, matvec, normalize3, put
+from mallard.geometry.collision.ccd import penetration
+from mallard.geometry.collision.gjk import epa, gjk, support, witness
 from mallard.geometry.collision.mesh_graph import hull_extreme
 from mallard.geometry.collision.hfield import MAXCONPAIR, hfield_collide
 from mallard.geometry.collision.multiccd import multi_contact
@@ -184,39 +185,19 @@ def convex_convex(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2
 
 @njit(cache=True, error_model="numpy")
 def convex_convex_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, f2, g1, r1, g2, r2):
-    """One contact for a general convex pair: GJK when separated, EPA when overlapping; a penetrating
-    box/mesh pair without margin gets MuJoCo's multi-contact (collision/multiccd.py) where its faces touch."""
-    W = np.zeros((4, 3))
-    WA = np.zeros((4, 3))
-    WB = np.zeros((4, 3))
-    dist, m, status = gjk_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, margin)
-    if status == 0:
-        if dist > margin:
-            return 0
-        pa, pb = witness(W, WA, WB, m)
-        n = pb - pa
-        ln = math.sqrt(dot3(n, n))
-        if ln <= 0:
-            return 0
-        put(out, k, ln, 0.5 * (pa + pb), n / ln)
-        return 1
-    depth, n, pa, pb = epa_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, m)
-    if depth < 0 or dot3(n, n) == 0.0:
-        if depth == 0.0:
-            # touching with a flat Minkowski difference: report along the center line
-            n = p2 - p1
-            ln = math.sqrt(dot3(n, n))
-            if ln == 0.0:
-                return 0
-            pa, pb = witness(W, WA, WB, m)
-            put(out, k, 0.0, 0.5 * (pa + pb), n / ln)
-            return 1
+    """One contact for a general convex pair as MuJoCo 4's native GJK/EPA finds it (collision/ccd.py: the shapes
+    inflated by half the margin each, a contact when they overlap); a penetrating box/mesh pair without margin gets
+    MuJoCo's multi-contact (collision/multiccd.py) where its faces touch."""
+    dist, x1, x2 = penetration((t1, s1, p1, R1, v1, g1, r1, margin), (t2, s2, p2, R2, v2, g2, r2, margin))
+    if not dist < 0:
         return 0
+    n = x1 - x2
+    normalize3(n)
     if margin <= 0.0 and (t1 == BOX or t1 == MESH) and (t2 == BOX or t2 == MESH) and not (t1 == BOX and t2 == BOX):
         nm = multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, n)
         if nm > 0:
             return nm
-    put(out, k, -depth, 0.5 * (pa + pb), n)
+    put(out, k, margin + dist, (x1 + x2) * 0.5, n)
     return 1
 
 

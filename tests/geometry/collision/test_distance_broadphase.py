@@ -195,8 +195,8 @@ def test_convex_mesh_behaves_like_the_primitive_it_encloses(tmp_path):
             assert got[0] == pytest.approx(ref[0], abs=1e-7)
             out = np.zeros((16, 10))
             n = collide(out, 0, 0.0, t, s, q, R, E, 7, np.zeros(3), np.zeros(3), Rm, v, np.zeros(0), np.zeros(0)) if t < 7 else 0
-            if ref[0] < -1e-6:
-                assert n == 1 and out[0, 0] == pytest.approx(ref[0], abs=1e-7)
+            if ref[0] < -1e-6:  # a contact's depth is MuJoCo 4's EPA's: within its ccd_tolerance (1e-6)
+                assert n == 1 and out[0, 0] == pytest.approx(ref[0], abs=1e-6)
             elif ref[0] > 1e-6:
                 assert n == 0
 

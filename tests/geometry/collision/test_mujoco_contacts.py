@@ -1,8 +1,8 @@
 """Contacts of the narrow phase against MuJoCo's mj_collision on the same two-geom scenes.
 
 Where MuJoCo uses an analytic routine (planes, spheres, capsules, cylinders against planes and
-spheres, boxes) every contact's dist, position and frame must agree to 1e-9; the general convex
-pairs (GJK/EPA) are checked against the exact penetration depth and, loosely, against MuJoCo.
+spheres, boxes) every contact's dist, position and frame must agree to 1e-9; so must the general convex
+pairs, whose GJK/EPA are MuJoCo 4's (a sphere's or capsule's shallow contact to 1e-5, see below).
 """
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from mallard.geometry.collision import collide, mujoco_contact_frame
-from mallard.geometry.collision.gjk import support
 
 PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 0, 2, 3, 4, 5, 6
 NOVERTS = np.zeros((0, 3))
@@ -128,31 +127,20 @@ def test_analytic_values_by_hand():
     np.testing.assert_allclose(c[0, :7], [-0.01, 0, 0, h - 0.005, 0, 0, 1], atol=1e-12)
 
 
-def _true_depth(rng, t1, S1, X1, t2, S2, X2):
-    """min over unit n of the overlap of the supports (the exact penetration depth), by sampling
-    directions then a local search."""
-    from scipy.optimize import minimize
-
-    def overlap(n):
-        n = n / np.linalg.norm(n)
-        return support(t1, S1, X1[0], X1[1], NOVERTS, n) @ n - support(t2, S2, X2[0], X2[1], NOVERTS, -n) @ n
-
-    dirs = rng.normal(size=(1500, 3))
-    best = dirs[int(np.argmin([overlap(d) for d in dirs]))]
-    res = minimize(overlap, best, method="Nelder-Mead", options=dict(xatol=1e-12, fatol=1e-15, maxiter=4000))
-    return res.fun
-
-
 CONVEX = [(PLANE, ELLIPSOID), (SPHERE, ELLIPSOID), (CAPSULE, CYLINDER), (ELLIPSOID, BOX), (CYLINDER, CYLINDER),
           (CYLINDER, BOX), (ELLIPSOID, ELLIPSOID)]
 
 
 @pytest.mark.parametrize("t1,t2", CONVEX)
 def test_general_convex_pairs(mujoco_contacts, t1, t2):
-    """GJK/EPA: the exact depth (to 1e-7) and MuJoCo's contact existence; depth close to MuJoCo's
-    (whose own convex solver is approximate) for shallow contacts."""
+    """GJK/EPA as MuJoCo 4 runs them (collision/ccd*.py): a pair's contact is MuJoCo's. Its depth agrees to
+    round-off (EPA's, not the exact depth: MuJoCo stops within ccd_tolerance); its point and normal too, except
+    that a sphere's or capsule's shallow contact (GJK on the shrunk point or segment) differs in the last bits of
+    GJK's steps, which its flat witness region grows to ~1e-6. Where MuJoCo 4's multiccd adds a second contact
+    (capsule/cylinder on a flat face) the pair is left out: that rule is not mirrored."""
     rng = np.random.default_rng(7 * t1 + t2)
-    checked = 0
+    shrunk = t1 in (SPHERE, CAPSULE) or t2 in (SPHERE, CAPSULE)
+    compared = 0
     for trial in range(25):
         s1, s2 = _size(rng, t1), _size(rng, t2)
         R1 = I3 if t1 == PLANE else Rotation.random(random_state=rng).as_matrix()
@@ -161,18 +149,13 @@ def test_general_convex_pairs(mujoco_contacts, t1, t2):
         p2 = rng.uniform(-0.5, 0.5, 3)
         mine = ours(t1, s1, (p1, R1), t2, s2, (p2, R2))
         ref = mujoco_contacts(t1, s1, (p1, R1), t2, s2, (p2, R2))
-        if len(ref) and len(mine):
-            d_ref = min(c[0] for c in ref)
-            if d_ref > -0.02:
-                assert mine[0, 0] == pytest.approx(d_ref, abs=1e-3)
-        elif abs(min([c[0] for c in ref] + [0.0])) > 1e-6 or len(mine):
-            assert len(mine) == len(ref) or abs(mine[0, 0] if len(mine) else ref[0][0]) < 1e-6
-        if len(mine) and t1 != PLANE and checked < 6:
-            S1 = np.zeros(3)
-            S1[:len(s1)] = s1
-            S2 = np.zeros(3)
-            S2[:len(s2)] = s2
-            assert -mine[0, 0] == pytest.approx(_true_depth(rng, t1, S1, (p1, R1), t2, S2, (p2, R2)), abs=1e-7)
-            n = mine[0, 4:7]
-            assert np.linalg.norm(n) == pytest.approx(1.0, abs=1e-12)
-            checked += 1
+        if len(ref) > 1 and t1 != PLANE:
+            continue
+        assert len(mine) == len(ref), f"trial {trial}: {len(mine)} contacts, MuJoCo has {len(ref)}"
+        for k, (dist, pos, normal, _frame) in enumerate(ref):
+            assert mine[k, 0] == pytest.approx(dist, abs=1e-10)
+            tol = 1e-5 if shrunk else 1e-9
+            np.testing.assert_allclose(mine[k, 1:4], pos, atol=tol)
+            np.testing.assert_allclose(mine[k, 4:7], normal, atol=tol)
+            compared += 1
+    assert compared >= 10

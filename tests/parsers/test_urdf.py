@@ -222,3 +222,67 @@ def test_xacro_and_unknown_extensions(tmp_path: Path) -> None:
         ReadModels(str(mesh))
     with pytest.raises(ParseError, match="cannot read file"):
         ReadModels(str(tmp_path / "missing.urdf"))
+
+
+PROXIMITY_URDF = """<?xml version="1.0"?>
+<robot name="tags" xmlns:drake="http://drake.mit.edu">
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+    <collision name="soft"><geometry><box size="0.2 0.3 0.1"/></geometry>
+      <drake:proximity_properties>
+        <drake:compliant_hydroelastic/><drake:hydroelastic_modulus value="1e7"/>
+        <drake:mesh_resolution_hint value="0.05"/><drake:hunt_crossley_dissipation value="2"/>
+        <drake:mu_dynamic value="0.5"/><drake:mu_static value="0.6"/>
+      </drake:proximity_properties></collision>
+    <collision name="hard"><origin xyz="0 0 0.3"/><geometry><sphere radius="0.1"/></geometry>
+      <drake:proximity_properties>
+        <drake:rigid_hydroelastic/><drake:mesh_resolution_hint value="0.02"/>
+        <drake:point_contact_stiffness value="1e4"/><drake:relaxation_time value="0.1"/>
+      </drake:proximity_properties></collision>
+    <collision name="plain"><origin xyz="0 0 -0.3"/><geometry><cylinder radius="0.05" length="0.2"/></geometry>
+      <drake:proximity_properties><drake:mu_dynamic value="0.3"/></drake:proximity_properties></collision>
+  </link>
+</robot>"""
+
+
+def _proximity(M, text: str) -> dict:
+    """geometry name → its proximity properties {(group, name): value} after parsing `text` with module M."""
+    builder = M.DiagramBuilder()
+    plant, sg = M.AddMultibodyPlantSceneGraph(builder, 0.001)
+    M.Parser(plant).AddModelsFromString(text, "urdf")
+    plant.Finalize()
+    inspector = sg.model_inspector()
+    out = {}
+    for g in inspector.GetAllGeometryIds(M.Role.kProximity):
+        p = inspector.GetProximityProperties(g)
+        props = {}
+        for group in p.GetGroupNames():
+            for name in p.GetPropertiesInGroup(group):
+                v = p.GetProperty(group, name) if (group, name) != ("hydroelastic", "compliance_type") else None
+                props[(group, name)] = (v.static_friction(), v.dynamic_friction()) if hasattr(v, "static_friction") \
+                    else v
+        out[inspector.GetName(g).rpartition("::")[2]] = props
+    return out
+
+
+def test_drake_proximity_properties_match_pydrake() -> None:
+    """URDF <drake:proximity_properties> tags (hydroelastic compliance, modulus, resolution hint, Hunt–Crossley
+    dissipation, friction, point stiffness, relaxation time) give pydrake's proximity properties."""
+    require_pydrake()
+    import pydrake.all as pd
+
+    import mallard.all as ma
+    got, want = _proximity(ma, PROXIMITY_URDF), _proximity(pd, PROXIMITY_URDF)
+    assert got == want
+    assert got["soft"][("hydroelastic", "hydroelastic_modulus")] == 1e7
+    assert got["hard"][("material", "relaxation_time")] == 0.1
+    compliance = {}
+    for M in (ma, pd):  # the compliance type, compared by name (pydrake binds no value for it)
+        builder = M.DiagramBuilder()
+        plant, sg = M.AddMultibodyPlantSceneGraph(builder, 0.001)
+        M.Parser(plant).AddModelsFromString(PROXIMITY_URDF, "urdf")
+        inspector = sg.model_inspector()
+        compliance[M] = sorted((inspector.GetName(g).rpartition("::")[2],
+                                inspector.GetProximityProperties(g).HasProperty("hydroelastic", "compliance_type"))
+                               for g in inspector.GetAllGeometryIds(M.Role.kProximity))
+    assert compliance[ma] == compliance[pd] == [("hard", True), ("plain", False), ("soft", True)]

@@ -50,6 +50,7 @@ DATA = declare(DataType, Data, [
     ("con_includemargin", F1), ("con_drake", F2), ("con_J", F3),
     # equality rows (equality.py): J (ne × nv), residual, J̇·v (ne) and the impedance position of each equality
     ("eq_J", F2), ("eq_pos", F1), ("eq_jdv", F1), ("eq_gpos", F1),
+    ("eq_F", F2),               # Drake's SAP constraints' forces on the bodies F_Bo_W (nb × 6; drake_constraints.py)
     # constraint rows (constraint.py)
     ("efc_J", F2), ("efc_type", I1), ("efc_id", I1), ("efc_pos", F1), ("efc_margin", F1), ("efc_floss", F1),
     ("efc_diagA", F1), ("efc_R", F1), ("efc_D", F1), ("efc_KBIP", F2), ("efc_vel", F1), ("efc_aref", F1),
@@ -99,6 +100,7 @@ def new_data():
     d.con_condim, d.con_friction, d.con_solref, d.con_solreffriction, d.con_solimp = i1, z2, z2, z2, z2
     d.con_includemargin, d.con_drake, d.con_J = z1, z2, z3
     d.eq_J, d.eq_pos, d.eq_jdv, d.eq_gpos = z2, z1, z1, z1
+    d.eq_F = z2
     d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin, d.efc_floss = z2, i1, i1, z1, z1, z1
     d.efc_diagA, d.efc_R, d.efc_D, d.efc_KBIP, d.efc_vel, d.efc_aref = z1, z1, z1, z2, z1, z1
     d.efc_limit, d.ne, d.nf, d.nl = i1, 0, 0, 0

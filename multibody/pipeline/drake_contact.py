@@ -27,12 +27,14 @@ from ..contact.sap_solver import (SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR, SAP_L
 from ..contact.tamsi_solver import TamsiSolve
 from ..kernels.contact_kernels import ContactJacobians
 from ..kernels.pipeline import inverse_dynamics_from_inertias
+from .drake_constraints import constraint_body_forces, drake_constraint_rows, holonomic_parameters
 from .hydroelastic import HYDRO_OFF, HYDRO_STRICT, hydro_pairs, hydro_surfaces, is_hydro_pair, no_surfaces
 
 APPROX_MUJOCO, APPROX_TAMSI, APPROX_SAP, APPROX_SIMILAR, APPROX_LAGGED = -1, 0, 1, 2, 3
 #: Columns of d.con_drake for Drake contacts.
 DK_K, DK_D, DK_TAU, DK_MU, DK_FE0, DK_VN0, DK_WA, DK_DEPTH = range(8)
 DRAKE_SOLVE_OK, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_NOT_FINITE, DRAKE_SOLVE_BAD_CONTACT = 0, 1, 2, 3
+DRAKE_SOLVE_BAD_EQUALITY = 5  # a constraint's rows are undefined (d.bad_index: the equality; drake_constraints.py)
 DRAKE_NOT_HYDRO = 5  # d.bad_what of a penetrating pair without a contact surface under kHydroelastic
 DRAKE_BAD_DEPTH = 4  # d.bad_what of DRAKE_SOLVE_BAD_CONTACT: a depth beyond MAX_DEPTH or a non-finite k·depth
 MAX_DEPTH = 1e6  # [m] a deeper penetration means an absurd geometry size or pose (the solve would overflow)
@@ -205,7 +207,9 @@ def _grow_pairs(body, geom, con_dist, pos, frame, par, con_hyd, nh):
 
 @njit(cache=True)
 def _problem(m, d, v_star):
-    """Drake's SAP problem of the step: (J, kind, start, par) over the contacts then the limits in the window."""
+    """Drake's SAP problem of the step: (J, kind, start, par, con, nh) over the contacts, the limits in the window, then
+    the coupler, distance, ball and weld constraints' nh rows (drake_constraints.py; `con`: [equality, first row]),
+    each holonomic row as two one-sided rows (J, v̂) and (−J, −v̂) whose costs add up to its ½·(v̂ − vc)²/R."""
     t, cm, rows = m.tree, m.contact, m.rows
     nv, h = t.nv, t.h
     nc = d.ncon
@@ -223,8 +227,11 @@ def _problem(m, d, v_star):
         if rows.lim_hi[k] <= q0 + SAP_LIMIT_WINDOW * dq:
             lim_side[nl] = 2 * k + 1
             nl += 1
-    ncons = nc + nl
-    nk = 3 * nc + nl
+    Jh, gh, kh, tauh, con, bad = drake_constraint_rows(m.eq, t.ji, d.S, d.R_WB, d.p_WB, q)
+    d.bad_index = bad
+    nh = gh.shape[0]
+    ncons = nc + nl + 2 * nh
+    nk = 3 * nc + nl + 2 * nh
     J = np.zeros((nk, nv))
     kind = np.empty(ncons, np.int64)
     start = np.empty(ncons, np.int64)
@@ -273,7 +280,18 @@ def _problem(m, d, v_star):
         par[c, 0] = max(SAP_LIMIT_BETA * SAP_LIMIT_BETA / (4.0 * np.pi * np.pi) * dinv[dof],
                         1.0 / (h * SAP_LIMIT_STIFFNESS * (2.0 * h)))
         par[c, 1] = -g0 / (2.0 * h)
-    return J, kind, start, par
+    if nh:
+        Rh, vhat = holonomic_parameters(Jh, gh, kh, tauh, con, dinv, h)
+        for i in range(nh):
+            for side in range(2):
+                c = nc + nl + 2 * i + side
+                r = 3 * nc + nl + 2 * i + side
+                s = 1.0 if side == 0 else -1.0
+                for p in range(nv):
+                    J[r, p] = s * Jh[i, p]
+                kind[c], start[c] = SAP_LIMIT, r
+                par[c, 0], par[c, 1] = Rh[i], s * vhat[i]
+    return J, kind, start, par, con, nh
 
 
 @njit(cache=True)
@@ -292,7 +310,9 @@ def drake_solve(m, d):
             return DRAKE_SOLVE_BAD_CONTACT
     if m.contact.approx == APPROX_TAMSI:
         return _tamsi_solve(m, d)
-    J, kind, start, par = _problem(m, d, v_star)
+    J, kind, start, par, con, nh = _problem(m, d, v_star)
+    if d.bad_index >= 0:
+        return DRAKE_SOLVE_BAD_EQUALITY
     if J.shape[0] == 0:
         v, gamma, converged, it, residual = v_star.copy(), np.zeros(0), True, 0, 0.0
     else:
@@ -314,6 +334,11 @@ def drake_solve(m, d):
             vel[c, i] = s
     d.con_force, d.con_vel, d.tau_contact = force, vel, tau
     d.efc_J, d.efc_force = J, gamma / h
+    base = J.shape[0] - 2 * nh  # the holonomic rows' pairs: their forces on the bodies (reaction forces)
+    f = np.empty(nh)
+    for i in range(nh):
+        f[i] = (gamma[base + 2 * i] - gamma[base + 2 * i + 1]) / h
+    d.eq_F = constraint_body_forces(m.eq, con, f, d.R_WB, d.p_WB, t.nb)
     d.qacc_warmstart, d.warm_valid = v, False
     d.solver_converged, d.solver_iterations, d.solver_residual = converged, it, residual
     return DRAKE_SOLVE_OK if converged else DRAKE_SOLVE_NOT_CONVERGED

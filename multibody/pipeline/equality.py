@@ -52,7 +52,8 @@ EQUALITY_MODEL = declare(EqualityModelType, EqualityModel, [
     ("eq_adr", I1),             # first row of each equality
     ("eq_obj", I2),             # (neq, 2): bodies A, B; joint q indices (−1: none); tendon indices (−1: none)
     ("eq_dof", I2),             # (neq, 2): joint v indices (−1: none)
-    ("eq_data", F2),            # (neq, EQ_DATA): connect / distance p_AP (3), p_BQ (3), distance ℓ [m];
+    ("eq_data", F2),            # (neq, EQ_DATA): connect / distance p_AP (3), p_BQ (3), distance ℓ [m],
+                                # stiffness [N/m], damping [N·s/m];
                                 # weld p_AP, p_BQ, q_AP (4), q_BQ (4), torquescale; joint / tendon polycoef (5),
                                 # reference of object 0 and 1 (qpos0 or length0)
     ("eq_invweight", F2),       # (neq, 2): MuJoCo's diagApprox of the translational (or only) and rotational rows
@@ -102,6 +103,7 @@ def EqualityArrays(equalities: list, body_invweight0: np.ndarray, dof_invweight0
                 if not e["distance"] > 0:
                     raise ValueError(f"equality constraint '{name}': distance must be > 0 m, got {e['distance']}")
                 data[k, 6] = e["distance"]
+                data[k, 7], data[k, 8] = e["stiffness"], e["damping"]  # Drake's SAP distance constraint
                 if np.isfinite(e["stiffness"]):  # Drake's compliant distance constraint: MuJoCo's direct solref
                     solref = (-e["stiffness"] * iw[k, 0], -e["damping"] * iw[k, 0])
         elif kind == "coupler":

@@ -20,8 +20,8 @@ from .actuation import ACTUATION_NAN_CTRL, ACTUATION_NAN_U, actuation, advance_a
 from .collision import collision
 from .constraint import ROWS_BAD_LIMIT, ROWS_OK, assemble
 from .contact import CONTACTS_BAD_MUJOCO_GEOMETRY, CONTACTS_OK, no_contacts, select_contacts
-from .drake_contact import (APPROX_MUJOCO, DRAKE_SOLVE_BAD_CONTACT, DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_OK,
-                            drake_contacts, drake_solve)
+from .drake_contact import (APPROX_MUJOCO, DRAKE_SOLVE_BAD_CONTACT, DRAKE_SOLVE_BAD_EQUALITY,
+                            DRAKE_SOLVE_NOT_CONVERGED, DRAKE_SOLVE_OK, drake_contacts, drake_solve)
 from .equality import EQ_OK, equality
 from .integrate import (EULER, RK4, RK4_A, RK4_B, euler, forward_qacc, implicit, rk4_finish, rk4_record, rk4_stage_state,
                         rotate_quaternion_blocks)
@@ -94,6 +94,8 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, 
             return STEP_OK
         if st == DRAKE_SOLVE_BAD_CONTACT:
             return STEP_BAD_SAP
+        if st == DRAKE_SOLVE_BAD_EQUALITY:
+            return STEP_BAD_EQUALITY
         return STEP_NOT_CONVERGED if st == DRAKE_SOLVE_NOT_CONVERGED else STEP_SOLVER_NOT_FINITE
     if collide and m.geom.ngeom > 1:
         collision(m, d)

@@ -44,6 +44,7 @@ from ..pipeline.model_check import ThrowZeroQuaternion
 from .element_parameters import VariantModel
 
 _F64 = np.dtype(np.float64)
+_SAP_CONSTRAINTS = ("Ball", "Weld", "Distance", "Coupler")  # the constraints Drake's SAP driver adds
 _APPROXIMATIONS = {"kTamsi": APPROX_TAMSI, "kSap": APPROX_SAP, "kSimilar": APPROX_SIMILAR,
                    "kLagged": APPROX_LAGGED}
 _HYDRO_MODES = {"kPoint": HYDRO_OFF, "kHydroelasticWithFallback": HYDRO_FALLBACK, "kHydroelastic": HYDRO_STRICT}
@@ -249,11 +250,16 @@ class _PipelineStepMixin:
 
     def _PipelineApproximation(self) -> int:
         """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model
-        without MuJoCo parameters or constraints, else MuJoCo's soft constraints (the equality rows of ball, weld,
-        distance and coupler constraints are MuJoCo rows, as on the Python path)."""
-        if self._has_mujoco_parameters or self._constraints:
+        without MuJoCo parameters, its ball, weld, distance and coupler constraints as Drake's SAP constraints
+        (pipeline/drake_constraints.py); else, and for constraints under kTamsi, MuJoCo's soft constraints (the
+        equality rows are MuJoCo rows, as on the Python path)."""
+        if self._has_mujoco_parameters:
             return APPROX_MUJOCO
-        return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
+        approx = _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
+        if self._constraints and (approx == APPROX_TAMSI or any(s["kind"] not in _SAP_CONSTRAINTS
+                                                                for s in self._constraints)):
+            return APPROX_MUJOCO
+        return approx
 
     # ---- one step ---------------------------------------------------------------------------------------------
     def _PipelineActuatedStep(self, context, compiled, euler: bool, x_next: np.ndarray, warm: np.ndarray,

@@ -1,5 +1,6 @@
 """Joint reaction forces in contact against pydrake 1.51 on identical scenes: a pendulum whose bob rests on the
-ground, an arm whose welded box rests on a table, an iiwa falling onto a table.
+ground, an arm whose welded box rests on a table, an iiwa falling onto a table, a link carrying bodies by weld, ball
+and distance constraints.
 
 Drake's reaction_forces port of a discrete plant reports the step that starts at the state (its contact forces and
 v̇ = (v⁺ − v)/h, at that state), with sampled output ports the last step's; a continuous plant's includes its compliant
@@ -88,6 +89,31 @@ def iiwa_on_table(lib, h, sampled, approx):
     return out
 
 
+def constrained(lib, h, sampled, approx):
+    """A link hinged at the world carries three free bodies by Drake's SAP constraints: one welded to it
+    (AddWeldConstraint), one on a ball joint (AddBallConstraint), one hanging from a compliant distance constraint
+    (AddDistanceConstraint); each starts off its constraint. (pydrake 1.51 crashes on a ball constraint to the
+    world body, so none is used here.)"""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
+    link = plant.AddRigidBody("link", lib.SpatialInertia.SolidBoxWithMass(1.0, 0.5, 0.05, 0.05))
+    hinge = plant.AddFrame(lib.FixedOffsetFrame("hinge", plant.world_frame(), lib.RigidTransform([0.0, 0.0, 0.5])))
+    end = plant.AddFrame(lib.FixedOffsetFrame("end", link.body_frame(), lib.RigidTransform([-0.25, 0, 0])))
+    plant.AddJoint(lib.RevoluteJoint("hinge", hinge, end, [0.0, 1.0, 0.0]))
+    welded = plant.AddRigidBody("welded", lib.SpatialInertia.SolidBoxWithMass(0.5, 0.1, 0.1, 0.1))
+    hanging = plant.AddRigidBody("hanging", lib.SpatialInertia.SolidSphereWithMass(0.3, 0.05))
+    balled = plant.AddRigidBody("balled", lib.SpatialInertia.SolidSphereWithMass(0.4, 0.05))
+    plant.AddBallConstraint(link, [0.25, 0.0, 0.0], balled, [0.0, 0.0, 0.05])
+    plant.AddWeldConstraint(link, lib.RigidTransform(lib.RollPitchYaw(0.1, 0.0, 0.2), [0.1, 0.0, 0.05]), welded,
+                            lib.RigidTransform())
+    plant.AddDistanceConstraint(link, [0.0, 0.0, 0.0], hanging, [0.0, 0.0, 0.0], 0.2, 1e4, 10.0)
+    out = _finish(lib, builder, plant, h, sampled, approx)
+    plant.SetFreeBodyPose(out[3], welded, lib.RigidTransform([0.6, 0.0, 0.55]))
+    plant.SetFreeBodyPose(out[3], hanging, lib.RigidTransform([0.5, 0.0, 0.25]))
+    plant.SetFreeBodyPose(out[3], balled, lib.RigidTransform([0.75, 0.0, 0.45]))
+    return out
+
+
 def _pydrake():
     require_pydrake()
     return importlib.import_module("pydrake.all")
@@ -114,6 +140,21 @@ def test_discrete_reaction_forces_match_pydrake(scene, mode):
         np.testing.assert_allclose(Fm, Fd, rtol=0, atol=1e-6 * np.abs(Fd).max())
     if scene is pendulum and mode[2] in ("kLagged", "kSimilar"):  # at rest: the ground carries the weight
         assert np.linalg.norm(Fm[0, 3:]) < 1.0
+
+
+@pytest.mark.parametrize("mode", [m for m in MODES if m[2] != "kTamsi"],
+                         ids=lambda m: f"{m[2]}-{'sampled' if m[1] else 'unsampled'}")
+def test_sap_constraint_forces_enter_reaction_forces_as_pydrake(mode):
+    """Drake's SAP approximations step weld, ball and distance constraints as SapWeldConstraint, SapBallConstraint
+    and SapDistanceConstraint (pipeline/drake_constraints.py), and their impulses act on the bodies in the
+    reaction forces: the free bodies' floating joints transmit nothing, the hinge carries the whole load."""
+    pd = _pydrake()
+    for t in (0.05, 0.5):
+        Fd, plant_d, ctx_d = _run(pd, constrained, mode, t)
+        Fm, plant_m, ctx_m = _run(ma, constrained, mode, t)
+        np.testing.assert_allclose(plant_m.GetPositions(ctx_m), plant_d.GetPositions(ctx_d), rtol=0, atol=1e-8)
+        np.testing.assert_allclose(Fm, Fd, rtol=0, atol=1e-7 * np.abs(Fd).max())
+    assert np.abs(Fm[1:]).max() < 1e-6 * np.abs(Fm[0]).max()  # the floating joints carry nothing
 
 
 @pytest.mark.parametrize("sampled", [True, False])

@@ -88,3 +88,33 @@ def test_scene_graph_config_matches_pydrake():
         sg.set_config(bad)
     with pytest.raises(RuntimeError, match="'point_stiffness' \\(-1\\) must be a positive value"):
         mg.DefaultProximityProperties(point_stiffness=-1).ValidateOrThrow()
+
+
+def _default_compliant_surface(M):
+    """A box with only friction on a box table, in a SceneGraph whose config makes geometries compliant by default:
+    the total area of their contact surfaces."""
+    builder = M.DiagramBuilder()
+    config = M.SceneGraphConfig()
+    config.default_proximity_properties.compliance_type = "compliant"
+    plant, sg = M.AddMultibodyPlantSceneGraph(builder, 0.001)
+    sg.set_config(config)
+    body = plant.AddRigidBody("b", M.SpatialInertia.SolidBoxWithMass(1.0, 0.1, 0.1, 0.1))
+    plant.RegisterCollisionGeometry(body, M.RigidTransform(), M.Box(0.1, 0.1, 0.1), "box", M.CoulombFriction(0.3, 0.3))
+    plant.RegisterCollisionGeometry(plant.world_body(), M.RigidTransform([0, 0, -0.5]), M.Box(2, 2, 1), "table",
+                                    M.CoulombFriction(0.5, 0.5))
+    plant.Finalize()
+    root = builder.Build().CreateDefaultContext()
+    plant.SetFreeBodyPose(plant.GetMyContextFromRoot(root), body, M.RigidTransform([0, 0, 0.045]))
+    query = sg.get_query_output_port().Eval(sg.GetMyContextFromRoot(root))
+    return [s.total_area() for s in query.ComputeContactSurfaces(M.HydroelasticContactRepresentation.kPolygon)]
+
+
+def test_scene_graph_config_defaults_make_geometries_hydroelastic_as_pydrake():
+    """SceneGraphConfig's default proximity properties (compliant, E = 1e7 Pa, resolution hint 0.02 m) give geometries
+    registered without hydroelastic properties pydrake's compliant representations: the same contact surface."""
+    require_pydrake()
+    import pydrake.all as pd
+
+    import mallard.all as ma
+    area, area_d = _default_compliant_surface(ma), _default_compliant_surface(pd)
+    assert len(area) == len(area_d) == 1 and area[0] == pytest.approx(area_d[0], rel=1e-12)

@@ -145,3 +145,36 @@ def test_continuous_ball_comes_to_rest_on_the_floor():
     f = cr.point_pair_contact_info(0).contact_force()
     weight = 9.81 if int(cr.point_pair_contact_info(0).bodyB_index()) == 1 else -9.81
     assert f[2] == pytest.approx(weight, rel=1e-3)
+
+
+def _deep_start(lib, z0: float, t: float):
+    """A continuous plant's 2 kg box (0.2 m cube, default materials) that starts z0 below its resting height on a
+    half space: (height after t, smallest step the Simulator's integrator took)."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.0)
+    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
+    friction = lib.CoulombFriction(0.5, 0.5)
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box", friction)
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground", friction)
+    plant.Finalize()
+    sim = lib.Simulator(builder.Build())
+    ctx = plant.GetMyContextFromRoot(sim.get_mutable_context())
+    plant.SetFreeBodyPose(ctx, box, lib.RigidTransform([0.0, 0.0, 0.1 - z0]))
+    sim.AdvanceTo(t)
+    return plant.EvalBodyPoseInWorld(ctx, box).translation()[2], sim.get_integrator().get_smallest_adapted_step_size_taken()
+
+
+@pytest.mark.parametrize("depth", [0.05, 0.15])
+def test_continuous_plant_recovers_from_a_deep_start_as_pydrake(depth):
+    """A scene that starts deep in penetration (5 cm, and 15 cm: deeper than the box's half size) recovers as
+    pydrake's does: the same height after 0.1 s and the same smallest adapted step (~1e-7 s, not a step size that
+    shrinks to 1e-9 s)."""
+    require_pydrake()
+    import pydrake.all as pd
+
+    import mallard.all as ma
+    z, h_min = _deep_start(ma, depth, 0.1)
+    z_d, h_min_d = _deep_start(pd, depth, 0.1)
+    assert z == pytest.approx(z_d, abs=1e-6)
+    assert z > 0.1 - depth + 1e-3  # it is coming out
+    assert h_min == pytest.approx(h_min_d, rel=1e-6) and h_min > 1e-8

@@ -8,8 +8,10 @@ their tractions (contact/continuous.py) shifted to the body origins, forward dyn
 forces are only these: no force elements besides gravity, no input with a value, hydroelastic contact without a
 point-contact pair (every unfiltered geometry pair has a contact surface representation). The step-size control is IntegratorBase's
 (_step_error_controlled, _adjusted_step_size, _error_norm) statement by statement, so states and statistics agree
-with the Python loop to round-off. A step the Python loop would treat specially (non-finite error, a step below the
-minimum, a crawling step) is left undone for it to redo and report.
+with the Python loop to round-off. Crawling steps (below 1e-6 of the maximum step, as a scene that starts deep in
+penetration takes) are counted as the integrator's CrawlMonitor counts them; a step the Python loop would treat
+specially (non-finite error, a step below the minimum, the crawl that reaches the monitor's limit) is left undone for
+it to redo and report.
 
 (numba caches a compiled function with the code of the kernels it calls from other modules: after editing those
 kernels, edit this module too, or its cached integrator keeps their previous code.)
@@ -22,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ...geometry.compiled_scene import compose_poses
-from ...systems.analysis.integrator_diagnostics import CRAWL_FRACTION
+from ...systems.analysis import integrator_diagnostics
 from ...geometry.hydroelastic.surface_kernels import contact_surfaces
 from ...geometry.collision.engine import _narrowphase
 from ...geometry.collision.narrowphase import BOX, CAPSULE, CYLINDER, MAXCON, PLANE
@@ -52,8 +54,10 @@ def AdvanceContinuous(plant, context, integrator, boundary: float) -> int:
     counts = np.zeros(4, np.int64)
     sizes = np.array([integrator._largest_step, integrator._smallest_adapted, integrator._actual_initial_step])
     x = np.array(root._xc, dtype=np.float64)
+    crawl = np.array([integrator._crawl.steps, integrator._crawl.t0, integrator_diagnostics.CRAWL_STEPS],
+                     dtype=np.float64)
     _status, t = IntegrateRK3(x, float(root._time), float(boundary), control, counts, sizes,
-                              CRAWL_FRACTION * integrator._max_step, *plan)
+                              integrator_diagnostics.CRAWL_FRACTION * integrator._max_step, crawl, *plan)
     if counts[3]:
         integrator._set(t, x)
         integrator._ideal_h = float(control[0])
@@ -61,7 +65,7 @@ def AdvanceContinuous(plant, context, integrator, boundary: float) -> int:
         integrator._num_fev += int(counts[1])
         integrator._num_shrinkages += int(counts[2])
         integrator._largest_step, integrator._smallest_adapted, integrator._actual_initial_step = map(float, sizes)
-        integrator._crawl.reset()
+        integrator._crawl.steps, integrator._crawl.t0 = int(crawl[0]), float(crawl[1])
     return int(counts[3])
 
 
@@ -346,14 +350,16 @@ def _adjusted(err, h, at_min, t, accuracy, max_step, requested_min, throw_on_min
 
 
 @njit(cache=True)
-def IntegrateRK3(x, t, boundary, control, counts, sizes, crawl_h, tree, geometry, stiction):
+def IntegrateRK3(x, t, boundary, control, counts, sizes, crawl_h, crawl, tree, geometry, stiction):
     """The Simulator's loop to `boundary` with nothing but integration (one error-controlled RK3 step per pass,
     each at most the maximum step and landing on the boundary), on x in place. control = [ideal h (NaN: none),
     initial step target, accuracy, maximum step, requested minimum step, throw on minimum (1/0)] (the ideal h is
     updated); counts = [steps, derivative evaluations, error-control shrinkages, simulator steps] and sizes =
-    [largest step, smallest adapted step, actual initial step] are updated as IntegratorBase's statistics. A step
-    shorter than crawl_h (below h_max) or one the Python loop treats specially ends the call before it. Returns
-    (LEAN_OK or LEAN_BAIL, t)."""
+    [largest step, smallest adapted step, actual initial step] are updated as IntegratorBase's statistics, and
+    crawl = [accepted steps in a row shorter than crawl_h (below h_max), the time that stretch began, the monitor's
+    limit CRAWL_STEPS] as the CrawlMonitor's. The step that would reach the limit (when the integrator throws at its
+    minimum step),
+    or one the Python loop treats specially, ends the call before it. Returns (LEAN_OK or LEAN_BAIL, t)."""
     order, ji = tree[0], tree[1]
     nv = tree[4].shape[0]
     nq = x.shape[0] - nv
@@ -388,11 +394,17 @@ def IntegrateRK3(x, t, boundary, control, counts, sizes, crawl_h, tree, geometry
             if bail or (not accepted and not math.isfinite(err_norm)):
                 return LEAN_BAIL, t0
             if accepted:
-                if not (h >= h_max or h >= crawl_h):
-                    return LEAN_BAIL, t0
                 for i in range(n):
                     if not math.isfinite(x1[i]):
                         return LEAN_BAIL, t0
+                if h >= h_max or h >= crawl_h:
+                    crawl[0] = 0.0
+                else:  # a crawling step (integrator_diagnostics.CrawlMonitor): the Python loop raises at the limit
+                    if crawl[0] + 1.0 >= crawl[2] and control[5] != 0.0:
+                        return LEAN_BAIL, t0
+                    if crawl[0] == 0.0:
+                        crawl[1] = t0
+                    crawl[0] += 1.0
                 if not limited:
                     control[0] = next_h
                 if math.isnan(sizes[1]) or (h < sizes[1] and h < h_max):

@@ -23,6 +23,7 @@ from .parameters import CONE_ELLIPTIC, CONE_PYRAMIDAL
 from .constraint_rows import ConstraintRowModel
 from .geometry_table import ContactGeometryTable
 from ..kernels.contact_kernels import ContactJacobians, MujocoContactArrays
+from ..pipeline.integrate import QuaternionJoints, rotate_quaternion_blocks
 
 
 _EMPTY_F, _EMPTY_F2, _EMPTY_F5 = np.zeros(0), np.zeros((0, 2)), np.zeros((0, 5))
@@ -337,23 +338,28 @@ class PlantConstraintSolver:
             tau_smooth = M_hat @ a_free
             M_hat = M_hat - np.diag(damping)
             a_free = np.linalg.solve(M_hat, tau_smooth)
+        # the warm start is kept as MuJoCo's qacc_warmstart: ball and free joints' angular blocks in the child frame
+        # (an angular acceleration reused at the next step stays fixed to the rotating body)
+        qs, vs = QuaternionJoints(m.ji)
         if problem.nefc == 0:  # nothing active: the unconstrained step
             self.last_report = (True, 0, 0.0)
             # next step's warm start: this step's qacc, whose implicit damping MuJoCo applies only when integrating
-            context._contact_warm_start = (np.linalg.solve(M_hat - np.diag(damping), M_hat @ a_free)
-                                           if mujoco_damping else np.array(a_free, dtype=float))
+            context._contact_warm_start = rotate_quaternion_blocks(
+                kin.q, np.linalg.solve(M_hat - np.diag(damping), M_hat @ a_free) if mujoco_damping
+                else np.array(a_free, dtype=float), qs, vs, True)
             return StepSolution(np.array(a_free, dtype=float), problem, None, contacts, np.zeros((0, 6)),
                                 np.zeros(m.nv))
         warm_start = getattr(context, "_contact_warm_start", None)  # the previous step's, kept with the context
         if warm_start is None:
             warm_start = np.zeros(m.nv)  # MuJoCo's qacc_warmstart after a reset
+        warm_start = rotate_quaternion_blocks(kin.q, np.asarray(warm_start, dtype=float), qs, vs, False)
         res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
                                tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
                                ls_tolerance=opts.ls_tolerance, qacc_warmstart=warm_start,
                                meaninertia=self.rows.meaninertia, tree_blocks=self.tree_blocks,
                                check_mass_matrix=False, noslip_iterations=opts.noslip_iterations,
                                noslip_tolerance=opts.noslip_tolerance)  # the plant's M_hat is symmetric by construction
-        context._contact_warm_start = res.qacc  # pickles and clones with the context
+        context._contact_warm_start = rotate_quaternion_blocks(kin.q, res.qacc, qs, vs, True)  # pickles, clones
         self.last_report = (bool(res.converged), int(res.iterations), float(res.residual))
         if not res.converged:
             self.failures += 1

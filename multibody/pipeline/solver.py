@@ -18,6 +18,8 @@ from ..contact.linalg import MatTVec
 from ..contact.noslip import NoSlip
 from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
 from ..contact.primal_solver import CheckedPrimalSolve, StartPoint
+from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
+from .integrate import rotate_quaternion_blocks
 from .structs import BOOL, FLOAT, INT, declare
 
 SOLVER_NEWTON, SOLVER_CG, SOLVER_PGS = 0, 1, 2
@@ -82,11 +84,34 @@ def _undamped(t, M_hat, a):
 
 
 @njit(cache=True)
+def _child_frame_warm_start(t, q, x, to_child):
+    """x with the angular block of each ball and free joint mapped between the parent frame F the plant keeps it
+    in and the child frame M MuJoCo keeps it in (to_child: x_M = R_FMᵀ·x_F; else x_F = R_FM·x_M), at positions q.
+    MuJoCo's warm start is its previous qacc in its own coordinates: reused at the next step, an angular
+    acceleration stays fixed to the rotating body, not to the world."""
+    nb = t.ji.shape[0]
+    n = 0
+    for b in range(nb):
+        if t.ji[b, 1] == QUATERNION_FLOATING or t.ji[b, 1] == BALL_QUATERNION:
+            n += 1
+    if n == 0:
+        return x
+    qs, vs = np.empty(n, np.int64), np.empty(n, np.int64)
+    n = 0
+    for b in range(nb):
+        if t.ji[b, 1] == QUATERNION_FLOATING or t.ji[b, 1] == BALL_QUATERNION:
+            qs[n], vs[n] = t.ji[b, 2], t.ji[b, 4]
+            n += 1
+    return rotate_quaternion_blocks(q, x, qs, vs, to_child)
+
+
+@njit(cache=True)
 def solve(m, d, warm, warm_valid):
     """d.qacc from d.M (M̂), d.qacc_smooth (a₀) and the rows d.efc_*; row forces d.efc_force, J'f d.qfrc_constraint,
     contact-frame forces d.con_force, generalized contact forces d.tau_contact, and d.qacc_warmstart (next step's
     warm start: the solver's own qacc, also without rows, as MuJoCo's; `warm` is zero after a reset, as MuJoCo's,
-    when warm_valid is False). Returns SOLVE_*."""
+    when warm_valid is False; `warm` and d.qacc_warmstart keep the angular blocks of ball and free joints in the
+    child frame, as MuJoCo's qacc_warmstart). Returns SOLVE_*."""
     t, o = m.tree, m.opt
     nv = t.nv
     nefc = d.efc_J.shape[0]
@@ -106,11 +131,12 @@ def solve(m, d, warm, warm_valid):
         d.efc_force = np.zeros(0)
         d.qfrc_constraint = np.zeros(nv)
         # next step's warm start: MuJoCo's qacc of this step, whose damping is applied only when integrating
-        d.qacc_warmstart = a0.copy() if not o.mujoco_damping else _undamped(t, M, a0)
+        d.qacc_warmstart = _child_frame_warm_start(t, d.q, a0 if not o.mujoco_damping else _undamped(t, M, a0), True)
         d.warm_valid = True
         return SOLVE_OK
     scale = 1.0 / (t.meaninertia * max(1, nv))
-    w = warm if warm_valid else np.zeros(nv)  # MuJoCo's qacc_warmstart is zero after a reset
+    # MuJoCo's qacc_warmstart is zero after a reset
+    w = _child_frame_warm_start(t, d.q, warm, False) if warm_valid else np.zeros(nv)
     J = d.efc_J
     if o.solver == SOLVER_PGS:
         status, start = StartPoint(M, a0, w, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id,
@@ -142,7 +168,7 @@ def solve(m, d, warm, warm_valid):
         for k in range(nv):
             if not np.isfinite(qacc[k]):
                 return SOLVE_NOT_FINITE
-    d.qacc_warmstart, d.warm_valid = qacc, True
+    d.qacc_warmstart, d.warm_valid = _child_frame_warm_start(t, d.q, qacc, True), True
     d.solver_iterations, d.solver_residual, d.solver_converged = it, residual, converged
     if o.mujoco_damping:
         Md = M.copy()

@@ -106,7 +106,7 @@ class MjcfActuation:
         supported, enabled = [], []  # per output row (one per actuator but 3 for an so3 servo), in plant order
         row_ctrl, ctrl_lo, ctrl_hi, so3, out_of, periods = [], [], [], [], [], []
         self.ports, self.u_slices, self.ctrl_slices, self.act_slices = [], [], [], []
-        jlim, tlim = [], []
+        jlim, tlim, trn_dof = [], [], []  # trn_dof: per output row, the dof of its hinge / slide joint (else -1)
         u0 = a0 = c0 = 0
         for pm in maps:
             model = pm.model
@@ -124,6 +124,7 @@ class MjcfActuation:
                     if ok:
                         so3.append(So3Servo(pm, a, len(rows), c0))
                     for r in range(nout):
+                        trn_dof.append(-1)
                         periods.append(0.0)
                         rows.append(np.zeros(nv))
                         qrows.append(np.zeros(nq))
@@ -134,6 +135,7 @@ class MjcfActuation:
                     c0 += nctrl
                     continue
                 row, qrow = np.zeros(nv), np.zeros(nq)
+                trn_dof.append(-1)
                 g = float(a.gear[0])
                 periods.append(WrapPeriod(model, a))
                 supported.append(ok)
@@ -154,6 +156,7 @@ class MjcfActuation:
                     else:
                         row[J.velocity_start()] += g
                         qrow[J.position_start()] += g
+                        trn_dof[-1] = J.velocity_start()
                 elif model.tendons[a.trnid[0]].kind == "spatial":  # length and moment depend on q
                     spatial.append((len(rows), MjcfTendonKinematics(pm, a.trnid[0]), g))
                 else:
@@ -227,6 +230,10 @@ class MjcfActuation:
         #: integrator position servos whose wrapped setpoint mj_advance re-anchors to the actuator length
         self.wraps_setpoints = bool(np.any((self.actadr >= 0) & (self.dyn == 1) & (self.period > 0)))
         self.jlim = jlim
+        # per output row, the row of `jlim` whose joint is its transmission (-1: none): MuJoCo's implicit
+        # integrators drop the velocity derivative of such an actuator while that joint's actuator torque is clamped
+        jlim_row = {k: r for r, (k, _, _) in enumerate(jlim)}
+        self.out_jlim = np.array([jlim_row.get(k, -1) if k >= 0 else -1 for k in trn_dof], dtype=int)
         self.tlim = tlim  # (actuator index, tendon key, lower, upper) of actuators on force-limited tendons
         self.sites = sites  # (actuator index, MjcfSiteTransmission) of site and slider-crank transmissions
         self.spatial = spatial  # (actuator index, MjcfTendonKinematics, gear) of spatial-tendon transmissions

@@ -37,7 +37,8 @@ __all__ = ["CalcActuatorVelocityDerivative", "CalcPassiveVelocityDerivative",
 
 def CalcActuatorVelocityDerivative(plant, context) -> np.ndarray:
     """∂qfrc_actuator/∂v (nv × nv) as MuJoCo's mjd_actuator_vel: Σ_i momentᵢᵀ·bias_velᵢ·momentᵢ with bias_vel =
-    biasprm[2] (affine / so3) + gain_vel·(ctrl or act), skipping actuators saturated at their forcerange."""
+    biasprm[2] (affine / so3) + gain_vel·(ctrl or act), skipping actuators saturated at their forcerange and those
+    whose transmission joint's actuator torque is clamped by its actuatorfrcrange (as MuJoCo 4.0's)."""
     act = plant._mjcf_actuation
     nv = plant.num_velocities()
     D = np.zeros((nv, nv))
@@ -72,6 +73,13 @@ def CalcActuatorVelocityDerivative(plant, context) -> np.ndarray:
     rows = np.flatnonzero(bias_vel)
     if not rows.size:
         return D
+    if act.jlim and (act.out_jlim[rows] >= 0).any():  # joint transmissions whose joint's actuator torque is clamped
+        tau = act.CalcActuatorGeneralizedForces(plant, context, q, v)
+        for i in rows[act.out_jlim[rows] >= 0]:
+            k, lo, hi = act.jlim[act.out_jlim[i]]
+            if tau[k] <= lo or tau[k] >= hi:
+                bias_vel[i] = 0.0
+        rows = np.flatnonzero(bias_vel)
     limited = np.isfinite(act.force_lo[rows]) | np.isfinite(act.force_hi[rows])
     limited |= np.array([so3[i] and any(i in sv.rows and np.isfinite(sv.fmax) for sv in act.so3) for i in rows],
                         dtype=bool)

@@ -56,6 +56,7 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
     ("force_lo", F1), ("force_hi", F1),  # (nout,) forcerange (±inf when not limited)
     ("period", F1),        # (nout,) setpoint wrap period of rotational position servos (0: none)
     ("jlim_dof", I1), ("jlim_lo", F1), ("jlim_hi", F1),   # joints' actuatorfrcrange
+    ("out_jlim", I1),      # (nout,) the jlim row of the output's transmission joint (-1: none)
     # spatial-tendon transmissions: output, tendon (row of m.ten / d.ten_*), gear (the output's moment row is 0)
     ("ten_out", I1), ("ten_id", I1), ("ten_gear", F1),
     # actuators on tendons with actuatorfrcrange: output, tendon, the tendon's range
@@ -73,7 +74,7 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
 
 @njit(cache=True)
 def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment, enabled, gaintype, gain, biastype,
-                        bias, force_lo, force_hi, period, jlim_dof, jlim_lo, jlim_hi, ten_out, ten_id, ten_gear,
+                        bias, force_lo, force_hi, period, jlim_dof, jlim_lo, jlim_hi, out_jlim, ten_out, ten_id, ten_gear,
                         tlim_out, tlim_ten, tlim_lo, tlim_hi, actadr, dyntype, dynprm, act_lo, act_hi, actearly, na,
                         gainprm, biasprm, lengthrange, acc0, trn, gc):
     a = structref.new(ACTUATION_MODEL)
@@ -81,7 +82,7 @@ def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment
     a.moment, a.qmoment, a.enabled = moment, qmoment, enabled
     a.gaintype, a.gain, a.biastype, a.bias = gaintype, gain, biastype, bias
     a.force_lo, a.force_hi, a.period = force_lo, force_hi, period
-    a.jlim_dof, a.jlim_lo, a.jlim_hi = jlim_dof, jlim_lo, jlim_hi
+    a.jlim_dof, a.jlim_lo, a.jlim_hi, a.out_jlim = jlim_dof, jlim_lo, jlim_hi, out_jlim
     a.ten_out, a.ten_id, a.ten_gear = ten_out, ten_id, ten_gear
     a.tlim_out, a.tlim_ten, a.tlim_lo, a.tlim_hi = tlim_out, tlim_ten, tlim_lo, tlim_hi
     a.actadr, a.dyntype, a.dynprm, a.act_lo, a.act_hi, a.actearly, a.na = actadr, dyntype, dynprm, act_lo, act_hi, actearly, na
@@ -101,7 +102,7 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
         z2 = np.zeros((0, m.nv))
         return new_actuation_model(ints(m.actuator_dofs), 0, z1, z1, ints(z1), z2, np.zeros((0, m.nq)), bools(z1),
                                    ints(z1), np.zeros((0, 3)), ints(z1), np.zeros((0, 3)), z1, z1, z1, ints(z1), z1, z1,
-                                   ints(z1), ints(z1), z1, ints(z1), ints(z1), z1, z1, ints(z1), ints(z1),
+                                   ints(z1), ints(z1), ints(z1), z1, ints(z1), ints(z1), z1, z1, ints(z1), ints(z1),
                                    np.zeros((0, 3)), z1, z1, bools(z1), 0, np.zeros((0, 9)), np.zeros((0, 9)),
                                    np.zeros((0, 2)), z1, CompileTransmissions(plant, None), CompileGravcomp(plant, None))
     jlim = np.array(mjcf.jlim, dtype=float).reshape(-1, 3)
@@ -113,7 +114,7 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
         floats(mjcf.moment, (len(mjcf.moment), m.nv)), floats(mjcf.qmoment, (len(mjcf.qmoment), m.nq)), bools(mjcf.enabled),
         ints(mjcf.gaintype), floats(mjcf.gain, (-1, 3)), ints(mjcf.biastype), floats(mjcf.bias, (-1, 3)),
         floats(mjcf.force_lo), floats(mjcf.force_hi), floats(mjcf.period), ints(jlim[:, 0]), floats(jlim[:, 1]),
-        floats(jlim[:, 2]), ints([r[0] for r in spatial]), ints([r[1] for r in spatial]),
+        floats(jlim[:, 2]), ints(mjcf.out_jlim), ints([r[0] for r in spatial]), ints([r[1] for r in spatial]),
         floats([r[2] for r in spatial]), ints([r[0] for r in tlim]), ints([r[1] for r in tlim]),
         floats([r[2] for r in tlim]), floats([r[3] for r in tlim]),
         ints(mjcf.actadr), ints(mjcf.dyn), floats(mjcf.dynprm, (-1, 3)), floats(mjcf.act_lo), floats(mjcf.act_hi),

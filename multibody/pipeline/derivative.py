@@ -28,7 +28,8 @@ from .muscle import MuscleGainVelocity
 def actuator_vel(m, d, ctrl, D):
     """D += ∂qfrc_actuator/∂v of the MuJoCo actuators (mjd_actuator_vel): Σ momentᵢᵀ·bᵢ·momentᵢ with bᵢ = the affine
     bias's kv + ∂gain/∂V·input (affine: gainprm[2]; muscle: muscle.MuscleGainVelocity), input = ctrl clamped to
-    ctrlrange or the activation (actearly: the next one); none where the force is saturated at its forcerange. Moment
+    ctrlrange or the activation (actearly: the next one); none where the force is saturated at its forcerange or,
+    for a hinge / slide joint transmission, where that joint's actuator torque is clamped (MuJoCo 4.0). Moment
     arms, lengths, velocities and forces from the actuation stage (d.actuator_*)."""
     a = m.act
     nv = D.shape[0]
@@ -40,6 +41,11 @@ def actuator_vel(m, d, ctrl, D):
         f = d.actuator_force[i]
         if f <= a.force_lo[i] or f >= a.force_hi[i]:  # saturated: no derivative
             continue
+        j = a.out_jlim[i]
+        if j >= 0:  # the transmission joint's actuator torque clamped by its actuatorfrcrange: none either
+            t = d.qfrc_actuator[a.jlim_dof[j]]
+            if t <= a.jlim_lo[j] or t >= a.jlim_hi[j]:
+                continue
         s = a.trn.so3_of[i]
         b = a.bias[i, 2] if a.biastype[i] == BIAS_AFFINE else 0.0
         g = 0.0

@@ -93,7 +93,7 @@ def _apply(text: str, ops: list, truncate) -> str:
     return out
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=700, deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=mutations(), strict=st.booleans())
 def test_mutated_files_parse_or_raise_located_parse_error(case, strict: bool) -> None:
     global PACKAGE_MAP

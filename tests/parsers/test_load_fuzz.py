@@ -39,7 +39,7 @@ def test_every_base_model_loads_and_steps() -> None:
             assert outcome.kind == "loaded", (base.path.name, h, outcome.detail)
 
 
-@settings(max_examples=1200, deadline=None, derandomize=True, database=None,
+@settings(max_examples=600, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(rng=st.randoms(use_true_random=False))
 def test_mutated_models_load_or_fail_with_a_located_error(rng: random.Random) -> None:

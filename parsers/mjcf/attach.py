@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .assets import read_assets
+from .attach_keys import ChildKeys, NestedAttach, read_child_keys
 from .context import CompileContext
 from .defaults import DefaultClasses
 from .errors import error_at
@@ -27,6 +28,11 @@ class Attached:
     ctx: CompileContext
     prefix: str
     suffix: str = ""  #: the replicate copy's suffix when the attach sits inside a replicate
+    child_keys: ChildKeys | None = None  #: the sub-model's keyframes and their layout (attach_keys)
+    copy0: bool = True  #: not inside a replicate, or its first copy (which takes the keyframe values)
+    asset_id: int = 0  #: identity of the <model> asset: attaches of one asset share its keyframe values
+    first_body: int = 0  #: the tree walk's bodies [first_body, end_body) come from this attach
+    end_body: int = 0
 
     def affix(self, name: str) -> str:
         """A sub-model name as the model knows it."""
@@ -112,6 +118,8 @@ def attach_submodel(walker, bid: int, el: Element, frame, suffix: str = "") -> N
     from .tree import TreeWalker  # local import: tree imports this module's handler
 
     sw = TreeWalker(sub, attach_handler=attach_submodel, prefix=prefix, bodies=walker.bodies)
+    sw.copy0 = walker.copy0
+    first_body = len(walker.bodies)
     worlds = root.find_all("worldbody")
     if el.get("body") is not None:
         body = next((b for w in worlds for b in [_find_body(w, el.get("body"))] if b is not None), None)
@@ -121,6 +129,11 @@ def attach_submodel(walker, bid: int, el: Element, frame, suffix: str = "") -> N
     else:
         for w in worlds:
             sw.walk_contents(bid, w, frame, suffix)
-    if root.find_all("keyframe"):
-        ctx.warn(el.where, f"keyframes of attached model '{name}' are not imported", "attach_keys")
-    ctx.attached.append(Attached(root, sub, prefix, suffix))
+    child_keys = None
+    try:  # only the first copy of a replicate takes keyframe values (attach_keys)
+        child_keys = read_child_keys(root, model_dir, ctx.strict) if walker.copy0 else None
+    except NestedAttach as e:
+        ctx.warn(el.where, f"keyframes of attached model '{name}' are not imported: it attaches models itself "
+                           f"({e})", "attach_keys")
+    ctx.attached.append(Attached(root, sub, prefix, suffix, child_keys, walker.copy0, id(asset), first_body,
+                                 len(walker.bodies)))

@@ -36,6 +36,7 @@ from .plugins import read_extension
 from .references import Names
 from .replicate_refs import expand_replicate_references
 from .sections import check_flags, read_compiler, read_misc, read_option
+from .attach_keys import merge_attached_keys
 from .sensors import compile_keys, compile_sensors
 from .transmission import tendon_jacobian0
 from .tree import TreeWalker
@@ -74,7 +75,8 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
                                           for a in ctx.attached]
     tendons = _gather(subs, lambda c, r, n: compile_tendons(c, r, n, joints))
     names.add("tendon", tendons)
-    actuators = _gather(subs, lambda c, r, n: compile_actuators(c, r, n, joints, tendons))
+    actuator_ranges: list[range] = []
+    actuators = _gather(subs, lambda c, r, n: compile_actuators(c, r, n, joints, tendons), actuator_ranges)
     names.add("actuator", actuators)
     equalities = _gather(subs, lambda c, r, n: compile_equalities(c, r, n))
     contacts = [compile_contacts(c, r, n) for c, r, n, _ in subs]
@@ -104,6 +106,8 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
     na = sum(a.actdim for a in actuators)
     nctrl = sum(getattr(a, "ctrlnum", 1) for a in actuators)  # MuJoCo's nu: an orientation servo has 3-4 controls
     keys = compile_keys(root, size, qpos0, nv, na, nctrl, bodies, joints)
+    keys += merge_attached_keys(ctx.attached, builds, joints, actuator_ranges[1:], actuators, bodies, qpos0, nv, na,
+                                nctrl)
     model = MjcfModel(
         name=root.get("model", "MuJoCo Model"), option=option, compiler=compiler, bodies=bodies, joints=joints,
         geoms=geoms, sites=sites, cameras=cams, lights=lights, meshes=ctx.mesh_list, tendons=tendons,
@@ -205,11 +209,14 @@ def _tendon_constants(tendons, bodies, joints, sites, geoms, qpos0, qspring, mas
             t.invweight0 = float(t.jacobian0 @ lu_solve(lu, t.jacobian0))
 
 
-def _gather(subs, compile_one) -> list:
-    """Compile one section for the model and each attached sub-model; affix the sub-models' names."""
+def _gather(subs, compile_one, ranges: list | None = None) -> list:
+    """Compile one section for the model and each attached sub-model; affix the sub-models' names. `ranges`
+    receives the range of the result each of `subs` gave."""
     out = []
     for c, r, n, affix in subs:
         items = compile_one(c, r, n)
+        if ranges is not None:
+            ranges.append(range(len(out), len(out) + len(items)))
         for it in items:
             if affix is not None and it.name:
                 it.name = affix(it.name)

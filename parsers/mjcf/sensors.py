@@ -114,7 +114,7 @@ def _rangefinder_dim(el: Element, what: str) -> int:
     return sum(_RAY_DATA[f] for f in fields)
 
 
-def _normalize_quats(v: np.ndarray, starts) -> np.ndarray:
+def normalize_quats(v: np.ndarray, starts) -> np.ndarray:
     v = v.copy()
     for a in starts:
         n = float(np.linalg.norm(v[a:a + 4]))
@@ -144,10 +144,10 @@ def compile_keys(root: Element, size: dict, qpos0: np.ndarray, nv: int, na: int,
                                                  f"the model needs {n}")
                     v = np.concatenate([v, base[k][len(v):]])  # a short vector is completed from the defaults
                     if k == "qpos":
-                        v = _normalize_quats(v, [j.qposadr + (3 if j.type == "free" else 0) for j in joints
+                        v = normalize_quats(v, [j.qposadr + (3 if j.type == "free" else 0) for j in joints
                                                  if j.type in ("free", "ball")])
                     elif k == "mquat":
-                        v = _normalize_quats(v, range(0, len(v), 4))
+                        v = normalize_quats(v, range(0, len(v), 4))
                     vals[k] = v
                 else:
                     vals[k] = base[k].copy()

@@ -75,6 +75,8 @@ class TreeWalker:
         self.attach_handler = attach_handler
         self.prefix = prefix
         self.count = 0
+        #: outside any replicate or in the first copy of each: an <attach> here takes the sub-model's keyframes
+        self.copy0 = True
 
     def _placed(self, attrs: dict, c: Element, fpos, fquat, suffix: str) -> Placed:
         self.count += 1
@@ -162,8 +164,11 @@ class TreeWalker:
         offset = np.asarray(a["offset"], float)
         pos, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
         ndig = len(str(count))
+        outer = self.copy0
         for i in range(count):
+            self.copy0 = outer and i == 0
             qi = euler_quat([self.ctx.angle(i * e) for e in a["euler"]], self.ctx.compiler["eulerseq"])
             rpos, rquat = frame_accum(frame[0], frame[1], pos, qi)
             self._children(bid, el, (rpos, rquat), active, a["sep"] + str(i).zfill(ndig) + suffix)
             pos, quat = pos + rotate(quat, offset), quat_normalize(quat_mul(quat, step_q))
+        self.copy0 = outer

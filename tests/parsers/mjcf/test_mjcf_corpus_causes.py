@@ -127,6 +127,49 @@ def test_attach_with_prefix_finds_its_assets(tmp_path):
     assert model.meshes[0].name == "c_m" == mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_MESH, 0)
 
 
+ARM = """<mujoco model="arm"><compiler angle="degree"/>
+  <worldbody>
+    <body name="base" pos="0 0 1"><joint name="j0" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 .3 0 0"/>
+      <body name="link" pos=".3 0 0"><joint axis="0 1 0" ref="30"/><geom size=".06" pos=".2 0 0"/>
+        <body pos=".2 0 0"><joint type="ball"/><geom size=".03" pos=".05 0 0"/></body></body></body>
+    <body name="ball" pos="1 0 1" euler="0 0 40"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+    <body name="mc" mocap="true" pos="0 1 0"><geom size=".1" contype="0" conaffinity="0"/></body>
+  </worldbody>
+  <actuator><position name="a0" joint="j0" kp="10"/><general name="a1" joint="j0" dyntype="filter" dynprm=".1"/>
+  </actuator>
+  <keyframe>
+    <key name="up" qpos=".5 -.3 1 0 0 0 1 0 1.5 .9 .1 .2 .3" qvel="1 2 0 0 0 0 0 0 0 0 0" ctrl=".4 .2" act=".7"
+         time="1.5" mpos="0 2 0"/>
+    <key name="down" qpos="-.5 .3 .7"/>
+  </keyframe></mujoco>"""
+
+
+def test_attached_models_bring_their_keyframes_as_in_mujoco(tmp_path):
+    """MuJoCo 4 merges an attached model's keyframes (prefixed) after the model's own: values on the elements the
+    attach copies (raw, not moved by the attach frame), defaults elsewhere; inside a replicate only the first copy
+    takes them; elements an attach leaves behind keep their values for a later attach of the same asset; short
+    vectors are completed with the copy's defaults. (MuJoCo's model/humanoid/22_humanoids.xml lost its keyframe.)"""
+    (tmp_path / "arm.xml").write_text(ARM)
+    xml = f"""<mujoco><asset><model name="arm" file="{tmp_path / 'arm.xml'}"/></asset>
+      <worldbody>
+        <body pos="0 0 2"><joint type="slide" axis="0 0 1"/><geom size=".1"/></body>
+        <replicate count="3" offset="0 1 0" sep="_">
+          <frame pos="0 0 .5" euler="0 0 30"><attach model="arm" body="base" prefix="r"/></frame></replicate>
+        <frame pos="3 0 0"><attach model="arm" prefix="L/"/></frame>
+        <replicate count="2" offset="2 0 0"><replicate count="2" offset="0 2 0">
+          <attach model="arm" body="base" prefix="n"/></replicate></replicate>
+      </worldbody>
+      <keyframe><key name="home" qpos=".25"/></keyframe></mujoco>"""
+    _, mm, model = _load_both(xml)
+    assert [k.name for k in model.keys] == [mm.key(i).name for i in range(mm.nkey)] == [
+        "home", "rup", "rdown", "L/up", "L/down", "nup", "ndown"]
+    for i, k in enumerate(model.keys):
+        assert k.time == mm.key_time[i]
+        for f in ("qpos", "qvel", "act", "ctrl", "mpos", "mquat"):
+            np.testing.assert_allclose(getattr(k, f), getattr(mm, "key_" + f)[i], rtol=0, atol=1e-15,
+                                       err_msg=f"key {k.name} {f}")
+
+
 def test_lenient_values_load_as_in_mujoco():
     xml = """<mujoco><worldbody><body><freejoint/><geom size=".1" rgba=""/>
       <camera name="c" resolution="100 100" focalpixel="66.5 66.5" sensorsize="0.004 0.004"/></body>

@@ -10,15 +10,26 @@ asked whether a symbol is defined (the pending libraries' symbols are listed fir
 numba's), or when an unknown name is looked up in the library. Looking up the entry a cached function was loaded for
 (CPUContext.get_executable: its CPython wrapper, which the library defines by construction) needs neither.
 
-The change is applied only to the numba versions whose loader has the expected shape (checked on the names the
-methods it replaces use); elsewhere numba loads as usual.
+Loading a cached function also no longer builds numba's compiler registries first. numba's Cache.load_overload
+refreshes the target context before every load, and the first refresh of a process imports every typing and lowering
+module numba has (numpy's array math, linalg, random, typed containers, jitclass: ~150 modules) and, through numba's
+BLAS check, scipy.linalg: more than half of a fresh process's first simulation, and none of it is used to load object
+code. Only two things the refresh sets up are: the runtime's (NRT) symbols and the hash secret's symbols, which
+loaded code may reference; they are set up before each load instead. A compilation still refreshes the contexts
+itself (numba's compiler does so before typing), so the registries load when something is first compiled.
+
+Both changes are applied only to the numba versions whose loader has the expected shape (checked on the names the
+methods they replace use); elsewhere numba loads as usual.
 """
 from __future__ import annotations
 
-from numba.core import codegen, cpu
-from numba.core.registry import cpu_target
+import sys
 
-__all__ = ["install", "installed", "pending_libraries"]
+from numba.core import caching, codegen, compiler, cpu, environment
+from numba.core.registry import cpu_target
+from numba.core.runtime import rtsys
+
+__all__ = ["install", "installed", "lazy_refresh", "pending_libraries"]
 
 _state = {"installed": False}
 
@@ -72,10 +83,78 @@ def _parse_pending(library) -> None:
         pending.pop(id(library), None)
 
 
+def _expected_refresh_shape(caching_module, cpu_module, compiler_module) -> bool:
+    """Whether a cache load refreshes the context only to initialize it, what the refresh sets up for loaded code is
+    the runtime's initialization, and numba's compiler refreshes the contexts itself before compiling."""
+    try:
+        load = _names(caching_module.Cache.load_overload)
+        registries = _names(cpu_module.CPUContext.load_additional_registries)
+        compile_setup = _names(compiler_module.CompilerBase.__init__)
+    except AttributeError:
+        return False
+    return (load == {"refresh", "_guard_against_spurious_io_errors", "_load_overload"}
+            and {"initialize", "hashing"} <= registries and "refresh" in compile_setup)
+
+
+def _expected_environment_shape(environment_module) -> bool:
+    """Whether numba rebuilds an unpickled Environment from its module's globals, its constants and its name."""
+    rebuild = getattr(environment_module, "_rebuild_env", None)
+    return rebuild is not None and {"lookup_environment", "import_module", "Environment", "consts", "env_name",
+                                    "_memo"} <= _names(rebuild)
+
+
+def _rebuild_environment(original):
+    """numba's _rebuild_env, except that an Environment of numba's own modules not imported yet and without
+    constants gets a globals dict naming its module (see the module docstring). It keeps numba's name, so that
+    pickles of Environments (numba's cache files) refer to numba's function as before."""
+
+    def _rebuild_env(modname, consts, env_name):
+        env = environment.lookup_environment(env_name)
+        if env is not None:
+            return env
+        if consts or not isinstance(modname, str) or not modname.startswith("numba.") or modname in sys.modules:
+            return original(modname, consts, env_name)
+        env = environment.Environment({"__name__": modname})
+        env.env_name = env_name
+        environment.Environment._memo[env_name] = env
+        return env
+
+    _rebuild_env.__module__, _rebuild_env.__qualname__ = original.__module__, original.__qualname__
+    return _rebuild_env
+
+
+def _ready_to_load(target_context) -> None:
+    """What loaded code needs from numba's first refresh: the runtime's symbols and the hash secret's."""
+    rtsys.initialize(target_context)
+    from numba.cpython import hashing  # noqa: F401  (its import registers the `_numba_hashsecret_*` symbols)
+
+
+def _install_lazy_refresh() -> None:
+    """Make a cache load skip the context refresh (see the module docstring); compilations refresh as before."""
+    if not _expected_refresh_shape(caching, cpu, compiler):
+        return
+
+    def load_overload(self, sig, target_context):
+        _ready_to_load(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    caching.Cache.load_overload = load_overload
+    if _expected_environment_shape(environment):
+        environment._rebuild_env = _rebuild_environment(environment._rebuild_env)
+    _state["lazy_refresh"] = True
+
+
+def lazy_refresh() -> bool:
+    """Whether a cache load skips numba's registries (for tests and diagnostics)."""
+    return _state.get("lazy_refresh", False)
+
+
 def install() -> bool:
     """Make numba parse a cached library's bitcode on first need (idempotent). Returns whether it applies."""
     if _state["installed"]:
         return True
+    _install_lazy_refresh()
     if not _expected_shape(codegen, cpu):
         return False
     ll = codegen.ll

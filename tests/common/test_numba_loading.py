@@ -27,6 +27,13 @@ KERNELS = textwrap.dedent('''
     @njit(cache=True)
     def outer(x, k):
         return inner(x) * k + np.sqrt(float(x.shape[0]))
+
+    @njit(cache=True)
+    def library(x, key):
+        # numba's own implementations (numpy's sort and cumsum, a dict keyed by strings: their hashing) compiled
+        # into the cached library
+        table = {"a": 1.0, "bb": 2.0}
+        return np.sort(x)[-1] + np.cumsum(x)[-1] + table[key]
 ''')
 
 PROBE = textwrap.dedent('''
@@ -47,11 +54,20 @@ PROBE = textwrap.dedent('''
     out["wrapper_defined"] = engine.is_symbol_defined(cres.fndesc.llvm_cpython_wrapper_name)
     out["function_defined"] = engine.is_symbol_defined(cres.fndesc.llvm_func_name)
     out["pending_after_lookup"] = numba_loading.pending_libraries()
+    out["library"] = kernels.library(x[::-1].copy(), "bb")
+    out["lazy_refresh"] = numba_loading.lazy_refresh()
+    out["modules_after_load"] = sorted(n for n in ("numba.np.arraymath", "numba.np.linalg", "scipy")
+                                       if n in sys.modules)
 
     @njit
     def caller(x):  # compiled now: links the loaded library of `outer`
         return kernels.outer(x, 2) + 1.0
     out["linked"] = caller(x)
+
+    @njit
+    def new_code(x):  # compiled now: numba's registries load for it
+        return np.sort(x)[0] + np.linalg.norm(x)
+    out["new_code"] = new_code(x)
     print(json.dumps(out))
 ''')
 
@@ -70,6 +86,20 @@ def kernel_folder(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
     return tmp_path, env
+
+
+def test_cached_functions_load_without_numba_registries_and_compute_and_compile_as_before(kernel_folder):
+    """The second process loads a cached function compiled with numba's own implementations (numpy's sort and
+    cumsum, a string-keyed dict) without importing numba's registries or scipy, computes the same, and compiles new
+    code using them afterwards."""
+    folder, env = kernel_folder
+    first = _run(folder, env)
+    second = _run(folder, env)
+    assert first["lazy_refresh"] and second["lazy_refresh"]
+    assert first["library"] == second["library"] == 4.0 + 10.0 + 2.0
+    assert first["modules_after_load"] == ["numba.np.arraymath", "numba.np.linalg", "scipy"]  # compiled here
+    assert second["modules_after_load"] == []
+    assert first["new_code"] == second["new_code"] == 30 ** 0.5
 
 
 def test_cached_functions_load_without_parsing_bitcode_and_compute_and_link_as_before(kernel_folder):

@@ -65,6 +65,15 @@ class _ConstraintsMixin:
         self._constraints.append(spec)
         return spec["id"]
 
+    def _ThrowUnlessConstraintsAccepted(self, method: str, kind: str) -> None:
+        """Drake's checks before any argument's: not finalized, and not a discrete plant on the TAMSI solver
+        (kTamsi takes no constraint of any kind)."""
+        self._ThrowIfFinalized(method)
+        if self._time_step > 0 and self.get_discrete_contact_solver().name == "kTamsi":
+            raise RuntimeError("Currently this MultibodyPlant is set to use the TAMSI solver. TAMSI does not support "
+                               f"{kind} constraints. Use set_discrete_contact_approximation() to set a model "
+                               "approximation that uses the SAP solver instead (kSap, kSimilar, or kLagged).")
+
     def num_constraints(self) -> int:
         return len(self._constraints)
 
@@ -129,6 +138,7 @@ class _ConstraintsMixin:
 
     def AddCouplerConstraint(self, joint0, joint1, gear_ratio: float, offset: float = 0.0) -> ConstraintIndex:
         """q₀ = ρ·q₁ + Δq between two single-dof joints."""
+        self._ThrowUnlessConstraintsAccepted("AddCouplerConstraint", "coupler")
         for j in (joint0, joint1):
             self._check_element(j, "joint", self._joints)
             if j.num_positions() != 1 or j.num_velocities() != 1:
@@ -139,6 +149,7 @@ class _ConstraintsMixin:
     def AddDistanceConstraint(self, body_A, p_AP, body_B, p_BQ, distance: float, stiffness: float = np.inf,
                               damping: float = 0.0) -> ConstraintIndex:
         """|p_PQ| = distance between point P of A and point Q of B."""
+        self._ThrowUnlessConstraintsAccepted("AddDistanceConstraint", "distance")
         if not distance > 0:
             raise ValueError(f"AddDistanceConstraint: distance must be positive, got {distance}")
         if body_A is body_B:
@@ -149,6 +160,7 @@ class _ConstraintsMixin:
 
     def AddBallConstraint(self, body_A, p_AP, body_B, p_BQ=None) -> ConstraintIndex:
         """Point P of A coincides with point Q of B (Q defaults to P's initial location)."""
+        self._ThrowUnlessConstraintsAccepted("AddBallConstraint", "ball")
         if body_A is body_B:
             raise ValueError(f"AddBallConstraint: body_A and body_B are the same body '{body_A.name()}'")
         return self._add_constraint("Ball", body_A=body_A, p_AP=np.asarray(p_AP, float), body_B=body_B,
@@ -156,6 +168,7 @@ class _ConstraintsMixin:
 
     def AddWeldConstraint(self, body_A, X_AP, body_B, X_BQ) -> ConstraintIndex:
         """Frame P on A coincides with frame Q on B."""
+        self._ThrowUnlessConstraintsAccepted("AddWeldConstraint", "weld")
         if body_A is body_B:
             raise ValueError(f"AddWeldConstraint: body_A and body_B are the same body '{body_A.name()}'")
         return self._add_constraint("Weld", body_A=body_A, X_AP=pose_to_arrays(X_AP), body_B=body_B,

@@ -251,15 +251,13 @@ class _PipelineStepMixin:
     def _PipelineApproximation(self) -> int:
         """The Model's contact formulation (drake_contact.APPROX_*): Drake's discrete approximation for a model
         without MuJoCo parameters, its ball, weld, distance and coupler constraints as Drake's SAP constraints
-        (pipeline/drake_constraints.py); else, and for constraints under kTamsi, MuJoCo's soft constraints (the
-        equality rows are MuJoCo rows, as on the Python path)."""
+        (pipeline/drake_constraints.py; a kTamsi plant has none: Add*Constraint refuses them as Drake does); else
+        MuJoCo's soft constraints (the equality rows are MuJoCo rows, as on the Python path)."""
         if self._has_mujoco_parameters:
             return APPROX_MUJOCO
-        approx = _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
-        if self._constraints and (approx == APPROX_TAMSI or any(s["kind"] not in _SAP_CONSTRAINTS
-                                                                for s in self._constraints)):
+        if any(s["kind"] not in _SAP_CONSTRAINTS for s in self._constraints):
             return APPROX_MUJOCO
-        return approx
+        return _APPROXIMATIONS.get(self.get_discrete_contact_approximation().name, APPROX_MUJOCO)
 
     # ---- one step ---------------------------------------------------------------------------------------------
     def _PipelineActuatedStep(self, context, compiled, euler: bool, x_next: np.ndarray, warm: np.ndarray,

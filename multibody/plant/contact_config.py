@@ -131,9 +131,18 @@ class _ContactSettingsMixin:
         return self._contact_model
 
     def set_discrete_contact_approximation(self, approximation: DiscreteContactApproximation) -> None:
+        """Drake's rules: only a discrete plant has one, and TAMSI (kTamsi) takes no constraints."""
         self._ThrowIfFinalized("set_discrete_contact_approximation")
         if not isinstance(approximation, DiscreteContactApproximation):
             raise ValueError(f"expected a DiscreteContactApproximation, got {approximation!r}")
+        if not self._time_step > 0:
+            raise RuntimeError(f"MultibodyPlant '{self.get_name()}': set_discrete_contact_approximation() on a "
+                               "continuous plant (time_step == 0); only a discrete plant has a contact "
+                               "approximation, as in Drake")
+        if approximation == DiscreteContactApproximation.kTamsi and self.num_constraints() > 0:
+            raise RuntimeError("You selected TAMSI as the contact approximation, but you have constraints registered "
+                               f"with this model (num_constraints() == {self.num_constraints()}). TAMSI does not "
+                               "support constraints.")
         self._discrete_approximation = approximation
 
     def get_discrete_contact_approximation(self) -> DiscreteContactApproximation:
@@ -143,8 +152,9 @@ class _ContactSettingsMixin:
         self._ThrowIfFinalized("set_discrete_contact_solver")
         if not isinstance(contact_solver, DiscreteContactSolver):
             raise ValueError(f"expected a DiscreteContactSolver, got {contact_solver!r}")
-        self._discrete_approximation = (DiscreteContactApproximation.kTamsi if contact_solver == DiscreteContactSolver.kTamsi
-                                        else DiscreteContactApproximation.kSap)
+        self.set_discrete_contact_approximation(DiscreteContactApproximation.kTamsi
+                                                if contact_solver == DiscreteContactSolver.kTamsi
+                                                else DiscreteContactApproximation.kSap)
 
     def get_discrete_contact_solver(self) -> DiscreteContactSolver:
         return (DiscreteContactSolver.kTamsi if self._discrete_approximation == DiscreteContactApproximation.kTamsi
@@ -208,8 +218,9 @@ def ApplyMultibodyPlantConfig(config: MultibodyPlantConfig, plant) -> None:
     plant.set_penetration_allowance(config.penetration_allowance)
     plant.set_stiction_tolerance(config.stiction_tolerance)
     plant.set_contact_model(_CONTACT_MODELS[config.contact_model])
-    if config.discrete_contact_approximation:
-        plant.set_discrete_contact_approximation(_APPROXIMATIONS[config.discrete_contact_approximation])
+    if plant.time_step() > 0:  # an empty name means Drake's recommended approximation (the config's default)
+        plant.set_discrete_contact_approximation(
+            _APPROXIMATIONS[config.discrete_contact_approximation or MultibodyPlantConfig().discrete_contact_approximation])
     plant.set_sap_near_rigid_threshold(config.sap_near_rigid_threshold)
     plant.set_contact_surface_representation(_REPRESENTATIONS[config.contact_surface_representation])
     plant.set_adjacent_bodies_collision_filters(config.adjacent_bodies_collision_filters)

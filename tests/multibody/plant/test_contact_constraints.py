@@ -12,6 +12,7 @@ from mallard.multibody.contact.mujoco_parameters import (GetConstraintMujocoPara
                                                        SetJointMujocoParameters)
 from mallard.multibody.tree import RevoluteJoint, SpatialInertia
 from mallard.systems.analysis import Simulator
+from oracles import require_pydrake
 
 
 def test_distance_constraint_keeps_the_bob_on_its_circle():
@@ -65,3 +66,56 @@ def test_plain_plant_keeps_the_unconstrained_step():
     plant.Finalize()
     assert plant._discrete_solver is None
     assert plant.get_contact_results_output_port().Eval(plant.CreateDefaultContext()).num_point_pair_contacts() == 0
+
+
+def _tamsi_errors(lib):
+    """The messages a plant raises for constraints under TAMSI (pydrake's or mallard's `lib` namespace)."""
+    plant_mod, tree = lib.multibody.plant, lib.multibody.tree
+    kTamsi = plant_mod.DiscreteContactApproximation.kTamsi
+    messages = []
+
+    def plant_with_two_bodies(approximation=None):
+        plant = plant_mod.MultibodyPlant(1e-3)
+        if approximation is not None:
+            plant.set_discrete_contact_approximation(approximation)
+        bodies = [plant.AddRigidBody(n, tree.SpatialInertia.SolidSphereWithMass(1.0, 0.1)) for n in "ab"]
+        joints = [plant.AddJoint(tree.RevoluteJoint(f"j{b.name()}", plant.world_frame(), b.body_frame(), [0, 0, 1]))
+                  for b in bodies]
+        return plant, bodies, joints
+
+    plant, (a, b), (ja, jb) = plant_with_two_bodies(kTamsi)
+    X = lib.math.RigidTransform()
+    for add in (lambda: plant.AddCouplerConstraint(ja, jb, 2.0),
+                lambda: plant.AddDistanceConstraint(a, [0, 0, 0], b, [0, 0, 0], 0.5),
+                lambda: plant.AddBallConstraint(a, [0, 0, 0], b, [0, 0, 0]),
+                lambda: plant.AddWeldConstraint(a, X, b, X)):
+        with pytest.raises(RuntimeError) as e:
+            add()
+        messages.append(str(e.value))
+    assert plant.num_constraints() == 0
+    plant, (a, b), _ = plant_with_two_bodies()
+    plant.AddBallConstraint(a, [0, 0, 0], b, [0, 0, 0])
+    with pytest.raises(RuntimeError) as e:
+        plant.set_discrete_contact_approximation(kTamsi)
+    messages.append(str(e.value))
+    assert plant.get_discrete_contact_approximation() == plant_mod.DiscreteContactApproximation.kLagged
+    # A continuous plant's config ignores the discrete approximation, as in Drake.
+    builder = lib.systems.framework.DiagramBuilder()
+    continuous, _ = plant_mod.AddMultibodyPlant(
+        plant_mod.MultibodyPlantConfig(time_step=0.0, discrete_contact_approximation="tamsi"), builder)
+    assert continuous.time_step() == 0.0
+    return messages
+
+
+def test_tamsi_refuses_constraints_as_pydrake():
+    """Drake's TAMSI solver supports no constraint: Add*Constraint on a kTamsi plant and switching a plant with
+    constraints to kTamsi raise pydrake's errors (before, mallard silently solved them as MuJoCo rows)."""
+    require_pydrake()
+    import mallard
+    import pydrake
+    for lib in (mallard, pydrake):
+        for mod in ("multibody.plant", "multibody.tree", "math", "systems.framework"):
+            __import__(f"{lib.__name__}.{mod}")
+    mine = _tamsi_errors(mallard)
+    assert mine == _tamsi_errors(pydrake)
+    assert "TAMSI does not support weld constraints" in mine[3]

@@ -16,6 +16,7 @@ import numpy as np
 
 from mallard.geometry.meshcat_server import import_meshcat
 from mallard.geometry.surface_mesh import TriangleSurfaceMesh
+from mallard.geometry.meshes import trimesh_load
 from mallard.geometry.rgba import Rgba
 from mallard.geometry.shapes import (Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, HeightField, Mesh,
                                      MeshcatCone, MujocoPlane, Shape, Sphere)
@@ -225,7 +226,7 @@ def _trimesh_parts(path: str, use_file_materials: bool):
     import trimesh
 
     try:
-        loaded = trimesh.load(path)
+        loaded = trimesh_load(path)
         parts = loaded.dump(concatenate=False) if isinstance(loaded, trimesh.Scene) else [loaded]
     except Exception as exc:  # trimesh raises many types for corrupt files
         raise ValueError(f"Meshcat.SetObject: could not read mesh file {path}: {type(exc).__name__}: {exc}") from exc

@@ -22,12 +22,19 @@ def check_mesh_file(filename: str, who: str) -> str:
     return path
 
 
-@functools.lru_cache(maxsize=256)
-def _read(path: str, mtime: float):
+def trimesh_load(path: str, **kwargs):
+    """trimesh.load of the file at ``path``, with the files it names (glTF buffers, textures) read relative to its
+    folder as Drake reads them: wherever they lead, symlinks and ``../`` included (trimesh 5's default resolver
+    rejects a sibling that is a symlink to elsewhere, as in Bazel runfiles or a package cache of links)."""
     import trimesh
 
+    return trimesh.load(path, resolver=trimesh.resolvers.FilePathResolver(path, allow_anywhere=True), **kwargs)
+
+
+@functools.lru_cache(maxsize=256)
+def _read(path: str, mtime: float):
     try:
-        loaded = trimesh.load(path, force="mesh", process=False)
+        loaded = trimesh_load(path, force="mesh", process=False)
     except Exception as exc:  # trimesh raises many types for corrupt files
         raise ValueError(f"could not read mesh file {path}: {type(exc).__name__}: {exc}") from exc
     v = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))), dtype=float)

@@ -236,7 +236,8 @@ def build_resource_root(gitdir: str, tag: str, models_git: str | None, out: Path
                 link.parent.mkdir(parents=True, exist_ok=True)
                 if not link.exists():
                     link.symlink_to(f)
-    else:
+    else:  # no FindResource sentinel then: run.py refuses this root (pydrake would ignore it)
+        print("fetch.py: the drake wheel is not importable here; run it in the venv that has drake", file=sys.stderr)
         _write_blobs(gitdir, [b for b in _blobs(gitdir, tag, None) if b[0] == "package.xml"], drake)
     blobs = [(p, s) for p, s in _blobs(gitdir, tag, RESOURCE_DIRS) if not p.endswith(SOURCE_SUFFIXES)]
     for p, _ in blobs:

@@ -244,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     manifest = DATA / "manifest.json"
     if not manifest.exists():
         ap.error(f"{manifest} is missing: run benchmarks/pydrake_scripts/fetch.py first")
+    sentinel = DATA / "resource_root" / "drake" / ".drake-find_resource-sentinel"
+    if not sentinel.exists():  # pydrake then ignores DRAKE_RESOURCE_ROOT and its runs fail on missing files
+        ap.error(f"{sentinel} is missing (fetch.py ran without the drake wheel importable): run "
+                 "benchmarks/pydrake_scripts/fetch.py again in the venv that has drake")
     entries = [e for e in json.loads(manifest.read_text())["scripts"]
                if not args.only or any(w in e["name"] for w in args.only)]
     env = prepare_env()

@@ -93,3 +93,24 @@ def test_in_memory_mesh_is_read_like_a_file(tmp_path):
     assert mg.CalcVolume(from_file) == pytest.approx(6.0 / 6.0)
     with pytest.raises(RuntimeError, match="cannot read the file"):
         MemoryFile.Make(tmp_path / "missing.obj")
+
+
+def test_gltf_buffer_behind_a_symlink_is_read_as_pydrake_reads_it(tmp_path, models_dir):
+    """A glTF whose .bin is a symlink to another folder (Bazel runfiles, a package cache of links): trimesh 5's
+    default resolver refuses it; Drake reads it, and so does mallard (convex hull and Meshcat both load it)."""
+    pg, _ = _pyd()
+    visual = models_dir / "drake_models" / "iiwa_description" / "meshes" / "iiwa14" / "visual"
+    (tmp_path / "kuka.gltf").write_bytes((visual / "kuka.gltf").read_bytes())
+    (tmp_path / "kuka.bin").symlink_to(visual / "kuka.bin")
+    ours, theirs = mg.Mesh(str(tmp_path / "kuka.gltf")).GetConvexHull(), \
+        pg.Mesh(str(tmp_path / "kuka.gltf")).GetConvexHull()
+    assert (ours.num_vertices(), ours.num_faces()) == (theirs.num_vertices(), theirs.num_faces())
+
+    def corners(m):
+        return sorted(map(tuple, np.round([m.vertex(i) for i in range(m.num_vertices())], 9)))
+
+    np.testing.assert_allclose(corners(ours), corners(theirs), atol=1e-9)
+    from mallard.geometry.meshcat_shapes import _trimesh_parts
+
+    V, F, _ = _trimesh_parts(str(tmp_path / "kuka.gltf"), True)
+    assert V.shape[1] == 3 and len(F) > 0

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["PLANE", "SPHERE", "CAPSULE", "ELLIPSOID", "CYLINDER", "BOX", "SDF_BOWL", "SDF_TORUS", "USER",
-           "SDF_KINDS", "shape_distance", "shape_gradient", "primitive_aabb"]
+           "SDF_KINDS", "shape_distance", "shape_distance_grid", "shape_gradient", "primitive_aabb"]
 
 # kind codes: MuJoCo's mjtGeom ids for primitives, then the first-party SDF plugins
 PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 0, 2, 3, 4, 5, 6
@@ -72,6 +72,21 @@ def shape_distance(kind: int, prm: np.ndarray, x: np.ndarray) -> float:
         q = math.sqrt(x[0] * x[0] + x[1] * x[1]) - prm[0]
         return math.sqrt(q * q + x[2] * x[2]) - prm[1]
     return np.nan
+
+
+@njit(cache=True, error_model="numpy")
+def shape_distance_grid(kind: int, prm: np.ndarray, xs: np.ndarray, ys: np.ndarray, zs: np.ndarray) -> np.ndarray:
+    """shape_distance at every grid point (xs[i], ys[j], zs[k]) [m], as an (nx, ny, nz) array."""
+    out = np.empty((len(xs), len(ys), len(zs)))
+    x = np.empty(3)
+    for i in range(len(xs)):
+        x[0] = xs[i]
+        for j in range(len(ys)):
+            x[1] = ys[j]
+            for k in range(len(zs)):
+                x[2] = zs[k]
+                out[i, j, k] = shape_distance(kind, prm, x)
+    return out
 
 
 @njit(cache=True, error_model="numpy")

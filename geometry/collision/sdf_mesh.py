@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-__all__ = ["marching_cubes", "sdf_surface_mesh"]
+__all__ = ["marching_cubes", "sdf_surface_mesh", "mujoco_sdf_grid", "mujoco_sdf_mesh"]
 
 # cube corner c sits at offset ((c >> 0) & 1, (c >> 1) & 1, (c >> 2) & 1); edge e joins two corners along one axis
 _EDGES = [(a, a | (1 << ax), ax) for ax in range(3) for a in range(8) if not (a >> ax) & 1]
@@ -189,3 +189,32 @@ def sdf_surface_mesh(distance, aabb=None, resolution: int = 40,
     if not np.all(np.isfinite(values)):
         raise ValueError("sdf_surface_mesh: the distance function returned non-finite values")
     return marching_cubes(values, lo, h)
+
+
+def mujoco_sdf_grid(aabb) -> list[np.ndarray]:
+    """The sample coordinates [m] along x, y, z of MuJoCo's mesh of an SDF plugin (user_mesh's LoadSDF): the
+    plugin's box (center, half-size) without padding, 300 samples shared among the axes in proportion to the
+    half-sizes (floor(300 h_a / sum h) + 1 on axis a), ends included."""
+    aabb = np.asarray(aabb, float)
+    total = float(aabb[3:].sum())
+    axes = []
+    for a in range(3):
+        c, h = aabb[a], aabb[3 + a]
+        n = int(np.floor(300.0 / total * h)) + 1
+        if n < 2:
+            raise ValueError(f"the SDF's bounding box is too thin along axis {'xyz'[a]} (half-size {h:g} of "
+                             f"{total:g}) for a surface mesh")
+        axes.append(c - h + 2.0 * h * np.arange(n) / (n - 1))
+    return axes
+
+
+def mujoco_sdf_mesh(aabb, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """MuJoCo's surface mesh of an SDF plugin from the distances `values` sampled on mujoco_sdf_grid(aabb):
+    marching cubes over single-precision samples, vertices rounded to single precision as MuJoCo stores them.
+    (MuJoCo's marching-cubes tables split some cells' polygons along other diagonals: the volume of a torus
+    differs by ~1e-5 relative.)"""
+    aabb = np.asarray(aabb, float)
+    n = np.array(values.shape)
+    step = 2.0 * aabb[3:] / (n - 1)
+    v, f = marching_cubes(values.astype(np.float32).astype(np.float64), aabb[:3] - aabb[3:], step)
+    return v.astype(np.float32).astype(np.float64), f

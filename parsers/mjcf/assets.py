@@ -205,7 +205,8 @@ def _plugin_mesh(ctx: CompileContext, el: Element, pel: Element, a: dict) -> Mjc
         raise error_at(el.where, f"mesh '{name}': scale/refpos/refquat are not supported for plugin meshes; "
                                  f"place the sdf geom instead")
     iid = resolve_plugin(ctx, pel, "mesh", f"mesh '{name}'")
-    from mallard.geometry.collision.sdf import SdfShape, sdf_surface_mesh
+    from mallard.geometry.collision.sdf_fields import shape_distance_grid
+    from mallard.geometry.collision.sdf_mesh import mujoco_sdf_grid, mujoco_sdf_mesh, sdf_surface_mesh
     from mallard.multibody.plugins import GetPlugin
 
     inst = ctx.plugins.instances[iid]
@@ -213,9 +214,10 @@ def _plugin_mesh(ctx: CompileContext, el: Element, pel: Element, a: dict) -> Mjc
     try:
         aabb = np.asarray(plugin.sdf_aabb(inst.config), float)
         kernel = plugin.sdf_kernel(inst.config)
-        if kernel is not None:
-            v, f = sdf_surface_mesh(SdfShape(kernel[0], kernel[1], aabb), resolution=40)
-        else:
+        if kernel is not None:  # MuJoCo's sampling: its body mass and inertia come from this mesh
+            axes = mujoco_sdf_grid(aabb)
+            v, f = mujoco_sdf_mesh(aabb, shape_distance_grid(kernel[0], np.asarray(kernel[1], float), *axes))
+        else:  # a Python plugin: a coarser grid (MuJoCo's ~1e6 samples would be ~1e6 Python calls)
             v, f = sdf_surface_mesh(lambda pts: [plugin.sdf_staticdistance(q, inst.config) for q in pts], aabb,
                                     resolution=40)
     except ValueError as exc:

@@ -119,6 +119,7 @@ def compile_geom(ctx: CompileContext, p: Placed, bid: int, infer: bool) -> MjcfG
                                         f"builds the mesh's signed distance field): a MuJoCo 4 feature mallard does not "
                                         f"support yet; give the mesh an SDF <plugin> child or use type=\"mesh\"")
             size = list(np.max(np.abs(mesh.vertices), axis=0))
+            mesh_vol, box = mesh.volume, mesh.inertia_box  # MuJoCo: mass and box inertia from that mesh
         else:
             if a["shellinertia"] == "true":
                 raise error_at(p.where, "for mesh geoms, shell inertia is set on the mesh asset (inertia='shell')")
@@ -142,7 +143,7 @@ def compile_geom(ctx: CompileContext, p: Placed, bid: int, infer: bool) -> MjcfG
     mass = 0.0
     inertia = np.zeros(3)
     shell = a["shellinertia"] == "true"
-    if infer and gtype == "sdf":
+    if infer and gtype == "sdf" and mesh_id < 0:
         if bid != 0 and (a.get("mass") or a["density"]):
             ctx.warn(p.where, "sdf geoms do not contribute mass or inertia (their surface is implicit); give the "
                               "body an <inertial> element", "sdf_mass")

@@ -11,6 +11,9 @@ from ..tree.force_element import UniformGravityFieldElement
 from ..tree.multibody_forces import MultibodyForces
 from ..tree.indices import JointIndex
 from ..pipeline.lean_continuous import AdvanceContinuous
+from ...common.lazy_import import LazyModule
+
+scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (pydrake.all imports no scipy)
 
 
 _F64 = np.dtype(np.float64)
@@ -195,9 +198,9 @@ class _DynamicsMixin:
         self._ThrowIfNotFinalized("MakeActuationMatrix")
         return self._model.actuation_matrix()
 
-    def MakeActuationMatrixPseudoinverse(self) -> np.ndarray:
-        """B⁺ (nu × nv)."""
-        return self.MakeActuationMatrix().T.copy()
+    def MakeActuationMatrixPseudoinverse(self):
+        """B⁺ (nu × nv) as a scipy.sparse CSC matrix, as pydrake returns it (B selects dofs, so B⁺ = Bᵀ)."""
+        return scipy_sparse.csc_matrix(self.MakeActuationMatrix().T)
 
     def MakeStateSelectorMatrix(self, user_to_joint_index_map) -> np.ndarray:
         """Sx with x_s = Sx·x, x_s = [q_s; v_s] ordered by the listed joints."""
@@ -370,7 +373,7 @@ class _ContinuousDynamicsMixin:
 
     def DoMapQDotToVelocity(self, context, qdot, generalized_velocity) -> None:
         qd = np.asarray(getattr(qdot, "CopyToVector", lambda: qdot)(), dtype=float)
-        generalized_velocity.SetFromVector(self.MakeQDotToVelocityMap(context) @ qd)
+        generalized_velocity.SetFromVector(self._QDotToVelocityDense(context) @ qd)
 
     def _ThrowSingularMassMatrix(self, context) -> None:
         x = self.GetPositionsAndVelocities(context)

@@ -11,6 +11,9 @@ from ..tree.indices import BodyIndex, JacobianWrtVariable
 from ..tree.joints import WeldJoint
 from ...common.overloads import bind
 from ..tree.spatial_inertia import SpatialInertia
+from ...common.lazy_import import LazyModule
+
+scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (pydrake.all imports no scipy)
 
 
 def _points(p, what: str) -> np.ndarray:
@@ -237,17 +240,21 @@ class _KinematicsMixin:
         """v = N⁺(q)·q̇."""
         m = self._model
         qdot = self._check_size(qdot, m.nq, "MapQDotToVelocity qdot")
-        return self.MakeQDotToVelocityMap(context) @ qdot
+        return self._QDotToVelocityDense(context) @ qdot
 
-    def MakeVelocityToQDotMap(self, context) -> np.ndarray:
-        """N(q) (nq × nv), dense."""
+    def MakeVelocityToQDotMap(self, context):
+        """N(q) (nq × nv) as a scipy.sparse CSC matrix, as pydrake returns it (Eigen::SparseMatrix)."""
         self._ThrowIfNotFinalized("MakeVelocityToQDotMap")
         m = self._model
-        return pl.n_matrix(m.order, m.ji, np.asarray(self.GetPositions(context), dtype=float), m.nq, m.nv)
+        return scipy_sparse.csc_matrix(pl.n_matrix(m.order, m.ji, np.asarray(self.GetPositions(context), dtype=float), m.nq, m.nv))
 
-    def MakeQDotToVelocityMap(self, context) -> np.ndarray:
-        """N⁺(q) (nv × nq), dense."""
+    def MakeQDotToVelocityMap(self, context):
+        """N⁺(q) (nv × nq) as a scipy.sparse CSC matrix, as pydrake returns it (Eigen::SparseMatrix)."""
         self._ThrowIfNotFinalized("MakeQDotToVelocityMap")
+        return scipy_sparse.csc_matrix(self._QDotToVelocityDense(context))
+
+    def _QDotToVelocityDense(self, context) -> np.ndarray:
+        """N⁺(q) (nv × nq), dense (the plant's own q̇ → v maps)."""
         m = self._model
         return pl.nplus_matrix(m.order, m.ji, np.asarray(self.GetPositions(context), dtype=float), m.nq, m.nv)
 

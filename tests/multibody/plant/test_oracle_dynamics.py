@@ -53,6 +53,9 @@ def test_layout_and_names(twins):
     np.testing.assert_array_equal(pm.GetPositionLowerLimits(), pd.GetPositionLowerLimits())
     np.testing.assert_array_equal(pm.GetVelocityUpperLimits(), pd.GetVelocityUpperLimits())
     close(pm.MakeActuationMatrix(), pd.MakeActuationMatrix(), "B")
+    Bm, Bd = pm.MakeActuationMatrixPseudoinverse(), pd.MakeActuationMatrixPseudoinverse()
+    assert type(Bm).__name__ == type(Bd).__name__ == "csc_matrix"  # pydrake returns scipy.sparse (todense works)
+    close(Bm.todense(), Bd.todense(), "B+")
     close(pm.GetDefaultPositions(), pd.GetDefaultPositions(), "default q")
 
 
@@ -106,8 +109,12 @@ def test_poses_velocities_accelerations(twins):
                   pd.EvalBodySpatialVelocityInWorld(cd, b_d).get_coeffs(), f"V_W{name}")
             i = int(b_m.index())
             close(Am[i].get_coeffs(), Ad[i].get_coeffs(), f"A_W{name}")
-        close(pm.MakeVelocityToQDotMap(cm), pd.MakeVelocityToQDotMap(cd).toarray(), "N(q)")
-        close(pm.MakeQDotToVelocityMap(cm), pd.MakeQDotToVelocityMap(cd).toarray(), "N+(q)")
+        Nm, Nd = pm.MakeVelocityToQDotMap(cm), pd.MakeVelocityToQDotMap(cd)
+        assert type(Nm).__name__ == type(Nd).__name__ == "csc_matrix"
+        close(Nm.toarray(), Nd.toarray(), "N(q)")
+        close(pm.MakeQDotToVelocityMap(cm).todense(), pd.MakeQDotToVelocityMap(cd).todense(), "N+(q)")
+        qdot = rng.standard_normal(pm.num_positions())
+        close(pm.MapQDotToVelocity(cm, qdot), pd.MapQDotToVelocity(cd, qdot), "MapQDotToVelocity")
         v = rng.standard_normal(pm.num_velocities())
         close(pm.MapVelocityToQDot(cm, v), pd.MapVelocityToQDot(cd, v), "MapVelocityToQDot")
 

@@ -53,7 +53,8 @@ def kinematics_layout(nq: int, nv: int, nb: int) -> dict:
 @njit(cache=True)
 def kinematics_views(buf, nq, nv, nb):
     """(q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw): views of a buffer laid out as kinematics_layout (arrays of
-    one row shape are adjacent: four reshapes, each about as costly as a body's math, view all eleven)."""
+    one row shape are adjacent: four reshapes, each about as costly as a body's math, view all eleven; the
+    stages run faster on these C-contiguous views than on as_strided's cheaper, any-layout ones)."""
     q, v, o = buf[0:nq], buf[nq:nq + nv], nq + nv
     R, o = buf[o:o + 18 * nb].reshape((2 * nb, 3, 3)), o + 18 * nb
     p, o = buf[o:o + 9 * nb].reshape((3 * nb, 3)), o + 9 * nb
@@ -66,25 +67,26 @@ def kinematics_views(buf, nq, nv, nb):
 @njit(cache=True)
 def kinematics_flat(order, ji, jf, bp, x, nq, nv, buf):
     """kinematics_into at q = x[:nq], v = x[nq:nq + nv] over one flat buffer laid out as kinematics_layout: one
-    array argument for all outputs keeps a call from Python cheap (each array argument costs its unboxing), and
-    the stages are called directly (a call passing 15 arrays costs about as much as a body's math)."""
+    array argument for all outputs keeps a call from Python cheap (each array argument costs its unboxing)."""
     q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
     for i in range(nq):
         q[i] = x[i]
     for i in range(nv):
         v[i] = x[nq + i]
-    position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
-    motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
-    velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
-    spatial_inertias_into(bp, R_WB, p_WB, Iw)
+    kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw)
 
 
 @njit(cache=True)
 def kinematics_mass_matrix_flat(order, ji, jf, bp, x, nq, nv, buf, refl, M, Cv):
     """kinematics_flat, then M(q) into M (nv × nv) and, when Cv has nv entries (else none), C(q, v)·v into Cv: a
-    state change followed by CalcMassMatrix (and CalcBiasTerm) in one call."""
-    kinematics_flat(order, ji, jf, bp, x, nq, nv, buf)
-    _q, _v, _R_WB, _p_WB, _R_WF, _p_WF, _p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
+    state change followed by CalcMassMatrix (and CalcBiasTerm) in one call. The buffer is viewed once (its views
+    cost as much as the velocity stage)."""
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
+    for i in range(nq):
+        q[i] = x[i]
+    for i in range(nv):
+        v[i] = x[nq + i]
+    kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw)
     mass_matrix_into(order, ji, refl, S, Iw, M)
     if Cv.shape[0] > 0:
         bias_term_into(order, ji, S, Iw, V, c, Cv)

@@ -9,8 +9,7 @@ import numpy as np
 from ..kernels import pipeline as pl
 
 
-_TOKENS = itertools.count()  # one number per kinematics computation (memos key on it, not on the object)
-_NO_CV = np.zeros(0)  # UpdateWithDynamics's Cv argument when the bias term is not wanted
+KINEMATICS_TOKENS = itertools.count()  # one number per kinematics computation (memos key on it, not on the object)
 
 
 class Kinematics:
@@ -19,11 +18,11 @@ class Kinematics:
     memoized on its token, never on its identity."""
 
     __slots__ = ("q", "v", "bp", "R_WB", "p_WB", "R_WF", "p_WF", "p_WM", "S", "V", "c", "Iw", "_buf", "ev", "token",
-                 "Cv", "has_Cv", "Cv_read")
+                 "Cv", "has_Cv", "Cv_read", "ev_version")
 
     def __init__(self, model, q: np.ndarray, v: np.ndarray, bp: np.ndarray, jf: np.ndarray | None = None):
         """`jf` overrides the model's joint frames (MJCF mocap welds posed per context, mjcf/mocap.py)."""
-        self.token = next(_TOKENS)
+        self.token = next(KINEMATICS_TOKENS)
         self.Cv, self.has_Cv, self.Cv_read = None, False, False
         self.q = np.array(q, dtype=float)
         self.v = np.array(v, dtype=float)
@@ -41,6 +40,7 @@ class Kinematics:
         for name, (offset, shape) in layout.items():
             setattr(kin, name, buf[offset:offset + int(np.prod(shape))].reshape(shape))
         kin.bp = kin.ev = None
+        kin.ev_version = -1  # the parameter version `ev` was read at (the plant's _EvalKinematicsWithMassMatrix)
         kin.Cv = np.zeros(fast.nv)
         kin.has_Cv = kin.Cv_read = False
         return kin
@@ -50,21 +50,9 @@ class Kinematics:
         of `ev` (the context's ElementValues, kept as `ev` for the dynamics that read it next) through the plant's
         compiled entry (`fast`, a FastModel); a Cached instance only. Its arrays are a context's cache, reused
         from call to call, so a state change allocates nothing."""
-        self.token = next(_TOKENS)
+        self.token = next(KINEMATICS_TOKENS)
         self.ev = ev
         self.bp = ev.bp
         self.has_Cv = False
         fast.kinematics(fast.order, fast.ji, fast.jf if jf is None else np.ascontiguousarray(jf, dtype=np.float64),
                         ev.bp, x, fast.nq, fast.nv, self._buf)
-
-    def UpdateWithDynamics(self, fast, x: np.ndarray, ev, M: np.ndarray) -> None:
-        """Update (at the model's joint frames), and M(q) with ev's reflected inertia into M (nv × nv, C-contiguous
-        float64) in the same compiled call; C(q, v)·v too, into `Cv` (`has_Cv`), when the bias term of the
-        previous state was read (CalcMassMatrix and CalcBiasTerm after each state change cost one call)."""
-        self.token = next(_TOKENS)
-        self.ev = ev
-        self.bp = ev.bp
-        want = self.Cv_read
-        self.has_Cv, self.Cv_read = want, False
-        fast.kinematics_mass_matrix(fast.order, fast.ji, fast.jf, ev.bp, x, fast.nq, fast.nv, self._buf, ev.fast.refl,
-                                    M, self.Cv if want else _NO_CV)

@@ -52,7 +52,7 @@ class _DynamicsMixin:
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
         """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included. After a state change
-        the kinematics and M are computed in one compiled call (_CalcKinematicsAndDynamics)."""
+        the kinematics and M are computed in one compiled call (_EvalKinematicsWithMassMatrix)."""
         try:
             ours = context._system_id == self._system_id and self._finalized
         except AttributeError:  # not a Context
@@ -61,8 +61,7 @@ class _DynamicsMixin:
             self._ThrowIfNotKinematicsContext(context)
         M = np.empty(self._fast.M_shape)
         if self._mjcf_mocap is None:
-            value, computed = self._kin_cache._eval_with(context, self._CalcKinematicsAndDynamics, M)
-            kin = value._value
+            kin, computed = self._EvalKinematicsWithMassMatrix(context, M)
         else:  # the joint frames depend on the mocap input
             kin, computed = self._kin_cache._eval(context)._value, False
         ev = kin.ev  # the context's element values (the kinematics depend on the same parameters)
@@ -101,8 +100,14 @@ class _DynamicsMixin:
 
     def CalcBiasTerm(self, context) -> np.ndarray:
         """C(q, v)·v: Coriolis, centripetal and gyroscopic terms."""
-        kin = self._eval_kinematics(context)
-        kin.Cv_read = True  # (the next CalcMassMatrix after a state change computes it along: UpdateWithDynamics)
+        try:  # (_eval_kinematics, inlined: this query is often one of a few per state change)
+            ours = context._system_id == self._system_id and self._finalized
+        except AttributeError:  # not a Context
+            ours = False
+        if not ours:
+            self._ThrowIfNotKinematicsContext(context)
+        kin = self._kin_cache._eval(context)._value
+        kin.Cv_read = True  # (the next CalcMassMatrix after a state change computes it along: _EvalKinematicsWithMassMatrix)
         if kin.has_Cv:
             Cv = kin.Cv.copy()
         else:

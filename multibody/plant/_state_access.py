@@ -150,18 +150,21 @@ class _StateAccessMixin:
 
     def SetPositions(self, context, *args, **kwargs) -> None:
         """Set q of the whole plant (q) or of one model instance (model_instance, q)."""
-        if len(args) == 1 and not kwargs and self._finalized:  # (q): the common call, without overload binding
-            if getattr(context, "_system_id", None) != self._system_id or context._root is None:
-                self.ValidateContext(context)  # raises, naming the context's system
-            f = self._fast
-            q = args[0]
-            if not (type(q) is np.ndarray and q.dtype is _F64 and q.shape == f.q_shape and q.strides == _STRIDE_1D):
-                q = np.ascontiguousarray(_vec(q, f.nq, "SetPositions q"))
-            f.copy_head(q, self._qv_vector(context)._data)  # x[:nq] = q
-            root = context._root  # the state changed: one version bump invalidates what depends on it (Context._bump)
-            root._versions[self._qv_kind] += 1
-            root._vsum += 1
-            return
+        if len(args) == 1 and not kwargs:  # (q): the common call, without overload binding
+            try:
+                root = context._root if context._system_id == self._system_id and self._finalized else None
+            except AttributeError:  # not a Context (ValidateContext below says so)
+                root = None
+            if root is not None:
+                f = self._fast
+                q = args[0]
+                if not (type(q) is np.ndarray and q.dtype is _F64 and q.strides == _STRIDE_1D and q.size == f.nq):
+                    q = np.ascontiguousarray(_vec(q, f.nq, "SetPositions q"))
+                x = (context._discrete._groups[0] if self._time_step > 0 else context._continuous._vector)._data
+                f.copy_head(q, x)  # x[:nq] = q, x the state vector holding [q; v] (_qv_vector, inlined)
+                root._versions[self._qv_kind] += 1  # one version bump invalidates what depends on it (Context._bump)
+                root._vsum += 1
+                return
         self.ValidateContext(context)
         state, mi, value = self._state_args("SetPositions", "q", args, kwargs)
         idx = slice(0, self._model.nq) if mi is None else self._instance_q_indices(mi)

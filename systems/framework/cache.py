@@ -44,21 +44,43 @@ class ValueProducer(PortableAttributes):
         """A calc that leaves the value as allocated (for scratch storage updated by hand)."""
 
 
+def stamp_pair(kinds: tuple) -> tuple | None:
+    """(a, b) such that versions[a] + versions[b] stamps an item of one or two prerequisite kinds (one kind counts
+    twice: the sum still moves whenever its version does), None for more kinds (their stamp sums `kinds`)."""
+    if len(kinds) == 1:
+        return kinds[0], kinds[0]
+    return tuple(kinds) if len(kinds) == 2 else None
+
+
 class CachedSlot:
-    """Shared evaluation logic: recompute into the context's slot when the version stamp moved."""
+    """Shared evaluation logic: recompute into the context's slot when the version stamp moved. The stamp is the
+    sum of the versions of the prerequisite kinds (`_kinds`; the root's `_vsum` when `_all`; `_pair` for one or
+    two kinds, see stamp_pair); versions only grow, so a stamp moves exactly when a prerequisite changed."""
 
     __slots__ = ()
+
+    def _stamp(self, root) -> int:
+        if self._all:
+            return root._vsum
+        versions = root._versions
+        if self._pair is not None:
+            return versions[self._pair[0]] + versions[self._pair[1]]
+        return sum(versions[k] for k in self._kinds)
 
     def _eval(self, context):
         slot = context._cache[self._slot]
         root = context._root
-        if self._all:
+        if self._all:  # (_stamp, inlined: the hot path of every cached value)
             stamp = root._vsum
         else:
-            versions = root._versions
-            stamp = 0
-            for k in self._kinds:
-                stamp += versions[k]
+            versions, pair = root._versions, self._pair
+            if pair is not None:
+                a, b = pair
+                stamp = versions[a] + versions[b]
+            else:
+                stamp = 0
+                for k in self._kinds:
+                    stamp += versions[k]
         value = slot[1]
         if value is None:
             value = slot[1] = self._alloc()
@@ -70,36 +92,12 @@ class CachedSlot:
         slot[0] = stamp
         return value
 
-    def _eval_with(self, context, calc, arg):
-        """(value, recomputed): `_eval`, except that a value out of date is recomputed by calc(context, value, arg)
-        instead of the entry's own calc, for a caller that computes it together with a result of its own in one
-        call (calc must leave the value as the entry's calc would)."""
-        slot = context._cache[self._slot]
-        root = context._root
-        if self._all:
-            stamp = root._vsum
-        else:
-            versions = root._versions
-            stamp = 0
-            for k in self._kinds:
-                stamp += versions[k]
-        value = slot[1]
-        if value is None:
-            value = slot[1] = self._alloc()
-        elif slot[0] == stamp and root._caching and not slot[2]:
-            return value, False
-        elif root._frozen:
-            raise RuntimeError(f"{self._describe()} is out of date but the cache is frozen")
-        calc(context, value, arg)
-        slot[0] = stamp
-        return value, True
-
 
 class CacheEntry(PortableSlots, CachedSlot):
     """A cached computation declared with `LeafSystem.DeclareCacheEntry`."""
 
-    __slots__ = ("_system", "_description", "_producer", "_slot", "_index", "_prerequisites", "_kinds", "_all",
-                 "_alloc", "_calc", "_ticket", "_disabled_by_default", "_default_prerequisites")
+    __slots__ = ("_system", "_description", "_producer", "_slot", "_index", "_prerequisites", "_kinds", "_pair",
+                 "_all", "_alloc", "_calc", "_ticket", "_disabled_by_default", "_default_prerequisites")
 
     def __init__(self, system, index: int, slot: int, description: str, producer: ValueProducer,
                  prerequisites: set, default_prerequisites: bool = False) -> None:
@@ -112,6 +110,7 @@ class CacheEntry(PortableSlots, CachedSlot):
         self._slot = slot
         self._prerequisites = set(prerequisites)
         self._kinds: tuple = ()
+        self._pair: tuple | None = None
         self._all = True
         self._alloc = producer.Allocate
         # the producer's own calc when ValueProducer.Calc would only forward to it (one call fewer per recompute)
@@ -147,8 +146,7 @@ class CacheEntry(PortableSlots, CachedSlot):
     def is_out_of_date(self, context) -> bool:
         slot = context._cache[self._slot]
         root = context._root
-        stamp = root._vsum if self._all else sum(root._versions[k] for k in self._kinds)
-        return slot[1] is None or slot[0] != stamp
+        return slot[1] is None or slot[0] != self._stamp(root)
 
     # ----- caching controls ----------------------------------------------------------------------
     def is_cache_entry_disabled(self, context) -> bool:

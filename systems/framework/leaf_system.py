@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .basic_vector import BasicVector, VectorBase
-from .cache import CacheEntry, ValueProducer
+from .cache import CacheEntry, ValueProducer, stamp_pair
 from .context import LeafContext
 from .dependency import ALL_KINDS, resolve_kinds
 from .events import (DiscreteUpdateEvent, Event, PeriodicEventData, PublishEvent, TriggerType,
@@ -298,6 +298,7 @@ class LeafSystem(System):
             kinds, _all_inputs, _inputs = resolve_kinds(item._prerequisites, self._cache_entries)
             item._all = kinds == ALL_KINDS
             item._kinds = tuple(sorted(kinds))
+            item._pair = stamp_pair(item._kinds)
         self._prereqs_resolved = True
 
     def _feedthrough(self, input_index: int, output_index: int) -> bool:

@@ -239,7 +239,7 @@ class OutputPort(_PortBase):
 class LeafOutputPort(CachedSlot, OutputPort):
     """An output computed by a calc callback into a value cached in the leaf context."""
 
-    __slots__ = ("_alloc", "_calc", "_slot", "_kinds", "_all", "_prerequisites", "_is_state_port",
+    __slots__ = ("_alloc", "_calc", "_slot", "_kinds", "_pair", "_all", "_prerequisites", "_is_state_port",
                  "_disabled_by_default")
 
     def __init__(self, system, index, name: str, data_type: PortDataType, size: int,
@@ -249,6 +249,7 @@ class LeafOutputPort(CachedSlot, OutputPort):
         self._alloc, self._calc, self._slot = alloc, calc, slot
         self._prerequisites = prerequisites
         self._kinds: tuple = ()
+        self._pair: tuple | None = None
         self._all = True
         self._is_state_port = False
         self._disabled_by_default = False

@@ -11,10 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-import networkx as nx
 import numpy as np
 
+from mallard.common.lazy_import import LazyModule
+
 from .errors import Diagnostic
+
+nx = LazyModule("networkx")  # imported when first used (the frame graph of an SDFormat model)
 
 __all__ = ["FrameGraph", "MergedScope", "join_scope", "WORLD_FRAME", "MODEL_FRAME"]
 

@@ -1,10 +1,13 @@
 """Topology checks and compilation of the tree into a CompiledModel at Finalize()."""
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 
+from mallard.common.lazy_import import LazyModule
+
 from ..kernels.compiled_model import CompiledModel
+
+nx = LazyModule("networkx")  # imported when first used (only to name the bodies of a loop)
 
 
 def check_topology(bodies, joints) -> None:

@@ -1,7 +1,7 @@
 """DiagramBuilder: add systems, connect and export ports, and Build() a validated Diagram."""
 from __future__ import annotations
 
-import networkx as nx
+from mallard.common.lazy_import import LazyModule
 
 from .diagram import Diagram, SubsystemLookup
 from .overloads import one_argument
@@ -11,10 +11,55 @@ from .system import System
 
 __all__ = ["DiagramBuilder"]
 
+nx = LazyModule("networkx")  # port_graph's graph (Diagram's feedthrough queries); Build does not need it
+
 
 def _port_text(port) -> str:
     kind = "InputPort" if isinstance(port, InputPort) else "OutputPort"
     return f"{port._system.GetSystemPathname()}/{port._name} ({kind}[{int(port._index)}])"
+
+
+def port_edges(systems, connections) -> dict:
+    """The port graph as adjacency lists {node: [(node, (port, port)), ...]} in port_graph's edge order: Build's
+    algebraic-loop check walks it without networkx (whose import is a quarter of `import mallard.all`'s)."""
+    edges: dict = {}
+    for dest, src in connections.items():
+        edges.setdefault(("y", id(src._system), int(src._index)), []).append(
+            (("u", id(dest._system), int(dest._index)), (src, dest)))
+    for system in systems:
+        for i, u in enumerate(system._input_ports):
+            for j, y in enumerate(system._output_ports):
+                if system._feedthrough(i, j):
+                    edges.setdefault(("u", id(system), i), []).append((("y", id(system), j), (u, y)))
+    return edges
+
+
+def find_cycle(edges: dict) -> list:
+    """The edges (tail, head, ports) of a directed cycle of `edges` (port_edges), [] when there is none: depth-first
+    from each node in order, the first edge that reaches a node on the current path closes the cycle."""
+    done: set = set()
+    for start in list(edges):
+        if start in done:
+            continue
+        path, on_path = [], {start: 0}
+        stack = [(start, iter(edges.get(start, ())))]
+        while stack:
+            node, successors = stack[-1]
+            for head, ports in successors:
+                if head in on_path:
+                    return path[on_path[head]:] + [(node, head, ports)]
+                if head not in done:
+                    path.append((node, head, ports))
+                    on_path[head] = len(path)
+                    stack.append((head, iter(edges.get(head, ()))))
+                    break
+            else:
+                stack.pop()
+                done.add(node)
+                del on_path[node]
+                if path:
+                    path.pop()
+    return []
 
 
 def port_graph(systems, connections) -> nx.DiGraph:
@@ -202,14 +247,11 @@ class DiagramBuilder(SubsystemLookup):
                 raise RuntimeError(f"DiagramBuilder.Build: two subsystems are named '{name}' "
                                    f"({type(seen[name]).__name__} and {type(system).__name__}); names must be unique")
             seen[name] = system
-        graph = port_graph(self._diagram_systems, self._diagram_connections)
-        try:
-            cycle = nx.find_cycle(graph)
-        except nx.NetworkXNoCycle:
+        cycle = find_cycle(port_edges(self._diagram_systems, self._diagram_connections))
+        if not cycle:
             return
         lines = []
-        for a, b in cycle:
-            first, second = graph.edges[a, b]["ports"]
+        for a, _, (first, second) in cycle:
             if a[0] == "u":
                 lines.append(f"  {_port_text(first)} is direct-feedthrough to {_port_text(second)}")
             else:

@@ -15,12 +15,13 @@ FUNCTION_ONLY = ("cv2", "matplotlib.animation", "matplotlib.pyplot", "pydot", "s
 
 def test_import_all_leaves_function_only_modules_unloaded_until_used():
     """In a fresh process: after `import mallard.all` no module named as Drake's test lists is in sys.modules (numba's
-    own import-time `import scipy` included); an LQR design (scipy.linalg) then loads scipy.linalg and gives
-    pydrake's gain."""
+    own import-time `import scipy` included), nor networkx after building a diagram; an LQR design (scipy.linalg)
+    then loads scipy.linalg and gives pydrake's gain."""
     code = ("import sys, numpy as np\n"
             "import mallard.all as m\n"
             f"bad = lambda: sorted(n for n in sys.modules if n.startswith({FUNCTION_ONLY!r}))\n"
-            "before = bad()\n"
+            "b = m.DiagramBuilder(); b.AddSystem(m.ConstantVectorSource([1.0])); b.Build()\n"
+            "before = bad() + sorted(n for n in sys.modules if n.startswith('networkx'))\n"
             "K, S = m.LinearQuadraticRegulator(np.array([[0., 1.], [0., 0.]]), np.array([[0.], [1.]]),"
             " np.eye(2), np.eye(1))\n"
             "print(before, 'scipy.linalg' in sys.modules, K.round(6).tolist())\n")

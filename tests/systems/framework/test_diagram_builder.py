@@ -130,3 +130,29 @@ def test_unnamed_systems_get_unique_names_and_diagram_subclass():
     ctx = d.CreateDefaultContext()
     d.GetInputPort("u").FixValue(ctx, [4.0])
     np.testing.assert_allclose(d.GetOutputPort("y").Eval(ctx), [8.0])
+
+
+def test_find_cycle_agrees_with_networkx_on_random_graphs():
+    """Build's loop check (find_cycle over port_edges' adjacency lists) finds a cycle exactly when networkx does,
+    and what it returns is a closed chain of the graph's edges."""
+    import networkx as nx
+    from mallard.systems.framework.diagram_builder import find_cycle
+    rng = np.random.default_rng(7)
+    found = 0
+    for _ in range(300):
+        n = int(rng.integers(1, 9))
+        edges: dict = {}
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(n))
+        for _ in range(int(rng.integers(0, 2 * n))):
+            a, b = (int(x) for x in rng.integers(0, n, 2))
+            if a != b and not graph.has_edge(a, b):
+                graph.add_edge(a, b)
+                edges.setdefault(a, []).append((b, (a, b)))
+        cycle = find_cycle(edges)
+        assert bool(cycle) == (not nx.is_directed_acyclic_graph(graph))
+        if cycle:
+            found += 1
+            assert all(graph.has_edge(a, b) and ports == (a, b) for a, b, ports in cycle)
+            assert all(cycle[k][1] == cycle[(k + 1) % len(cycle)][0] for k in range(len(cycle)))
+    assert found > 50

@@ -20,6 +20,10 @@ if "numba" not in sys.modules and "scipy" not in sys.modules:
     finally:
         del sys.modules["scipy"]
 
+from mallard.common.numba_loading import install as _install_numba_loading  # noqa: E402
+
+_install_numba_loading()  # before any kernel is declared: faster declarations and cache loads (see the module)
+
 # pydrake module paths whose code lives elsewhere in mallard and whose own name cannot be a folder of this
 # repository: a `math/` folder at the repository root would shadow the standard library's `math` for any
 # script started from the root. `import mallard.math` loads the module below under that name.

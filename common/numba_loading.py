@@ -18,7 +18,12 @@ code. Only two things the refresh sets up are: the runtime's (NRT) symbols and t
 loaded code may reference; they are set up before each load instead. A compilation still refreshes the contexts
 itself (numba's compiler does so before typing), so the registries load when something is first compiled.
 
-Both changes are applied only to the numba versions whose loader has the expected shape (checked on the names the
+Declaring a cached function (`@njit(cache=True)`) checks that its cache folder is writable by creating and
+deleting a temporary file there; `import mallard.all` declares ~500 kernels in a few dozen folders, and the ~500
+probes were a tenth of the import. A folder that passed the probe once in this process is not probed again (a
+folder that fails is probed each time, as before; a folder made read-only later fails when numba writes to it).
+
+The changes are applied only to the numba versions whose loader has the expected shape (checked on the names the
 methods they replace use); elsewhere numba loads as usual.
 """
 from __future__ import annotations
@@ -129,6 +134,23 @@ def _ready_to_load(target_context) -> None:
     from numba.cpython import hashing  # noqa: F401  (its import registers the `_numba_hashsecret_*` symbols)
 
 
+def _install_probe_once() -> None:
+    """Probe each cache folder for writability once per process (see the module docstring)."""
+    locator = caching._CacheLocator
+    if not {"get_cache_path", "makedirs", "TemporaryFile"} <= _names(locator.ensure_cache_path):
+        return
+    original = locator.ensure_cache_path
+    writable: set = set()
+
+    def ensure_cache_path(self):
+        path = self.get_cache_path()
+        if path not in writable:
+            original(self)
+            writable.add(path)
+
+    locator.ensure_cache_path = ensure_cache_path
+
+
 def _install_lazy_refresh() -> None:
     """Make a cache load skip the context refresh (see the module docstring); compilations refresh as before."""
     if not _expected_refresh_shape(caching, cpu, compiler):
@@ -155,6 +177,7 @@ def install() -> bool:
     if _state["installed"]:
         return True
     _install_lazy_refresh()
+    _install_probe_once()
     if not _expected_shape(codegen, cpu):
         return False
     ll = codegen.ll

@@ -43,7 +43,12 @@ PROBE = textwrap.dedent('''
     from mallard.common import numba_loading
     from numba import njit
     from numba.core.registry import cpu_target
+    import tempfile
+    probes = []
+    _temporary_file = tempfile.TemporaryFile
+    tempfile.TemporaryFile = lambda *a, **k: probes.append(k.get("dir")) or _temporary_file(*a, **k)
     import kernels
+    tempfile.TemporaryFile = _temporary_file
     x = np.arange(5.0)
     out = {"installed": numba_loading.installed(), "value": kernels.outer(x, 3)}
     out["pending_after_load"] = numba_loading.pending_libraries()
@@ -56,6 +61,7 @@ PROBE = textwrap.dedent('''
     out["pending_after_lookup"] = numba_loading.pending_libraries()
     out["library"] = kernels.library(x[::-1].copy(), "bb")
     out["lazy_refresh"] = numba_loading.lazy_refresh()
+    out["probes"] = len(probes)  # writability probes of the cache folder while declaring the module's 3 kernels
     out["modules_after_load"] = sorted(n for n in ("numba.np.arraymath", "numba.np.linalg", "scipy")
                                        if n in sys.modules)
 
@@ -91,7 +97,7 @@ def kernel_folder(tmp_path):
 def test_cached_functions_load_without_numba_registries_and_compute_and_compile_as_before(kernel_folder):
     """The second process loads a cached function compiled with numba's own implementations (numpy's sort and
     cumsum, a string-keyed dict) without importing numba's registries or scipy, computes the same, and compiles new
-    code using them afterwards."""
+    code using them afterwards; declaring the module's kernels probes their cache folder once."""
     folder, env = kernel_folder
     first = _run(folder, env)
     second = _run(folder, env)
@@ -100,6 +106,7 @@ def test_cached_functions_load_without_numba_registries_and_compute_and_compile_
     assert first["modules_after_load"] == ["numba.np.arraymath", "numba.np.linalg", "scipy"]  # compiled here
     assert second["modules_after_load"] == []
     assert first["new_code"] == second["new_code"] == 30 ** 0.5
+    assert first["probes"] == second["probes"] == 1  # numba alone: one per kernel
 
 
 def test_cached_functions_load_without_parsing_bitcode_and_compute_and_link_as_before(kernel_folder):

@@ -23,13 +23,11 @@ _MAX_ACTIVE_SET_PASSES = 8
 
 
 class PdControllers:
-    """The plant's PD-controlled actuators and effort limits, fixed at Finalize."""
+    """The plant's PD-controlled actuators (fixed at Finalize) and effort limits (SetEffortLimits)."""
 
     def __init__(self, plant) -> None:
         acts = plant._actuators
-        self.limits = np.array([float(a.effort_limit()) for a in acts], dtype=float)  # by input index
-        self.limited = np.flatnonzero(np.isfinite(self.limits))
-        self.lower, self.upper, self.scratch = -self.limits, self.limits.copy(), np.zeros(len(acts))
+        self.scratch = np.zeros(len(acts))
         rows = [k for k, a in enumerate(acts) if a.has_controller()]
         self.u_index = np.array(rows, dtype=np.int64)
         self.joints = [acts[k].joint() for k in rows]
@@ -37,7 +35,6 @@ class PdControllers:
         self.q_index = np.array([j.position_start() for j in self.joints], dtype=np.int64)
         self.Kp = np.array([acts[k].get_controller_gains().p for k in rows], dtype=float)
         self.Kd = np.array([acts[k].get_controller_gains().d for k in rows], dtype=float)
-        self.e = self.limits[self.u_index] if rows else np.zeros(0)
         # per model instance with controllers: (desired-state port, rows of this table, place in the instance's u)
         self.instances = []
         for i, port in enumerate(plant._instance_desired_state_ports):
@@ -47,11 +44,24 @@ class PdControllers:
                 self.instances.append((i, port, np.array(mine, np.int64),
                                        np.array([u_idx.index(rows[r]) for r in mine], np.int64), len(u_idx)))
         # the rules apply to Drake's actuators (MJCF models actuate through their own ctrl and force ranges)
-        self.active = bool(rows or self.limited.size) and not plant._mjcf_maps
+        self._mjcf = bool(plant._mjcf_maps)
+        self.version = 0
+        self.SetEffortLimits([a.effort_limit() for a in acts])
         for j in self.joints:
             if j.num_velocities() != 1:
                 raise ValueError(f"PD-controlled actuator on joint '{j.name()}': Drake supports PD control of "
                                  "single-dof joints only")
+
+    def SetEffortLimits(self, limits) -> None:
+        """The clamps from the actuators' effort limits (by input index). Drake reads the limits whenever it
+        evaluates actuation, so a limit set after Finalize applies from the next evaluation; `version` counts the
+        changes for the plans cached from `active`."""
+        self.limits = np.array(limits, dtype=float)
+        self.limited = np.flatnonzero(np.isfinite(self.limits))
+        self.lower, self.upper = -self.limits, self.limits.copy()
+        self.e = self.limits[self.u_index] if self.u_index.size else np.zeros(0)
+        self.active = bool(self.u_index.size or self.limited.size) and not self._mjcf
+        self.version += 1
 
     def __bool__(self) -> bool:
         return bool(self.u_index.size)

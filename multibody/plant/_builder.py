@@ -371,10 +371,15 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         self._remove_indexed(actuator, self._actuators)
 
     def RemoveAllJointActuatorEffortLimits(self) -> None:
-        """Set every actuator's effort limit to +∞ (before Finalize)."""
-        self._ThrowIfFinalized("RemoveAllJointActuatorEffortLimits")
+        """Set every actuator's effort limit to +∞ (before or after Finalize, as Drake)."""
         for a in self._actuators:
             a.set_effort_limit(np.inf)
+
+    def _EffortLimitsChanged(self) -> None:
+        """A JointActuator's effort limit changed: after Finalize the actuation clamps follow it (Drake reads the
+        limits live)."""
+        if self._finalized:
+            self._pd.SetEffortLimits([a.effort_limit() for a in self._actuators])
 
     def num_actuators(self, model_instance=None) -> int:
         if model_instance is None:

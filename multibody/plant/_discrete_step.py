@@ -200,7 +200,7 @@ class _DiscreteStepMixin:
         if (call is None or call.wiring != root._wiring_version or call.parameters != versions[K_P]
                 or call.inputs != versions[K_U] or call.pipeline is not self._pipeline
                 or call.options is not self.get_constraint_solver_options()
-                or call.gravity is not self.gravity_field()._g):
+                or call.gravity is not self.gravity_field()._g or call.limits != self._pd.version):
             call = holder.lean = self._LeanCall(context, holder)
         if call.model is None:
             return -1
@@ -252,7 +252,7 @@ class _DiscreteStepMixin:
         does not apply), with the versions and objects they were read from."""
         root = context._root
         call = _LeanCall(root._wiring_version, root._versions[K_P], root._versions[K_U], self._pipeline,
-                         self.get_constraint_solver_options(), self.gravity_field()._g)
+                         self.get_constraint_solver_options(), self.gravity_field()._g, self._pd.version)
         plan = self._LeanPlan(context)
         if plan is None:
             return call
@@ -299,7 +299,7 @@ class _DiscreteStepMixin:
         the port if it has a fixed value else -1) per MJCF ctrl port): inputs with a fixed value (FixValue here or
         on an exported diagram port) no update can change while the Simulator runs. Cached with the context's
         input wiring."""
-        version = context._root._wiring_version
+        version = (context._root._wiring_version, self._pd.version)  # effort limits may change after Finalize
         cached = getattr(context, "_mbp_lean_plan", None)
         if cached is not None and cached[0] == version:
             return cached[1]
@@ -344,13 +344,13 @@ def IntegrateDiscretePositions(plant, q, v_next, h, qdot):
 class _LeanCall:
     """What the lean loop's compiled call reads for one context besides its state (MultibodyPlant._LeanSteps), and
     what it was read from: the context's wiring, parameter and input versions, the plant's compiled pieces, solver
-    options and gravity vector. Kept in the context's "compiled step data" cache value (so a cloned context builds its
+    options, gravity vector and effort limits' version. Kept in the context's "compiled step data" cache value (so a cloned context builds its
     own); `model` None: the fast path does not apply."""
 
-    __slots__ = ("wiring", "parameters", "inputs", "pipeline", "options", "gravity", "model", "d", "bp", "u", "ctrl",
-                 "a1", "a00", "x0", "x_scratch", "buffer0", "poses", "collide", "g_W", "geom_ids")
+    __slots__ = ("wiring", "parameters", "inputs", "pipeline", "options", "gravity", "limits", "model", "d", "bp", "u",
+                 "ctrl", "a1", "a00", "x0", "x_scratch", "buffer0", "poses", "collide", "g_W", "geom_ids")
 
-    def __init__(self, wiring: int, parameters: int, inputs: int, pipeline, options, gravity):
+    def __init__(self, wiring: int, parameters: int, inputs: int, pipeline, options, gravity, limits: int):
         self.wiring, self.parameters, self.inputs = wiring, parameters, inputs
-        self.pipeline, self.options, self.gravity = pipeline, options, gravity
+        self.pipeline, self.options, self.gravity, self.limits = pipeline, options, gravity, limits
         self.model = None

@@ -52,6 +52,8 @@ class JointActuator(MultibodyElement):
         if not float(effort_limit) > 0:
             raise ValueError(f"actuator '{self._name}': effort_limit must be strictly positive, got {effort_limit}")
         self._effort_limit = float(effort_limit)
+        if self._plant is not None:
+            self._plant._EffortLimitsChanged()
 
     def input_start(self) -> int:
         """Start of this actuator's entries in u: its place among the plant's actuators (one input each)."""

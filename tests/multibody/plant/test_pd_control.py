@@ -115,9 +115,13 @@ def test_nan_desired_state_is_an_error(models_dir):
 
 @pytest.mark.parametrize("time_step", [0.0, 1e-3])
 def test_effort_limits_clamp_plain_actuation_as_drake(time_step):
-    """An actuator's effort limit clamps the actuation input (whole-plant and per-instance ports add up first)."""
+    """An actuator's effort limit clamps the actuation input (whole-plant and per-instance ports add up first); a
+    limit changed after Finalize (set_effort_limit, RemoveAllJointActuatorEffortLimits) applies from then on, as
+    Drake reads the limits (before, mallard kept the Finalize-time limits silently). Drake's discrete plant caches
+    the clamped actuation on the input ports only, so the input is fixed again after each change (a connected
+    controller's input changes every step anyway)."""
     pydrake, mallard = _libs()
-    got = []
+    got, later = [], []
     for lib in (pydrake, mallard):
         tree = lib.multibody.tree
         plant = lib.multibody.plant.MultibodyPlant(time_step)
@@ -128,8 +132,22 @@ def test_effort_limits_clamp_plain_actuation_as_drake(time_step):
         context = plant.CreateDefaultContext()
         plant.get_actuation_input_port().FixValue(context, [3.0])
         plant.get_actuation_input_port(plant.GetModelInstanceByName("DefaultModelInstance")).FixValue(context, [2.0])
-        lib.systems.analysis.Simulator(plant, context).AdvanceTo(0.01)
+        simulator = lib.systems.analysis.Simulator(plant, context)
+        simulator.AdvanceTo(0.01)
         got.append(np.concatenate([plant.GetPositionsAndVelocities(context),
                                    plant.get_net_actuation_output_port().Eval(context)]))
+        actuator, stages = plant.get_joint_actuator(lib.multibody.tree.JointActuatorIndex(0)), []
+        for t, change in ((0.02, lambda: actuator.set_effort_limit(2.0)),
+                          (0.03, plant.RemoveAllJointActuatorEffortLimits),
+                          (0.04, lambda: actuator.set_effort_limit(0.5))):
+            change()
+            plant.get_actuation_input_port().FixValue(context, [3.0])
+            simulator.AdvanceTo(t)
+            stages.append(np.concatenate([plant.GetPositionsAndVelocities(context),
+                                          plant.get_net_actuation_output_port().Eval(context),
+                                          plant.GetEffortUpperLimits()]))
+        later.append(np.array(stages))
     np.testing.assert_allclose(got[1], got[0], rtol=1e-9, atol=1e-12)
     assert got[0][2] == 1.0
+    np.testing.assert_allclose(later[1], later[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(later[0][:, 2], [2.0, 5.0, 0.5])

@@ -51,7 +51,7 @@ class Entries:
         self.kinematics = compiled_entry(kinematics_flat, i1, i2, f2, f2, f1, 1, 1, f1)
         self.kinematics_mass_matrix = compiled_entry(kinematics_mass_matrix_flat, i1, i2, f2, f2, f1, 1, 1, f1, f1, f2,
                                                      f1)
-        self.copy_head = compiled_entry(copy_head_into, f1, f1)
+        self.copy_head = compiled_entry(copy_head_into, np.zeros(4)[::2], f1, 1)  # (src: any stride)
 
 
 _entries: list = []

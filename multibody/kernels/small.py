@@ -43,8 +43,12 @@ def cross_add(a, b, c):
 
 
 @njit(cache=True)
-def copy_head_into(src, dst):
-    """dst[:n] = src for an n-vector src: a state write from Python (at 7 entries a compiled entry costs half of
-    numpy's slice assignment)."""
-    for i in range(src.shape[0]):
+def copy_head_into(src, dst, n):
+    """dst[:n] = src when the vector src has n entries (True), else False with dst untouched: a state write from
+    Python (at 7 entries a compiled entry costs half of numpy's slice assignment; the entry takes any stride and
+    checks the length itself, so its caller checks only the type and dtype)."""
+    if src.shape[0] != n:
+        return False
+    for i in range(n):
         dst[i] = src[i]
+    return True

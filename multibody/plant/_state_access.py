@@ -13,7 +13,7 @@ from ..math.functions import rpy_from_rotation_matrix
 
 
 _F64 = np.dtype(np.float64)
-_STRIDE_1D = (8,)
+_ndarray = np.ndarray
 
 
 def _vec(x, n: int, what: str) -> np.ndarray:
@@ -158,10 +158,11 @@ class _StateAccessMixin:
             if root is not None:
                 f = self._fast
                 q = args[0]
-                if not (type(q) is np.ndarray and q.dtype is _F64 and q.strides == _STRIDE_1D and q.size == f.nq):
-                    q = np.ascontiguousarray(_vec(q, f.nq, "SetPositions q"))
+                # x[:nq] = q, x the state vector holding [q; v] (_qv_vector, inlined); the compiled copy takes any
+                # float64 vector and refuses another length
                 x = (context._discrete._groups[0] if self._time_step > 0 else context._continuous._vector)._data
-                f.copy_head(q, x)  # x[:nq] = q, x the state vector holding [q; v] (_qv_vector, inlined)
+                if not (type(q) is _ndarray and q.dtype is _F64 and q.ndim == 1 and f.copy_head(q, x, f.nq)):
+                    f.copy_head(np.ascontiguousarray(_vec(q, f.nq, "SetPositions q")), x, f.nq)
                 root._versions[self._qv_kind] += 1  # one version bump invalidates what depends on it (Context._bump)
                 root._vsum += 1
                 return

@@ -140,20 +140,23 @@ def test_state_written_through_the_context_invalidates_m_and_c(iiwa_pair):
 
 
 def test_set_positions_accepts_any_vector_and_rejects_a_wrong_size(iiwa_pair):
-    """SetPositions takes lists, integer arrays, strided views and read-only arrays (copied as float64), and a
-    wrong size raises naming the argument; the state after it is what GetPositions returns."""
+    """SetPositions takes lists, integer arrays, strided and reversed views and read-only arrays (copied as float64),
+    and a wrong size (contiguous or strided) raises naming the argument; the state after it is what GetPositions
+    returns."""
     plants, _ = iiwa_pair
     plant = plants[1e-3]
     context = plant.CreateDefaultContext()
     wide = np.arange(14, dtype=float) / 10
     readonly = np.linspace(-1, 1, 7)
     readonly.flags.writeable = False
-    for q in ([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7], np.arange(7), wide[::2], readonly):
+    for q in ([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7], np.arange(7), wide[::2], wide[:7][::-1], readonly):
         plant.SetPositions(context, q)
         np.testing.assert_array_equal(plant.GetPositions(context), np.asarray(q, dtype=float))
     np.testing.assert_array_equal(plant.GetVelocities(context), np.zeros(7))
-    with pytest.raises(ValueError, match="SetPositions q"):
-        plant.SetPositions(context, np.zeros(6))
+    for q in (np.zeros(6), wide[::3]):
+        with pytest.raises(ValueError, match="SetPositions q"):
+            plant.SetPositions(context, q)
+    np.testing.assert_array_equal(plant.GetPositions(context), readonly)  # (a refused q leaves the state alone)
 
 
 def test_locked_joint_is_refused_after_a_state_change(iiwa_pair):

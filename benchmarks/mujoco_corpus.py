@@ -4,12 +4,13 @@ model's timestep, wired to a SceneGraph) and compared: structure (nq, nv, nu, to
 M at the initial state, 1e-9 relative), qpos after 1/10/100/500 steps from keyframe 0 (else qpos0) with the
 keyframe's ctrl (Simulator.AdvanceTo vs mj_step), MuJoCo against itself started 1e-12 away in qpos (a model whose
 own spread passes the tolerances is chaotic: it is judged against that spread, and the table says so),
-contact counts and speed (mallard steps/s ÷ MuJoCo steps/s;
-timings on a shared machine are noisy).
+contact counts and speed (mallard steps/s ÷ MuJoCo steps/s, both timed in thread CPU time in one process, so
+other processes on a shared machine disturb them less; still noisy).
 
 Get the data first: `python benchmarks/corpus/fetch.py` (see its docstring). Then
     python benchmarks/mujoco_corpus.py [-j 2] [--only NAME] [--corpus menagerie|mujoco|all] [--timeout S]
-prints the table and totals and writes benchmarks/corpus/results/{corpus}.md and .json (gitignored).
+prints the table and totals and writes benchmarks/corpus/results/{corpus}.md and .json (gitignored), and each row
+as it completes to {corpus}.jsonl (a run stopped early keeps the rows done).
 Each model runs in its own subprocess with a timeout, so a crash or a hang costs one row.
 """
 from __future__ import annotations
@@ -84,11 +85,11 @@ def _mujoco_run(mujoco, mm, steps: int, perturb: float = 0.0):
     qpos, t_start = {}, None
     for k in range(1, steps + 1):
         if k == 2:
-            t_start = time.perf_counter()
+            t_start = time.thread_time()
         mujoco.mj_step(mm, md)
         if k in CHECKPOINTS:
             qpos[k] = md.qpos.copy()
-    elapsed = time.perf_counter() - t_start if t_start is not None else float("nan")
+    elapsed = time.thread_time() - t_start if t_start is not None else float("nan")
     mujoco.mj_forward(mm, md)
     return dict(qpos=qpos, ncon0=ncon0, ncon_end=int(md.ncon), ctrl=ctrl, M=M, sps=(steps - 1) / elapsed)
 
@@ -165,7 +166,7 @@ def RunOne(path: str, steps: int = 500) -> dict:
         diffs, t_start = {}, None
         for n in range(1, steps + 1):
             if n == 2:
-                t_start = time.perf_counter()
+                t_start = time.thread_time()
             sim.AdvanceTo(n * h)
             if n == 1:  # the sampled contact results of step 1: the contacts at the initial state
                 row["ml"]["ncon0"] = (int(cr.Eval(ctx).num_point_pair_contacts())
@@ -176,7 +177,7 @@ def RunOne(path: str, steps: int = 500) -> dict:
                 if not np.all(np.isfinite(q)):
                     diffs[n] = float("inf")
                     break
-        elapsed = time.perf_counter() - t_start if t_start is not None else float("nan")
+        elapsed = time.thread_time() - t_start if t_start is not None else float("nan")
         row["ml"]["sps"] = (n - 1) / elapsed if elapsed > 0 else float("nan")
         row["ml"]["ncon_end"] = (int(cr.Eval(ctx).num_point_pair_contacts())
                                  if plant.num_collision_geometries() else 0)
@@ -242,6 +243,11 @@ def Totals(rows: list[dict]) -> dict:
     live = [r for r in rows if r["status"] != "mujoco-fails"]
     n = len(live)
 
+    # issue #15's speed measure: Menagerie scenes and MuJoCo's model/ folder that load and step
+    speeds = {r["name"]: r["ml"]["sps"] / r["mj"]["sps"] for r in live
+              if r.get("ml", {}).get("sps") and r.get("mj", {}).get("sps")
+              and (r.get("corpus") == "menagerie" or r["name"].startswith("model/"))}
+
     def within(k, tol, chaos=False):
         return sum(1 for r in live if r.get("diff", {}).get(str(k), np.inf)
                    <= max(tol, r.get("mj_self", {}).get(str(k), 0.0) if chaos else tol))
@@ -253,7 +259,9 @@ def Totals(rows: list[dict]) -> dict:
         diff100_1e6=within(100, 1e-6), diff500_1e3=within(500, 1e-3),
         chaotic=sum(1 for r in live if _chaotic(r)),
         diff100_1e6_or_chaotic=within(100, 1e-6, True), diff500_1e3_or_chaotic=within(500, 1e-3, True),
-        failures_without_flex=sum(1 for r in live if r["status"] not in ("ok", "clear-error") and not r.get("flex")))
+        failures_without_flex=sum(1 for r in live if r["status"] not in ("ok", "clear-error") and not r.get("flex")),
+        speed_models=len(speeds), speed_median=float(np.median(list(speeds.values()))) if speeds else None,
+        speed_below_0_05=sorted(f"{k} {v:.3f}" for k, v in speeds.items() if v < 0.05))
 
 
 def main(argv=None) -> int:
@@ -276,9 +284,14 @@ def main(argv=None) -> int:
     if args.only:
         cases = [c for c in cases if any(o in c[1] for o in args.only)]
     rows = []
-    with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
+    stem = Path(args.out) if args.out else RESULTS / args.corpus
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool, \
+            stem.with_suffix(".jsonl").open("w") as partial:
         for row in pool.map(lambda c: _run_case(c, args.timeout, args.steps), cases):
             rows.append(row)
+            partial.write(json.dumps(row, default=float) + "\n")
+            partial.flush()
             d = row.get("diff", {})
             print(f"{row['name']:<48} {row['status']:<13} struct={row.get('structure', '-')!s:<5} "
                   f"d100={_fmt(d.get('100'))} d500={_fmt(d.get('500'))} {row.get('error', '')[:110]}", flush=True)
@@ -286,8 +299,6 @@ def main(argv=None) -> int:
     table = Table(rows)
     print(table)
     print(json.dumps(totals, indent=1))
-    stem = Path(args.out) if args.out else RESULTS / args.corpus
-    stem.parent.mkdir(parents=True, exist_ok=True)
     stem.with_suffix(".md").write_text(table + "\n\n" + "\n".join(f"- {k}: {v}" for k, v in totals.items()) + "\n")
     stem.with_suffix(".json").write_text(json.dumps(dict(totals=totals, rows=rows), indent=1, default=float))
     return 0

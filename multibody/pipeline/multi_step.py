@@ -4,39 +4,44 @@ of them without returning to Python (MultibodyPlant._LeanSteps). States and resu
 the same kernel, inputs and time arithmetic.
 
 The lean loop lists the sample times (lean_loop.lean_times); `multi_step` runs them, alternating the two rows of
-the plant's StepResults buffer, and stops before a step that does not return STEP_OK or leaves a non-finite state,
-so that the plant's ordinary path redoes it and reports it.
+the plant's StepResults buffer, and stops before a step that does not return STEP_OK (or STEP_NOT_CONVERGED, when
+the plant only counts those) or leaves a non-finite state, so that the plant's ordinary path redoes it and reports it.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .forward import STEP_OK, step
+from .forward import STEP_NOT_CONVERGED, STEP_OK, step
 
 
 @njit(cache=True)
-def multi_step(m, d, x, scratch, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer, row, times,
-               n):
-    """(steps done k, status of step k or STEP_OK, results row of the last done step): steps at times[:n] from the
-    state x and the MJCF activations act (both updated in place; scratch has x's size, act_next act's), reading the
-    warm start from buffer[row] and writing the step's results into the other row. Step k (when k < n) is undone
-    but for `d`: x, act and buffer[row] are as before it."""
+def multi_step(m, d, x, scratch, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer, row,
+               keep_unconverged, times, n):
+    """(steps done k, status of step k or STEP_OK, results row of the last done step, steps done whose solver did
+    not converge): steps at times[:n] from the state x and the MJCF activations act (both updated in place; scratch
+    has x's size, act_next act's), reading the warm start from buffer[row] and writing the step's results into the
+    other row. `keep_unconverged`: a step whose constraint solver hit its iteration limit is kept (and counted), as
+    the plant's ordinary path does unless asked to raise. Step k (when k < n) is undone but for `d`: x, act and
+    buffer[row] are as before it."""
     nx = x.shape[0]
+    unconverged = 0
     for k in range(n):
         status = step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, buffer[row], scratch,
                       buffer[1 - row], times[k])
-        if status != STEP_OK:
-            return k, status, row
+        if status != STEP_OK and not (keep_unconverged and status == STEP_NOT_CONVERGED):
+            return k, status, row, unconverged
         for i in range(nx):
             if not np.isfinite(scratch[i]):
-                return k, status, row
+                return k, status, row, unconverged
         for i in range(act.shape[0]):
             if not np.isfinite(act_next[i]):
-                return k, status, row
+                return k, status, row, unconverged
+        if status == STEP_NOT_CONVERGED:
+            unconverged += 1
         for i in range(nx):
             x[i] = scratch[i]
         for i in range(act.shape[0]):
             act[i] = act_next[i]
         row = 1 - row
-    return n, STEP_OK, row
+    return n, STEP_OK, row, unconverged

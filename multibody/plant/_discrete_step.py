@@ -218,19 +218,20 @@ class _DiscreteStepMixin:
         a00[:] = a0
         buffer0[:] = buffer
         holder.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
+        keep = not call.options.throw_on_failure  # a non-converged solve: counted, or raised by the ordinary path
         if multi_step is _multi_step_kernel:  # (tests substitute multi_step)
             if not _MULTI_STEP_ENTRY:
                 _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, call.model, call.d, x, call.x_scratch, call.bp,
                                                         call.u, call.ctrl, a0, call.a1, z, self._pipeline_zeros[1],
-                                                        call.g_W, call.poses, call.collide, buffer, current.row, times,
-                                                        n))
+                                                        call.g_W, call.poses, call.collide, buffer, current.row, keep,
+                                                        times, n))
             run = _MULTI_STEP_ENTRY[0]
         else:
             run = multi_step
         try:
-            k, _status, row = run(call.model, call.d, x, call.x_scratch, call.bp, call.u, call.ctrl, a0, call.a1, z,
-                                  self._pipeline_zeros[1], call.g_W, call.poses, call.collide, buffer, current.row,
-                                  times, n)
+            k, _status, row, unconverged = run(call.model, call.d, x, call.x_scratch, call.bp, call.u, call.ctrl, a0,
+                                               call.a1, z, self._pipeline_zeros[1], call.g_W, call.poses, call.collide,
+                                               buffer, current.row, keep, times, n)
         except (ZeroDivisionError, np.linalg.LinAlgError):
             # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
             # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
@@ -238,6 +239,7 @@ class _DiscreteStepMixin:
             a0[:] = a00
             buffer[:] = buffer0
             return -1
+        self._pipeline_failures += unconverged
         if k:
             last = current if row == current.row else current.other
             AttachStepContacts(last, holder, call.geom_ids)

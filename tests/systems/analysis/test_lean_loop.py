@@ -174,6 +174,37 @@ def test_fixed_ctrl_and_activations_step_in_chunks_bit_for_bit(monkeypatch):
     assert errors[0] == errors[1]
 
 
+def test_unconverged_solves_stay_in_the_compiled_chunks(monkeypatch):
+    """A constraint solver at its iteration limit (MJX scenes: iterations=1) is counted inside the compiled chunk
+    instead of stopping it for the ordinary path (which loaded a second compiled entry, ~0.4 s, and stepped in
+    Python): chunks run whole, states and statistics are the general loop's, the failure counts agree; with
+    throw_on_failure the chunk stops and the general loop's error is raised."""
+    import mallard.multibody.plant._discrete_step as discrete_step
+    real, done = discrete_step.multi_step, []
+
+    def counting(*args):
+        out = real(*args)
+        done.append((out[0], args[-1]))
+        return out
+    monkeypatch.setattr(discrete_step, "multi_step", counting)
+    lean, general = _mjcf_arm([0.4, -0.7], False), _mjcf_arm([0.4, -0.7], True)
+    for _sim, plant, _ctx in (lean, general):
+        plant.set_constraint_solver_options(iterations=1, tolerance=1e-30)
+    for (t1, x1, s1), (t2, x2, s2) in zip(_run(*lean), _run(*general)):
+        assert t1 == t2 and s1 == s2
+        np.testing.assert_array_equal(x1, x2)
+    failures = [plant.get_constraint_solver_statistics()["failures"] for _sim, plant, _ctx in (lean, general)]
+    assert failures[0] == failures[1] > 10
+    assert all(k == n for k, n in done) and max(n for _k, n in done) > 50
+    errors = []
+    for sim, plant, _ctx in (lean, general):
+        plant.set_constraint_solver_options(throw_on_failure=True)
+        with pytest.raises(RuntimeError, match="did not converge") as error:
+            sim.AdvanceTo(0.5)
+        errors.append((str(error.value), sim.get_context().get_time()))
+    assert errors[0] == errors[1]
+
+
 def _pendulum_on_box(lib):
     """The box drop plus an actuated pendulum pinned to the world, its actuation input fixed."""
     builder = lib.DiagramBuilder()

@@ -95,9 +95,9 @@ def _clip(P, k, nx, ny, nz, h0, out):
 
 
 @njit(cache=True)
-def clip_by_tetrahedron(P, k, T4, buf):
-    """Polygon P[:k] clipped by the four faces of the tetrahedron with vertices T4 (4, 3); the result is in P,
-    its count returned (0 when nothing remains). buf is scratch of P's shape."""
+def tetrahedron_face_planes(T4, planes):
+    """The outward planes (n, n·x on the face; n unnormalized) of the tetrahedron's faces opposite each vertex, into
+    planes (4, 4): n·x − planes[f, 3] > 0 outside face f."""
     for f in range(4):
         a, b, c, o = (f + 1) % 4, (f + 2) % 4, (f + 3) % 4, f
         ux, uy, uz = T4[b, 0] - T4[a, 0], T4[b, 1] - T4[a, 1], T4[b, 2] - T4[a, 2]
@@ -106,7 +106,24 @@ def clip_by_tetrahedron(P, k, T4, buf):
         h0 = nx * T4[a, 0] + ny * T4[a, 1] + nz * T4[a, 2]
         if nx * T4[o, 0] + ny * T4[o, 1] + nz * T4[o, 2] - h0 > 0.0:  # the outward normal of the face opposite f
             nx, ny, nz, h0 = -nx, -ny, -nz, -h0
-        k = _clip(P, k, nx, ny, nz, h0, buf)
+        planes[f, 0], planes[f, 1], planes[f, 2], planes[f, 3] = nx, ny, nz, h0
+
+
+@njit(cache=True)
+def clip_by_tetrahedron(P, k, T4, buf):
+    """Polygon P[:k] clipped by the four faces of the tetrahedron with vertices T4 (4, 3); the result is in P,
+    its count returned (0 when nothing remains). buf is scratch of P's shape."""
+    planes = np.empty((4, 4))
+    tetrahedron_face_planes(T4, planes)
+    return clip_by_planes(P, k, planes, buf)
+
+
+@njit(cache=True)
+def clip_by_planes(P, k, planes, buf):
+    """Polygon P[:k] clipped by the half spaces n·x − h <= 0 of planes (·, 4) [n, h] in turn; the result is in P,
+    its count returned (0 when nothing remains). buf is scratch of P's shape."""
+    for f in range(planes.shape[0]):
+        k = _clip(P, k, planes[f, 0], planes[f, 1], planes[f, 2], planes[f, 3], buf)
         for i in range(k):
             for q in range(3):
                 P[i, q] = buf[i, q]
@@ -197,17 +214,14 @@ def drake_polygon_area_centroid(P, k):
 
 
 @njit(cache=True)
-def slice_tetrahedron(T4, n, p0, out):
-    """The polygon where the plane n·(x − p0) = 0 (n unit) cuts the tetrahedron T4 (4, 3), wound counter-clockwise
-    about n, into out; returns its vertex count (0 when the plane misses it)."""
-    h = np.empty(4)
-    above = 0
-    for i in range(4):
-        h[i] = height(n, T4[i], p0)
-        if h[i] > 0.0:
-            above += 1
+def slice_tetrahedron_points(T4, n, p0, out):
+    """The points where the plane n·(x − p0) = 0 crosses the tetrahedron T4's edges, in edge order, into out;
+    returns their count (0 when the plane misses it)."""
+    h0, h1, h2, h3 = height(n, T4[0], p0), height(n, T4[1], p0), height(n, T4[2], p0), height(n, T4[3], p0)
+    above = (h0 > 0.0) + (h1 > 0.0) + (h2 > 0.0) + (h3 > 0.0)
     if above == 0 or above == 4:
         return 0
+    h = (h0, h1, h2, h3)
     k = 0
     for e in range(6):
         a, b = _TET_EDGES[e, 0], _TET_EDGES[e, 1]
@@ -216,6 +230,14 @@ def slice_tetrahedron(T4, n, p0, out):
             for c in range(3):
                 out[k, c] = T4[a, c] + t * (T4[b, c] - T4[a, c])
             k += 1
+    return k
+
+
+@njit(cache=True)
+def slice_tetrahedron(T4, n, p0, out):
+    """The polygon where the plane n·(x − p0) = 0 (n unit) cuts the tetrahedron T4 (4, 3), wound counter-clockwise
+    about n, into out; returns its vertex count (0 when the plane misses it)."""
+    k = slice_tetrahedron_points(T4, n, p0, out)
     if k < 3:
         return 0
     order_about_normal(out, k, n)

@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .polygon_ops import (clip_by_half_space, clip_by_tetrahedron, clip_by_tetrahedron_drake, dist3, dot3,
-                          emit_polygon, height, matvec3, new_buffer, remove_near_duplicates, slice_tetrahedron)
+from .polygon_ops import (clip_by_half_space, clip_by_planes, clip_by_tetrahedron, clip_by_tetrahedron_drake, dist3,
+                          dot3, emit_polygon, height, matvec3, new_buffer, order_about_normal, remove_near_duplicates,
+                          slice_tetrahedron, slice_tetrahedron_points, tetrahedron_face_planes)
 
 HYDRO_NONE, HYDRO_RIGID_MESH, HYDRO_RIGID_PLANE, HYDRO_SOFT_MESH, HYDRO_SOFT_PLANE = range(5)
 _COS_ALPHA = np.cos(5.0 * np.pi / 8.0)
@@ -146,7 +147,10 @@ def _soft_vs_mesh(buf, s, r, R_WG, p_WG, h, swap, triangles):
 
 @njit(cache=True)
 def _soft_vs_soft(buf, m, n, R_WG, p_WG, h, triangles):
-    """Compliant meshes m and n (m of smaller id), in m's frame."""
+    """Compliant meshes m and n (m of smaller id), in m's frame. N's tetrahedra near M are moved into M's frame once
+    per call; a pair is sliced only when the tetrahedra's bounding spheres and boxes (in M) overlap and the plane of
+    equal pressure crosses both, and the slice is clipped only when no face plane of N's tetrahedron separates it:
+    the culls drop only pairs whose polygon would be empty."""
     (kind, modulus, slab, bound, tet_adr, tet_num, sv, st, sp, sg, se0, tsph, tri_adr, tri_num, rv, rt, tn,
      trsph) = h
     R, p = R_WG[m], p_WG[m]
@@ -154,53 +158,120 @@ def _soft_vs_soft(buf, m, n, R_WG, p_WG, h, triangles):
     p_MN = R.T @ (p_WG[n] - p)
     p_NMo = -matvec3(R_MN.T.copy(), p_MN)
     c_n = matvec3(R_MN, bound[n]) + p_MN
-    cand = np.empty(tet_num[n], np.int64)
+    box = np.empty((2, 3))  # M's box, then the box of N's candidates (both in M)
+    v0, v1 = st[tet_adr[m]:tet_adr[m] + tet_num[m]].min(), st[tet_adr[m]:tet_adr[m] + tet_num[m]].max() + 1
+    _box_into(sv[v0:v1], box)
     nc = 0
+    cand = np.empty(tet_num[n], np.int64)
+    cN = np.empty((tet_num[n], 3))  # N's candidate tetrahedra in M: bounding-sphere centers,
+    UN = np.empty((tet_num[n], 4, 3))  # vertices,
+    boxN = np.empty((tet_num[n], 2, 3))  # boxes (min, max),
+    faceN = np.empty((tet_num[n], 4, 4))  # outward face planes (n, n·x of the face),
+    gNq = np.empty((tet_num[n], 3))  # pressure gradients
+    f1q = np.empty(tet_num[n])  # and their field's value at Mo
     for u in range(tet_adr[n], tet_adr[n] + tet_num[n]):
         c = matvec3(R_MN, tsph[u]) + p_MN
-        if dist3(c, bound[m]) <= tsph[u, 3] + bound[m, 3]:
-            cand[nc] = u
-            nc += 1
-    cN = np.empty((nc, 3))
-    for q in range(nc):
-        cN[q] = matvec3(R_MN, tsph[cand[q]]) + p_MN
+        if dist3(c, bound[m]) > tsph[u, 3] + bound[m, 3]:
+            continue
+        for i in range(4):
+            UN[nc, i] = matvec3(R_MN, sv[st[u, i]]) + p_MN
+        _box_into(UN[nc], boxN[nc])
+        if not _boxes_overlap(boxN[nc], box):
+            continue
+        cand[nc], cN[nc] = u, c
+        gNq[nc] = matvec3(R_MN, sg[u])
+        f1q[nc] = se0[u] + dot3(sg[u], p_NMo)
+        tetrahedron_face_planes(UN[nc], faceN[nc])
+        nc += 1
+    if nc == 0:
+        return buf
+    box[0], box[1] = boxN[0, 0], boxN[0, 1]
+    for q in range(1, nc):
+        for c in range(3):
+            box[0, c] = min(box[0, c], boxN[q, 0, c])
+            box[1, c] = max(box[1, c], boxN[q, 1, c])
+    boxM = np.empty((2, 3))
     P = np.empty((_MAXP, 3))
     B = np.empty((_MAXP, 3))
     pr = np.empty(_MAXP)
-    U4 = np.empty((4, 3))
+    nh = np.empty(3)  # the unit normal of the plane where the two fields are equal, (∇p_M − ∇p_N) normalized
+    neg = np.empty(3)  # −nh
+    p_Q = np.empty(3)  # a point of that plane
     for t in range(tet_adr[m], tet_adr[m] + tet_num[m]):
         if dist3(tsph[t], c_n) > tsph[t, 3] + bound[n, 3]:
             continue
         gM = sg[t]
         T4 = _tet(sv, st, t)
+        _box_into(T4, boxM)
+        if not _boxes_overlap(boxM, box):
+            continue
         for q in range(nc):
             u = cand[q]
-            if dist3(cN[q], tsph[t]) > tsph[t, 3] + tsph[u, 3]:
+            if dist3(cN[q], tsph[t]) > tsph[t, 3] + tsph[u, 3] or not _boxes_overlap(boxM, boxN[q]):
                 continue
-            gN = matvec3(R_MN, sg[u])
-            nrm = gM - gN
-            mag = np.sqrt(dot3(nrm, nrm))
+            gN = gNq[q]
+            n0, n1, n2 = gM[0] - gN[0], gM[1] - gN[1], gM[2] - gN[2]
+            mag = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
             if mag <= 0.0:
                 continue
-            nh = nrm / mag
-            f1_Mo = se0[u] + dot3(sg[u], p_NMo)
-            p_Q = ((f1_Mo - se0[t]) / mag) * nh
-            if not _aligned(gM, nh) or not _aligned(gN, -nh):
+            nh[0], nh[1], nh[2] = n0 / mag, n1 / mag, n2 / mag
+            neg[0], neg[1], neg[2] = -nh[0], -nh[1], -nh[2]
+            if not _aligned(gM, nh) or not _aligned(gN, neg):
                 continue
-            k = slice_tetrahedron(T4, nh, p_Q, P)
+            w = (f1q[q] - se0[t]) / mag
+            p_Q[0], p_Q[1], p_Q[2] = w * nh[0], w * nh[1], w * nh[2]
+            if _separated(UN[q], nh, dot3(nh, p_Q)):  # the plane misses N's tetrahedron
+                continue
+            k = slice_tetrahedron_points(T4, nh, p_Q, P)
+            if k < 3 or _outside_a_face(P, k, faceN[q]):
+                continue
+            order_about_normal(P, k, nh)
             k = remove_near_duplicates(P, k)
             if k < 3:
                 continue
-            for i in range(4):
-                U4[i] = matvec3(R_MN, sv[st[u, i]]) + p_MN
-            k = clip_by_tetrahedron(P, k, U4, B)
+            k = clip_by_planes(P, k, faceN[q], B)
             k = remove_near_duplicates(P, k)
             if k < 3:
                 continue
             for i in range(k):
                 pr[i] = se0[t] + dot3(gM, P[i])
-            buf = emit_polygon(buf, P, pr, k, nh, gM.copy(), gN, R, p, False, triangles)
+            buf = emit_polygon(buf, P, pr, k, nh.copy(), gM.copy(), gN.copy(), R, p, False, triangles)
     return buf
+
+
+@njit(cache=True)
+def _box_into(X, box):
+    """The axis-aligned bounding box (min row 0, max row 1) of the points X (k, 3), into box (2, 3)."""
+    for c in range(3):
+        lo = hi = X[0, c]
+        for i in range(1, X.shape[0]):
+            lo = min(lo, X[i, c])
+            hi = max(hi, X[i, c])
+        box[0, c], box[1, c] = lo, hi
+
+
+@njit(cache=True)
+def _boxes_overlap(a, b):
+    """Whether two axis-aligned boxes (min row 0, max row 1) share a point (touching counts)."""
+    for c in range(3):
+        if a[0, c] > b[1, c] or b[0, c] > a[1, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _outside_a_face(P, k, faces):
+    """Whether the points P[:k] all lie strictly outside one of the face planes (4, 4) [n, n·x] of a tetrahedron:
+    then clipping their polygon by it leaves nothing."""
+    for f in range(4):
+        out = True
+        for i in range(k):
+            if faces[f, 0] * P[i, 0] + faces[f, 1] * P[i, 1] + faces[f, 2] * P[i, 2] - faces[f, 3] <= 0.0:
+                out = False
+                break
+        if out:
+            return True
+    return False
 
 
 @njit(cache=True)

@@ -3,11 +3,12 @@
 Scenes (1 ms discrete plants with pydrake's defaults unless said): a 2 kg box dropped on a half space for each
 discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), a Hunt–Crossley ball thrown onto a
 half space, and hydroelastic contact: a compliant box dropped on a rigid half space and a compliant ball (resolution
-1 cm) dropped on a rigid box; the hydroelastic box once more on a continuous plant (time_step = 0, the Simulator's
+1 cm) dropped on a rigid box, two compliant spheres resting on each other ('two spheres') and two rigid fingers
+squeezing a compliant box that they hold ('fingers', issue #16's gripper); the hydroelastic box once more on a continuous plant (time_step = 0, the Simulator's
 default error-controlled RK3, 0.3 s), and the box drop with point contact on a continuous plant ('box ct').
 Each engine simulates the scene from a fresh context (after one warm-up run, so mallard's numba cache loading and
 Finalize are not counted); the wall time of Simulator.AdvanceTo is the median over alternating rounds. Prints
-per-scene times, the final heights (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
+per-scene times, the final heights of the scene's moving body (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
 be shared: the numbers are noisy.
 
 With --first, each engine instead runs the kLagged box drop in fresh processes (never this one): the import, then
@@ -44,9 +45,10 @@ def box_scene(lib, approx: str, time_step: float = 0.001):
     plant.Finalize()
     diagram = builder.Build()
 
-    def init(ctx):
+    def init(root):
+        ctx = plant.GetMyMutableContextFromRoot(root)
         plant.SetFreeBodyPose(ctx, box, lib.RigidTransform([0.0, 0.0, 0.3]))
-    return diagram, plant, init
+    return diagram, plant, init, box
 
 
 def ball_scene(lib, approx: str = "kLagged"):
@@ -60,10 +62,11 @@ def ball_scene(lib, approx: str = "kLagged"):
     plant.Finalize()
     diagram = builder.Build()
 
-    def init(ctx):
+    def init(root):
+        ctx = plant.GetMyMutableContextFromRoot(root)
         plant.SetFreeBodyPose(ctx, ball, lib.RigidTransform([0.0, 0.0, 0.5]))
         plant.SetFreeBodySpatialVelocity(ctx, ball, lib.SpatialVelocity([0.0, 0.0, 0.0], [0.5, 0.0, 0.0]))
-    return diagram, plant, init
+    return diagram, plant, init, ball
 
 
 def hydro_scene(lib, shape: str = "box", time_step: float = 0.001):
@@ -87,29 +90,85 @@ def hydro_scene(lib, shape: str = "box", time_step: float = 0.001):
     plant.Finalize()
     diagram = builder.Build()
 
-    def init(ctx):
+    def init(root):
+        ctx = plant.GetMyMutableContextFromRoot(root)
         plant.SetFreeBodyPose(ctx, body, lib.RigidTransform(lib.RollPitchYaw(0.02, 0.01, 0.3), [0.0, 0.0, 0.06]))
-    return diagram, plant, init
+    return diagram, plant, init, body
+
+
+def _hydro_props(lib, compliant: bool, modulus: float = 1e5, mu: float = 0.5):
+    """Hydroelastic proximity properties (resolution 1 cm, Hunt–Crossley dissipation 1 s/m)."""
+    props = lib.ProximityProperties()
+    lib.AddContactMaterial(dissipation=1.0, friction=lib.CoulombFriction(mu, mu), properties=props)
+    if compliant:
+        lib.AddCompliantHydroelasticProperties(0.01, modulus, props)
+    else:
+        lib.AddRigidHydroelasticProperties(0.01, props)
+    return props
+
+
+def spheres_scene(lib, _=""):
+    """A compliant ball (0.5 kg, r 4 cm) dropped onto a fixed compliant sphere (r 5 cm)."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.Sphere(0.05), "fixed",
+                                    _hydro_props(lib, True, 2e5))
+    ball = plant.AddRigidBody("ball", lib.SpatialInertia.SolidSphereWithMass(0.5, 0.04))
+    plant.RegisterCollisionGeometry(ball, lib.RigidTransform(), lib.Sphere(0.04), "ball", _hydro_props(lib, True))
+    plant.Finalize()
+    diagram = builder.Build()
+
+    def init(root):
+        ctx = plant.GetMyMutableContextFromRoot(root)
+        plant.SetFreeBodyPose(ctx, ball, lib.RigidTransform([0.0, 0.0, 0.091]))
+    return diagram, plant, init, ball
+
+
+def fingers_scene(lib, _=""):
+    """Two rigid fingers on prismatic joints squeeze a compliant 5 cm box (0.1 kg) with 10 N each: it is held."""
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, 0.001)
+    joints = []
+    for k in range(2):
+        finger = plant.AddRigidBody(f"finger{k}", lib.SpatialInertia.SolidBoxWithMass(0.2, 0.02, 0.06, 0.1))
+        plant.RegisterCollisionGeometry(finger, lib.RigidTransform(), lib.Box(0.02, 0.06, 0.1), f"finger{k}",
+                                        _hydro_props(lib, False, mu=1.0))
+        joints.append(plant.AddJoint(lib.PrismaticJoint(f"slide{k}", plant.world_frame(), finger.body_frame(),
+                                                        [1.0, 0.0, 0.0])))
+        plant.AddJointActuator(f"act{k}", joints[-1])
+    obj = plant.AddRigidBody("object", lib.SpatialInertia.SolidBoxWithMass(0.1, 0.05, 0.05, 0.05))
+    plant.RegisterCollisionGeometry(obj, lib.RigidTransform(), lib.Box(0.05, 0.05, 0.05), "object",
+                                    _hydro_props(lib, True, mu=1.0))
+    plant.Finalize()
+    builder.ExportInput(plant.get_actuation_input_port(), "u")
+    diagram = builder.Build()
+
+    def init(root):
+        ctx = plant.GetMyMutableContextFromRoot(root)
+        diagram.get_input_port(0).FixValue(root, [10.0, -10.0])
+        for j, side in zip(joints, (-1.0, 1.0)):
+            j.set_translation(ctx, side * 0.0345)
+    return diagram, plant, init, obj
 
 
 SCENES = {"box kLagged": (box_scene, "kLagged"), "box kSap": (box_scene, "kSap"),
           "box kSimilar": (box_scene, "kSimilar"), "box kTamsi": (box_scene, "kTamsi"),
           "ball kLagged": (ball_scene, "kLagged"), "hydro box": (hydro_scene, "box"),
-          "hydro ball": (hydro_scene, "ball"),
+          "hydro ball": (hydro_scene, "ball"), "two spheres": (spheres_scene, ""), "fingers": (fingers_scene, ""),
           "hydro box ct": (lambda lib, shape: hydro_scene(lib, shape, 0.0), "box"),
           "box ct": (lambda lib, approx: box_scene(lib, approx, 0.0), "")}
 DURATION = {"hydro box ct": 0.3}  # s, else --seconds
 
 
 def run(lib, scene, approx, seconds):
-    diagram, plant, init = scene(lib, approx)
+    diagram, plant, init, body = scene(lib, approx)
     root = diagram.CreateDefaultContext()
-    ctx = plant.GetMyMutableContextFromRoot(root)
-    init(ctx)
+    init(root)
     sim = lib.Simulator(diagram, root)
     t0 = time.perf_counter()
     sim.AdvanceTo(seconds)
-    return time.perf_counter() - t0, float(plant.GetPositions(ctx)[6])
+    ctx = plant.GetMyContextFromRoot(root)
+    return time.perf_counter() - t0, float(plant.EvalBodyPoseInWorld(ctx, body).translation()[2])
 
 
 def first_simulation(engine: str, seconds: float) -> dict:

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from .assembly import AssembleRows
+from .rows import AllColumns
 from .parameters import (CONE_ELLIPTIC, CONE_PYRAMIDAL, EQUALITY, FRICTION_DOF, FRICTION_TENDON,
                          LIMIT_JOINT, LIMIT_TENDON, ValidateFriction, ValidateSolimp,
                          ValidateSolref)
@@ -378,7 +379,7 @@ class ConstraintAssembler:
                         _EMPTY_F2, _EMPTY_F5)
         (J, efc_pos, efc_margin, efc_fl, efc_type, efc_id, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
          rows_c) = AssembleRows(*head, *contacts, cone == CONE_PYRAMIDAL, ne, nf, float(timestep), bool(refsafe),
-                                float(impratio), vel)
+                                float(impratio), vel, *AllColumns(ncon, nv))
         for r0, jdv in jdv_rows:  # J̇v of connect / weld / distance rows (MuJoCo subtracts it from aref)
             aref[r0:r0 + jdv.shape[0]] -= jdv
         if ncon:

@@ -11,31 +11,35 @@ import numpy as np
 from numba import njit
 
 from .impedance import MakeImpedance, ReferenceAcceleration
-from .linalg import MatVec
 from .parameters import LIMIT_JOINT, MAXIMP, MINIMP
-from .rows import ContactRows
+from .rows import AllColumns, ContactRows, CountContactRows
 
 
 @njit(cache=True)
 def AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, gref_h, gimp_h,
                  Jc, dist, condim, friction, includemargin, tran, rot, solref, solreffriction, solimp,
-                 pyramidal, ne, nf, timestep, refsafe, impratio, vel):
+                 pyramidal, ne, nf, timestep, refsafe, impratio, vel, chain, chain_adr):
     """Row arrays of a constraint problem.
 
     Head rows (nh of them): J (nh, nv), pos, margin, frictionloss, diagA0, type per row; per head group
     (one equality, friction or limit constraint): rows, impedance position, solref (2), solimp (5, validated,
     clamped here). Contacts: as rows.ContactRows plus solref, solreffriction, solimp per contact.
-    ne, nf: equality and friction row counts. vel (nv,) the velocities for efc_vel = J v.
+    ne, nf: equality and friction row counts. vel (nv,) the velocities for efc_vel = J v. chain / chain_adr: the
+    columns where each contact's Jacobian may be nonzero (kernels/contact_kernels.ContactChains, or every column);
+    J v sums over those only (the same sums as the dense product, without the products by zeros).
     Returns J, pos, margin, frictionloss, type, id, R, D, KBIP, diagA, con_mu, efc_vel, aref,
     con_efc_address and the rows of each contact.
     """
     nh, nv = Jh.shape[0], Jh.shape[1]
     ngh = gdim_h.shape[0]
     ncon = Jc.shape[0]
-    Jr, pos_c, mar_c, dA_c, tp_c, id_c, gadr_c, gdim_c, con_addr = ContactRows(
-        Jc, dist, condim, friction, includemargin, tran, rot, pyramidal, nh, 0)
-    nefc = nh + Jr.shape[0]
-    J = np.empty((nefc, nv))
+    nrow = CountContactRows(condim, pyramidal)
+    nefc = nh
+    for c in range(ncon):
+        nefc += nrow[c]
+    J = np.zeros((nefc, nv))
+    pos_c, mar_c, dA_c, tp_c, id_c, gadr_c, gdim_c, con_addr = ContactRows(
+        J, Jc, dist, condim, friction, includemargin, tran, rot, pyramidal, nh, 0, chain, chain_adr)
     pos = np.empty(nefc)
     margin = np.empty(nefc)
     fl = np.zeros(nefc)
@@ -64,10 +68,8 @@ def AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, gref_h, gim
         for q in range(nv):
             J[i, q] = Jh[i, q]
         pos[i], margin[i], fl[i], dA0[i], tp[i] = pos_h[i], mar_h[i], fl_h[i], dA_h[i], tp_h[i]
-    for i in range(Jr.shape[0]):
+    for i in range(nefc - nh):
         r = nh + i
-        for q in range(nv):
-            J[r, q] = Jr[i, q]
         pos[r], margin[r], dA0[r], tp[r], ident[r] = pos_c[i], mar_c[i], dA_c[i], tp_c[i], id_c[i]
     for c in range(ncon):
         g = ngh + c
@@ -84,7 +86,19 @@ def AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, gref_h, gim
         g_imp[g, 4] = max(g_imp[g, 4], 1.0)
     R, D, KBIP, diagA, con_mu = MakeImpedance(tp, ident, margin, dA0, g_adr, g_dim, g_pos, g_ref, g_reff, g_imp,
                                               ne, nf, condim, friction, timestep, refsafe, impratio)
-    efc_vel = MatVec(J, vel)
+    efc_vel = np.empty(nefc)
+    for i in range(nh):
+        acc = 0.0
+        for q in range(nv):
+            acc += J[i, q] * vel[q]
+        efc_vel[i] = acc
+    for i in range(nefc - nh):
+        r = nh + i
+        c = id_c[i]
+        acc = 0.0
+        for p in range(chain_adr[c], chain_adr[c + 1]):
+            acc += J[r, chain[p]] * vel[chain[p]]
+        efc_vel[r] = acc
     aref = ReferenceAcceleration(KBIP, efc_vel, pos, margin)
     return J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr, gdim_c
 
@@ -147,7 +161,7 @@ def AssembleLimitContactRows(q, lim_q, lim_lo, lim_hi, lim_margin, lim_dof, lim_
     (J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
      rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, pos_h, gref_h, gimp_h, Jc, dist, condim,
                             friction, includemargin, tran, rot, solref, np.zeros((ncon, 2)), solimp, pyramidal, 0, 0,
-                            timestep, refsafe, impratio, vel)
+                            timestep, refsafe, impratio, vel, *AllColumns(ncon, nv))
     nefc = J.shape[0]
     F = np.empty((8, nefc))
     I = np.empty((2, nefc), np.int64)

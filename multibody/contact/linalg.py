@@ -53,6 +53,35 @@ def RowSupport(J):
 
 
 @njit(cache=True)
+def RowSupportIn(J, first, ident, chain, adr):
+    """RowSupport(J) of a J whose rows i >= first (contact rows) are zero outside the columns
+    chain[adr[ident[i]]:adr[ident[i] + 1]] (ascending; kernels/contact_kernels.ContactChains): the same supports,
+    searched over those columns only."""
+    m, n = J.shape
+    size = first * n
+    for i in range(first, m):
+        size += adr[ident[i] + 1] - adr[ident[i]]
+    buf = np.empty(size, dtype=np.int64)
+    start = np.empty(m + 1, dtype=np.int64)
+    k = 0
+    for i in range(m):
+        start[i] = k
+        if i < first:
+            for j in range(n):
+                if J[i, j] != 0.0:
+                    buf[k] = j
+                    k += 1
+        else:
+            for p in range(adr[ident[i]], adr[ident[i] + 1]):
+                j = chain[p]
+                if J[i, j] != 0.0:
+                    buf[k] = j
+                    k += 1
+    start[m] = k
+    return buf[:k].copy(), start
+
+
+@njit(cache=True)
 def SparseMatVecMinus(J, idx, start, x, b, y):
     """y = J @ x - b using the row supports of J (y is overwritten)."""
     for i in range(J.shape[0]):

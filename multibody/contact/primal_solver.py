@@ -315,8 +315,9 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
 @njit(cache=True)
 def _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
                  con_fric, qacc, jar, force, state, quadratic):
-    """PrimalCost over J's row supports (idx/start) and M's independent blocks mb (TreeBlocks), into the scratch
-    jar, force, state: the same sums in the same order without the products by zeros (a finite qacc). With
+    """PrimalCost over J's row supports (idx/start) and dof ranges mb no M entry crosses (TreeBlocks, or the trees),
+    into the scratch jar, force, state: the same sums in the same order without the products by zeros (a finite
+    qacc). With
     quadratic False (qacc is qacc_smooth) only the constraint cost s is computed."""
     SparseMatVecMinus(J, idx, start, qacc, aref, jar)
     s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
@@ -334,16 +335,15 @@ def _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type,
 
 @njit(cache=True)
 def _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
-                con_mu, con_fric):
+                con_mu, con_fric, mb):
     """MuJoCo's warmstart: qacc_init (finite) unless its cost exceeds that of qacc_smooth. idx/start: J's row
-    supports."""
+    supports; mb: dof ranges no M entry crosses (its trees, or TreeBlocks(M))."""
     if qacc_init.shape[0] != qacc_smooth.shape[0]:
         return qacc_smooth.copy()
     nefc = J.shape[0]
     jar = np.empty(nefc)
     force = np.empty(nefc)
     state = np.empty(nefc, dtype=np.int64)
-    mb = TreeBlocks(M)
     c_w = _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
                        con_mu, con_fric, qacc_init, jar, force, state, True)
     c_0 = _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
@@ -355,6 +355,17 @@ def _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc
 def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
                 con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale,
                 tree_blocks):
+    """PrimalSolveRows over J's row supports found by scanning J (linalg.RowSupport)."""
+    idx, start = RowSupport(J)
+    return PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
+                           qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale, tree_blocks,
+                           idx, start)
+
+
+@njit(cache=True)
+def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                    con_fric, qacc_init, newton, iterations, tolerance, ls_iterations, ls_tolerance, scale,
+                    tree_blocks, idx, start):
     """Newton (newton=True) or Hager-Zhang nonlinear CG preconditioned by M on the primal cost, as MuJoCo's
     mj_solPrimal: per constraint island (islands.py; the trees of tree_blocks coupled by rows), from the warm
     start qacc_init (finite) when its cost is not above that of qacc_smooth, with MuJoCo's line search
@@ -363,7 +374,8 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
 
     tree_blocks: start offsets of the dof ranges of the plant's trees; an empty array (trees unknown) solves
     all rows as one problem with the tolerance scale `scale` (MuJoCo's monolithic solve, 1/(meaninertia·nv)),
-    its sparse factorization ordered by M's independent blocks (TreeBlocks). Returns qacc, efc_force, efc_state,
+    its sparse factorization ordered by M's independent blocks (TreeBlocks). idx/start: J's row supports
+    (linalg.RowSupport, or RowSupportIn for contact rows). Returns qacc, efc_force, efc_state,
     converged (every island), iterations (the largest island count), residual (the largest island's scaled
     |grad|), cost and qfrc_constraint = J' efc_force.
     """
@@ -374,9 +386,8 @@ def PrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, 
     JTf = np.zeros(nv)
     if nefc == 0:
         return qacc_smooth.copy(), force, state, True, 0, 0.0, 0.0, JTf
-    idx, start = RowSupport(J)
     a = _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
-                    con_mu, con_fric)
+                    con_mu, con_fric, TreeBlocks(M) if tree_blocks.shape[0] < 2 else tree_blocks)
     if tree_blocks.shape[0] < 2:
         wf, wi, wm = _island_scratch(nv, nefc)
         return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
@@ -507,14 +518,25 @@ def CheckedPrimalSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, n
     """PrimalSolve with StartPoint's input checks (M not checked) and the output check in the same call:
     returns (status, PrimalSolve's outputs...). status 0 ok; 1 qacc_smooth or aref not finite (nothing solved);
     4 the solution is not finite. An empty or non-finite qacc_warmstart starts from qacc_smooth."""
+    idx, start = RowSupport(J)
+    return CheckedPrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                                  con_fric, qacc_warmstart, newton, iterations, tolerance, ls_iterations,
+                                  ls_tolerance, scale, tree_blocks, idx, start)
+
+
+@njit(cache=True)
+def CheckedPrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                           con_fric, qacc_warmstart, newton, iterations, tolerance, ls_iterations, ls_tolerance,
+                           scale, tree_blocks, idx, start):
+    """CheckedPrimalSolve over J's row supports idx/start (linalg.RowSupport or RowSupportIn)."""
     if not (_all_finite(qacc_smooth) and _all_finite(aref)):
         z = np.zeros(0)
         return 1, qacc_smooth.copy(), z, np.zeros(0, np.int64), False, 0, 0.0, 0.0, z
-    start = qacc_warmstart
-    if start.shape[0] != qacc_smooth.shape[0] or not _all_finite(start):
-        start = qacc_smooth
-    qacc, force, state, converged, it, residual, cost, qfrc = PrimalSolve(
-        M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, start, newton,
-        iterations, tolerance, ls_iterations, ls_tolerance, scale, tree_blocks)
+    a = qacc_warmstart
+    if a.shape[0] != qacc_smooth.shape[0] or not _all_finite(a):
+        a = qacc_smooth
+    qacc, force, state, converged, it, residual, cost, qfrc = PrimalSolveRows(
+        M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, a, newton,
+        iterations, tolerance, ls_iterations, ls_tolerance, scale, tree_blocks, idx, start)
     status = 0 if _all_finite(qacc) else 4
     return status, qacc, force, state, converged, it, residual, cost, qfrc

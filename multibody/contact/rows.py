@@ -28,8 +28,22 @@ def CountContactRows(condim, pyramidal):
 
 
 @njit(cache=True)
-def ContactRows(J_contact, dist, condim, friction, includemargin, tran, rot, pyramidal, row0, con0):
-    """Rows of all contacts.
+def AllColumns(n, nv):
+    """(chain, adr) naming every one of nv columns for each of n contacts (ContactRows' chains when unknown)."""
+    chain = np.empty(n * nv, np.int64)
+    adr = np.empty(n + 1, np.int64)
+    for c in range(n):
+        adr[c] = c * nv
+        for q in range(nv):
+            chain[c * nv + q] = q
+    adr[n] = n * nv
+    return chain, adr
+
+
+@njit(cache=True)
+def ContactRows(J, J_contact, dist, condim, friction, includemargin, tran, rot, pyramidal, row0, con0, chain,
+                chain_adr):
+    """Rows of all contacts, their Jacobians written into the zero rows J[row0:] (J: (row0 + rows, nv)).
 
     J_contact: (ncon, 6, nv) relative Jacobian of body B w.r.t. body A at the contact point, rows
     [normal, tangent1, tangent2, spin(normal), roll(t1), roll(t2)] in the contact frame (the normal
@@ -37,16 +51,15 @@ def ContactRows(J_contact, dist, condim, friction, includemargin, tran, rot, pyr
     negative in penetration); friction (ncon, 5); includemargin: distance below which the rows act
     (MuJoCo 4: the summed geom margins); tran / rot: sum over
     both bodies of their translational / rotational inverse weights (MuJoCo body_invweight0).
-    `row0` and `con0` offset efc_id / group addresses when contacts follow other rows.
-    Returns J, pos, margin, diagA, type, id, grp_adr, grp_dim, con_efc_address.
+    `row0` and `con0` offset efc_id / group addresses when contacts follow other rows. chain[chain_adr[c]:
+    chain_adr[c + 1]]: the columns where contact c's Jacobian may be nonzero (ascending; ContactChains), the only
+    ones written. Returns pos, margin, diagA, type, id, grp_adr, grp_dim, con_efc_address.
     """
     ncon = J_contact.shape[0]
-    nv = J_contact.shape[2]
     nrow = CountContactRows(condim, pyramidal)
     nefc = 0
     for c in range(ncon):
         nefc += nrow[c]
-    J = np.zeros((nefc, nv))
     pos = np.zeros(nefc)
     margin = np.zeros(nefc)
     diagA = np.zeros(nefc)
@@ -61,8 +74,10 @@ def ContactRows(J_contact, dist, condim, friction, includemargin, tran, rot, pyr
         grp_adr[c] = row0 + i
         grp_dim[c] = nrow[c]
         efc_address[c] = row0 + i
+        c0, c1 = chain_adr[c], chain_adr[c + 1]
         if dim == 1:
-            J[i] = J_contact[c, 0]
+            for p in range(c0, c1):
+                J[row0 + i, chain[p]] = J_contact[c, 0, chain[p]]
             pos[i] = dist[c]
             margin[i] = includemargin[c]
             diagA[i] = tran[c]
@@ -72,9 +87,10 @@ def ContactRows(J_contact, dist, condim, friction, includemargin, tran, rot, pyr
         elif pyramidal:
             for k in range(1, dim):
                 mu = friction[c, k - 1]
-                for q in range(nv):
-                    J[i, q] = J_contact[c, 0, q] + mu * J_contact[c, k, q]
-                    J[i + 1, q] = J_contact[c, 0, q] - mu * J_contact[c, k, q]
+                for p in range(c0, c1):
+                    q = chain[p]
+                    J[row0 + i, q] = J_contact[c, 0, q] + mu * J_contact[c, k, q]
+                    J[row0 + i + 1, q] = J_contact[c, 0, q] - mu * J_contact[c, k, q]
                 a = tran[c] + mu * mu * (tran[c] if k - 1 < 2 else rot[c])
                 for s in range(2):
                     pos[i + s] = dist[c]
@@ -85,11 +101,12 @@ def ContactRows(J_contact, dist, condim, friction, includemargin, tran, rot, pyr
                 i += 2
         else:
             for k in range(dim):
-                J[i + k] = J_contact[c, k]
+                for p in range(c0, c1):
+                    J[row0 + i + k, chain[p]] = J_contact[c, k, chain[p]]
                 tp[i + k] = CONTACT_ELLIPTIC
                 ident[i + k] = con0 + c
                 diagA[i + k] = tran[c] if k < 3 else rot[c]
             pos[i] = dist[c]
             margin[i] = includemargin[c]
             i += dim
-    return J, pos, margin, diagA, tp, ident, grp_adr, grp_dim, efc_address
+    return pos, margin, diagA, tp, ident, grp_adr, grp_dim, efc_address

@@ -31,27 +31,75 @@ def _add_point_jacobian(ji, S, body, p, sign, Jw, Jv):
 
 
 @njit(cache=True)
+def _chain_insert(buf, k0, k, body, ji):
+    """Insert the dofs of `body`'s chain to the root into the ascending, repeat-free buf[k0:k]; returns the new k."""
+    a = body
+    while a > 0:
+        vs = ji[a, 4]
+        for j in range(ji[a, 5]):
+            x = vs + j
+            p = k
+            while p > k0 and buf[p - 1] > x:
+                p -= 1
+            if p > k0 and buf[p - 1] == x:
+                continue
+            for r in range(k, p, -1):
+                buf[r] = buf[r - 1]
+            buf[p] = x
+            k += 1
+        a = ji[a, 0]
+    return k
+
+
+@njit(cache=True)
+def ContactChains(ji, body_A, body_B):
+    """(chain, adr): each contact's dofs chain[adr[c]:adr[c + 1]], ascending without repeats, the union of its two
+    bodies' chains to the root (MuJoCo's merged chain). A contact's Jacobian is zero outside them."""
+    n = body_A.shape[0]
+    total = 0
+    for c in range(n):
+        for b in (body_A[c], body_B[c]):
+            a = b
+            while a > 0:
+                total += ji[a, 5]
+                a = ji[a, 0]
+    buf = np.empty(total, np.int64)
+    adr = np.empty(n + 1, np.int64)
+    k = 0
+    for c in range(n):
+        adr[c] = k
+        k = _chain_insert(buf, adr[c], k, body_A[c], ji)
+        k = _chain_insert(buf, adr[c], k, body_B[c], ji)
+    adr[n] = k
+    return buf[:k].copy(), adr
+
+
+@njit(cache=True)
 def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W, rotational=True):
     """J_contact (ncon, 6, nv): rows [normal, t1, t2, spin, roll1, roll2] of V_B - V_A at each contact
     point, in the contact frame (frame_W[c] rows = normal from A to B, tangents); (ncon, 3, nv), the
-    translational rows only, when `rotational` is False (every contact has condim <= 3)."""
+    translational rows only, when `rotational` is False (every contact has condim <= 3). Only the columns of the
+    two bodies' chains (ContactChains) are computed: the others are zero."""
     ncon = pos_W.shape[0]
     nv = S.shape[0]
     nr = 6 if rotational else 3
     out = np.zeros((ncon, nr, nv))
     Jw = np.zeros((3, nv))
     Jv = np.zeros((3, nv))
+    chain, adr = ContactChains(ji, body_A, body_B)
     for c in range(ncon):
-        Jw[:] = 0.0
-        Jv[:] = 0.0
         _add_point_jacobian(ji, S, body_B[c], pos_W[c], 1.0, Jw, Jv)
         _add_point_jacobian(ji, S, body_A[c], pos_W[c], -1.0, Jw, Jv)
         F = frame_W[c]
-        for r in range(3):
-            for q in range(nv):
+        for p in range(adr[c], adr[c + 1]):
+            q = chain[p]
+            for r in range(3):
                 out[c, r, q] = F[r, 0] * Jv[0, q] + F[r, 1] * Jv[1, q] + F[r, 2] * Jv[2, q]
                 if rotational:
                     out[c, 3 + r, q] = F[r, 0] * Jw[0, q] + F[r, 1] * Jw[1, q] + F[r, 2] * Jw[2, q]
+            for r in range(3):
+                Jw[r, q] = 0.0
+                Jv[r, q] = 0.0
     return out
 
 

@@ -12,6 +12,7 @@ from numba.experimental import structref
 
 from ..contact.assembly import AssembleRows
 from ..contact.linalg import MatVec
+from ..kernels.contact_kernels import ContactChains
 from ..contact.parameters import (CONTACT_ELLIPTIC, EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON,
                                   ValidateSolimp, ValidateSolref)
 from ..contact.sap import SAP_SIGMA
@@ -203,7 +204,7 @@ def assemble(m, d):
      _rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, ref_h, imp_h, d.con_J[:nmj],
                              d.con_dist[:nmj], d.con_condim, d.con_friction, d.con_includemargin, tran, rot,
                              d.con_solref, d.con_solreffriction, d.con_solimp, o.cone == 0, ne, nf, t.h, True,
-                             o.impratio, d.v)
+                             o.impratio, d.v, *ContactChains(t.ji, np.ascontiguousarray(bA), np.ascontiguousarray(bB)))
     for i in range(ne):  # J̇·v of connect, weld and distance rows (MuJoCo's mj_Jdotv)
         aref[i] -= d.eq_jdv[i]
     d.ne, d.nf, d.nl = ne, nf, Jh.shape[0] - ne - nf

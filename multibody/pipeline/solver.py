@@ -14,10 +14,11 @@ from numba.core import types
 from numba.experimental import structref
 
 from ..contact.contact_results import ContactForces
-from ..contact.linalg import MatTVec
+from ..contact.linalg import MatTVec, RowSupportIn
 from ..contact.noslip import NoSlip
 from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
-from ..contact.primal_solver import CheckedPrimalSolve, StartPoint
+from ..contact.primal_solver import CheckedPrimalSolveRows, StartPoint
+from ..kernels.contact_kernels import ContactChains
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
 from .integrate import rotate_quaternion_blocks
 from .structs import BOOL, FLOAT, INT, declare
@@ -153,10 +154,14 @@ def solve(m, d, warm, warm_valid):
             if not np.isfinite(qacc[k]):
                 return SOLVE_NOT_FINITE
     else:
-        status, qacc, force, _state, converged, it, residual, _cost, qfrc = CheckedPrimalSolve(
+        # J's row supports: the contact rows (after the equality, friction and limit rows) searched over their
+        # bodies' chains only
+        chain, adr = ContactChains(t.ji, d.con_body[:, 0].copy(), d.con_body[:, 1].copy())
+        idx, start = RowSupportIn(J, d.ne + d.nf + d.nl, d.efc_id, chain, adr)
+        status, qacc, force, _state, converged, it, residual, _cost, qfrc = CheckedPrimalSolveRows(
             M, a0, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne, d.nf, d.con_dim,
             d.con_mu, d.con_fric, w, o.solver == SOLVER_NEWTON, o.iterations, o.tolerance, o.ls_iterations,
-            o.ls_tolerance, scale, t.solver_blocks)
+            o.ls_tolerance, scale, t.solver_blocks, idx, start)
         if status == 1:
             return SOLVE_BAD_INPUT
         if status == 4:

@@ -1,15 +1,16 @@
 """Drake contact benchmark: mallard vs pydrake on the same scripts, in one process.
 
 Scenes (1 ms discrete plants with pydrake's defaults unless said): a 2 kg box dropped on a half space for each
-discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), a Hunt–Crossley ball thrown onto a
-half space, and hydroelastic contact: a compliant box dropped on a rigid half space and a compliant ball (resolution
-1 cm) dropped on a rigid box, two compliant spheres resting on each other ('two spheres') and two rigid fingers
-squeezing a compliant box that they hold ('fingers', issue #16's gripper); the hydroelastic box once more on a continuous plant (time_step = 0, the Simulator's
-default error-controlled RK3, 0.3 s), and the box drop with point contact on a continuous plant ('box ct').
+discrete approximation (kLagged, the default; kSap; kSimilar; kTamsi), a Hunt–Crossley ball thrown onto a half space;
+hydroelastic contact: a compliant box dropped on a rigid half space, a compliant ball (resolution 1 cm) dropped on a
+rigid box, two compliant spheres resting on each other ('two spheres'), two rigid fingers squeezing a compliant box
+that they hold ('fingers', issue #16's gripper); the quick start's iiwa pushing a box under a Python PD controller
+('iiwa push', 3.3 s at 2 ms, kLagged); the hydroelastic box once more on a continuous plant (time_step = 0, the
+Simulator's default error-controlled RK3, 0.3 s), and the box drop with point contact on a continuous plant ('box ct').
 Each engine simulates the scene from a fresh context (after one warm-up run, so mallard's numba cache loading and
 Finalize are not counted); the wall time of Simulator.AdvanceTo is the median over alternating rounds. Prints
-per-scene times, the final heights of the scene's moving body (they agree) and the ratio pydrake/mallard (> 1: mallard faster). The machine may
-be shared: the numbers are noisy.
+per-scene times, the final heights of the scene's moving body (they agree) and the ratio pydrake/mallard (> 1: mallard
+faster). The machine may be shared: the numbers are noisy.
 
 With --first, each engine instead runs the kLagged box drop in fresh processes (never this one): the import, then
 the first simulation of the process (model building, Finalize, loading compiled code, AdvanceTo) and a second
@@ -30,6 +31,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
 
 def box_scene(lib, approx: str, time_step: float = 0.001):
@@ -151,13 +154,92 @@ def fingers_scene(lib, _=""):
     return diagram, plant, init, obj
 
 
+
+def _pd_controller(lib):
+    """The quick start's gravity-compensated PD written as a Python LeafSystem of `lib` (what a pydrake user writes)."""
+
+    class GravityCompensatedPD(lib.LeafSystem):
+        def __init__(self, plant, kp: float, kd: float):
+            super().__init__()
+            self._plant, self._context = plant, plant.CreateDefaultContext()
+            self._kp, self._kd, n = kp, kd, plant.num_positions()
+            self.DeclareVectorInputPort("state", 2 * n)
+            self.DeclareVectorInputPort("desired_state", 2 * n)
+            self.DeclareVectorOutputPort("torque", n, self.CalcTorque)
+
+        def CalcTorque(self, context, output):
+            n = self._plant.num_positions()
+            x, x_d = self.get_input_port(0).Eval(context), self.get_input_port(1).Eval(context)
+            self._plant.SetPositions(self._context, x[:n])
+            tau_g = self._plant.CalcGravityGeneralizedForces(self._context)
+            output.SetFromVector(-tau_g + self._kp * (x_d[:n] - x[:n]) + self._kd * (x_d[n:] - x[n:]))
+
+    return GravityCompensatedPD
+
+
+def _quickstart():
+    """mallard's quick start module (its scene constants, the shared models' folder). Imported on first use: it
+    imports mallard, which --first's fresh pydrake and mallard processes must not have loaded before they time it."""
+    if EXAMPLES not in sys.path:
+        sys.path.insert(0, EXAMPLES)
+    return __import__("quickstart")
+
+
+def _add_iiwa(lib, plant):
+    """The iiwa14 (sphere collision) of the shared models' drake_models, welded to the world."""
+    gallery, quickstart = __import__("gallery"), _quickstart()
+    parser = lib.Parser(plant)
+    if parser.package_map().Contains("drake_models"):  # pydrake pre-registers a download: use the local copy
+        parser.package_map().Remove("drake_models")
+    parser.package_map().AddPackageXml(str(gallery.models_dir() / "drake_models" / "package.xml"))
+    iiwa = parser.AddModels(str(gallery.models_dir() / quickstart.IIWA))[0]
+    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("base", iiwa))
+    return iiwa
+
+
+def iiwa_push_scene(lib, _=""):
+    """Issue #16's iiwa pushing a box: the quick start's scene (kLagged at 2 ms, a 0.5 kg box on four corner spheres on
+    a table) under a gravity-compensated PD LeafSystem tracking the quick start's joint trajectory."""
+    qs = _quickstart()
+    builder = lib.DiagramBuilder()
+    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, qs.TIME_STEP)
+    iiwa = _add_iiwa(lib, plant)
+    friction = lib.ProximityProperties()
+    friction.AddProperty("material", "coulomb_friction", lib.CoulombFriction(0.5, 0.5))
+    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform([0.6, 0.0, qs.TABLE_TOP / 2]),
+                                    lib.Box(0.5, 1.2, qs.TABLE_TOP), "table", friction)
+    size, h = qs.BOX_SIZE, qs.BOX_SIZE / 2
+    box = plant.AddRigidBody("box", plant.AddModelInstance("box"),
+                             lib.SpatialInertia.SolidBoxWithMass(qs.BOX_MASS, size, size, size))
+    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(size, size, size), "box", friction)
+    for i, (x, y) in enumerate([(h, h), (h, -h), (-h, h), (-h, -h)]):
+        plant.RegisterCollisionGeometry(box, lib.RigidTransform([x, y, -h]), lib.Sphere(1e-5), f"corner{i}", friction)
+    plant.Finalize()
+    arm = lib.MultibodyPlant(qs.TIME_STEP)
+    _add_iiwa(lib, arm)
+    arm.Finalize()
+    q_d = lib.PiecewisePolynomial.CubicShapePreserving(qs.TIMES, qs.WAYPOINTS, zero_end_point_derivatives=True)
+    reference = builder.AddSystem(lib.TrajectorySource(q_d, output_derivative_order=1))
+    controller = builder.AddSystem(_pd_controller(lib)(arm, qs.KP, qs.KD))
+    builder.Connect(plant.get_state_output_port(iiwa), controller.get_input_port(0))
+    builder.Connect(reference.get_output_port(0), controller.get_input_port(1))
+    builder.Connect(controller.get_output_port(0), plant.get_actuation_input_port(iiwa))
+    diagram = builder.Build()
+
+    def init(root):
+        ctx = plant.GetMyMutableContextFromRoot(root)
+        plant.SetPositions(ctx, iiwa, qs.WAYPOINTS[:, 0])
+        plant.SetFreeBodyPose(ctx, box, lib.RigidTransform([qs.BOX_START[0], qs.BOX_START[1], qs.TABLE_TOP + h]))
+    return diagram, plant, init, box
+
 SCENES = {"box kLagged": (box_scene, "kLagged"), "box kSap": (box_scene, "kSap"),
           "box kSimilar": (box_scene, "kSimilar"), "box kTamsi": (box_scene, "kTamsi"),
           "ball kLagged": (ball_scene, "kLagged"), "hydro box": (hydro_scene, "box"),
           "hydro ball": (hydro_scene, "ball"), "two spheres": (spheres_scene, ""), "fingers": (fingers_scene, ""),
+          "iiwa push": (iiwa_push_scene, ""),
           "hydro box ct": (lambda lib, shape: hydro_scene(lib, shape, 0.0), "box"),
           "box ct": (lambda lib, approx: box_scene(lib, approx, 0.0), "")}
-DURATION = {"hydro box ct": 0.3}  # s, else --seconds
+DURATION = {"hydro box ct": 0.3, "iiwa push": 3.3}  # s, else --seconds
 
 
 def run(lib, scene, approx, seconds):

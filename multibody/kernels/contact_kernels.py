@@ -232,12 +232,22 @@ def MujocoContactArrays(i1, i2, body, is_mujoco, known, slot_table, slot_ok, cd_
 def NextState(order, ji, q, v, a, h, mujoco):
     """x⁺ = [q⁺; v⁺] of the constrained discrete step: v⁺ = v + h a, then q⁺ by MuJoCo's integration
     (IntegratePositions, mujoco=True) or Drake's q + h N(q) v⁺."""
+    x = np.empty(q.shape[0] + v.shape[0])
+    next_state_into(order, ji, q, v, a, h, mujoco, x)
+    return x
+
+
+@njit(cache=True)
+def next_state_into(order, ji, q, v, a, h, mujoco, x):
+    """NextState written into x[:nq + nv] (v⁺ first, in place; Drake's q⁺ without temporaries but q̇)."""
     nq = q.shape[0]
     nv = v.shape[0]
-    v_next = v + h * a
+    v_next = x[nq:nq + nv]
+    for i in range(nv):
+        v_next[i] = v[i] + h * a[i]
     qdot = map_velocity_to_qdot(order, ji, q, v_next)
-    q_next = IntegratePositions(order, ji, q, v_next, h, qdot) if mujoco else q + h * qdot
-    x = np.empty(nq + nv)
-    x[:nq] = q_next
-    x[nq:] = v_next
-    return x
+    if mujoco:
+        x[:nq] = IntegratePositions(order, ji, q, v_next, h, qdot)
+    else:
+        for i in range(nq):
+            x[i] = q[i] + h * qdot[i]

@@ -102,20 +102,26 @@ def solve_spd(M, b):
 @njit(cache=True)
 def cholesky_solve(L, b):
     """Solve (L Lᵀ) x = b for a lower-triangular Cholesky factor L (forward, then back substitution)."""
+    x = b.copy()
+    cholesky_solve_in_place(L, x)
+    return x
+
+
+@njit(cache=True)
+def cholesky_solve_in_place(L, b):
+    """b ← (L Lᵀ)⁻¹ b for a lower-triangular Cholesky factor L: the forward substitution overwrites b with y, the
+    back substitution y with x (each entry is read before it is written)."""
     n = b.shape[0]
-    y = np.empty(n)
     for i in range(n):
         s = b[i]
         for k in range(i):
-            s -= L[i, k] * y[k]
-        y[i] = s / L[i, i]
-    x = np.empty(n)
+            s -= L[i, k] * b[k]
+        b[i] = s / L[i, i]
     for i in range(n - 1, -1, -1):
-        s = y[i]
+        s = b[i]
         for k in range(i + 1, n):
-            s -= L[k, i] * x[k]
-        x[i] = s / L[i, i]
-    return x
+            s -= L[k, i] * b[k]
+        b[i] = s / L[i, i]
 
 
 @njit(cache=True)

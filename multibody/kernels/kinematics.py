@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .joint_kernels import REVOLUTE, joint_hinge, joint_hinge_rate_angular, joint_pose
+from .joint_kernels import PRISMATIC, REVOLUTE, joint_hinge, joint_hinge_rate_angular, joint_pose
 from .small import cross_add, cross_into, matmul3, matTvec3, matvec3
 
 # Column layout of the packed per-body joint arrays (row b describes the joint whose child is body b).
@@ -139,6 +139,17 @@ def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
             S[vs, 3] = pM[1] * w2 - pM[2] * w1
             S[vs, 4] = pM[2] * w0 - pM[0] * w2
             S[vs, 5] = pM[0] * w1 - pM[1] * w0
+            continue
+        if ji[b, 1] == PRISMATIC:  # _hinge_columns_into's arithmetic (its bits) with H = [0; axis], in scalars
+            z = 0.0
+            ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
+            w0 = R[0, 0] * z + R[0, 1] * z + R[0, 2] * z
+            w1 = R[1, 0] * z + R[1, 1] * z + R[1, 2] * z
+            w2 = R[2, 0] * z + R[2, 1] * z + R[2, 2] * z
+            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
+            S[vs, 3] = R[0, 0] * ax + R[0, 1] * ay + R[0, 2] * az + (pM[1] * w2 - pM[2] * w1)
+            S[vs, 4] = R[1, 0] * ax + R[1, 1] * ay + R[1, 2] * az + (pM[2] * w0 - pM[0] * w2)
+            S[vs, 5] = R[2, 0] * ax + R[2, 1] * ay + R[2, 2] * az + (pM[0] * w1 - pM[1] * w0)
             continue
         _hinge_columns_into(ji[b, 1], q, ji[b, 2], jf[b], n, R, pM, S[vs:vs + n])
 

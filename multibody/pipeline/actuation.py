@@ -141,7 +141,7 @@ def activation_rates(m, d, ctrl):
     (ctrl − a)/τ; muscle: muscle.MuscleActivationRate)."""
     a = m.act
     act = d.act
-    rate = np.zeros(a.na)
+    rate = d.act_dot if a.na == 0 and d.act_dot.shape[0] == 0 else np.zeros(a.na)  # (no activations: kept empty)
     for i in range(a.actadr.shape[0]):
         k = a.actadr[i]
         if k < 0:
@@ -198,7 +198,7 @@ def transmission(m, d):
         d.actuator_moment = np.empty((nout, nv))
     moment = d.actuator_moment
     moment[:, :] = a.moment
-    L = np.zeros(nout)
+    L = d.actuator_length if nout == 0 and d.actuator_length.shape[0] == 0 else np.zeros(nout)  # (kept empty)
     q = d.q
     for i in range(nout):
         s = 0.0
@@ -231,13 +231,15 @@ def actuation(m, d, u, ctrl):
     for i in range(u.shape[0]):
         tau[a.dofs[i]] += u[i]
     nout = a.row_ctrl.shape[0]
-    force = np.zeros(nout)
+    force = d.actuator_force if nout == 0 and d.actuator_force.shape[0] == 0 else np.zeros(nout)  # (kept empty)
     d.actuator_force = force
     transmission(m, d)
     activation_rates(m, d, ctrl)
-    if nout == 0:
+    if nout == 0:  # joint actuators only: no MuJoCo actuator force (its arrays made once per Data)
         d.actuator_velocity = force
-        d.qfrc_actuator = np.zeros(d.tau.shape[0])
+        if d.qfrc_actuator.shape[0] != d.tau.shape[0]:
+            d.qfrc_actuator = np.empty(d.tau.shape[0])
+        d.qfrc_actuator[:] = 0.0
         return ACTUATION_OK
     nv = a.moment.shape[1]
     v, moment, act, h = d.v, d.actuator_moment, d.act, m.tree.h

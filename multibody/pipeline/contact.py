@@ -233,10 +233,29 @@ def no_contacts(m, d):
     """A step without contacts (no geometry, or no SceneGraph connected): empty d.con_*."""
     nv = m.tree.nv
     d.ncon, d.ncon_mujoco = 0, 0
+    if not _contacts_empty(d, nv):
+        _empty_contacts(d, nv)
+    no_surfaces(d)
+
+
+@njit(cache=True)
+def _contacts_empty(d, nv):
+    """Whether d.con_* already are the empty arrays of `_empty_contacts` (a step without contacts after another:
+    nothing to allocate)."""
+    return (d.con_body.shape == (0, 2) and d.con_geom.shape == (0, 2) and d.con_dist.shape[0] == 0
+            and d.con_pos.shape == (0, 3) and d.con_frame.shape == (0, 3, 3) and d.con_condim.shape[0] == 0
+            and d.con_friction.shape == (0, 5) and d.con_solref.shape == (0, 2)
+            and d.con_solreffriction.shape == (0, 2) and d.con_solimp.shape == (0, 5)
+            and d.con_includemargin.shape[0] == 0 and d.con_drake.shape == (0, 3) and d.con_J.shape == (0, 3, nv)
+            and d.con_hyd.shape == (0, 2))
+
+
+@njit(cache=True)
+def _empty_contacts(d, nv):
+    """d.con_* as empty arrays (rows of the widths `select_contacts` and `drake_contacts` fill)."""
     d.con_body, d.con_geom = np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64)
     d.con_dist, d.con_pos, d.con_frame = np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, 3))
     d.con_condim, d.con_friction = np.zeros(0, np.int64), np.zeros((0, 5))
     d.con_solref, d.con_solreffriction, d.con_solimp = np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 5))
     d.con_includemargin, d.con_drake, d.con_J = np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, nv))
     d.con_hyd = np.zeros((0, 2), np.int64)
-    no_surfaces(d)

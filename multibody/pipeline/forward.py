@@ -74,7 +74,9 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, 
             smooth_acceleration(m, d)
             d.qacc = d.qacc_smooth.copy()
         no_contacts(m, d)
-        d.tau_contact = np.zeros(m.tree.nv)
+        if d.tau_contact.shape[0] != m.tree.nv:
+            d.tau_contact = np.empty(m.tree.nv)
+        d.tau_contact[:] = 0.0
         d.warm_valid = False
         d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
         return STEP_OK

@@ -52,8 +52,10 @@ def gravcomp(m, d, g_W):
     """d.qfrc_gravcomp (nv) under gravity g_W; its passive part (dofs without actuatorgravcomp) added to d.tau."""
     gc = m.act.gc
     nv = m.tree.nv
-    out = np.zeros(nv)
-    d.qfrc_gravcomp = out
+    if d.qfrc_gravcomp.shape[0] != nv:
+        d.qfrc_gravcomp = np.empty(nv)
+    out = d.qfrc_gravcomp
+    out[:] = 0.0
     if gc.body.shape[0] == 0:
         return
     zero = np.zeros(3)

@@ -24,7 +24,7 @@ from numba.core import types
 from numba.experimental import structref
 
 from ..contact.elimination import ReverseTreeSolve
-from ..kernels.contact_kernels import NextState
+from ..kernels.contact_kernels import NextState, next_state_into
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
 from .derivative import bias_vel_columns, smooth_vel
 from .smooth import mass_matrix
@@ -139,11 +139,10 @@ def EulerIntegrator(plant) -> IntegratorModel:
 def advance(m, q, v, a, x_next):
     """[q⁺; v⁺] of v⁺ = v + h·a and q⁺ from q, v⁺ into x_next[:nq + nv]. Returns True when every entry is finite."""
     t = m.tree
-    x = NextState(t.order, t.ji, q, v, a, t.h, m.opt.mujoco_positions)
+    next_state_into(t.order, t.ji, q, v, a, t.h, m.opt.mujoco_positions, x_next)
     finite = True
     for i in range(t.nq + t.nv):
-        x_next[i] = x[i]
-        if not np.isfinite(x[i]):
+        if not np.isfinite(x_next[i]):
             finite = False
     return finite
 

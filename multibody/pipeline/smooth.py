@@ -13,8 +13,8 @@ from numba.experimental import structref
 from numba.core import types
 
 from ..contact.elimination import ReverseTreeSolve
-from ..kernels.dynamics import gravity_forces_into, mass_matrix_into
-from ..kernels.pipeline import discrete_step, inverse_dynamics_from_inertias, kinematics_into
+from ..kernels.dynamics import cholesky_solve_in_place, gravity_forces_into, inverse_dynamics_into, mass_matrix_into
+from ..kernels.pipeline import inverse_dynamics_from_inertias, kinematics_into
 from .structs import B1, BOOL, F1, F2, FLOAT, I1, I2, INT, bools, declare, floats, ints
 from .tendon import tendon_armature, tendon_bias
 
@@ -204,7 +204,23 @@ def smooth_acceleration(m, d):
 
 @njit(cache=True)
 def unconstrained_step(m, d):
-    """v̇ of a step without constraint rows: (M + h·D)·v̇ = τ − D·v − C·v + Σ J_WBᵀ F_Bo_W, one dense solve; d.qacc."""
+    """v̇ of a step without constraint rows: (M + h·D)·v̇ = τ − D·v − C·v + Σ J_WBᵀ F_Bo_W, one dense solve; d.qacc,
+    with M̂ = M + h·D left in d.M. The arithmetic of kernels/pipeline.discrete_step (its bits), without its
+    temporaries: the bias is computed into the array that then holds the right-hand side and v̇."""
     t = m.tree
-    _x, a = discrete_step(t.order, t.ji, t.refl, d.S, d.Iw, d.p_WB, d.V, d.c, d.F, d.tau, t.damping, t.h, d.q, d.v)
+    nv = t.nv
+    if d.M.shape[0] != nv or d.M.shape[1] != nv:
+        d.M = np.empty((nv, nv))
+    M = d.M
+    mass_matrix_into(t.order, t.ji, t.refl, d.S, d.Iw, M)
+    tau = np.empty(nv)
+    a = np.zeros(nv)  # v̇ = 0 for the bias C·v, then −rhs, then v̇
+    for i in range(nv):
+        tau[i] = d.tau[i] - t.damping[i] * d.v[i]
+    inverse_dynamics_into(t.order, t.ji, t.refl, d.S, d.Iw, d.p_WB, d.V, d.c, a, d.F, tau, a)
+    for i in range(nv):
+        M[i, i] += t.h * t.damping[i]
+        a[i] = -a[i]
+    if nv:
+        cholesky_solve_in_place(np.linalg.cholesky(M), a)
     d.qacc = a

@@ -19,10 +19,12 @@ CCD_TOLERANCE = 1e-6  # and opt.ccd_tolerance
 
 
 @njit(cache=True, error_model="numpy")
-def penetration(A, B, tol=CCD_TOLERANCE, kmax=CCD_ITERATIONS, cutoff=0.0):
+def penetration(A, B, FI, FW, tol=CCD_TOLERANCE, kmax=CCD_ITERATIONS, cutoff=0.0):
     """MuJoCo's mjc_ccd for one contact: (dist, x1, x2), dist < 0 when the shapes overlap by -dist [m] (x1, x2 the
     witness points on A and B: MuJoCo's contact is at their midpoint with normal x1 - x2), else > 0 (0: touching
-    or EPA failed: no contact). cutoff > 0 asks GJK for distances up to it (mj_geomDistance's mode)."""
+    or EPA failed: no contact). cutoff > 0 asks GJK for distances up to it (mj_geomDistance's mode). An EPA
+    contact leaves its final face in FI, FW (ccd_epa.epa_depth); FI[0, 0] is -2 otherwise."""
+    FI[0, 0] = -2
     x1 = A[2].copy()
     x2 = B[2].copy()
     S, S1, S2 = np.zeros((4, 3)), np.zeros((4, 3)), np.zeros((4, 3))
@@ -57,4 +59,4 @@ def penetration(A, B, tol=CCD_TOLERANCE, kmax=CCD_ITERATIONS, cutoff=0.0):
     dist, ns, sep, nx = gjk(A, B, x1, x2, S, S1, S2, SI, tol, kmax, cutoff)
     if not (dist <= tol and ns > 1 and not sep):
         return dist, x1, x2
-    return epa_depth(A, B, S, S1, S2, SI, ns, tol, kmax, x1, x2), x1, x2
+    return epa_depth(A, B, S, S1, S2, SI, ns, tol, kmax, x1, x2, FI, FW), x1, x2

@@ -379,9 +379,11 @@ def _epa(A, B, P, F, cnt, center, tol, kmax, x1, x2):
 
 
 @njit(cache=True, error_model="numpy")
-def epa_depth(A, B, S, S1, S2, SI, ns, tol, kmax, x1, x2):
+def epa_depth(A, B, S, S1, S2, SI, ns, tol, kmax, x1, x2, FI, FW):
     """The penetration distance (< 0) of overlapping shapes from GJK's simplex S[:ns] (ns 2 to 4), the witness
-    points into x1, x2; 0 when the polytope cannot be built or EPA fails (MuJoCo then reports no contact)."""
+    points into x1, x2; 0 when the polytope cannot be built or EPA fails (MuJoCo then reports no contact). The
+    final face's three vertices go to FI (3, 2: each shape's support index) and FW (3, 6: the support points on
+    A, then on B), the features MuJoCo's multi-contact starts from (collision/multiccd.py)."""
     nv, nf = 5 + kmax, 6 * kmax
     P = (np.zeros((nv, 3)), np.zeros((nv, 3)), np.zeros((nv, 3)), np.full((nv, 2), -1, np.int64))
     F = (np.zeros((nf, 3), np.int64), np.zeros((nf, 3), np.int64), np.zeros((nf, 3)), np.zeros(nf),
@@ -399,4 +401,10 @@ def epa_depth(A, B, S, S1, S2, SI, ns, tol, kmax, x1, x2):
     face, d = _epa(A, B, P, F, cnt, center, tol, kmax, x1, x2)
     if face < 0:
         return 0.0
+    FV = F[0]
+    for i in range(3):
+        v = FV[face, i]
+        FI[i, 0], FI[i, 1] = P[3][v, 0], P[3][v, 1]
+        FW[i, :3] = P[1][v]
+        FW[i, 3:] = P[2][v]
     return d

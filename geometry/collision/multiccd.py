@@ -1,17 +1,18 @@
 """Several contacts for a penetrating box/mesh pair from one convex penetration (MuJoCo 4's multicontact after
 EPA, engine_collision_gjk.c): up to four points where two faces touch, instead of one.
 
-Given the penetration normal n (geom 1 -> geom 2), each geom's feature that touches is its support set along n
-(geom 1) or -n (geom 2): a vertex, an edge or a face, whose candidate faces are the faces through all of it
-(mesh faces: collision/hull_polygons.py; box faces: its six sides). Two candidate faces whose normals are
-opposed within MuJoCo's face tolerance (cos > 0.996) touch face to face: as MuJoCo 4 (checked against it to
-1e-16), geom 1's face is clipped by the side planes of geom 2's face (planes through its edges containing geom
-1's normal), the clipped vertices below geom 2's face are the contacts, each at its depth below that face, at
-the midpoint of the vertex and the vertex pushed along geom 2's normal by that depth, normal along -n2 (more
-than four: the largest-area quadrilateral by MuJoCo's polygonQuad walk; MuJoCo 4 prunes some polygons of more
-than four vertices to another quadrilateral). Else an edge of one geom that is parallel to a candidate face of
-the other (|cos| < 0.0888) is clipped by that face (two contacts). Otherwise (vertex or edge against a face at
-an angle) the single EPA contact stands."""
+EPA's final polytope face (collision/ccd_epa.py) names each geom's touching feature: the distinct support
+vertices among its three corners are a vertex, an edge or a face, whose candidate faces are a box's sides
+through it or the mesh polygons through it (collision/hull_polygons.py; a face: the first polygon through its
+three vertices). Two candidate faces whose normals are opposed within MuJoCo's face tolerance (cos > 0.996)
+touch face to face: as MuJoCo 4 (checked against its mjc_ccd to 1e-10), geom 1's face, put onto its own plane
+(a merged mesh face is not flat) and walked counter-clockwise from its first vertex, is clipped by the side
+planes of geom 2's face (planes through its edges containing geom 1's normal); the clipped points below geom
+2's face are the contacts, each at its depth below that face, midway between the point and the point pushed
+onto that face along geom 2's normal, normal along -n2 (more than four: the largest-area quadrilateral by
+MuJoCo's polygonQuad walk). Else an edge of the lower-dimensional feature (then of the other) parallel to a
+candidate face of the other geom (|cos| < 0.0888) is clipped by that face (two contacts). Otherwise (vertex
+or edge against a face at an angle) the single EPA contact stands."""
 from __future__ import annotations
 
 import math
@@ -25,7 +26,6 @@ BOX, MESH = 6, 7
 FACE_TOL = 0.996  # MuJoCo's mjFACE_TOL: opposed face normals
 EDGE_TOL = 0.0888  # MuJoCo's mjEDGE_TOL: an edge parallel to a face
 _MINVAL = 1e-15
-_SUPPORT_TOL = 1e-9  # support-set tolerance, relative to the geom's size
 
 # box face f: corner bit (0 x, 1 y, 2 z) and side; corners of each face in MuJoCo's order (signs of x, y, z)
 _BOX_FACE = np.array([
@@ -54,76 +54,6 @@ def _on_box_face(f, i):
 
 
 @njit(cache=True, error_model="numpy")
-def _support_set(t, s, R, v, d, idx):
-    """Indices (mesh vertices, box corners) of the geom's points farthest along world direction d, within a
-    tolerance relative to its size; returns their count (at most idx.size)."""
-    dl = matTvec(R, d)
-    n = 8 if t == BOX else v.shape[0]
-    best = -1e300
-    size = 0.0
-    for i in range(n):
-        x = _corner(s, i) if t == BOX else v[i]
-        best = max(best, dot3(x, dl))
-        size = max(size, math.sqrt(dot3(x, x)))
-    tol = _SUPPORT_TOL * max(size, 1e-300)
-    m = 0
-    for i in range(n):
-        x = _corner(s, i) if t == BOX else v[i]
-        if dot3(x, dl) >= best - tol and m < idx.shape[0]:
-            idx[m] = i
-            m += 1
-    return m
-
-
-@njit(cache=True, error_model="numpy")
-def _faces_through(t, f, idx, m, out):
-    """Faces through all m points idx (box sides in index order; mesh faces in the vertex's face order)."""
-    c = 0
-    if t == BOX:
-        for face in range(6):
-            ok = True
-            for a in range(m):
-                if not _on_box_face(face, idx[a]):
-                    ok = False
-                    break
-            if ok:
-                out[c] = face
-                c += 1
-        return c
-    nv = int(f[1])
-    vpoly, padr = 3 + nv, 3 + nv + int(f[2 + nv])
-    npoly = int(f[0])
-    pvert = padr + npoly + 1 + 3 * npoly
-    for q in range(int(f[2 + idx[0]]), int(f[3 + idx[0]])):
-        face = int(f[vpoly + q])
-        ok = True
-        for a in range(1, m):
-            found = False
-            for r in range(int(f[padr + face]), int(f[padr + face + 1])):
-                if int(f[pvert + r]) == idx[a]:
-                    found = True
-                    break
-            if not found:
-                ok = False
-                break
-        if ok and c < out.shape[0]:
-            out[c] = face
-            c += 1
-    return c
-
-
-@njit(cache=True, error_model="numpy")
-def _face_normal(t, f, R, face):
-    if t == BOX:
-        nl = np.zeros(3)
-        nl[face // 2] = 1.0 if face % 2 == 0 else -1.0
-        return matvec(R, nl)
-    nv = int(f[1])
-    nrm = 3 + nv + int(f[2 + nv]) + int(f[0]) + 1
-    return matvec(R, f[nrm + 3 * face:nrm + 3 * face + 3].copy())
-
-
-@njit(cache=True, error_model="numpy")
 def _face_vertices(t, s, p, R, v, f, face):
     """World vertices of a face: a box side in MuJoCo's order, a mesh face in reverse order (clockwise about
     its outward normal), as MuJoCo's boxFace/meshFace."""
@@ -141,37 +71,6 @@ def _face_vertices(t, s, p, R, v, f, face):
     for j in range(hi - lo):
         out[j] = matvec(R, v[int(f[pvert + hi - 1 - j])]) + p
     return out
-
-
-@njit(cache=True, error_model="numpy")
-def _edges(t, s, p, R, v, f, idx, m, ends):
-    """Unit directions of the edges of the feature idx[:m] (m = 1 vertex: its edges; 2: that edge) from its
-    first point, their far ends in ``ends``; returns (count, first point (world))."""
-    x0 = matvec(R, _corner(s, idx[0]) if t == BOX else v[idx[0]]) + p
-    if m >= 2:
-        ends[0] = matvec(R, _corner(s, idx[1]) if t == BOX else v[idx[1]]) + p
-        return 1, x0
-    c = 0
-    if t == BOX:
-        for b in range(3):
-            ends[c] = matvec(R, _corner(s, idx[0] ^ (1 << b))) + p
-            c += 1
-        return c, x0
-    nv = int(f[1])
-    vpoly, padr = 3 + nv, 3 + nv + int(f[2 + nv])
-    npoly = int(f[0])
-    pvert = padr + npoly + 1 + 3 * npoly
-    for q in range(int(f[2 + idx[0]]), int(f[3 + idx[0]])):
-        face = int(f[vpoly + q])
-        lo, hi = int(f[padr + face]), int(f[padr + face + 1])
-        for r in range(lo, hi):
-            if int(f[pvert + r]) == idx[0]:
-                prev = lo + (hi - 1 - lo) if r == lo else r - 1
-                if c < ends.shape[0]:
-                    ends[c] = matvec(R, v[int(f[pvert + prev])]) + p
-                    c += 1
-                break
-    return c, x0
 
 
 @njit(cache=True, error_model="numpy")
@@ -310,62 +209,195 @@ def _witness(x, a, n, wdir, w1, w2, i):
 
 
 @njit(cache=True, error_model="numpy")
-def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, normal):
-    """Contacts (written from row k) of a penetrating box/mesh pair (not box-box) whose penetration normal
-    (geom 1 -> geom 2) is ``normal``, as MuJoCo's multicontact; 0 when its features do not touch face to face
-    or edge to face (the caller keeps the single penetration contact). Meshes need their packed faces."""
-    if (t1 == MESH and f1.shape[0] < 2) or (t2 == MESH and f2.shape[0] < 2):
+def _feature(FI, FW, g, pts):
+    """The distinct support indices of EPA's final face on shape g (0 or 1) and their points (pts rows): MuJoCo's
+    simplexDim, 1 (vertex), 2 (edge) or 3 (face); returns (dimension, indices)."""
+    a, b, c = FI[0, g], FI[1, g], FI[2, g]
+    o = 3 * g
+    pts[0], pts[1], pts[2] = FW[0, o:o + 3], FW[1, o:o + 3], FW[2, o:o + 3]
+    idx = np.array([a, b, c])
+    if a == b:
+        if a == c:
+            return 1, idx
+        idx[1] = c
+        pts[1] = pts[2]
+        return 2, idx
+    return (2 if c == a or c == b else 3), idx
+
+
+@njit(cache=True, error_model="numpy")
+def _box_side(R, d, nrm, ind):
+    """The box side whose outward normal is within MuJoCo's face tolerance of world direction d (boxNormals2)."""
+    dl = matTvec(R, d)
+    dl = dl / math.sqrt(dot3(dl, dl))
+    for i in range(6):
+        sgn = 1.0 if i % 2 == 0 else -1.0
+        if dl[i // 2] * sgn > FACE_TOL:
+            x = np.zeros(3)
+            x[i // 2] = sgn
+            nrm[0] = matvec(R, x)
+            ind[0] = i
+            return 1
+    return 0
+
+
+@njit(cache=True, error_model="numpy")
+def _normals(t, R, f, dim, idx, d, nrm, ind):
+    """Candidate faces of a feature (MuJoCo's boxNormals / meshNormals): their world outward normals (nrm rows)
+    and indices; returns their count. A box vertex: its three sides; an edge: its two sides; a face: its side (a
+    box feature that names no side falls back to the side facing d). A mesh face: the first polygon through its
+    three vertices; an edge: the polygons through both ends; a vertex: the polygons through it."""
+    if t == BOX:
+        if dim == 1:
+            for a in range(3):
+                pos = (idx[0] >> a) & 1
+                x = np.zeros(3)
+                x[a] = 1.0 if pos else -1.0
+                nrm[a] = matvec(R, x)
+                ind[a] = 2 * a + (0 if pos else 1)
+            return 3
+        c = 0
+        for a in range(3):
+            allset, noneset = True, True
+            for q in range(dim):
+                if (idx[q] >> a) & 1:
+                    noneset = False
+                else:
+                    allset = False
+            if allset or noneset:
+                if c < 2:
+                    x = np.zeros(3)
+                    x[a] = 1.0 if allset else -1.0
+                    nrm[c] = matvec(R, x)
+                    ind[c] = 2 * a + (0 if allset else 1)
+                c += 1
+        if (dim == 3 and c == 1) or (dim == 2 and c == 2):
+            return c
+        return _box_side(R, d, nrm, ind)
+    nv = int(f[1])
+    vpoly, padr = 3 + nv, 3 + nv + int(f[2 + nv])
+    nrmadr = padr + int(f[0]) + 1
+    pvert = nrmadr + 3 * int(f[0])
+    c = 0
+    for q in range(int(f[2 + idx[0]]), int(f[3 + idx[0]])):
+        face = int(f[vpoly + q])
+        ok = True
+        for a in range(1, dim):
+            found = False
+            for r in range(int(f[padr + face]), int(f[padr + face + 1])):
+                if int(f[pvert + r]) == idx[a]:
+                    found = True
+                    break
+            if not found:
+                ok = False
+                break
+        if ok and c < nrm.shape[0]:
+            nrm[c] = matvec(R, f[nrmadr + 3 * face:nrmadr + 3 * face + 3].copy())
+            ind[c] = face
+            c += 1
+            if (dim == 3 and c == 1) or (dim == 2 and c == 2):
+                break
+    return c
+
+
+@njit(cache=True, error_model="numpy")
+def _edge_dirs(t, s, p, R, v, f, dim, idx, pts, ends, dirs):
+    """Unit directions of the edges of a vertex or edge feature from its first point pts[0] (an edge: itself; a
+    box corner: its three edges; a mesh vertex: to the previous vertex of each polygon through it), their far
+    ends in ``ends`` (MuJoCo's boxEdgeNormals / meshEdgeNormals); returns their count."""
+    if dim == 2:
+        ends[0] = pts[1]
+        dirs[0] = _normalize(pts[1] - pts[0])
+        return 1
+    if t == BOX:
+        for b in range(3):
+            ends[b] = matvec(R, _corner(s, idx[0] ^ (1 << b))) + p
+            dirs[b] = _normalize(ends[b] - pts[0])
+        return 3
+    nv = int(f[1])
+    vpoly, padr = 3 + nv, 3 + nv + int(f[2 + nv])
+    pvert = padr + int(f[0]) + 1 + 3 * int(f[0])
+    c = 0
+    for q in range(int(f[2 + idx[0]]), int(f[3 + idx[0]])):
+        face = int(f[vpoly + q])
+        lo, hi = int(f[padr + face]), int(f[padr + face + 1])
+        for r in range(lo, hi):
+            if int(f[pvert + r]) == idx[0]:
+                prev = hi - 1 if r == lo else r - 1
+                if c < ends.shape[0]:
+                    ends[c] = matvec(R, v[int(f[pvert + prev])]) + p
+                    dirs[c] = _normalize(ends[c] - pts[0])
+                    c += 1
+                break
+    return c
+
+
+@njit(cache=True, error_model="numpy")
+def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, FI, FW, x1, x2):
+    """Contacts (written from row k) of a penetrating box/mesh pair (not box-box) from EPA's final face (FI, FW:
+    collision/ccd_epa.py) and witness points x1, x2, as MuJoCo 4's multicontact: each geom's feature on that face
+    (vertex, edge or face) names its candidate faces; two opposed within the face tolerance are clipped, else an
+    edge of the lower-dimensional feature parallel to a candidate face of the other is clipped by it; 0 when
+    neither (the caller keeps the single EPA contact). Meshes need their packed faces."""
+    if (t1 == MESH and f1.shape[0] < 2) or (t2 == MESH and f2.shape[0] < 2) or FI[0, 0] < -1:
         return 0
-    i1 = np.empty(64, np.int64)
-    i2 = np.empty(64, np.int64)
-    m1 = _support_set(t1, s1, R1, v1, normal, i1)
-    m2 = _support_set(t2, s2, R2, v2, -normal, i2)
-    c1 = np.empty(64, np.int64)
-    c2 = np.empty(64, np.int64)
-    k1 = _faces_through(t1, f1, i1, m1, c1)
-    k2 = _faces_through(t2, f2, i2, m2, c2)
-    dim1, dim2 = min(m1, 3), min(m2, 3)
+    q1 = np.empty((3, 3))
+    q2 = np.empty((3, 3))
+    dim1, i1 = _feature(FI, FW, 0, q1)
+    dim2, i2 = _feature(FI, FW, 1, q2)
+    if i1[0] < 0 or i2[0] < 0:
+        return 0
+    cap = 64
+    n1 = np.empty((cap, 3))
+    n2 = np.empty((cap, 3))
+    c1 = np.empty(cap, np.int64)
+    c2 = np.empty(cap, np.int64)
+    k1 = _normals(t1, R1, f1, dim1, i1, x1 - x2, n1, c1)
+    k2 = _normals(t2, R2, f2, dim2, i2, x2 - x1, n2, c2)
     dists = np.empty(4)
     w1 = np.empty((4, 3))
     w2 = np.empty((4, 3))
     nc = -1
     flip = False
     for a in range(k1):  # face against face
-        na = _face_normal(t1, f1, R1, c1[a])
         for b in range(k2):
-            nb = _face_normal(t2, f2, R2, c2[b])
-            if dot3(na, nb) < -FACE_TOL:
+            if dot3(n1[a], n2[b]) < -FACE_TOL:
                 face1 = _face_vertices(t1, s1, p1, R1, v1, f1, c1[a])
                 face2 = _face_vertices(t2, s2, p2, R2, v2, f2, c2[b])
-                nc = _clip(face2, face1, nb, -na, -nb, dists, w1, w2)
+                o = face1[0].copy()
+                for i in range(face1.shape[0]):  # onto its plane (a merged mesh face is not flat)
+                    face1[i] = face1[i] - n1[a] * dot3(face1[i] - o, n1[a])
+                if t1 == MESH:  # MuJoCo 4 walks it counter-clockwise from the same first vertex
+                    face1 = np.concatenate((face1[:1], face1[:0:-1]))
+                nc = _clip(face2, face1, n2[b], -n1[a], -n2[b], dists, w1, w2)
                 flip = True
                 break
         if nc >= 0:
             break
     if nc < 0:
-        ends = np.empty((64, 3))
+        ends = np.empty((cap, 3))
+        dirs = np.empty((cap, 3))
+        edge = np.empty((2, 3))
         if dim1 < 3 and dim1 <= dim2:  # an edge of geom 1 along a face of geom 2
-            ne, x0 = _edges(t1, s1, p1, R1, v1, f1, i1, m1, ends)
+            ne = _edge_dirs(t1, s1, p1, R1, v1, f1, dim1, i1, q1, ends, dirs)
             for b in range(k2):
-                nb = _face_normal(t2, f2, R2, c2[b])
                 for e in range(ne):
-                    if abs(dot3(_normalize(ends[e] - x0), nb)) < EDGE_TOL:
-                        edge = np.empty((2, 3))
-                        edge[0], edge[1] = x0, ends[e]
-                        nc = _clip(_face_vertices(t2, s2, p2, R2, v2, f2, c2[b]), edge, nb, nb, -nb, dists, w1, w2)
+                    if abs(dot3(dirs[e], n2[b])) < EDGE_TOL:
+                        edge[0], edge[1] = q1[0], ends[e]
+                        nc = _clip(_face_vertices(t2, s2, p2, R2, v2, f2, c2[b]), edge, n2[b], n2[b], -n2[b],
+                                   dists, w1, w2)
                         flip = True
                         break
                 if nc >= 0:
                     break
-        elif dim2 < 3:  # an edge of geom 2 along a face of geom 1
-            ne, x0 = _edges(t2, s2, p2, R2, v2, f2, i2, m2, ends)
+        if nc < 0 and dim2 < 3:  # an edge of geom 2 along a face of geom 1
+            ne = _edge_dirs(t2, s2, p2, R2, v2, f2, dim2, i2, q2, ends, dirs)
             for a in range(k1):
-                na = _face_normal(t1, f1, R1, c1[a])
                 for e in range(ne):
-                    if abs(dot3(_normalize(ends[e] - x0), na)) < EDGE_TOL:
-                        edge = np.empty((2, 3))
-                        edge[0], edge[1] = x0, ends[e]
-                        nc = _clip(_face_vertices(t1, s1, p1, R1, v1, f1, c1[a]), edge, na, na, -na, dists, w1, w2)
+                    if abs(dot3(dirs[e], n1[a])) < EDGE_TOL:
+                        edge[0], edge[1] = q2[0], ends[e]
+                        nc = _clip(_face_vertices(t1, s1, p1, R1, v1, f1, c1[a]), edge, n1[a], n1[a], -n1[a],
+                                   dists, w1, w2)
                         break
                 if nc >= 0:
                     break
@@ -377,6 +409,6 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, normal
     if lowest >= 0.0:
         return 0
     for i in range(nc):
-        x1, x2 = (w2[i], w1[i]) if flip else (w1[i], w2[i])
-        put(out, k + i, dists[i], 0.5 * (x1 + x2), _normalize(x1 - x2))
+        y1, y2 = (w2[i], w1[i]) if flip else (w1[i], w2[i])
+        put(out, k + i, dists[i], 0.5 * (y1 + y2), _normalize(y1 - y2))
     return nc

@@ -188,13 +188,15 @@ def convex_convex_g(out, k, margin, t1, s1, p1, R1, v1, t2, s2, p2, R2, v2, f1, 
     """One contact for a general convex pair as MuJoCo 4's native GJK/EPA finds it (collision/ccd.py: the shapes
     inflated by half the margin each, a contact when they overlap); a penetrating box/mesh pair without margin gets
     MuJoCo's multi-contact (collision/multiccd.py) where its faces touch."""
-    dist, x1, x2 = penetration((t1, s1, p1, R1, v1, g1, r1, margin), (t2, s2, p2, R2, v2, g2, r2, margin))
+    FI = np.empty((3, 2), np.int64)
+    FW = np.empty((3, 6))
+    dist, x1, x2 = penetration((t1, s1, p1, R1, v1, g1, r1, margin), (t2, s2, p2, R2, v2, g2, r2, margin), FI, FW)
     if not dist < 0:
         return 0
     n = x1 - x2
     normalize3(n)
     if margin <= 0.0 and (t1 == BOX or t1 == MESH) and (t2 == BOX or t2 == MESH) and not (t1 == BOX and t2 == BOX):
-        nm = multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, n)
+        nm = multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, FI, FW, x1, x2)
         if nm > 0:
             return nm
     put(out, k, margin + dist, (x1 + x2) * 0.5, n)

@@ -29,8 +29,11 @@ def _box_mesh(x: float, y: float, z: float) -> str:
     return " ".join(f"{sx * x} {sy * y} {sz * z}" for sz in (-1, 1) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
 
 
+_HEX3 = " ".join(f"{0.03 * np.cos(a):.6f} {0.03 * np.sin(a):.6f} {z}" for z in (-0.02, 0.02)
+                 for a in np.arange(6) * np.pi / 3 + 0.2)
 ASSETS = (f'<asset><mesh name="slab" vertex="{_box_mesh(.3, .2, .03)}"/><mesh name="hex" vertex="{_HEX}"/>'
-          f'<mesh name="small" vertex="{_box_mesh(.04, .03, .02)}"/><mesh name="bighex" vertex="{_BIGHEX}"/></asset>')
+          f'<mesh name="small" vertex="{_box_mesh(.04, .03, .02)}"/><mesh name="bighex" vertex="{_BIGHEX}"/>'
+          f'<mesh name="hex3" vertex="{_HEX3}"/><mesh name="bm" vertex="{_box_mesh(.03, .025, .015)}"/></asset>')
 _SLAB, _BOX = '<geom type="mesh" mesh="slab"/>', '<geom type="box" size=".3 .2 .03"/>'
 
 # (the fixed geom, the moving geom and its pose, MuJoCo's contact count): each penetrates the fixed geom's top
@@ -47,9 +50,24 @@ CASES = {
 }
 
 
-def _xml(fixed: str, geom: str, pos: str, euler: str) -> str:
+# edge against edge on EPA's final face: MuJoCo 4 tries geom 1's edge along geom 2's faces, then geom 2's edge
+# along geom 1's faces (two contacts; the support sets of the penetration normal named no parallel edge)
+_HEX3G, _BM = '<geom type="mesh" mesh="hex3"/>', '<geom type="mesh" mesh="bm"/>'
+CASES.update({
+    "edge_edge_mesh": (_BM, _HEX3G, "-0.0155 0.02329 0.02311", "0.70952 0.47972 0.51413 0.04604", 2),
+    "edge_edge_mesh2": (_BM, _HEX3G, "0.015 -0.02016 0.02889", "0.24181 0.66469 0.18533 0.68217", 2),
+    "edge_edge_box": ('<geom type="box" size=".03 .025 .015"/>', _HEX3G, "0.02576 -0.01054 0.02074",
+                      "0.99952 -0.02209 0.0149 -0.01601", 2),
+})
+
+
+def _xml(fixed: str, geom: str, pos: str, pose: str) -> str:
+    """The fixed geom (tilted) and the moving one at pos, oriented by euler angles or a quaternion (4 numbers)."""
+    if len(pose.split()) == 4:
+        return f"""<mujoco>{ASSETS}<worldbody><body euler="3 2 1">{fixed}</body>
+      <body pos="{pos}" quat="{pose}"><freejoint/>{geom}</body></worldbody></mujoco>"""
     return f"""<mujoco>{ASSETS}<worldbody><body euler="0.01 -0.005 0.2">{fixed}</body>
-      <body pos="{pos}" euler="{euler}"><freejoint/>{geom}</body></worldbody></mujoco>"""
+      <body pos="{pos}" euler="{pose}"><freejoint/>{geom}</body></worldbody></mujoco>"""
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -53,10 +53,8 @@ class BatchedStepper:
         plant._ThrowIfElementParametersChangeDynamics(context, "BatchedStepper", simulating=True)
         compiled = plant._PipelineModel(context)
         if compiled is None:
-            features = plant._pipeline.features or [f"per-context {c}" for c in
-                                                    plant._ContextOverridesCompiledForces(context)]
             raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has features the compiled step does not "
-                             f"cover ({', '.join(features)}); step its contexts one by one")
+                             f"cover ({', '.join(plant._pipeline.features)}); step its contexts one by one")
         if plant._pipeline.python_forces:
             names = sorted({type(fe).__name__ for fe in plant._pipeline.python_forces})
             raise ValueError(f"BatchedStepper: {plant.GetSystemPathname()} has force elements evaluated in Python "

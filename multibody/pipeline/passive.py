@@ -77,18 +77,35 @@ def _stack(rows: list, k: int, width: int, dtype) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate([np.asarray(p, dtype).reshape(shape) for p in parts]))
 
 
-def CompilePassive(plant) -> PassiveModel:
-    """The compiled force elements of the plant (registration order within each type; fluid forces: fluid.py)."""
-    fes = plant._force_elements[1:]
-    springs = [fe for fe in fes if isinstance(fe, (RevoluteSpring, PrismaticSpring))]
-    q0 = [fe.nominal_angle() if isinstance(fe, RevoluteSpring) else fe.nominal_position() for fe in springs]
-    dampers = [fe.dofs_and_damping() for fe in fes if isinstance(fe, ExplicitJointDamping)]
-    bf = [fe._Rows() for fe in fes if isinstance(fe, MjcfBallFreeSprings)]
-    sd = [fe._Rows() for fe in fes if isinstance(fe, LinearSpringDamper)]
-    bu = [fe._Rows() for fe in fes if isinstance(fe, LinearBushingRollPitchYaw)]
+_BUSHING_GAINS = ("torque_stiffness", "torque_damping", "force_stiffness", "force_damping")  # the row's 12 gains
+
+
+def CompilePassive(plant, values: dict | None = None) -> PassiveModel:
+    """The compiled force elements of the plant (registration order within each type; fluid forces: fluid.py).
+    `values`: a Context's force-element parameters that differ from the defaults ((element index, name) → value,
+    ElementValues.force_elements: RevoluteSpring stiffness / nominal_angle, the bushing's gains)."""
+    values = values or {}
+    fes = plant._force_elements
+    springs = [k for k in range(1, len(fes)) if isinstance(fes[k], (RevoluteSpring, PrismaticSpring))]
+    q0 = [values.get((k, "nominal_angle"), fes[k].nominal_angle()) if isinstance(fes[k], RevoluteSpring)
+          else fes[k].nominal_position() for k in springs]
+    stiffness = [values.get((k, "stiffness"), fes[k].stiffness()) for k in springs]
+    dampers = [fe.dofs_and_damping() for fe in fes[1:] if isinstance(fe, ExplicitJointDamping)]
+    bf = [fe._Rows() for fe in fes[1:] if isinstance(fe, MjcfBallFreeSprings)]
+    sd = [fe._Rows() for fe in fes[1:] if isinstance(fe, LinearSpringDamper)]
+    bu = []
+    for k in range(1, len(fes)):
+        if isinstance(fes[k], LinearBushingRollPitchYaw):
+            bodies, frames, gains = fes[k]._Rows()
+            gains = gains.copy()
+            for g, name in enumerate(_BUSHING_GAINS):
+                if (k, name) in values:
+                    gains[0, 3 * g:3 * g + 3] = values[(k, name)]
+            bu.append((bodies, frames, gains))
+    springs = [fes[k] for k in springs]
     return new_passive_model(
         ints([fe.joint().position_start() for fe in springs]), ints([fe.joint().velocity_start() for fe in springs]),
-        floats(q0), floats([fe.stiffness() for fe in springs]),
+        floats(q0), floats(stiffness),
         ints(np.concatenate([dp[0] for dp in dampers]) if dampers else []),
         floats(np.concatenate([dp[1] for dp in dampers]) if dampers else []),
         _stack(bf, 0, 0, np.int64), _stack(bf, 1, 0, np.int64), _stack(bf, 2, 0, np.int64), _stack(bf, 3, 0, float),

@@ -133,7 +133,7 @@ class _PipelineStepMixin:
         if cache.features is None:
             cache.features = UncompiledFeatures(self)
             cache.python_forces = [fe for fe in self._force_elements[1:] if not isinstance(fe, COMPILED_FORCE_ELEMENTS)]
-        if cache.features or self._ContextOverridesCompiledForces(context):
+        if cache.features:
             return None
         collide = self._pipeline_collide(context)
         scene = query = None
@@ -142,12 +142,14 @@ class _PipelineStepMixin:
             scene = query._sg._state(query._context).compiled()
         options = self.get_constraint_solver_options()
         ev = self._EvalElementValues(context)
-        key, variant = ev.key, ev.model
+        key, variant, forces = ev.key, ev.model, ev.force_elements
         if extra_damping is not None:
             variant, _fast, key = VariantModel(self, ev.model.damping + extra_damping, ev.model.reflected_inertia)
+        if forces:  # the context's spring / bushing parameters: a variant with its own force elements
+            key = (key or b"") + repr(sorted((k, np.asarray(v).tobytes()) for k, v in forces.items())).encode()
         got = cache.compiled if key is None else cache.variants.get(key)
         if got is None or got.scene is not scene or got.options is not options:
-            got = self._CompilePipelineModel(scene, options, query, None if key is None else variant)
+            got = self._CompilePipelineModel(scene, options, query, None if key is None else variant, forces)
             if got is None:
                 return None
             if key is None:
@@ -157,16 +159,6 @@ class _PipelineStepMixin:
                     cache.variants.clear()
                 cache.variants[key] = got
         return got
-
-    def _ContextOverridesCompiledForces(self, context) -> tuple[str, ...]:
-        """The per-context constants of compiled force elements set in `context` (RevoluteSpring.SetStiffness,
-        ...): the compiled Model holds the defaults, so such a context steps on the Python path, which reads them.
-        Allocates nothing when the context changes none (the usual step)."""
-        changed = self._EvalElementValues(context).force_elements
-        if not changed:
-            return ()
-        return tuple(f"{type(self._force_elements[k]).__name__} {k} {name}" for k, name in sorted(changed)
-                     if isinstance(self._force_elements[k], COMPILED_FORCE_ELEMENTS))
 
     def _pipeline_collide(self, context) -> bool:
         """Whether the step computes contacts: the plant has collision geometry and its geometry query is
@@ -179,9 +171,10 @@ class _PipelineStepMixin:
             cached = context._mbp_query_wiring = (version, self._geometry_query_port.HasValue(context))
         return cached[1]
 
-    def _CompilePipelineModel(self, scene, options, query, model=None) -> _CompiledModel | None:
+    def _CompilePipelineModel(self, scene, options, query, model=None, forces=None) -> _CompiledModel | None:
         """The Model for SceneGraph geometry data `scene` (a CompiledScene; None: no contacts) and `options`;
-        `model`: the plant's CompiledModel with a Context's damping and reflected inertia (None: the plant's)."""
+        `model`: the plant's CompiledModel with a Context's damping and reflected inertia (None: the plant's);
+        `forces`: a Context's force-element parameters that differ from the defaults (ElementValues.force_elements)."""
         solver = self._contact_solver
         cache = self._pipeline
         if cache.tree is None:
@@ -196,6 +189,8 @@ class _PipelineStepMixin:
                 rows.PipelineEqualityModel(maps, TendonOffsets(maps)) if rows is not None
                 else CompileEquality([], np.zeros((0, 2)), np.zeros(0)))
         tree, passive, act, rows, fluid, integ, ten, sens, eq = cache.tree
+        if forces:
+            passive = CompilePassive(self, forces)
         if model is not None:
             tree = CompileTree(self, solver.rows if solver is not None else None,
                                solver.tree_blocks if solver is not None else None, model)

@@ -114,3 +114,45 @@ def test_locked_joint_is_refused_not_ignored(models_dir):
         plant.CalcMassMatrix(context)
     joint.Unlock(context)
     plant.CalcMassMatrix(context)
+
+
+def _box_and_spring(lib, approx: str) -> np.ndarray:
+    """A box resting on a half space and a pendulum on a RevoluteSpring whose stiffness and nominal angle are set in
+    the Context (1 ms, `approx`): [q, the box's total contact force] after 0.5 s."""
+    pd = lib.all
+    builder = pd.DiagramBuilder()
+    plant, _ = pd.AddMultibodyPlantSceneGraph(builder, 0.001)
+    plant.set_discrete_contact_approximation(getattr(pd.DiscreteContactApproximation, approx))
+    box = plant.AddRigidBody("box", pd.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
+    for body, shape in ((box, pd.Box(0.2, 0.2, 0.2)), (plant.world_body(), pd.HalfSpace())):
+        plant.RegisterCollisionGeometry(body, pd.RigidTransform(), shape, "g", pd.CoulombFriction(0.5, 0.5))
+    link = plant.AddRigidBody("link", pd.SpatialInertia.SolidSphereWithMass(1.0, 0.05))
+    joint = plant.AddJoint(pd.RevoluteJoint("j", plant.world_frame(), link.body_frame(), [0, 1, 0]))
+    spring = plant.AddForceElement(pd.RevoluteSpring(joint, 0.0, 10.0))
+    plant.Finalize()
+    simulator = pd.Simulator(builder.Build())
+    ctx = plant.GetMyMutableContextFromRoot(simulator.get_mutable_context())
+    plant.SetFreeBodyPose(ctx, box, pd.RigidTransform([0.3, 0.0, 0.12]))
+    spring.SetStiffness(ctx, 25.0)
+    spring.SetNominalAngle(ctx, 0.4)
+    simulator.AdvanceTo(0.5)
+    results = plant.get_contact_results_output_port().Eval(ctx)
+    F = sum(np.asarray(results.point_pair_contact_info(i).contact_force())
+            for i in range(results.num_point_pair_contacts()))
+    return np.concatenate([plant.GetPositions(ctx), F])
+
+
+@pytest.mark.parametrize("approx", ["kLagged", "kTamsi"])
+def test_context_spring_parameters_step_with_drakes_contact(approx):
+    """A Context's spring stiffness and nominal angle make a variant of the compiled step (before, such a Context
+    stepped on a Python path that solved Drake-material contact with other rows: the box's contact force had the
+    wrong sign and its pose drifted by 0.1 m in 0.6 s)."""
+    require_pydrake()
+    import mallard.all  # noqa: F401
+    import pydrake.all  # noqa: F401
+    import mallard
+    import pydrake
+    mine, theirs = _box_and_spring(mallard, approx), _box_and_spring(pydrake, approx)
+    np.testing.assert_allclose(mine[:8], theirs[:8], atol=1e-7)
+    np.testing.assert_allclose(mine[8:], theirs[8:], rtol=1e-5, atol=1e-6)
+    assert mine[10] == pytest.approx(-2.0 * 9.81, rel=1e-3)  # the box's weight, reported as the force on the ground

@@ -169,8 +169,16 @@ def merge_attached_keys(attached, builds, joints, actuator_ranges, actuators, bo
             val = by_key.get(kname)
             if val is None or what not in given:
                 continue
-            vec, adr = {"qpos": (q, joints[i].qposadr), "qvel": (v, joints[i].dofadr), "ctrl": (ctrl, ctrladr[i]),
-                        "act": (act, actadr[i]), "mpos": (mpos, 3 * i), "mquat": (mquat, 4 * i)}[what]
+            if what == "qpos":  # (i: a joint, actuator or mocap index by kind)
+                vec, adr = q, joints[i].qposadr
+            elif what == "qvel":
+                vec, adr = v, joints[i].dofadr
+            elif what == "ctrl":
+                vec, adr = ctrl, ctrladr[i]
+            elif what == "act":
+                vec, adr = act, actadr[i]
+            else:
+                vec, adr = (mpos, 3 * i) if what == "mpos" else (mquat, 4 * i)
             seg = vec[adr:adr + len(val)]
             seg[:] = np.where(np.isnan(val), seg, val)  # past a short vector's end: this copy's default
         # MuJoCo normalizes a keyframe's quaternions at compile

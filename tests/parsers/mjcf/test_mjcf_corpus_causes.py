@@ -148,11 +148,14 @@ def test_attached_models_bring_their_keyframes_as_in_mujoco(tmp_path):
     """MuJoCo 4 merges an attached model's keyframes (prefixed) after the model's own: values on the elements the
     attach copies (raw, not moved by the attach frame), defaults elsewhere; inside a replicate only the first copy
     takes them; elements an attach leaves behind keep their values for a later attach of the same asset; short
-    vectors are completed with the copy's defaults. (MuJoCo's model/humanoid/22_humanoids.xml lost its keyframe.)"""
+    vectors are completed with the copy's defaults. (MuJoCo's model/humanoid/22_humanoids.xml lost its keyframe;
+    the model's own joints before the attaches put the attached joints past the actuator count, as in
+    test/engine/testdata/island/2humanoid100.xml.)"""
     (tmp_path / "arm.xml").write_text(ARM)
     xml = f"""<mujoco><asset><model name="arm" file="{tmp_path / 'arm.xml'}"/></asset>
       <worldbody>
         <body pos="0 0 2"><joint type="slide" axis="0 0 1"/><geom size=".1"/></body>
+        <replicate count="20" offset=".2 0 0"><body pos="0 3 1"><joint/><geom size=".05"/></body></replicate>
         <replicate count="3" offset="0 1 0" sep="_">
           <frame pos="0 0 .5" euler="0 0 30"><attach model="arm" body="base" prefix="r"/></frame></replicate>
         <frame pos="3 0 0"><attach model="arm" prefix="L/"/></frame>

@@ -10,6 +10,7 @@ import pytest
 from oracles import require_pydrake
 
 import mallard.all as ma
+from drake_scenes import ball_scene, box_scene
 from mallard.multibody.contact.sap_solver import SAP_CONE, SAP_HC_LAGGED, SAP_HC_SIMILAR, SapSolve
 from mallard.multibody.plant._pipeline_step import UncompiledFeatures
 
@@ -17,24 +18,12 @@ APPROX = ("kLagged", "kSap", "kSimilar", "kTamsi")
 
 
 def _box_drop(lib, approx, h=0.001, t=1.5, yaw=0.0):
-    """A 2 kg, 0.2 m box dropped from 0.3 m onto a half space with pydrake's defaults (friction 0.5)."""
-    builder = lib.DiagramBuilder()
-    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
-    if h > 0:
-        plant.set_discrete_contact_approximation(getattr(lib.DiscreteContactApproximation, approx))
-    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
-    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
-                                    lib.CoulombFriction(0.5, 0.5))
-    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground",
-                                    lib.CoulombFriction(0.5, 0.5))
-    plant.Finalize()
-    diagram = builder.Build()
+    """The shared box drop (examples/drake_scenes.py) simulated `t` s; returns the plant and its context."""
+    diagram, plant, init, _ = box_scene(lib, approx, h, yaw)
     root = diagram.CreateDefaultContext()
-    ctx = plant.GetMyMutableContextFromRoot(root)
-    plant.SetFreeBodyPose(ctx, box, lib.RigidTransform(lib.RollPitchYaw(0.0, 0.0, yaw), [0.0, 0.0, 0.3]))
-    sim = lib.Simulator(diagram, root)
-    sim.AdvanceTo(t)
-    return plant, ctx
+    init(root)
+    lib.Simulator(diagram, root).AdvanceTo(t)
+    return plant, plant.GetMyContextFromRoot(root)
 
 
 def _infos(plant, ctx):
@@ -70,21 +59,11 @@ def test_box_drop_matches_pydrake(approx):
 
 
 def _ball(lib, dissipation, h=0.001, t=1.6, z0=0.5):
-    """A 1 kg ball (r = 0.05 m) with Hunt–Crossley dissipation thrown onto a half space (it bounces, slides and
-    rolls); returns its positions at every 2 ms."""
-    builder = lib.DiagramBuilder()
-    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, h)
-    ball = plant.AddRigidBody("ball", lib.SpatialInertia.SolidSphereWithMass(1.0, 0.05))
-    for body, shape, name in ((ball, lib.Sphere(0.05), "ball"), (plant.world_body(), lib.HalfSpace(), "ground")):
-        props = lib.ProximityProperties()
-        lib.AddContactMaterial(dissipation, 1e5, lib.CoulombFriction(0.3, 0.3), props)
-        plant.RegisterCollisionGeometry(body, lib.RigidTransform(), shape, name, props)
-    plant.Finalize()
-    diagram = builder.Build()
+    """The shared Hunt–Crossley ball (examples/drake_scenes.py); returns its positions at every 2 ms."""
+    diagram, plant, init, _ = ball_scene(lib, dissipation, h, z0)
     root = diagram.CreateDefaultContext()
-    ctx = plant.GetMyMutableContextFromRoot(root)
-    plant.SetFreeBodyPose(ctx, ball, lib.RigidTransform([0.0, 0.0, z0]))
-    plant.SetFreeBodySpatialVelocity(ctx, ball, lib.SpatialVelocity([0.0, 0.0, 0.0], [0.5, 0.0, 0.0]))
+    init(root)
+    ctx = plant.GetMyContextFromRoot(root)
     sim = lib.Simulator(diagram, root)
     qs = []
     for k in range(int(round(t / 0.002))):

@@ -14,43 +14,9 @@ import numpy as np
 from oracles import require_pydrake
 
 import mallard.all as ma
-import quickstart as qs
-from gallery import models_dir
+from drake_scenes import iiwa_push_scene
 
 CONTACT_ONSET = 1.56  # s: the wrist first touches the box
-
-
-def _pd_controller(lib):
-    """The quick start's GravityCompensatedPD, as a LeafSystem of `lib`."""
-
-    class GravityCompensatedPD(lib.LeafSystem):
-        def __init__(self, plant, kp: float, kd: float):
-            super().__init__()
-            self._plant, self._context = plant, plant.CreateDefaultContext()
-            self._kp, self._kd, n = kp, kd, plant.num_positions()
-            self.DeclareVectorInputPort("state", 2 * n)
-            self.DeclareVectorInputPort("desired_state", 2 * n)
-            self.DeclareVectorOutputPort("torque", n, self.CalcTorque)
-
-        def CalcTorque(self, context, output):
-            n = self._plant.num_positions()
-            x, x_d = self.get_input_port(0).Eval(context), self.get_input_port(1).Eval(context)
-            self._plant.SetPositions(self._context, x[:n])
-            tau_g = self._plant.CalcGravityGeneralizedForces(self._context)
-            output.SetFromVector(-tau_g + self._kp * (x_d[:n] - x[:n]) + self._kd * (x_d[n:] - x[n:]))
-
-    return GravityCompensatedPD
-
-
-def _add_iiwa(lib, plant):
-    parser = lib.Parser(plant)
-    package_map = parser.package_map()
-    if package_map.Contains("drake_models"):  # pydrake pre-registers a download: use the local copy
-        package_map.Remove("drake_models")
-    package_map.AddPackageXml(str(models_dir() / "drake_models" / "package.xml"))
-    iiwa = parser.AddModels(str(models_dir() / qs.IIWA))[0]
-    plant.WeldFrames(plant.world_frame(), plant.GetFrameByName("base", iiwa))
-    return iiwa
 
 
 def _contacts(plant, ctx) -> np.ndarray:
@@ -67,33 +33,11 @@ def _contacts(plant, ctx) -> np.ndarray:
 def _push(lib, times, dx: float = 0.0, contacts: list | None = None) -> np.ndarray:
     """Rows [box q (7), arm q (7)] at `times` (s); the box starts `dx` m further along x. `contacts`: gets the
     contact_results rows at `times`."""
-    builder = lib.DiagramBuilder()
-    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, qs.TIME_STEP)
-    iiwa = _add_iiwa(lib, plant)
-    friction = lib.ProximityProperties()
-    friction.AddProperty("material", "coulomb_friction", lib.CoulombFriction(0.5, 0.5))
-    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform([0.6, 0.0, qs.TABLE_TOP / 2]),
-                                    lib.Box(0.5, 1.2, qs.TABLE_TOP), "table", friction)
-    size, h = qs.BOX_SIZE, qs.BOX_SIZE / 2
-    box = plant.AddRigidBody("box", plant.AddModelInstance("box"),
-                             lib.SpatialInertia.SolidBoxWithMass(qs.BOX_MASS, size, size, size))
-    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(size, size, size), "box", friction)
-    for i, (x, y) in enumerate([(h, h), (h, -h), (-h, h), (-h, -h)]):
-        plant.RegisterCollisionGeometry(box, lib.RigidTransform([x, y, -h]), lib.Sphere(1e-5), f"corner{i}", friction)
-    plant.Finalize()
-    arm = lib.MultibodyPlant(qs.TIME_STEP)
-    _add_iiwa(lib, arm)
-    arm.Finalize()
-    q_d = lib.PiecewisePolynomial.CubicShapePreserving(qs.TIMES, qs.WAYPOINTS, zero_end_point_derivatives=True)
-    reference = builder.AddSystem(lib.TrajectorySource(q_d, output_derivative_order=1))
-    controller = builder.AddSystem(_pd_controller(lib)(arm, qs.KP, qs.KD))
-    builder.Connect(plant.get_state_output_port(iiwa), controller.get_input_port(0))
-    builder.Connect(reference.get_output_port(0), controller.get_input_port(1))
-    builder.Connect(controller.get_output_port(0), plant.get_actuation_input_port(iiwa))
-    simulator = lib.Simulator(builder.Build())
+    diagram, plant, init, box = iiwa_push_scene(lib, dx)
+    simulator = lib.Simulator(diagram)
+    init(simulator.get_mutable_context())
     ctx = plant.GetMyMutableContextFromRoot(simulator.get_mutable_context())
-    plant.SetPositions(ctx, iiwa, qs.WAYPOINTS[:, 0])
-    plant.SetFreeBodyPose(ctx, box, lib.RigidTransform([qs.BOX_START[0] + dx, qs.BOX_START[1], qs.TABLE_TOP + h]))
+    iiwa = plant.GetModelInstanceByName("iiwa14")
     rows = []
     for t in times:
         simulator.AdvanceTo(t)

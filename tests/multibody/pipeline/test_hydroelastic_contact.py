@@ -1,37 +1,22 @@
 """Hydroelastic contact on the compiled step against pydrake 1.51 (issue 16's acceptance): a compliant box resting on
 a rigid half space under each discrete approximation (one contact surface, force m·g within 1 %; force, area and
-pose as pydrake's to round-off), two compliant spheres, two fingers holding a compliant box for 2 s without slipping."""
+pose as pydrake's to round-off), two compliant spheres, two fingers holding a compliant box for 2 s without slipping
+(the scenes: examples/drake_scenes.py, which benchmarks/drake_contact.py times)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import mallard.all as ma
+from drake_scenes import fingers_scene, hydro_scene, spheres_scene
 from oracles import require_pydrake
 
 
-def _props(M, kind, E=1e6, res=0.02, mu=0.5, d=1.0):
-    p = M.ProximityProperties()
-    M.AddContactMaterial(dissipation=d, friction=M.CoulombFriction(mu, mu), properties=p)
-    if kind == "soft":
-        M.AddCompliantHydroelasticProperties(res, E, p)
-    else:
-        M.AddRigidHydroelasticProperties(res, p)
-    return p
-
-
 def _box_drop(M, approx: str, t_final: float):
-    builder = M.DiagramBuilder()
-    plant, sg = M.AddMultibodyPlantSceneGraph(builder, 0.001)
-    plant.set_discrete_contact_approximation(getattr(M.DiscreteContactApproximation, approx))
-    box = plant.AddRigidBody("box", M.SpatialInertia.SolidBoxWithMass(2.0, .2, .3, .1))
-    plant.RegisterCollisionGeometry(box, M.RigidTransform(), M.Box(.2, .3, .1), "box", _props(M, "soft"))
-    plant.RegisterCollisionGeometry(plant.world_body(), M.RigidTransform(), M.HalfSpace(), "ground",
-                                    _props(M, "rigid"))
-    plant.Finalize()
-    sim = M.Simulator(builder.Build())
+    diagram, plant, init, box = hydro_scene(M, "box", 0.001, approx)
+    sim = M.Simulator(diagram)
+    init(sim.get_mutable_context())
     pc = plant.GetMyContextFromRoot(sim.get_mutable_context())
-    plant.SetFreeBodyPose(pc, box, M.RigidTransform(M.RollPitchYaw(0.02, 0.01, 0.3), [0, 0, 0.06]))
     sim.AdvanceTo(t_final)
     results = plant.get_contact_results_output_port().Eval(pc)
     X = plant.EvalBodyPoseInWorld(pc, box)
@@ -57,17 +42,10 @@ def test_box_on_rigid_half_space(approx):
 
 
 def _two_spheres(M, t_final: float):
-    builder = M.DiagramBuilder()
-    plant, sg = M.AddMultibodyPlantSceneGraph(builder, 0.001)
-    plant.RegisterCollisionGeometry(plant.world_body(), M.RigidTransform(), M.Sphere(0.05), "fixed",
-                                    _props(M, "soft", E=2e5, res=0.01))
-    ball = plant.AddRigidBody("ball", M.SpatialInertia.SolidSphereWithMass(0.5, 0.04))
-    plant.RegisterCollisionGeometry(ball, M.RigidTransform(), M.Sphere(0.04), "ball", _props(M, "soft", E=1e5,
-                                                                                          res=0.01))
-    plant.Finalize()
-    sim = M.Simulator(builder.Build())
+    diagram, plant, init, ball = spheres_scene(M)
+    sim = M.Simulator(diagram)
+    init(sim.get_mutable_context())
     pc = plant.GetMyContextFromRoot(sim.get_mutable_context())
-    plant.SetFreeBodyPose(pc, ball, M.RigidTransform([0.0, 0.0, 0.091]))
     zs = []
     for t in np.arange(0.05, t_final + 1e-9, 0.05):
         sim.AdvanceTo(t)
@@ -88,31 +66,11 @@ def test_two_compliant_spheres():
 
 
 def _fingers(M, t_final: float):
-    """Two rigid fingers on prismatic joints squeeze a compliant box (0.1 kg) with 10 N each; returns the box's
-    height over time."""
-    builder = M.DiagramBuilder()
-    plant, sg = M.AddMultibodyPlantSceneGraph(builder, 0.001)
-    fingers = []
-    for k, side in enumerate((-1.0, 1.0)):
-        f = plant.AddRigidBody(f"finger{k}", M.SpatialInertia.SolidBoxWithMass(0.2, 0.02, 0.06, 0.1))
-        plant.RegisterCollisionGeometry(f, M.RigidTransform(), M.Box(0.02, 0.06, 0.1), f"finger{k}",
-                                        _props(M, "rigid", mu=1.0))
-        j = plant.AddJoint(M.PrismaticJoint(f"slide{k}", plant.world_frame(), f.body_frame(), [1.0, 0.0, 0.0]))
-        plant.AddJointActuator(f"act{k}", j)
-        fingers.append((j, side))
-    obj = plant.AddRigidBody("object", M.SpatialInertia.SolidBoxWithMass(0.1, 0.05, 0.05, 0.05))
-    plant.RegisterCollisionGeometry(obj, M.RigidTransform(), M.Box(0.05, 0.05, 0.05), "object",
-                                    _props(M, "soft", E=1e5, mu=1.0))
-    plant.Finalize()
-    builder.ExportInput(plant.get_actuation_input_port(), "u")
-    diagram = builder.Build()
+    """The shared fingers squeezing a compliant box; returns the box's height over time."""
+    diagram, plant, init, obj = fingers_scene(M)
     sim = M.Simulator(diagram)
-    ctx = sim.get_mutable_context()
-    pc = plant.GetMyContextFromRoot(ctx)
-    diagram.get_input_port(0).FixValue(ctx, [10.0, -10.0])  # squeeze
-    for j, side in fingers:
-        j.set_translation(pc, side * 0.0345)
-    plant.SetFreeBodyPose(pc, obj, M.RigidTransform([0.0, 0.0, 0.0]))
+    init(sim.get_mutable_context())
+    pc = plant.GetMyContextFromRoot(sim.get_mutable_context())
     zs = []
     for t in np.arange(0.25, t_final + 1e-9, 0.25):
         sim.AdvanceTo(t)

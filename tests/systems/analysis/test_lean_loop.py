@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import mallard.all as ma
+from drake_scenes import box_scene
 from mallard.multibody.mjcf.actuation import GetMujocoCtrlInputPort
 from mallard.systems.analysis.lean_loop import LeanGroup
 from tests.oracles import require_pydrake
@@ -12,15 +13,8 @@ BOUNDARIES = (0.0, 0.0105, 0.02, 0.02, 0.1234, 0.3)  # the box lands on a corner
 
 
 def _box_drop(lib, time_step=0.001):
-    builder = lib.DiagramBuilder()
-    plant, _ = lib.AddMultibodyPlantSceneGraph(builder, time_step)
-    box = plant.AddRigidBody("box", lib.SpatialInertia.SolidBoxWithMass(2.0, 0.2, 0.2, 0.2))
-    plant.RegisterCollisionGeometry(box, lib.RigidTransform(), lib.Box(0.2, 0.2, 0.2), "box",
-                                    lib.CoulombFriction(0.5, 0.5))
-    plant.RegisterCollisionGeometry(plant.world_body(), lib.RigidTransform(), lib.HalfSpace(), "ground",
-                                    lib.CoulombFriction(0.5, 0.5))
-    plant.Finalize()
-    diagram = builder.Build()
+    """The shared box drop (examples/drake_scenes.py), tumbling: tilted at 0.25 m and thrown."""
+    diagram, plant, _, box = box_scene(lib, "kLagged", time_step)
     simulator = lib.Simulator(diagram)
     context = simulator.get_mutable_context()
     plant_context = plant.GetMyMutableContextFromRoot(context)

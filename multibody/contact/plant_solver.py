@@ -353,12 +353,17 @@ class PlantConstraintSolver:
         if warm_start is None:
             warm_start = np.zeros(m.nv)  # MuJoCo's qacc_warmstart after a reset
         warm_start = rotate_quaternion_blocks(kin.q, np.asarray(warm_start, dtype=float), qs, vs, False)
-        res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
-                               tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
-                               ls_tolerance=opts.ls_tolerance, qacc_warmstart=warm_start,
-                               meaninertia=self.rows.meaninertia, tree_blocks=self.tree_blocks,
-                               check_mass_matrix=False, noslip_iterations=opts.noslip_iterations,
-                               noslip_tolerance=opts.noslip_tolerance)  # the plant's M_hat is symmetric by construction
+        try:
+            res = SolveConstraints(problem, M_hat, a_free, solver=opts.solver, iterations=opts.iterations,
+                                   tolerance=opts.tolerance, ls_iterations=opts.ls_iterations,
+                                   ls_tolerance=opts.ls_tolerance, qacc_warmstart=warm_start,
+                                   meaninertia=self.rows.meaninertia, tree_blocks=self.tree_blocks,
+                                   check_mass_matrix=False, noslip_iterations=opts.noslip_iterations,
+                                   noslip_tolerance=opts.noslip_tolerance)  # M_hat is symmetric by construction
+        except (ValueError, RuntimeError) as err:
+            if "NaN/inf" not in str(err):
+                raise
+            plant._RaiseIllPosedSolve(context, str(err), a_free, problem.J)
         context._contact_warm_start = rotate_quaternion_blocks(kin.q, res.qacc, qs, vs, True)  # pickles, clones
         self.last_report = (bool(res.converged), int(res.iterations), float(res.residual))
         if not res.converged:

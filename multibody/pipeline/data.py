@@ -129,6 +129,12 @@ def contact_arrays(d):
 
 
 @njit(cache=True)
+def solver_input_arrays(d):
+    """The last step's unconstrained accelerations qacc_smooth (nv) and constraint Jacobian efc_J (nefc × nv)."""
+    return d.qacc_smooth, d.efc_J
+
+
+@njit(cache=True)
 def drake_contact_arrays(d):
     """Drake contacts' per-pair parameters d.con_drake (drake_contact.DK_* columns) and contact-frame velocities at
     v⁺ d.con_vel [vn, vt1, vt2]."""

@@ -21,7 +21,7 @@ from ..pipeline.constraint import (CompileRows, SAP_BAD_DELASSUS, SAP_BAD_FRICTI
 from ..pipeline.contact import CompileContact
 from ..pipeline.drake_contact import (APPROX_LAGGED, APPROX_MUJOCO, APPROX_SAP, APPROX_SIMILAR, APPROX_TAMSI,
                                       DRAKE_BAD_DEPTH, DRAKE_NOT_HYDRO)
-from ..pipeline.data import StepResults, contact_arrays, error_info, new_data
+from ..pipeline.data import StepResults, contact_arrays, error_info, new_data, solver_input_arrays
 from ..pipeline.equality import CompileEquality
 from ..contact.constraint_rows import TamsiLimitPenalties
 from ..pipeline.fluid import CompileFluid
@@ -435,12 +435,12 @@ class _PipelineStepMixin:
             raise ValueError(f"contact between geometries {[compiled.geom_rows[int(k)].name for k in contact_arrays(d)[1][bad]]}"
                              f": {key} is invalid (stiffness and w must be > 0, relaxation_time and friction >= 0, "
                              "the depth and stiffness·depth finite; check the geometry sizes)")
-        if status == STEP_SOLVER_BAD_INPUT:
-            raise ValueError("SolveConstraints: M, qacc_smooth or aref contain NaN/inf (check the state)")
         nv, nu = self._model.nv, self._model.nu
-        raise RuntimeError(f"SolveConstraints ({opts.solver}): the solution contains NaN/inf after "
-                           f"{int(results[3 * nv + nu + 2])} iterations (residual {results[3 * nv + nu + 3]}); the "
-                           "constraint problem is ill-posed")
+        cause = ("the constraint solver's input (M, qacc_smooth or aref) contains NaN/inf"
+                 if status == STEP_SOLVER_BAD_INPUT else
+                 f"the constraint solver ({opts.solver}) produced NaN/inf after {int(results[3 * nv + nu + 2])} "
+                 f"iterations (residual {results[3 * nv + nu + 3]})")
+        self._RaiseIllPosedSolve(context, cause, *solver_input_arrays(d))
 
     def _PipelineDryStep(self, context, contacts: bool = False):
         """(x⁺, results row, Data) of the step that starts at `context`, leaving the context unchanged; None on the

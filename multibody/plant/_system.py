@@ -465,6 +465,22 @@ class _SystemMixin:
                                f"({', '.join(map(repr, shown))}{', ...' if bad.size > 8 else ''}); the simulation "
                                "diverged — check inputs, gains, stiffnesses and time step")
 
+    def _RaiseIllPosedSolve(self, context, cause: str, qacc_smooth, J) -> None:
+        """Raises the constraint solver's failure `cause` (NaN/inf in its input or solution) located on the
+        velocities it comes from: those whose unconstrained acceleration is non-finite or beyond MuJoCo's 1e10
+        (mjMAXVAL: huge gravity, forces or tiny masses), else those the constraint rows act on."""
+        a = np.asarray(qacc_smooth, dtype=float)
+        bad = np.flatnonzero(~(np.abs(a) <= 1e10))
+        J = np.asarray(J, dtype=float)
+        rows = bad if bad.size else np.flatnonzero(np.any(J != 0.0, axis=0)) if J.size else np.arange(a.size)
+        names = self.GetVelocityNames(False)
+        shown = ", ".join(repr(names[i]) for i in rows[:8]) + (", ..." if rows.size > 8 else "")
+        why = ("their unconstrained accelerations are NaN/inf or beyond 1e10: check gravity, applied forces and "
+               "masses" if bad.size else "the constraints acting on them are ill-posed: check the equality "
+               "constraints, limits and contact parameters")
+        raise RuntimeError(f"MultibodyPlant '{self.get_name()}' at t = {context.get_time()}: {cause} for the "
+                           f"velocities {shown}; {why}")
+
     # ---- default state ---------------------------------------------------------------------------------
     def SetDefaultState(self, context, state) -> None:
         """[q; v] = (joint default positions, free-body default poses; zero velocities)."""

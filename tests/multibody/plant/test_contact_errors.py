@@ -11,6 +11,8 @@ from mallard.multibody.plant import AddMultibodyPlantSceneGraph
 from mallard.multibody.contact.mujoco_parameters import (ConstraintSolverOptions, SetConstraintMujocoParameters,
                                                        SetJointMujocoParameters)
 from mallard.multibody.tree import RevoluteJoint, SpatialInertia
+from mallard.parsers import Parser
+from mallard.systems.analysis import Simulator
 from mallard.systems.framework import DiagramBuilder
 
 
@@ -112,3 +114,26 @@ def test_converged_solve_statistics():
     plant._CalcDiscreteStep(ctx)
     stats = plant.get_constraint_solver_statistics()
     assert stats["converged"] and stats["failures"] == 0 and 1 <= stats["iterations"] < 100
+
+
+_CONNECTED = """<mujoco><option gravity="1e300 2e300 3e300"/>
+  <default><geom density="1000" size="0.05 0.05 0.05" type="box"/></default>
+  <worldbody><body name="body1"><geom/><site name="sensor"/></body>
+    <body name="body2" pos="1 2 3"><joint type="free"/><geom/></body></worldbody>
+  <equality><connect body1="body1" body2="body2" anchor="0 0 0"/></equality>{sensor}
+</mujoco>"""
+
+
+@pytest.mark.parametrize("sensor", ["", "<sensor><force site='sensor'/></sensor>"])  # compiled step; Python path
+def test_overflowing_constraint_solve_names_the_velocities(sensor):
+    """Gravity of 1e300 m/s² under an equality constraint (a fuzzed MuJoCo test file) overflows the solver: the error
+    names the plant, the time and the velocities whose accelerations overflow, on both step paths."""
+    builder = DiagramBuilder()
+    plant, _ = AddMultibodyPlantSceneGraph(builder, 0.001)
+    Parser(plant).AddModelsFromString(_CONNECTED.format(sensor=sensor), "xml")
+    plant.Finalize()
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    with pytest.raises(RuntimeError, match=r"MultibodyPlant 'plant' at t = 0.0: .*NaN/inf.* for the velocities "
+                                           r"'world-body2_vx', 'world-body2_vy', 'world-body2_vz'; .*gravity"):
+        Simulator(diagram, context).AdvanceTo(0.001)

@@ -133,6 +133,9 @@ def RunOne(path: str, steps: int = 500) -> dict:
         row.update(status="clear-error" if clear else "load-error", error=msg)
         return row
     row["load_s"] = time.perf_counter() - t0
+    if steps <= 0:  # load-only: the parse, Finalize and Build above are the check
+        row["status"] = "loaded"
+        return row
     ref = _mujoco_run(mujoco, mm, steps)
     # MuJoCo against itself with qpos moved by PERTURB: how far round-off grows in this model (chaos)
     own = _mujoco_run(mujoco, mm, steps, PERTURB)
@@ -226,7 +229,7 @@ def Table(rows: list[dict]) -> str:
         con = f"{mj.get('ncon0', '-')}/{ml.get('ncon0', '-')}, {mj.get('ncon_end', '-')}/{ml.get('ncon_end', '-')}"
         speed = ml["sps"] / mj["sps"] if ml.get("sps") and mj.get("sps") else None
         note = r.get("error", "") or "; ".join(r.get("unsupported", []))[:120]
-        loads = {"ok": "yes", "sim-error": "yes"}.get(r["status"], r["status"])
+        loads = {"ok": "yes", "sim-error": "yes", "loaded": "yes"}.get(r["status"], r["status"])
         own = r.get("mj_self", {})
         chaos = f"{_fmt(own.get('100'))}/{_fmt(own.get('500'))}" + (" chaotic" if _chaotic(r) else "")
         lines.append(f"| {r['name']} | {loads} | {struct} | " + " | ".join(_fmt(d.get(str(k))) for k in CHECKPOINTS)
@@ -256,13 +259,14 @@ def Totals(rows: list[dict]) -> dict:
                    <= max(tol, r.get("mj_self", {}).get(str(k), 0.0) if chaos else tol))
     return dict(
         cases=len(rows), mujoco_loads=n, skipped_mujoco_fails=len(rows) - n,
-        loads=sum(1 for r in live if r["status"] in ("ok", "sim-error")),
+        loads=sum(1 for r in live if r["status"] in ("ok", "sim-error", "loaded")),
         clear_errors=sum(1 for r in live if r["status"] == "clear-error"),
         structure=sum(1 for r in live if r.get("structure")),
         diff100_1e6=within(100, 1e-6), diff500_1e3=within(500, 1e-3),
         chaotic=sum(1 for r in live if _chaotic(r)),
         diff100_1e6_or_chaotic=within(100, 1e-6, True), diff500_1e3_or_chaotic=within(500, 1e-3, True),
-        failures_without_flex=sum(1 for r in live if r["status"] not in ("ok", "clear-error") and not r.get("flex")),
+        failures_without_flex=sum(1 for r in live if r["status"] not in ("ok", "loaded", "clear-error")
+                                  and not r.get("flex")),
         speed_models=len(speeds), speed_median=float(np.median(list(speeds.values()))) if speeds else None,
         speed_below_0_05=sorted(f"{k} {v:.3f}" for k, v in speeds.items() if v < 0.05))
 
@@ -273,7 +277,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", action="append", help="run cases whose name contains this (repeatable)")
     ap.add_argument("-j", type=int, default=1, help="parallel worker processes")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per model")
-    ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--steps", type=int, default=500, help="steps per model; 0: load only (parse, Finalize, Build)")
     ap.add_argument("--out", default=None, help="output stem (default benchmarks/corpus/results/<corpus>)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -63,6 +63,7 @@ def compile_model(root: Element, model_dir: Path, strict: bool = False) -> MjcfM
             ctx, [(root, lambda n: n)] + [(a.root, a.affix) for a in ctx.attached], bodies, joints, geoms, sites, cams,
             lights)
     names = Names()
+    names.ignored_generators = _ignored_generators(root)
     names.add("body", bodies)
     names.add("joint", joints)
     names.add("geom", geoms)
@@ -268,3 +269,16 @@ def load_mjcf(source: str | os.PathLike, *, strict: bool = False, base_dir: str 
     """
     root, model_dir = read_mjcf(source, strict=strict, base_dir=base_dir)
     return compile_model(root, model_dir, strict)
+
+
+def _ignored_generators(root: Element) -> list:
+    """(where, name prefix) of every <flexcomp> (its name) and <composite> (its prefix) in the tree: elements kept
+    but ignored, whose generated bodies, joints and geoms a reference may name."""
+    out, stack = [], [root]
+    while stack:
+        el = stack.pop()
+        if el.tag in ("flexcomp", "composite"):
+            out.append((el.where, str(el.get("name" if el.tag == "flexcomp" else "prefix", "") or "")))
+        stack.extend(reversed(el.children))
+    return out
+

@@ -178,18 +178,23 @@ def _ApplyMujocoCollisionFilters(plant, model: MjcfModel, pm) -> None:
     # MuJoCo's rules below replace the plant's adjacent-body rule for MJCF bodies: a body whose parent is welded
     # to the world collides with it (the plant's rule would filter that joint's pair)
     plant._adjacent_filter_exempt.update(int(b.index()) for b in pm.bodies[1:] if b is not None)
-    pairs = set()
-    for i, b1 in enumerate(bodies):
-        for b2 in bodies[i + 1:]:
-            w1, w2 = weld[b1], weld[b2]
-            if w1 == w2 or (filterparent and w1 and w2 and (w1 == parent_weld[w2] or w2 == parent_weld[w1])):
-                pairs.add((b1, b2))
+    # one statement per weld group and per (group, parent group) pair: a statement per body pair made O(bodies²)
+    # GeometrySets (test/engine/testdata/sleep/perf/static.xml: 1372 world-welded bodies)
+    groups: dict = {}
+    for b in bodies:
+        groups.setdefault(weld[b], []).extend(geoms[b])
+    decl = CollisionFilterDeclaration()
+    for w, ids in groups.items():
+        if len(ids) > 1:
+            decl.ExcludeWithin(GeometrySet(ids))
+    if filterparent:
+        for w, ids in groups.items():
+            pw = parent_weld[w]
+            if w and pw and pw != w and pw in groups:
+                decl.ExcludeBetween(GeometrySet(ids), GeometrySet(groups[pw]))
     for ex in model.excludes:
         if ex.body1 in geoms and ex.body2 in geoms and ex.body1 != ex.body2:
-            pairs.add((min(ex.body1, ex.body2), max(ex.body1, ex.body2)))
-    if not pairs:
+            decl.ExcludeBetween(GeometrySet(geoms[ex.body1]), GeometrySet(geoms[ex.body2]))
+    if not decl.statements():
         return
-    decl = CollisionFilterDeclaration()
-    for b1, b2 in sorted(pairs):
-        decl.ExcludeBetween(GeometrySet(geoms[b1]), GeometrySet(geoms[b2]))
     plant._scene_graph.collision_filter_manager().Apply(decl)

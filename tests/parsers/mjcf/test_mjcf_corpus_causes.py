@@ -211,3 +211,15 @@ def test_zero_dof_model_with_contacts_and_tendon_steps():
 def test_unsupported_mujoco4_features_are_named(xml, match):
     with pytest.raises(MjcfError, match=match):
         load_mjcf(f"<mujoco><worldbody><body>{xml}</body></worldbody></mujoco>")
+
+
+def test_reference_to_a_flexcomp_body_names_the_ignored_flexcomp():
+    """MuJoCo's model/flex/flag.xml: a <connect> to a body of a <flexcomp> (kept but ignored) names the flexcomp."""
+    xml = """<mujoco><worldbody><body name="pin">
+      <flexcomp type="grid" count="2 2 1" spacing=".05 .05 .05" mass="1" name="flag" radius="0.001"/>
+    </body></worldbody><equality><connect body1="flag_0" anchor="0 0 0"/></equality></mujoco>"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(MjcfError, match=r":3: <connect>.*unknown body 'flag_0'.*the <flexcomp> at .*:2, which "
+                                            r"mallard does not support"):
+            load_mjcf(xml)

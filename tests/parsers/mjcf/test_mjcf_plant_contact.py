@@ -112,3 +112,30 @@ def test_override_flag_gives_every_geom_the_option_parameters():
         params = GetMujocoContactParameters(inspector.GetProximityProperties(cid))
         assert params.solref == (0.05, 0.5) and params.margin == 0.01
         assert params.friction == (0.3, 0.01, 0.001) and params.solimp == (0.8, 0.9, 0.01, 0.5, 2.0)
+
+
+def test_weld_group_and_parent_filtering_equals_mujoco_pairs():
+    """Overlapping spheres on world-welded bodies, a free body with a welded child, a hinged child and grandchild
+    and an <exclude>: the colliding geom pairs are MuJoCo's (its weld-group, filterparent and exclude rules, declared
+    per weld group rather than per body pair)."""
+    mujoco = require_mujoco()
+    text = """<mujoco model="w"><worldbody>
+      <body name="s1"><geom size="0.3"/><body name="s2" pos="0.1 0 0"><geom size="0.3"/></body></body>
+      <body name="s3" pos="0 0.1 0"><geom size="0.3"/></body>
+      <body name="a" pos="0 0 0.2"><freejoint/><geom size="0.3"/>
+        <body name="aw" pos="0.1 0 0"><geom size="0.3"/>
+          <body name="c" pos="0 0.1 0"><joint type="hinge" axis="0 0 1"/><geom size="0.3"/>
+            <body name="d" pos="0 0.1 0"><joint type="hinge" axis="0 1 0"/><geom size="0.3"/>
+              <body name="e" pos="0.1 0 0"><joint type="hinge" axis="1 0 0"/><geom size="0.3"/></body>
+            </body></body></body></body>
+      <body name="f" pos="0 0 0.4"><freejoint/><geom size="0.3"/></body>
+    </worldbody><contact><exclude body1="a" body2="d"/></contact></mujoco>"""
+    mm = mujoco.MjModel.from_xml_string(text)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    expected = {tuple(sorted(map(int, c.geom))) for c in md.contact}
+    plant, scene_graph, root, context = _build(text)
+    index = {cid: i for i, (cid, _) in enumerate(GetMjcfPlantMap(plant).geoms)}
+    query = plant.get_geometry_query_input_port().Eval(context)
+    got = {tuple(sorted((index[p.id_A], index[p.id_B]))) for p in query.ComputePointPairPenetration()}
+    assert got == expected and len(expected) == 27

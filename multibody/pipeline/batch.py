@@ -88,6 +88,7 @@ class BatchedStepper:
         self._warm, self._results = np.zeros((self._batch, width)), np.zeros((self._batch, width))
         self._status = np.zeros(self._batch, dtype=np.uint64)  # forward.step's status type
         self._no_forces = (np.zeros(0), np.zeros((0, 6)))
+        self._zero_u, self._zero_ctrl = np.zeros((self._batch, self._nu)), np.zeros((self._batch, self._nctrl))
 
     def batch_size(self) -> int:
         return self._batch
@@ -101,34 +102,46 @@ class BatchedStepper:
             self._warm[members] = 0.0
 
     def _rows(self, value, width: int, what: str) -> np.ndarray:
-        # a writable C-contiguous copy whatever the caller passed (broadcast_to gives a read-only view), so that
-        # step_batch has one specialization, not a second one compiled for read-only inputs
-        rows = np.require(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)),
-                          requirements="CW")
-        if not np.all(np.isfinite(rows)):
+        """`value` as a writable C-contiguous float64 (B, width) array of finite numbers: the caller's array itself
+        when it already is one (step_batch reads its inputs and never writes them), else a copy (broadcast_to gives a
+        read-only view, which would compile a second specialization of step_batch)."""
+        rows = value
+        if not (type(rows) is np.ndarray and rows.dtype == np.float64 and rows.shape == (self._batch, width)
+                and rows.flags.c_contiguous and rows.flags.writeable):
+            rows = np.require(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)),
+                              requirements="CW")
+        if not np.isfinite(rows).all():
             bad = int(np.flatnonzero(~np.isfinite(rows).all(axis=1))[0])
             raise ValueError(f"BatchedStepper.Step: {what} of batch member {bad} is not finite: {rows[bad]}")
         return rows
 
     def Step(self, x, u=None, num_steps: int = 1, ctrl=None) -> np.ndarray:
         """The (B, nq + nv [+ na: MuJoCo activations]) states after `num_steps` steps from x under actuation u (B, nu;
-        a (nu,) row is used for all members) and MJCF ctrl (B, nctrl)."""
-        X = self._rows(x, self._nx, "the state")  # (a copy: the steps write into it)
-        U = self._rows(np.zeros(self._nu) if u is None else u, self._nu, "the actuation")
+        a (nu,) row is used for all members) and MJCF ctrl (B, nctrl). x is not modified: the result is a new array."""
+        X = self._rows(x, self._nx, "the state")
+        U = self._zero_u if u is None else self._rows(u, self._nu, "the actuation")
         if self._u_bounds is not None:
             U = np.clip(U, *self._u_bounds)
-        C = self._rows(np.zeros(self._nctrl) if ctrl is None else ctrl, self._nctrl, "ctrl")
-        X_next = np.empty_like(X)
-        for _ in range(int(num_steps)):
+        C = self._zero_ctrl if ctrl is None else self._rows(ctrl, self._nctrl, "ctrl")
+        num_steps = int(num_steps)
+        if num_steps < 1:
+            return X.copy()
+        X_next = np.empty((self._batch, self._nx))
+        for k in range(num_steps):
             step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._mocap,
                        self._collide, self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
-            bad = np.flatnonzero((self._status != STEP_OK) & (self._status != STEP_NOT_CONVERGED))
-            if bad.size:
-                b = int(bad[0])
-                raise RuntimeError(f"BatchedStepper.Step: the step of batch member {b} of "
-                                   f"{self._plant.GetSystemPathname()} failed with "
-                                   f"{_STATUS_TEXT.get(int(self._status[b]), f'status {self._status[b]}')} "
-                                   f"(state {X[b]}, actuation {U[b]})")
+            if self._status.max() > STEP_NOT_CONVERGED:  # (STEP_OK, STEP_NOT_CONVERGED: the two successes)
+                self._RaiseFailure(X, U)
+            if k == 0 and num_steps > 1:
+                X = np.empty_like(X_next)  # the next steps write into the state before: not into the caller's x
             X, X_next = X_next, X
             self._warm, self._results = self._results, self._warm
         return X
+
+    def _RaiseFailure(self, X: np.ndarray, U: np.ndarray) -> None:
+        bad = np.flatnonzero((self._status != STEP_OK) & (self._status != STEP_NOT_CONVERGED))
+        b = int(bad[0])
+        raise RuntimeError(f"BatchedStepper.Step: the step of batch member {b} of "
+                           f"{self._plant.GetSystemPathname()} failed with "
+                           f"{_STATUS_TEXT.get(int(self._status[b]), f'status {self._status[b]}')} "
+                           f"(state {X[b]}, actuation {U[b]})")

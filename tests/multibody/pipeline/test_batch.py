@@ -34,6 +34,25 @@ def test_batch_equals_contexts_stepped_one_by_one(plant):
         np.testing.assert_array_equal(x[b], plant.GetPositionsAndVelocities(context))
 
 
+def test_step_reads_the_callers_arrays_and_returns_a_new_one(plant):
+    """Step passes C-contiguous float64 inputs to the kernel without copying them: they are left as they were, and
+    several steps in one call equal one call per step."""
+    rng = np.random.default_rng(1)
+    x0, u = rng.uniform(-0.3, 0.3, (4, 4)), rng.uniform(-5.0, 5.0, (4, 1))
+    x0_before, u_before = x0.copy(), u.copy()
+    x3 = BatchedStepper(plant, 4).Step(x0, u, num_steps=3)
+    np.testing.assert_array_equal(x0, x0_before)
+    np.testing.assert_array_equal(u, u_before)
+    one_by_one = BatchedStepper(plant, 4)
+    x = x0
+    for _ in range(3):
+        x_next = one_by_one.Step(x, u)
+        assert x_next is not x
+        x = x_next
+    np.testing.assert_array_equal(x3, x)
+    assert not np.array_equal(x3, x0)
+
+
 def test_bad_inputs_name_the_member(plant):
     stepper = BatchedStepper(plant, 3)
     u = np.zeros((3, 1))

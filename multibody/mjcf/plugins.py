@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from .plant_maps import GetMjcfPlantMap, GetMjcfPlantMaps
-from mallard.multibody.plugins import Capability, GetPlugin, PluginRuntime
+from mallard.multibody.plugins import Capability, GetPlugin, Pid, PluginRuntime
 from .state import CalcMujocoVelocityMap, GetMujocoState
 from mallard.geometry.sdf_shape import SignedDistanceField
 
@@ -87,6 +87,13 @@ def _capability(inst, name: str) -> bool:
     return bool(GetPlugin(inst.plugin).capabilities & getattr(Capability, name))
 
 
+def _in_step(inst) -> bool:
+    """Whether the plant's step computes instance `inst` itself: MuJoCo's PID (pipeline/actuation.py), or a shape
+    (SDF only, no state: collision reads it from the geometry)."""
+    plugin = GetPlugin(inst.plugin)
+    return type(plugin) is Pid or (plugin.capabilities == Capability.SDF and inst.nstate == 0)
+
+
 def _next_activation(actuation, i: int, a: float, a_dot: float) -> float:
     """MuJoCo's mj_nextActivation for one slot of plant-wide actuator `i`: a + h ȧ (filterexact: the exact
     first-order step of the actuator's time constant), clamped to actrange when limited."""
@@ -116,6 +123,10 @@ class MjcfPlugins:
         self.continuous = plant.time_step() <= 0
         self.h = actuation.h  #: advance period: the plant's time_step, or <option timestep> (continuous)
         self.has_slots = any(mp.slots for mp in self.models)
+        #: every instance is MuJoCo's PID or a stateless SDF shape and the plant is discrete: the plant's step
+        #: (compiled, pipeline/actuation.py, or the Python path) computes them and advances the PID slots, with no
+        #: plugin event of their own
+        self.in_step = not self.continuous and all(_in_step(inst) for mp in self.models for inst in mp.rt.instances)
 
     def __bool__(self) -> bool:
         return bool(self.models)
@@ -206,6 +217,46 @@ class MjcfPlugins:
         act = np.array(actuation.GetActivations(plant, context), float)
         return ctrl, act, actuation.CalcLengths(plant, context, q), actuation.CalcMomentArms(plant, context) @ v
 
+    def PidRows(self, actuation) -> tuple:
+        """The compiled step's PID actuators (pipeline/actuation.py), one row per plugin actuator output of an
+        `in_step` plant: (output, [kp, ki, kd, bound of the integral (|imax/ki|, inf without imax), slewmax],
+        [integral slot, previous-input slot] (plant-wide activations, -1: none), dyntype activation slot (-1:
+        none))."""
+        out, prm, slots, dyn = [], [], [], []
+        for mp in self.models:
+            for inst in mp.rt.instances:
+                if type(GetPlugin(inst.plugin)) is not Pid:
+                    continue
+                c = inst.config
+                ki = float(c["ki"])
+                bound = abs(float(c["imax"]) / ki) if "imax" in c and ki != 0.0 else math.inf
+                slew = "slewmax" in c
+                for a in inst.actuators:
+                    L = mp.rt.actuators[a]
+                    first = mp.act.start + L.actadr
+                    out.append(mp.u.start + int(mp.out_adr[a]))
+                    prm.append([float(c["kp"]), ki, float(c["kd"]), bound, float(c["slewmax"]) if slew else 0.0])
+                    slots.append([first if ki != 0.0 else -1, first + (1 if ki != 0.0 else 0) if slew else -1])
+                    dyn.append(first + L.plugin_actdim if L.has_dyntype else -1)
+        return (np.array(out, np.int64), np.array(prm, float).reshape(-1, 5), np.array(slots, np.int64).reshape(-1, 2),
+                np.array(dyn, np.int64))
+
+    def _AdvanceSlots(self, plant, context, act0, act_dot, act) -> None:
+        """act ← the plugin activation slots advanced from act0 with rates act_dot as by mj_nextActivation."""
+        actuation = plant._mjcf_actuation
+        for mp in self.models:
+            for i, slot in mp.slots:
+                g = mp.act.start + slot
+                act[g] = _next_activation(actuation, mp.u.start + int(mp.out_adr[i]), act0[g], act_dot[g])
+
+    def AdvanceInStep(self, plant, context, act_next: np.ndarray) -> None:
+        """The Python path's step of an `in_step` plant: its plugin activation slots in act_next (the step's next
+        activations), from the pre-step `context`."""
+        ctrl, act0, length, velocity = self._Inputs(plant, context)
+        act_dot = self.ActuatorForces(plant, context, ctrl, act0, length, velocity,
+                                      np.zeros(plant._mjcf_actuation.nout))
+        self._AdvanceSlots(plant, context, act0, act_dot, act_next)
+
     def Advance(self, plant, context, state) -> None:
         """The plugins' part of the step (discrete plant): plugin activation slots advanced as by
         mj_nextActivation, then each plugin's advance."""
@@ -217,10 +268,8 @@ class MjcfPlugins:
             act = np.array(state.get_discrete_state(plant._mjcf_act_group).get_value(), float)
         x = np.array(self.GetState(plant, context), float)
         t = context.get_time() + self.h
+        self._AdvanceSlots(plant, context, act0, act_dot, act)
         for mp in self.models:
-            for i, slot in mp.slots:
-                g = mp.act.start + slot
-                act[g] = _next_activation(actuation, mp.u.start + int(mp.out_adr[i]), act0[g], act_dot[g])
             s = x[mp.state]
             a = act[mp.act]
             mp.rt.Advance(t, self.h, s, mp.Ctrl(ctrl), a, mp.Out(length), mp.Out(velocity))
@@ -277,7 +326,7 @@ def FinalizeMjcfPlugins(plant, actuation) -> "MjcfPlugins":
         return plugins
     if plugins.nstate:
         plugins.group = plant.DeclareDiscreteState(plugins.DefaultState())
-    if plugins.nstate or plugins.has_slots:
+    if (plugins.nstate or plugins.has_slots) and not plugins.in_step:
         if not plugins.h > 0:
             names = sorted({inst.plugin for mp in plugins.models for inst in mp.rt.instances})
             raise ValueError(f"MultibodyPlant '{plant.get_name()}': MJCF engine plugins ({', '.join(names)}) on a "

@@ -23,6 +23,7 @@ from numba.experimental import structref
 
 from .gravcomp import GRAVCOMP_MODEL, CompileGravcomp
 from .muscle import MINVAL, MuscleActivationRate, MuscleBias, MuscleGain
+from .pid import PID_MODEL, CompilePid, pid_forces
 from .structs import B1, F1, F2, I1, INT, bools, declare, floats, ints
 from .transmission import (TRANSMISSION_MODEL, CompileTransmissions, joint_transmissions, site_transmissions,
                            so3_forces)
@@ -66,9 +67,9 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
     ("actadr", I1), ("dyntype", I1), ("dynprm", F2), ("act_lo", F1), ("act_hi", F1), ("actearly", B1), ("na", INT),
     # muscles (GAIN_MUSCLE / BIAS_MUSCLE, muscle.py): gainprm[:9], biasprm[:9], lengthrange, acc0
     ("gainprm", F2), ("biasprm", F2), ("lengthrange", F2), ("acc0", F1),
-    # configuration-dependent transmissions (site, slider-crank, ball and free joint; transmission.py) and body
-    # gravity compensation (gravcomp.py: its actuatorgravcomp part is actuation)
-    ("trn", TRANSMISSION_MODEL), ("gc", GRAVCOMP_MODEL),
+    # configuration-dependent transmissions (site, slider-crank, ball and free joint; transmission.py), body
+    # gravity compensation (gravcomp.py: its actuatorgravcomp part is actuation) and MuJoCo's PID plugin (pid.py)
+    ("trn", TRANSMISSION_MODEL), ("gc", GRAVCOMP_MODEL), ("pid", PID_MODEL),
 ])
 
 
@@ -76,7 +77,7 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
 def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment, enabled, gaintype, gain, biastype,
                         bias, force_lo, force_hi, period, jlim_dof, jlim_lo, jlim_hi, out_jlim, ten_out, ten_id, ten_gear,
                         tlim_out, tlim_ten, tlim_lo, tlim_hi, actadr, dyntype, dynprm, act_lo, act_hi, actearly, na,
-                        gainprm, biasprm, lengthrange, acc0, trn, gc):
+                        gainprm, biasprm, lengthrange, acc0, trn, gc, pid):
     a = structref.new(ACTUATION_MODEL)
     a.dofs, a.nctrl, a.ctrl_lo, a.ctrl_hi, a.row_ctrl = dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl
     a.moment, a.qmoment, a.enabled = moment, qmoment, enabled
@@ -87,7 +88,7 @@ def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment
     a.tlim_out, a.tlim_ten, a.tlim_lo, a.tlim_hi = tlim_out, tlim_ten, tlim_lo, tlim_hi
     a.actadr, a.dyntype, a.dynprm, a.act_lo, a.act_hi, a.actearly, a.na = actadr, dyntype, dynprm, act_lo, act_hi, actearly, na
     a.gainprm, a.biasprm, a.lengthrange, a.acc0 = gainprm, biasprm, lengthrange, acc0
-    a.trn, a.gc = trn, gc
+    a.trn, a.gc, a.pid = trn, gc, pid
     return a
 
 
@@ -104,7 +105,8 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
                                    ints(z1), np.zeros((0, 3)), ints(z1), np.zeros((0, 3)), z1, z1, z1, ints(z1), z1, z1,
                                    ints(z1), ints(z1), ints(z1), z1, ints(z1), ints(z1), z1, z1, ints(z1), ints(z1),
                                    np.zeros((0, 3)), z1, z1, bools(z1), 0, np.zeros((0, 9)), np.zeros((0, 9)),
-                                   np.zeros((0, 2)), z1, CompileTransmissions(plant, None), CompileGravcomp(plant, None))
+                                   np.zeros((0, 2)), z1, CompileTransmissions(plant, None), CompileGravcomp(plant, None),
+                                   CompilePid(None))
     jlim = np.array(mjcf.jlim, dtype=float).reshape(-1, 3)
     model_of = {id(pm): k for k, pm in enumerate(maps)}
     spatial = [(i, ten_offsets[model_of[id(kin.pm)]] + kin.tendon_id, gear) for i, kin, gear in mjcf.spatial]
@@ -120,7 +122,7 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
         ints(mjcf.actadr), ints(mjcf.dyn), floats(mjcf.dynprm, (-1, 3)), floats(mjcf.act_lo), floats(mjcf.act_hi),
         bools(mjcf.actearly), int(mjcf.na), floats(mjcf.gainprm, (-1, 9)), floats(mjcf.biasprm, (-1, 9)),
         floats(mjcf.lengthrange, (-1, 2)), floats(mjcf.acc0), CompileTransmissions(plant, mjcf),
-        CompileGravcomp(plant, mjcf))
+        CompileGravcomp(plant, mjcf), CompilePid(mjcf))
 
 
 @njit(cache=True)
@@ -185,6 +187,12 @@ def advance_activations(m, d, act0, rate, act_next):
             scale = (angle - 2.0 * math.pi * math.floor(angle / (2.0 * math.pi) + 0.5)) / angle
             for r in range(3):
                 act_next[a.actadr[i + r]] *= scale
+    p = a.pid
+    for r in range(p.out.shape[0]):  # the PID plugin's own slots (mj_nextActivation of their actuator)
+        for c in range(2):
+            k = p.slot[r, c]
+            if k >= 0:
+                act_next[k] = next_activation(a, p.out[r], act0[k], rate[k], h)
 
 
 @njit(cache=True)
@@ -216,10 +224,35 @@ def transmission(m, d):
 
 
 @njit(cache=True)
-def actuation(m, d, u, ctrl):
+def _pid(m, d, ctrl, vel, raw, time):
+    """The PID plugin actuators' forces into raw (their output's gain·input + bias) and their slots' rates into
+    d.act_dot (pid.py): the input is the clamped ctrl, or the dyntype activation (actearly: the next one)."""
+    a, p = m.act, m.act.pid
+    n = p.out.shape[0]
+    act, h = d.act, m.tree.h
+    now, inputs, rates = np.empty(n), np.empty(n), np.zeros(n)
+    for r in range(n):
+        i, k = p.out[r], p.dyn[r]
+        if k >= 0:
+            now[r] = inputs[r] = act[k]
+            rates[r] = d.act_dot[k]
+            if a.actearly[i] and a.actadr[i] >= 0:
+                inputs[r] = next_activation(a, i, act[k], d.act_dot[k], h)
+        else:
+            c = a.row_ctrl[i]
+            now[r] = inputs[r] = min(max(ctrl[c], a.ctrl_lo[c]), a.ctrl_hi[c])
+    pid_forces(p, now, inputs, rates, d.actuator_length, vel, act, d.act_dot, raw, time, h)
+    for r in range(n):
+        if not a.enabled[p.out[r]]:
+            raw[p.out[r]] = 0.0
+
+
+@njit(cache=True)
+def actuation(m, d, u, ctrl, time):
     """Add τ[dof] += u of the joint actuators and the MuJoCo actuators' momentᵀ·f to d.tau (f in
     d.actuator_force; lengths, velocities and moment arms in d.actuator_*, activation rates in d.act_dot from the
-    activations d.act). Returns ACTUATION_OK, or ACTUATION_NAN_U / ACTUATION_NAN_CTRL (nothing added)."""
+    activations d.act; `time` [s]: the step's, which the PID plugin's slew limit reads). Returns ACTUATION_OK, or
+    ACTUATION_NAN_U / ACTUATION_NAN_CTRL (nothing added)."""
     a = m.act
     for i in range(u.shape[0]):
         if np.isnan(u[i]):
@@ -281,6 +314,8 @@ def actuation(m, d, u, ctrl):
         for r in range(ctrl.shape[0]):
             clamped[r] = min(max(ctrl[r], a.ctrl_lo[r]), a.ctrl_hi[r])
         so3_forces(m, d, clamped, inputs, raw)
+    if a.pid.out.shape[0]:  # MuJoCo's PID plugin: its force replaces gain·input + bias
+        _pid(m, d, ctrl, vel, raw, time)
     for r in range(a.tlim_out.shape[0]):  # a tendon's total actuator force outside its actuatorfrcrange scales them
         total = 0.0
         for s in range(a.tlim_out.shape[0]):

@@ -44,9 +44,9 @@ STAGE_SMOOTH, STAGE_COLLISION, STAGE_CONSTRAINT, STAGE_SOLVER, STAGE_INTEGRATE =
 
 
 @njit(cache=True, inline="always")
-def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, warm_valid):
-    """d.qacc (v̇) of the step from state x with activations act (see `step`). Returns STEP_OK, STEP_NOT_CONVERGED
-    or an error."""
+def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, warm_valid, time):
+    """d.qacc (v̇) of the step from state x with activations act at `time` [s] (see `step`). Returns STEP_OK,
+    STEP_NOT_CONVERGED or an error."""
     d.stage = STAGE_SMOOTH
     d.act = act
     st = kinematics(m, d, x, bp, mocap)
@@ -61,7 +61,7 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, 
         return STEP_BAD_FORCE_ELEMENT
     gravcomp(m, d, g_W)
     applied_forces(m, d, tau_in, F_in)
-    st = actuation(m, d, u, ctrl)
+    st = actuation(m, d, u, ctrl, time)
     if st == ACTUATION_NAN_U:
         return STEP_NAN_ACTUATION
     if st == ACTUATION_NAN_CTRL:
@@ -141,7 +141,7 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide,
             or mocap.shape[0] != MOCAP_POSE_SIZE * t.mocap_body.shape[0]):
         return STEP_BAD_SIZES
     warm_q, warm_valid = warm[2 * nv + nu:3 * nv + nu], warm[3 * nv + nu] != 0.0
-    status = forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid)
+    status = forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid, time)
     if status != STEP_OK and status != STEP_NOT_CONVERGED:
         return status
     if ns:
@@ -154,7 +154,7 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide,
     scheme = m.integ.integrator
     if scheme == RK4:
         status, vdot, tau_contact, finite = runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W,
-                                                        mocap, collide, warm_q, warm_valid, x_next, status)
+                                                        mocap, collide, warm_q, warm_valid, x_next, status, time)
         if status != STEP_OK and status != STEP_NOT_CONVERGED:
             return status
     else:
@@ -178,7 +178,7 @@ def step(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide,
 
 @njit(cache=True, inline="always")
 def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid, x_next,
-                status):
+                status, time):
     """MuJoCo's RK4 step from state x whose first forward evaluation is in d: three more forward evaluations at
     the stage states (inputs held at their step-start values, each solve warm-started from the previous step as
     MuJoCo's; activations act₀ + h·Σⱼ A_ij·ȧⱼ), then x⁺ into x_next (integrate.py) and the activations advanced
@@ -204,7 +204,8 @@ def runge_kutta(m, d, x, bp, u, ctrl, act, act_next, tau_in, F_in, g_W, mocap, c
                 if RK4_A[i - 1, j] != 0.0:
                     s += RK4_A[i - 1, j] * rates[j, k]
             acts[i, k] = act[k] + t.h * s
-        st = forward(m, d, xs, bp, u, ctrl, acts[i], tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid)
+        st = forward(m, d, xs, bp, u, ctrl, acts[i], tau_in, F_in, g_W, mocap, collide, warm_q, warm_valid,
+                     time + (1.0 if i == 3 else 0.5) * t.h)  # the stage's time (MuJoCo's RK4 C)
         if st != STEP_OK and st != STEP_NOT_CONVERGED:
             return st, v0, tau_contact, False
         if st == STEP_NOT_CONVERGED:

@@ -139,6 +139,8 @@ class _DiscreteStepMixin:
                 lengths = act.CalcLengths(self, context, self.GetPositions(context)) if act.wraps_setpoints else None
                 act_next = act.CalcNextActivations(act.EvalCtrl(self, context), act.GetActivations(self, context),
                                                    lengths)
+                if act.plugins and act.plugins.in_step:  # MuJoCo's PID: its slots advance in the step
+                    act.plugins.AdvanceInStep(self, context, act_next)
             state.get_mutable_discrete_state(self._mjcf_act_group).SetFromVector(act_next)
         nv, nu = self._model.nv, self._model.nu
         row = nxt.data

@@ -68,8 +68,9 @@ def UncompiledFeatures(plant) -> list[str]:
            and any(e.type in ("connect", "weld", "tendon") for e in pm.model.equalities)
            for pm in GetMjcfPlantMaps(plant)):
         out.append("MJCF force / torque sensors with connect / weld / tendon equalities (their forces in cfrc_ext)")
-    if plant._mjcf_actuation.plugins:
-        out.append("MJCF engine plugins")
+    plugins = plant._mjcf_actuation.plugins
+    if plugins and not plugins.in_step:
+        out.append("MJCF engine plugins other than mujoco.pid and SDF shapes")
     return out
 
 

@@ -62,6 +62,33 @@ def test_pid_trajectory_matches_mujoco(actuator, config, ctrl):
         np.testing.assert_allclose(qvel, d.qvel, rtol=1e-9, atol=1e-12, err_msg=f"step {n}")
         np.testing.assert_allclose(GetMujocoActivations(plant, pc), d.act, rtol=1e-9, atol=1e-12)
     assert abs(d.qpos[0]) > 1e-3  # the controller moved the slider
+    assert plant._pipeline.features == []  # the compiled step (pipeline/pid.py), no Python callback
+
+
+def _pid_trajectory(xml: str, ctrl: float, python_path: bool) -> np.ndarray:
+    builder = DiagramBuilder()
+    plant, _ = AddMultibodyPlantSceneGraph(builder, H)
+    Parser(plant).AddModelsFromString(xml, "xml")
+    plant.Finalize()
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    pc = plant.GetMyContextFromRoot(context)
+    GetMujocoCtrlInputPort(plant).FixValue(pc, [ctrl])
+    if python_path:  # as a plant with a feature the compiled step lacks (UncompiledFeatures) steps
+        plant._pipeline.features = ["test: the Python path"]
+    sim = Simulator(diagram, context)
+    sim.AdvanceTo(60 * H)
+    qpos, qvel = GetMujocoState(plant, pc)
+    return np.concatenate([qpos, qvel, GetMujocoActivations(plant, pc)])
+
+
+def test_pid_python_path_equals_compiled_step():
+    """A plant on the Python path (plugins.py: the plugin's compute, its slots advanced in the step) and the compiled
+    step (pipeline/pid.py) give the same trajectory: slew limit, clamped integral, actearly dyntype input."""
+    xml = _xml('actdim="3" dyntype="filter" dynprm="0.05" actearly="true"', FULL)
+    compiled, python = _pid_trajectory(xml, 0.5, False), _pid_trajectory(xml, 0.5, True)
+    assert abs(compiled[0]) > 1e-3
+    np.testing.assert_allclose(python, compiled, rtol=0, atol=1e-12)
 
 
 def test_pid_sizes_and_config_errors():

@@ -114,7 +114,8 @@ def test_actuator_sensors_match_mujoco_at_random_states(models_dir):
 
 def test_keyframe_with_ctrl_trajectory_matches_mj_step(models_dir):
     """SetMujocoKeyframe(set_ctrl=True) as mj_resetDataKeyframe (state, act and the 13 controls), then 150
-    steps of servos and the pid plugin as mj_step: state, activations and sensordata."""
+    steps of servos and the pid plugin as mj_step: state, activations and sensordata (the compiled step's sampled
+    sensordata: mj_step's, at the state the last step started from)."""
     mujoco = require_mujoco()
     mm, plant, diagram = _load(mujoco, _xml(models_dir))
     md = mujoco.MjData(mm)
@@ -128,12 +129,13 @@ def test_keyframe_with_ctrl_trajectory_matches_mj_step(models_dir):
     for _ in range(steps):
         mujoco.mj_step(mm, md)
     sim.AdvanceTo(steps * H)
+    sensordata = md.sensordata.copy()  # mj_step's: at the state its last step started from (the sampled port's)
     mujoco.mj_forward(mm, md)
     qpos, qvel = GetMujocoState(plant, pc)
     np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-6)
     np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-6)
     np.testing.assert_allclose(GetMujocoActivations(plant, pc), md.act, rtol=0, atol=1e-6)
-    np.testing.assert_allclose(GetMujocoSensorOutputPort(plant).Eval(pc), md.sensordata, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(GetMujocoSensorOutputPort(plant).Eval(pc), sensordata, rtol=0, atol=1e-6)
     assert abs(md.qpos[-1] - 0.05) > 1e-3  # the plugin moved the slider
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from mallard.geometry.collision.sdf_collide import SdfShape
 from mallard.geometry.collision.sdf_mesh import sdf_surface_mesh
+from mallard.geometry.collision.sdf_pairs import hull_rbound
 from mallard.geometry.surface_mesh import TriangleSurfaceMesh
 from mallard.geometry.shapes import Shape
 
@@ -48,6 +49,7 @@ class SignedDistanceField(Shape, TriangleSurfaceMesh):
         self._iterations = int(iterations)
         self._name = name
         self._hull = None
+        self._rbound = None
 
     def sdf(self) -> SdfShape:
         """The collision description (distance, gradient, bounding box in G)."""
@@ -68,6 +70,12 @@ class SignedDistanceField(Shape, TriangleSurfaceMesh):
 
             self._hull = np.ascontiguousarray(convex_hull(self.vertex_array(), f"SDF '{self._name}'")[0])
         return self._hull
+
+    def _hull_rbound(self) -> float:
+        """The largest norm of the hull vertices [m] (the plane routine's rbound)."""
+        if self._rbound is None:
+            self._rbound = float(hull_rbound(self._hull_vertices()))
+        return self._rbound
 
     def _kernel_type(self) -> int:
         return SDF

@@ -16,10 +16,14 @@ Frames: the plane / triangles are frame 1, the SDF frame 2; poses X_W1 = (R1, p1
 """
 from __future__ import annotations
 
+import math
 import weakref
 
+import llvmlite.ir as llvm_ir
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from mallard.geometry.collision.narrowphase import HFIELD, MESH, PLANE
 from mallard.geometry.collision.sdf_collide import (MAXCONPAIR, SdfShape, _dist, _grad, as_pose, python_variant,
@@ -213,38 +217,88 @@ def sdf_mesh_collide(vertices: np.ndarray, faces: np.ndarray, X_W1, shape2: SdfS
     return sdf_triangles_collide(v[f], X_W1, shape2, X_W2, initpoints, iterations, max_contacts)
 
 
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a·b + c rounded once (LLVM's fma)."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        fn = cgutils.get_or_insert_function(
+            builder.module, llvm_ir.FunctionType(llvm_ir.DoubleType(), [llvm_ir.DoubleType()] * 3), "llvm.fma.f64")
+        return builder.call(fn, args)
+    return sig, codegen
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _dot3(a, b):
+    """a·b of two 3-vectors, rounded as `a @ b` (the BLAS ddot numba calls) rounds it here: one product, then two
+    fused multiply-adds; without the call's overhead (the plane scan does one per hull vertex)."""
+    return _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0]))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rotate_row(R, r, v):
+    """(R @ v)[r] for a C-contiguous 3 × 3 R, rounded as the BLAS gemv numba calls rounds it here."""
+    return _fma(R[r, 2], v[2], _fma(R[r, 0], v[0], R[r, 1] * v[1]))
+
+
 @njit(cache=True, error_model="numpy")
-def _plane_hull_kernel(n_W, p1, R2, p2, verts, margin, maxcon):
-    """MuJoCo's plane-convex routine on hull vertices (its search over all vertices): the support vertex along
-    -n_W, then up to three more vertices within the margin that are not within 0.3 rbound of the first."""
-    d_loc = -(R2.T @ n_W)
-    best = 0
+def hull_rbound(verts):
+    """The largest vertex norm of a hull [m] (the plane routine's rbound; fixed per shape)."""
+    rbound = 0.0
     for i in range(verts.shape[0]):
-        if verts[i] @ d_loc > verts[best] @ d_loc:
-            best = i
+        rbound = max(rbound, _norm3(verts[i]))
+    return rbound
+
+
+@njit(cache=True, error_model="numpy")
+def _plane_hull_kernel(n_W, p1, R2, p2, verts, rbound, margin, maxcon):
+    """MuJoCo's plane-convex routine on hull vertices (its search over all vertices): the support vertex along
+    -n_W, then up to three more vertices within the margin that are not within 0.3 rbound of the first.
+    rbound: hull_rbound(verts). A hull whose bounding sphere stays above the plane by more than the margin (with
+    room for rounding) has no contact, and no vertex is visited."""
+    d_loc = -(R2.T @ n_W)
     pos = np.zeros((maxcon, 3))
     dist = np.zeros(maxcon)
+    # the support vertex's distance is n_W·(R2·v + p2 − p1) >= n_W·(p2 − p1) − rbound: above the margin, no contact
+    height = n_W @ (p2 - p1)
+    if height - rbound - 1e-9 * (1.0 + abs(height) + rbound) > margin:
+        return 0, pos, dist
+    best = 0
+    sbest = _dot3(verts[0], d_loc)
+    for i in range(verts.shape[0]):
+        si = _dot3(verts[i], d_loc)
+        if si > sbest:
+            best = i
+            sbest = si
     first = R2 @ verts[best] + p2
     d0 = n_W @ (first - p1)
     if d0 > margin:
         return 0, pos, dist
     dist[0] = d0
     pos[0] = first - n_W * (0.5 * d0)
-    rbound = 0.0
-    for i in range(verts.shape[0]):
-        rbound = max(rbound, _norm3(verts[i]))
     threshold = n_W @ (p2 - p1) - margin
     # the vertices below the margin, away from the first contact
-    cand = np.zeros((verts.shape[0], 3))
+    cap = 64
+    cand = np.zeros((cap, 3))
     nc = 0
+    tol = _TOL_PLANE_MESH * rbound
     for e in range(verts.shape[0]):
         v = verts[e]
-        if v @ d_loc <= threshold:
+        if _dot3(v, d_loc) <= threshold:
             continue
-        pnt = R2 @ v + p2
-        if _norm3(pnt - pos[0]) < _TOL_PLANE_MESH * rbound:
+        x = _rotate_row(R2, 0, v) + p2[0]
+        y = _rotate_row(R2, 1, v) + p2[1]
+        z = _rotate_row(R2, 2, v) + p2[2]
+        dx, dy, dz = x - pos[0, 0], y - pos[0, 1], z - pos[0, 2]
+        if math.sqrt(dx * dx + dy * dy + dz * dz) < tol:
             continue
-        cand[nc] = pnt
+        if nc == cap:
+            cap *= 2
+            grown = np.zeros((cap, 3))
+            grown[:nc] = cand[:nc]
+            cand = grown
+        cand[nc, 0], cand[nc, 1], cand[nc, 2] = x, y, z
         nc += 1
     # MuJoCo takes the first ones in its vertex order; here the most spread out, farthest point first
     gap = np.full(nc, MAXVAL)
@@ -254,7 +308,8 @@ def _plane_hull_kernel(n_W, p1, R2, p2, verts, margin, maxcon):
         far = -1.0
         pick = -1
         for i in range(nc):
-            gap[i] = min(gap[i], _norm3(cand[i] - last))
+            dx, dy, dz = cand[i, 0] - last[0], cand[i, 1] - last[1], cand[i, 2] - last[2]
+            gap[i] = min(gap[i], math.sqrt(dx * dx + dy * dy + dz * dz))
             if gap[i] > far:
                 far = gap[i]
                 pick = i
@@ -268,17 +323,19 @@ def _plane_hull_kernel(n_W, p1, R2, p2, verts, margin, maxcon):
     return cnt, pos, dist
 
 
-def sdf_plane_collide(X_W1, hull_vertices: np.ndarray, X_W2, margin: float = 0.0):
+def sdf_plane_collide(X_W1, hull_vertices: np.ndarray, X_W2, margin: float = 0.0, rbound: float | None = None):
     """Contacts between the plane z = 0 of frame 1 and an SDF through the convex hull of its surface mesh
     (vertices (n,3) in frame 2), as MuJoCo's plane-convex routine: the support vertex and up to three more
-    hull vertices below the margin. Returns (pos_W, normal_W = plane normal, dist)."""
+    hull vertices below the margin. `rbound`: hull_rbound(hull_vertices) (computed when not given). Returns
+    (pos_W, normal_W = plane normal, dist)."""
     R1, p1 = as_pose(X_W1)
     R2, p2 = as_pose(X_W2)
     v = np.ascontiguousarray(hull_vertices, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) == 0:
         raise ValueError(f"sdf_plane_collide: hull_vertices must be a non-empty (n, 3) array, got shape {v.shape}")
     n_W = np.ascontiguousarray(R1[:, 2])
-    n, pos, dist = _plane_hull_kernel(n_W, p1, R2, p2, v, float(margin), _MAX_PLANE_MESH)
+    rb = hull_rbound(v) if rbound is None else float(rbound)
+    n, pos, dist = _plane_hull_kernel(n_W, p1, R2, p2, v, rb, float(margin), _MAX_PLANE_MESH)
     return pos[:n].copy(), np.tile(n_W, (n, 1)), dist[:n].copy()
 
 
@@ -354,7 +411,7 @@ def sdf_pair_contacts(model, R: np.ndarray, p: np.ndarray, i: int, j: int):
     X1, X2 = (R[i], p[i]), (R[j], p[j])
     if t1 == PLANE:
         margin = float(model.margins[i] + model.margins[j])
-        return sdf_plane_collide(X1, field._hull_vertices(), X2, margin)
+        return sdf_plane_collide(X1, field._hull_vertices(), X2, margin, field._hull_rbound())
     if t1 == HFIELD:
         hfield = model.hfield[i]  # the HeightField shape of the row (CollisionModel.set_height_fields)
         return sdf_hfield_collide(hfield.heights(), hfield.size(), X1, field.sdf(), X2, field.initpoints(),

@@ -56,6 +56,10 @@ OUT_OF_SCOPE_NAMES = {
     r"\bDeformableBodyConfig\b|\bRegisterDeformableGeometry\b": "deformables",
 }
 
+# mallard's error for a conversion to another scalar type (common/scalar_template.py): AutoDiffXd and symbolic
+# scalars are out of scope, so a script that only fails there counts as out of scope (after running up to it).
+DOUBLE_ONLY = "mallard computes in double precision only"
+
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b", re.I)
 NOISE = [re.compile(p) for p in (r"https?://\S+", r"0x[0-9a-fA-F]+", r"(?:/[\w.\-]+){2,}",
                                  r"robotlocomotion_drake_\w+", r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.\d]*")]
@@ -280,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
                    stderr=mine["stderr"][-4000:])
         if mine["rc"] is None:
             return dict(rec, outcome="timeout", detail=mine["error"])
+        if mine["rc"] != 0 and DOUBLE_ONLY in mine["stderr"]:  # e.g. diagram.ToAutoDiffXd(): issue 13 scopes it out
+            return dict(rec, outcome="out of scope", detail=f"autodiff / symbolic scalar conversion at run time, "
+                                                            f"after running up to it: {mine['error']}")
         if mine["rc"] != 0:
             return dict(rec, outcome="mallard error", detail=mine["error"])
         a, b = numbers(base["stdout"]), numbers(mine["stdout"])

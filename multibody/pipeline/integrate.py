@@ -26,7 +26,7 @@ from numba.experimental import structref
 from ..contact.elimination import ReverseTreeSolve
 from ..kernels.contact_kernels import NextState, next_state_into
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
-from .derivative import bias_vel_columns, smooth_vel
+from .derivative import free_body_bias_vel, smooth_vel
 from .smooth import mass_matrix
 from .structs import B1, B2, I1, INT, bools, declare, ints
 
@@ -182,30 +182,36 @@ def implicit(m, d, ctrl, x_next):
     fast = g.integrator == IMPLICITFAST
     smooth_vel(m, d, ctrl, not fast, fast)
     D = d.qDeriv
-    A = np.empty((nv, nv))
-    if fast:  # symmetric from the lower triangle
-        for i in range(nv):
-            for k in range(i + 1):
-                A[i, k] = Mh[i, k] - h * D[i, k]
-                A[k, i] = Mh[k, i] - h * D[i, k]
-        a = ReverseTreeSolve(A, t.mass_blocks, qfrc)
+    if fast:  # symmetric from the lower triangle: A[i, k] = M̂[i, k] − h·D[k, i] for i <= k, the entries of each
+        # tree's upper triangle, all that ReverseTreeSolve reads
         nfree = g.free_body.shape[0]
+        if 6 * nfree == nv:  # only standalone free bodies: each one's 6 × 6 solve below gives its accelerations
+            a = np.empty(nv)
+        else:
+            A = np.empty((nv, nv))
+            blocks = t.mass_blocks
+            for blk in range(blocks.shape[0] - 1):
+                e = blocks[blk + 1]
+                for i in range(blocks[blk], e):
+                    for k in range(i, e):
+                        A[i, k] = Mh[i, k] - h * D[k, i]
+            a = ReverseTreeSolve(A, t.mass_blocks, qfrc)
         if nfree:
-            dC = np.empty((nv, 6))
-            order = np.empty(1, np.int64)
-            dofs = np.empty(6, np.int64)
+            dC = np.empty((6, 6))
+            scale = 1.0  # the central differences' step (derivative.bias_vel_columns)
+            for i in range(nv):
+                scale = max(scale, abs(d.v[i]))
+            vs = d.v.copy()
             for f in range(nfree):
                 s = g.free_dof[f]
-                order[0] = g.free_body[f]
-                for j in range(6):
-                    dofs[j] = s + j
-                bias_vel_columns(m, d, order, dofs, dC)
+                free_body_bias_vel(m, d, g.free_body[f], scale, vs, dC)
                 A6 = np.empty((6, 6))
                 for i in range(6):
                     for k in range(6):
-                        A6[i, k] = Mh[s + i, s + k] - h * D[s + i, s + k] + h * dC[s + i, k]
+                        A6[i, k] = Mh[s + i, s + k] - h * D[s + i, s + k] + h * dC[i, k]
                 a[s:s + 6] = np.linalg.solve(A6, np.ascontiguousarray(qfrc[s:s + 6]))
     else:
+        A = np.empty((nv, nv))
         for i in range(nv):
             for k in range(nv):
                 A[i, k] = Mh[i, k] - h * D[i, k]

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from mallard.geometry.collision.blas_rounding import dot3, rotate_row, rotate_t_row
 from mallard.geometry.collision.sdf_fields import (MAXVAL, MINVAL, SDF_KINDS, USER, _norm3, primitive_aabb,
                                                    shape_distance, shape_gradient)
 from mallard.geometry.collision.sdf_halton import halton, overlap_box
@@ -85,6 +86,67 @@ def _descend(mode, k1, prm1, k2, prm2, R21, p21, x, niter):
 
 
 @njit(cache=True, error_model="numpy")
+def _pair_value_into(mode, k1, prm1, k2, prm2, R21, p21, x, want_grad, y, g):
+    """_pair_value with its gradient into g (when asked) and y the point in shape 1's frame: the same arithmetic,
+    the products by R21 in scalars rounded as its BLAS calls (blas_rounding.py), no temporaries of its own."""
+    t0, t1, t2 = x[0] - p21[0], x[1] - p21[1], x[2] - p21[2]
+    t = (t0, t1, t2)
+    for r in range(3):
+        y[r] = rotate_t_row(R21, r, t)
+    a = _dist(k2, prm2, x)
+    b = _dist(k1, prm1, y)
+    if mode == _COLLISION:
+        val = a + b + abs(max(a, b))
+        if want_grad:
+            ga = _grad(k2, prm2, x)
+            g1 = _grad(k1, prm1, y)
+            s = 1.0 if max(a, b) > 0 else -1.0
+            for r in range(3):
+                gb = rotate_row(R21, r, g1)
+                g[r] = ga[r] + gb + s * (ga[r] if a > b else gb)
+    else:
+        val = max(a, b)
+        if want_grad:
+            if a > b:
+                ga = _grad(k2, prm2, x)
+                for r in range(3):
+                    g[r] = ga[r]
+            else:
+                g1 = _grad(k1, prm1, y)
+                for r in range(3):
+                    g[r] = rotate_row(R21, r, g1)
+    return val
+
+
+@njit(cache=True, error_model="numpy")
+def _descend_fast(mode, k1, prm1, k2, prm2, R21, p21, x, niter):
+    """_descend for compiled shapes: the same steps and line search over _pair_value_into, in place."""
+    d = MAXVAL
+    y, grad, x0, unused = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for _ in range(niter):
+        _pair_value_into(mode, k1, prm1, k2, prm2, R21, p21, x, True, y, grad)
+        for i in range(3):
+            if not (np.isfinite(grad[i]) and abs(grad[i]) <= MAXVAL):
+                return MAXVAL
+        x0[0], x0[1], x0[2] = x[0], x[1], x[2]
+        d0 = _pair_value_into(mode, k1, prm1, k2, prm2, R21, p21, x0, False, y, unused)
+        alpha = 2.0
+        wolfe = -0.1 * alpha * dot3(grad, grad)
+        while True:
+            alpha *= 0.5
+            wolfe *= 0.5
+            for i in range(3):
+                x[i] = x0[i] - alpha * grad[i]
+            d = _pair_value_into(mode, k1, prm1, k2, prm2, R21, p21, x, False, y, unused)
+            if not (alpha > 1e-4 and d - d0 > wolfe):
+                break
+        if d0 < d:
+            x[0], x[1], x[2] = x0[0], x0[1], x0[2]
+            return d0
+    return d
+
+
+@njit(cache=True, error_model="numpy")
 def _collide_kernel(k1, prm1, R1, p1, aabb1, k2, prm2, R2, p2, aabb2, initpoints, iterations, maxcon):
     """Contacts of shape 1 with the SDF shape 2: (n, pos_W, normal_W, dist) in (maxcon, ...) arrays."""
     R12 = R1.T @ R2
@@ -105,9 +167,9 @@ def _collide_kernel(k1, prm1, R1, p1, aabb1, k2, prm2, R2, p2, aabb2, initpoints
         x1[1] = box[1] + (box[4] - box[1]) * halton(j, 3)
         x1[2] = box[2] + (box[5] - box[2]) * halton(j, 5)
         x = R21 @ x1 + p21
-        _descend(_COLLISION, k1, prm1, k2, prm2, R21, p21, x, iterations)
+        _descend_fast(_COLLISION, k1, prm1, k2, prm2, R21, p21, x, iterations)
         # inexact SDFs can give spurious points: one step on the intersection filters them
-        d = _descend(_INTERSECTION, k1, prm1, k2, prm2, R21, p21, x, 1)
+        d = _descend_fast(_INTERSECTION, k1, prm1, k2, prm2, R21, p21, x, 1)
         if d > 0 or cnt >= maxcon:
             continue
         known = False
@@ -240,6 +302,7 @@ def sdf_collide(shape1: SdfShape, X_W1, shape2: SdfShape, X_W2, initpoints: int 
                                             shape2.params, R2, p2, shape2.aabb, *opts)
     else:  # user callables: the same kernels as Python; USER shapes are looked up by their slot
         ns = python_variant(_KERNELS, (shape1, shape2))
+        ns["_descend_fast"] = ns["_descend"]  # (its compiled twin: the same steps, rounded as the kernels' BLAS calls)
         prm1 = np.zeros(1) if shape1.kind == USER else shape1.params
         prm2 = np.ones(1) if shape2.kind == USER else shape2.params
         n, pos, nrm, dist = ns["_collide_kernel"](shape1.kind, prm1, R1, p1, shape1.aabb, shape2.kind, prm2, R2, p2,

@@ -19,12 +19,10 @@ from __future__ import annotations
 import math
 import weakref
 
-import llvmlite.ir as llvm_ir
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
+from mallard.geometry.collision.blas_rounding import dot3 as _dot3, rotate_row as _rotate_row
 from mallard.geometry.collision.narrowphase import HFIELD, MESH, PLANE
 from mallard.geometry.collision.sdf_collide import (MAXCONPAIR, SdfShape, _dist, _grad, as_pose, python_variant,
                                                     sdf_collide)
@@ -215,31 +213,6 @@ def sdf_mesh_collide(vertices: np.ndarray, faces: np.ndarray, X_W1, shape2: SdfS
     v = np.asarray(vertices, float)
     f = np.asarray(faces, np.int64)
     return sdf_triangles_collide(v[f], X_W1, shape2, X_W2, initpoints, iterations, max_contacts)
-
-
-@intrinsic
-def _fma(typingctx, a, b, c):
-    """a·b + c rounded once (LLVM's fma)."""
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):
-        fn = cgutils.get_or_insert_function(
-            builder.module, llvm_ir.FunctionType(llvm_ir.DoubleType(), [llvm_ir.DoubleType()] * 3), "llvm.fma.f64")
-        return builder.call(fn, args)
-    return sig, codegen
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _dot3(a, b):
-    """a·b of two 3-vectors, rounded as `a @ b` (the BLAS ddot numba calls) rounds it here: one product, then two
-    fused multiply-adds; without the call's overhead (the plane scan does one per hull vertex)."""
-    return _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0]))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _rotate_row(R, r, v):
-    """(R @ v)[r] for a C-contiguous 3 × 3 R, rounded as the BLAS gemv numba calls rounds it here."""
-    return _fma(R[r, 2], v[2], _fma(R[r, 0], v[0], R[r, 1] * v[1]))
 
 
 @njit(cache=True, error_model="numpy")

@@ -82,6 +82,65 @@ def _frank_wolfe(x, tri, k2, prm2, iterations):
 
 
 @njit(cache=True, error_model="numpy")
+def _triangle_intersect_fast(tri, k2, prm2, p, q):
+    """_triangle_intersect for compiled SDFs: the same arithmetic in scalars (products rounded as its BLAS calls,
+    blas_rounding.py); p, q: 3-vector scratch."""
+    e10, e11, e12 = tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2]
+    e20, e21, e22 = tri[2, 0] - tri[0, 0], tri[2, 1] - tri[0, 1], tri[2, 2] - tri[0, 2]
+    n0, n1, n2 = e11 * e22 - e12 * e21, e12 * e20 - e10 * e22, e10 * e21 - e11 * e20
+    nn = max(math.sqrt(n0 * n0 + n1 * n1 + n2 * n2), MINVAL)
+    n0, n1, n2 = n0 / nn, n1 / nn, n2 / nn
+    for i in range(3):
+        p[i] = (tri[0, i] + tri[1, i] + tri[2, i]) / 3.0
+    d0 = _dist(k2, prm2, p)
+    h = -d0 / _DISTANCE_SCALE
+    if abs(h) < _MIN_HEIGHT:  # a flat tetrahedron: the centroid within the triangle's circumradius
+        a = math.sqrt(e10 * e10 + e11 * e11 + e12 * e12)
+        f0, f1, f2 = tri[2, 0] - tri[1, 0], tri[2, 1] - tri[1, 1], tri[2, 2] - tri[1, 2]
+        b = math.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
+        g0, g1, g2 = tri[0, 0] - tri[2, 0], tri[0, 1] - tri[2, 1], tri[0, 2] - tri[2, 2]
+        c = math.sqrt(g0 * g0 + g1 * g1 + g2 * g2)
+        s = 0.5 * (a + b + c)
+        area = np.sqrt(max(s * (s - a) * (s - b) * (s - c), 0.0))
+        return d0 < a * b * c / (4.0 * max(area, MINVAL))
+    p[0], p[1], p[2] = p[0] - h * n0, p[1] - h * n1, p[2] - h * n2
+    v0 = (tri[0, 0] - p[0], tri[0, 1] - p[1], tri[0, 2] - p[2])
+    v1 = (tri[1, 0] - p[0], tri[1, 1] - p[1], tri[1, 2] - p[2])
+    v2 = (tri[2, 0] - p[0], tri[2, 1] - p[1], tri[2, 2] - p[2])
+    c0 = (v1[1] * v2[2] - v1[2] * v2[1], v1[2] * v2[0] - v1[0] * v2[2], v1[0] * v2[1] - v1[1] * v2[0])
+    c1 = (v2[1] * v0[2] - v2[2] * v0[1], v2[2] * v0[0] - v2[0] * v0[2], v2[0] * v0[1] - v2[1] * v0[0])
+    c2 = (v0[1] * v1[2] - v0[2] * v1[1], v0[2] * v1[0] - v0[0] * v1[2], v0[0] * v1[1] - v0[1] * v1[0])
+    den = 2.0 * _dot3(v0, c0)
+    if abs(den) < MINVAL:
+        return d0 < math.sqrt(e10 * e10 + e11 * e11 + e12 * e12)
+    w0, w1, w2 = _dot3(v0, v0), _dot3(v1, v1), _dot3(v2, v2)
+    for i in range(3):
+        q[i] = (c0[i] * w0 + c1[i] * w1 + c2[i] * w2) / den
+    r = _norm3(q)
+    for i in range(3):
+        q[i] = q[i] + p[i]
+    return _dist(k2, prm2, q) < r
+
+
+@njit(cache=True, error_model="numpy")
+def _frank_wolfe_fast(x, tri, k2, prm2, iterations):
+    """_frank_wolfe for compiled SDFs: the same steps, the vertex products rounded as its BLAS calls, in place."""
+    for step in range(iterations):
+        g = _grad(k2, prm2, x)
+        best = 1e10
+        sc = 0
+        for c in range(3):
+            f = _dot3(tri[c], g)
+            if f < best:
+                best = f
+                sc = c
+        k = 2.0 / (step + 2.0)
+        for i in range(3):
+            x[i] += (tri[sc, i] - x[i]) * k
+    return _dist(k2, prm2, x)
+
+
+@njit(cache=True, error_model="numpy")
 def _farthest_points(cand, depth, nc, nsel):
     """MuJoCo's farthest-point sampling: indices of `nsel` of the first `nc` candidates, starting from the
     deepest and adding, each time, the candidate farthest from those already chosen."""
@@ -120,10 +179,13 @@ def _triangles_kernel(tris, R21, p21, k2, prm2, R2, p2, initpoints, iterations, 
     depth = np.zeros(cap)
     nc = 0
     tri = np.zeros((3, 3))
+    p, q = np.empty(3), np.empty(3)
     for f in range(m):
         for c in range(3):
-            tri[c] = R21 @ tris[f, c] + p21
-        if not _triangle_intersect(tri, k2, prm2):
+            v = tris[f, c]
+            for r in range(3):
+                tri[c, r] = _rotate_row(R21, r, v) + p21[r]
+        if not _triangle_intersect_fast(tri, k2, prm2, p, q):
             continue
         for sp in range(nstart):
             u = halton(sp + 1, 2)
@@ -131,7 +193,7 @@ def _triangles_kernel(tris, R21, p21, k2, prm2, R2, p2, initpoints, iterations, 
             if u + v > 1:
                 u, v = 1.0 - u, 1.0 - v
             x = (1.0 - u - v) * tri[0] + u * tri[1] + v * tri[2]
-            d = _frank_wolfe(x, tri, k2, prm2, iterations)
+            d = _frank_wolfe_fast(x, tri, k2, prm2, iterations)
             if not d < 0:
                 continue
             known = False
@@ -195,6 +257,8 @@ def sdf_triangles_collide(triangles: np.ndarray, X_W1, shape2: SdfShape, X_W2, i
     p21 = R2.T @ (p1 - p2)
     if shape2.kind == USER:
         ns = python_variant(_KERNELS, (shape2,))
+        ns["_triangle_intersect_fast"] = lambda tri, k2, prm2, p, q: ns["_triangle_intersect"](tri, k2, prm2)
+        ns["_frank_wolfe_fast"] = ns["_frank_wolfe"]  # (their compiled twins: the same steps)
         n, pos, nrm, dist = ns["_triangles_kernel"](tris, R21, p21, USER, np.zeros(1), R2, p2, int(initpoints),
                                                     int(iterations), int(max_contacts))
     else:

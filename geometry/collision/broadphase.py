@@ -3,6 +3,13 @@
 Sorting the boxes' lower x bounds and sweeping gives all overlapping pairs in
 O(n log n + candidates). Unbounded geometries (half spaces) are paired with every other
 geometry separately, since they overlap everything's x interval.
+
+`broad_phase` is the discrete step's version of hull_aabbs → sweep_and_prune → filter_pairs, with the same pairs in
+the same order for less work: a mesh's box is its hull's box in its own frame (`local_boxes`, fixed per scene)
+turned into the world (a conservative box), except the lower x bound, which orders the sweep and is the exact one;
+a pair is first tested against the conservative boxes and the static filters, and only then against the exact
+bounds it needs, each climbed once per call on the hull graph. The half-space pairs are fixed per scene
+(`plane_pairs`).
 """
 from __future__ import annotations
 
@@ -33,36 +40,48 @@ def hull_aabbs(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radi
     hi = np.empty((n, 3))
     for g in range(n):
         t = types[g]
-        s = sizes[g]
         for i in range(3):
-            if t == PLANE or t == HFIELD:
-                e = math.inf
-            elif t == SPHERE:
-                e = s[0]
-            elif t == CAPSULE:
-                e = s[0] + s[1] * abs(R[g, i, 2])
-            elif t == CYLINDER:
-                a = R[g, i, 2]
-                e = s[0] * math.sqrt(max(0.0, 1.0 - a * a)) + s[1] * abs(a)
-            elif t == BOX or t == SDF:  # an SDF: its box about Go (geometry/sdf_shape.py)
-                e = abs(R[g, i, 0]) * s[0] + abs(R[g, i, 1]) * s[1] + abs(R[g, i, 2]) * s[2]
-            elif t == ELLIPSOID:
-                e = math.sqrt((R[g, i, 0] * s[0]) ** 2 + (R[g, i, 1] * s[1]) ** 2 + (R[g, i, 2] * s[2]) ** 2)
-            else:
-                e = -1.0
+            e = _extent(t, sizes[g], R, g, i)
             if e >= 0.0:
                 lo[g, i] = p[g, i] - e - inflate[g]
                 hi[g, i] = p[g, i] + e + inflate[g]
         if t == MESH:
-            v = verts[vadr[g]:vadr[g] + vnum[g]]
-            gr = graph[gadr[g]:gadr[g + 1]]
-            for i in range(3):  # the extremes of the hull vertices along world axis i: min x = -max(-x) exactly
-                a, b, c, o = R[g, i, 0], R[g, i, 1], R[g, i, 2], p[g, i]
-                mx = hull_extreme(v, gr, radii[g], a, b, c, o)[1]
-                mn = -hull_extreme(v, gr, radii[g], -a, -b, -c, -o)[1]
-                lo[g, i] = mn - inflate[g]
-                hi[g, i] = mx + inflate[g]
+            for i in range(3):
+                lo[g, i] = _mesh_bound(g, i, False, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
+                hi[g, i] = _mesh_bound(g, i, True, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
     return lo, hi
+
+
+@njit(cache=True, error_model="numpy")
+def _extent(t, s, R, g, i):
+    """Half extent along world axis i of a primitive of type t and sizes s with orientation R[g] (inf: unbounded;
+    -1: a mesh, bounded by its vertices)."""
+    if t == PLANE or t == HFIELD:
+        return math.inf
+    if t == SPHERE:
+        return s[0]
+    if t == CAPSULE:
+        return s[0] + s[1] * abs(R[g, i, 2])
+    if t == CYLINDER:
+        a = R[g, i, 2]
+        return s[0] * math.sqrt(max(0.0, 1.0 - a * a)) + s[1] * abs(a)
+    if t == BOX or t == SDF:  # an SDF: its box about Go (geometry/sdf_shape.py)
+        return abs(R[g, i, 0]) * s[0] + abs(R[g, i, 1]) * s[1] + abs(R[g, i, 2]) * s[2]
+    if t == ELLIPSOID:
+        return math.sqrt((R[g, i, 0] * s[0]) ** 2 + (R[g, i, 1] * s[1]) ** 2 + (R[g, i, 2] * s[2]) ** 2)
+    return -1.0
+
+
+@njit(cache=True, error_model="numpy")
+def _mesh_bound(g, i, upper, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+    """The exact upper (else lower) bound along world axis i of mesh row g's hull vertices, grown by inflate[g]:
+    the extreme climbed on its hull graph (min x = -max(-x) exactly)."""
+    v = verts[vadr[g]:vadr[g] + vnum[g]]
+    gr = graph[gadr[g]:gadr[g + 1]]
+    a, b, c, o = R[g, i, 0], R[g, i, 1], R[g, i, 2], p[g, i]
+    if upper:
+        return hull_extreme(v, gr, radii[g], a, b, c, o)[1] + inflate[g]
+    return -hull_extreme(v, gr, radii[g], -a, -b, -c, -o)[1] - inflate[g]
 
 
 @njit(cache=True, error_model="numpy")
@@ -131,18 +150,165 @@ def filter_pairs(pairs, types, frame, contype, conaffinity, excluded_keys, n):
     excluded keys (i * n + j, i < j)."""
     keep = np.zeros(pairs.shape[0], np.bool_)
     for q in range(pairs.shape[0]):
-        i = pairs[q, 0]
-        j = pairs[q, 1]
-        if frame[i] == frame[j]:
-            continue
-        if types[i] <= HFIELD and types[j] <= HFIELD:  # plane / height field against plane / height field
-            continue
-        if (contype[i] & conaffinity[j]) == 0 and (contype[j] & conaffinity[i]) == 0:
-            continue
-        if excluded_keys.shape[0] > 0:
-            key = i * n + j
-            pos = np.searchsorted(excluded_keys, key)
-            if pos < excluded_keys.shape[0] and excluded_keys[pos] == key:
-                continue
-        keep[q] = True
+        keep[q] = pair_allowed(pairs[q, 0], pairs[q, 1], types, frame, contype, conaffinity, excluded_keys, n)
     return pairs[keep]
+
+
+@njit(cache=True, error_model="numpy")
+def pair_allowed(i, j, types, frame, contype, conaffinity, excluded_keys, n):
+    """filter_pairs' test of the pair (i < j)."""
+    if frame[i] == frame[j]:
+        return False
+    if types[i] <= HFIELD and types[j] <= HFIELD:  # plane / height field against plane / height field
+        return False
+    if (contype[i] & conaffinity[j]) == 0 and (contype[j] & conaffinity[i]) == 0:
+        return False
+    if excluded_keys.shape[0] > 0:
+        key = i * n + j
+        pos = np.searchsorted(excluded_keys, key)
+        if pos < excluded_keys.shape[0] and excluded_keys[pos] == key:
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def local_boxes(types, verts, vadr, vnum):
+    """(n, 6) [center, half extents] of each mesh row's hull vertices in its own frame G (zeros for other rows):
+    `broad_phase` turns them into conservative world boxes. Fixed per scene."""
+    n = types.shape[0]
+    box = np.zeros((n, 6))
+    for g in range(n):
+        if types[g] != MESH or vnum[g] == 0:
+            continue
+        for k in range(3):
+            mn = math.inf
+            mx = -math.inf
+            for r in range(vadr[g], vadr[g] + vnum[g]):
+                mn = min(mn, verts[r, k])
+                mx = max(mx, verts[r, k])
+            box[g, k] = 0.5 * (mn + mx)
+            box[g, 3 + k] = 0.5 * (mx - mn)
+    return box
+
+
+@njit(cache=True, error_model="numpy")
+def plane_pairs(types, frame, contype, conaffinity, excluded_keys):
+    """The pairs sweep_and_prune → filter_pairs gives for the unbounded rows (planes, height fields), in its order:
+    each unbounded row i in row order with every other row j in row order (an unbounded j after i only), kept by
+    filter_pairs' test. They depend on the scene alone; `broad_phase` appends them to the swept pairs."""
+    n = types.shape[0]
+    out = np.empty((0, 2), np.int64)
+    m = 0
+    for i in range(n):
+        if types[i] > HFIELD:
+            continue
+        for j in range(n):
+            if j == i or (types[j] <= HFIELD and j < i):
+                continue
+            a, b = min(i, j), max(i, j)
+            if not pair_allowed(a, b, types, frame, contype, conaffinity, excluded_keys, n):
+                continue
+            if m == out.shape[0]:
+                bigger = np.empty((2 * m + 8, 2), np.int64)
+                bigger[:m] = out[:m]
+                out = bigger
+            out[m, 0], out[m, 1] = a, b
+            m += 1
+    return out[:m].copy()
+
+
+@njit(cache=True, error_model="numpy")
+def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radii, box, planes, frame, contype,
+                conaffinity, excluded_keys):
+    """filter_pairs(sweep_and_prune(hull_aabbs(...)), ...) followed by nothing else: the same pairs in the same order,
+    for poses with finite values. box: local_boxes; planes: plane_pairs of the same filters (see the module
+    docstring). A mesh row's exact bounds are climbed only for pairs whose conservative boxes overlap and that pass
+    the filters; the other rows' boxes are exact and cost a few flops."""
+    n = types.shape[0]
+    lo = np.empty((n, 3))  # the sweep's boxes: exact, but a mesh row's are conservative (its lower x: exact)
+    hi = np.empty((n, 3))
+    ex = np.empty((n, 6))  # a mesh row's exact bounds [lo x, lo y, lo z, hi x, hi y, hi z] as they are climbed
+    have = np.zeros((n, 6), np.bool_)
+    finite = np.empty(n, np.int64)
+    nfin = 0
+    for g in range(n):
+        t = types[g]
+        if t <= HFIELD:
+            continue
+        finite[nfin] = g
+        nfin += 1
+        if t != MESH:
+            for i in range(3):
+                e = _extent(t, sizes[g], R, g, i)
+                lo[g, i] = p[g, i] - e - inflate[g]
+                hi[g, i] = p[g, i] + e + inflate[g]
+            continue
+        for i in range(3):  # the hull's box in G turned into the world, widened past rounding
+            c = p[g, i] + R[g, i, 0] * box[g, 0] + R[g, i, 1] * box[g, 1] + R[g, i, 2] * box[g, 2]
+            e = abs(R[g, i, 0]) * box[g, 3] + abs(R[g, i, 1]) * box[g, 4] + abs(R[g, i, 2]) * box[g, 5]
+            e += 1e-9 * (abs(p[g, i]) + radii[g]) + 1e-300
+            lo[g, i] = c - e - inflate[g]
+            hi[g, i] = c + e + inflate[g]
+        lo[g, 0] = ex[g, 0] = _mesh_bound(g, 0, False, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
+        have[g, 0] = True
+    keys = np.empty(nfin)
+    for a in range(nfin):
+        keys[a] = lo[finite[a], 0]
+    order = np.argsort(keys)
+    cap = 4 * n + 16
+    pairs = np.empty((cap, 2), np.int64)
+    m = 0
+    for a in range(nfin):
+        i = finite[order[a]]
+        hx = hi[i, 0]
+        for b in range(a + 1, nfin):
+            j = finite[order[b]]
+            if lo[j, 0] > hx:
+                break
+            if lo[j, 1] > hi[i, 1] or lo[i, 1] > hi[j, 1] or lo[j, 2] > hi[i, 2] or lo[i, 2] > hi[j, 2]:
+                continue
+            if not pair_allowed(min(i, j), max(i, j), types, frame, contype, conaffinity, excluded_keys, n):
+                continue
+            if (types[i] == MESH or types[j] == MESH) and not _exact_overlap(
+                    i, j, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+                continue
+            if m >= cap:
+                bigger = np.empty((2 * cap, 2), np.int64)
+                bigger[:m] = pairs[:m]
+                pairs = bigger
+                cap *= 2
+            pairs[m, 0] = min(i, j)
+            pairs[m, 1] = max(i, j)
+            m += 1
+    out = np.empty((m + planes.shape[0], 2), np.int64)
+    out[:m] = pairs[:m]
+    out[m:] = planes
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _bound(g, k, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+    """Row g's exact bound k (0-2: lower x, y, z; 3-5: upper) as hull_aabbs computes it (a mesh row's climbed once)."""
+    if types[g] != MESH:
+        return lo[g, k] if k < 3 else hi[g, k - 3]
+    if not have[g, k]:
+        ex[g, k] = _mesh_bound(g, k % 3, k >= 3, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
+        have[g, k] = True
+    return ex[g, k]
+
+
+@njit(cache=True, error_model="numpy")
+def _exact_overlap(i, j, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+    """sweep_and_prune's test of rows i (first in the sweep) and j on the exact boxes, each bound computed only when
+    the tests before it pass."""
+    if _bound(j, 0, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii) > \
+            _bound(i, 3, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+        return False
+    for k in (1, 2):
+        if _bound(j, k, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii) > \
+                _bound(i, k + 3, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+            return False
+        if _bound(i, k, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii) > \
+                _bound(j, k + 3, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
+            return False
+    return True

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mallard.geometry.collision.broadphase import compute_aabbs, filter_pairs, hull_aabbs, sweep_and_prune
+from mallard.geometry.collision.broadphase import (broad_phase, compute_aabbs, filter_pairs, hull_aabbs, local_boxes,
+                                                   plane_pairs, sweep_and_prune)
 from mallard.geometry.collision.hfield import pack_height_field
 from mallard.geometry.collision.mesh_graph import PackMeshGraphs
 from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, PLANE, collide_g, has_collider,
@@ -156,17 +157,18 @@ def sphere_filter(pairs, types, R, p, rb, margins):
 
 @njit(cache=True, error_model="numpy")
 def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity,
-                         excluded_keys, gaps, cap0, faces, fadr, graph, gadr, radii):
+                         excluded_keys, gaps, cap0, faces, fadr, graph, gadr, radii, box, planes):
     """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
-    filtering, the narrow phase (buffers grown until every pair fits) and the contact frames. graph, gadr: the
-    mesh rows' hull graphs (collision/mesh_graph.py), radii: bounding_radii.
+    filtering (collision/broadphase.py broad_phase; box: local_boxes, planes: plane_pairs of these filters), the
+    narrow phase (buffers grown until every pair fits) and the contact frames. graph, gadr: the mesh rows' hull
+    graphs (collision/mesh_graph.py), radii: bounding_radii.
     Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
     n = types.shape[0]
     if n < 2:
         pairs = np.zeros((0, 2), np.int64)
     else:
-        lo, hi = hull_aabbs(types, sizes, R, p, verts, vadr, vnum, margins, graph, gadr, radii)
-        pairs = filter_pairs(sweep_and_prune(lo, hi), types, frame_of, contype, conaffinity, excluded_keys, n)
+        pairs = broad_phase(types, sizes, R, p, verts, vadr, vnum, margins, graph, gadr, radii, box, planes, frame_of,
+                            contype, conaffinity, excluded_keys)
     cap = max(64, 4 * pairs.shape[0] + cap0, cap0)
     pairs = sphere_filter(pairs, types, R, p, radii, margins)
     while True:
@@ -270,6 +272,10 @@ class CollisionModel:
         self.graph, self.gadr = PackMeshGraphs(self.n, {})
         #: bounding radius of each row about its origin (narrowphase.rbound; fixed per scene)
         self.radii = bounding_radii(self.types, self.sizes, self.verts, self.vadr, self.vnum)
+        #: the mesh rows' hull boxes in their frames (broadphase.local_boxes), the unbounded rows' pairs of the
+        #: contact queries (broadphase.plane_pairs with the dynamic exclusions)
+        self.box_local = local_boxes(self.types, self.verts, self.vadr, self.vnum)
+        self.plane_pairs = plane_pairs(self.types, self.frame, self.contype, self.conaffinity, self._dynamic_excluded)
 
     def set_mesh_graphs(self, graphs: dict) -> None:
         """Attach the hull graphs of mesh rows (``graphs``: row -> mesh_graph.MeshGraph array; rows left out, or
@@ -292,6 +298,7 @@ class CollisionModel:
         if rows.shape[0] == 0:
             self.forced = None
             self._dynamic_excluded = self.excluded_keys
+            self.plane_pairs = plane_pairs(self.types, self.frame, self.contype, self.conaffinity, self.excluded_keys)
             return
         if any(int(r) in self.sdf for r in rows.reshape(-1).tolist()):
             raise ValueError("explicit contact pairs with SignedDistanceField (MJCF type='sdf') geometries are not "
@@ -299,6 +306,7 @@ class CollisionModel:
         self.forced = (rows, margins, gaps)
         keys = np.minimum(rows[:, 0], rows[:, 1]) * self.n + np.maximum(rows[:, 0], rows[:, 1])
         self._dynamic_excluded = np.unique(np.concatenate([self.excluded_keys, keys]))
+        self.plane_pairs = plane_pairs(self.types, self.frame, self.contype, self.conaffinity, self._dynamic_excluded)
 
     def set_hull_faces(self, faces: dict) -> None:
         """Attach the hull faces of convex mesh rows (``faces``: row -> collision/hull_polygons.py array), which
@@ -368,7 +376,7 @@ class CollisionModel:
         got = scene_contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
                                    self.frame, self.contype, self.conaffinity, self._dynamic_excluded, gaps,
                                    max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr, self.graph, self.gadr,
-                                   self.radii)
+                                   self.radii, self.box_local, self.plane_pairs)
         if self.forced is None:
             return got
         return self._with_forced(got, R, p)

@@ -29,7 +29,7 @@ DIRS = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0], [0, 0, 1.
                  [_S, _S, _S], [_S, _S, -_S], [_S, -_S, _S], [_S, -_S, -_S],
                  [-_S, _S, _S], [-_S, _S, -_S], [-_S, -_S, _S], [-_S, -_S, -_S]])
 NDIR = DIRS.shape[0]
-_PLATEAU = 256  # plateau vertices tracked by the walk; a larger plateau is scanned
+_PLATEAU = 256  # plateau vertices tracked by the walk at most; a larger plateau is scanned
 _TOL = 1e-10    # plateau tolerance relative to |o| + (|a| + |b| + |c|)·radius
 
 
@@ -79,8 +79,11 @@ def hull_extreme(verts, g, radius, a, b, c, o):
         i = nxt
     if nb < best - tol:  # a strict peak: the scan's vertex
         return i, best
-    # the plateau within tol of best: the largest value, lowest index among equals
-    seen = np.empty(_PLATEAU, np.int64)
+    # the plateau within tol of best: the largest value, lowest index among equals. The walk's membership test is
+    # linear in the plateau, so a plateau of more than ~sqrt(nv) vertices (a flat face of a CAD mesh seen along its
+    # normal) is scanned instead: the walk would cost more than the scan (~1 ns per vertex)
+    cap = min(_PLATEAU, max(8, int(math.sqrt(verts.shape[0]))))
+    seen = np.empty(cap, np.int64)
     seen[0] = i
     ns = 1
     head = 0
@@ -101,7 +104,7 @@ def hull_extreme(verts, g, radius, a, b, c, o):
                     break
             if known:
                 continue
-            if ns == _PLATEAU:
+            if ns == cap:
                 return scan_extreme(verts, a, b, c, o)
             seen[ns] = j
             ns += 1

@@ -41,6 +41,8 @@ GEOM_MODEL = declare(GeomModelType, GeomModel, [
     ("cap0", INT),                               # contacts per pair the narrow phase reserves
     ("graph", I1), ("gadr", I1),                 # hull graphs of the mesh rows (collision/mesh_graph.py)
     ("radii", F1),                               # bounding radius of each geometry about its origin
+    ("box_local", F2),                           # (ng, 6) a mesh's hull box in its frame: center, half extents
+    ("plane_pairs", I2),                         # the broad phase's pairs with planes / height fields, in order
     ("pair_geom", I2),                           # (np, 2) MuJoCo explicit pairs, in pair order
     ("pair_margin", F1), ("pair_gap", F1),
 ])
@@ -48,12 +50,13 @@ GEOM_MODEL = declare(GeomModelType, GeomModel, [
 
 @njit(cache=True)
 def new_geom_model(ngeom, geom_type, geom_size, geom_body, geom_frame, R_BG, p_BG, margin, gap, contype, conaffinity,
-                   excluded, verts, vadr, vnum, faces, fadr, cap0, graph, gadr, radii, pair_geom, pair_margin, pair_gap):
+                   excluded, verts, vadr, vnum, faces, fadr, cap0, graph, gadr, radii, box_local, plane_pairs, pair_geom,
+                   pair_margin, pair_gap):
     g = structref.new(GEOM_MODEL)
     g.ngeom, g.geom_type, g.geom_size, g.geom_body, g.geom_frame = ngeom, geom_type, geom_size, geom_body, geom_frame
     g.R_BG, g.p_BG, g.margin, g.gap, g.contype, g.conaffinity = R_BG, p_BG, margin, gap, contype, conaffinity
     g.excluded, g.verts, g.vadr, g.vnum, g.faces, g.fadr, g.cap0 = excluded, verts, vadr, vnum, faces, fadr, cap0
-    g.graph, g.gadr, g.radii = graph, gadr, radii
+    g.graph, g.gadr, g.radii, g.box_local, g.plane_pairs = graph, gadr, radii, box_local, plane_pairs
     g.pair_geom, g.pair_margin, g.pair_gap = pair_geom, pair_margin, pair_gap
     return g
 
@@ -63,7 +66,7 @@ def EmptyGeomModel() -> GeomModel:
     z, zi = np.zeros(0), np.zeros(0, np.int64)
     return new_geom_model(0, zi, np.zeros((0, 3)), zi, zi, np.zeros((0, 3, 3)), np.zeros((0, 3)), z, z, zi, zi, zi,
                           np.zeros((0, 3)), zi, zi, z, np.zeros(1, np.int64), 0, zi, np.zeros(1, np.int64), z,
-                          np.zeros((0, 2), np.int64), z, z)
+                          np.zeros((0, 6)), np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64), z, z)
 
 
 def CompileGeometry(scene, geom_body: np.ndarray) -> GeomModel:
@@ -81,8 +84,8 @@ def CompileGeometry(scene, geom_body: np.ndarray) -> GeomModel:
         floats(scene.R_FG[rows], (n, 3, 3)), floats(scene.p_FG[rows], (n, 3)), floats(cm.margins),
         floats(scene.gaps), ints(cm.contype), ints(cm.conaffinity), ints(cm._dynamic_excluded),
         floats(cm.verts, (-1, 3)), ints(cm.vadr), ints(cm.vnum), floats(cm.faces), ints(cm.fadr),
-        int(max(MAXCON, MAXCON_HFIELD)), ints(cm.graph), ints(cm.gadr), floats(cm.radii), ints(pairs, (-1, 2)),
-        floats(pm), floats(pg))
+        int(max(MAXCON, MAXCON_HFIELD)), ints(cm.graph), ints(cm.gadr), floats(cm.radii), floats(cm.box_local, (n, 6)),
+        ints(cm.plane_pairs, (-1, 2)), ints(pairs, (-1, 2)), floats(pm), floats(pg))
 
 
 @njit(cache=True)
@@ -101,7 +104,7 @@ def collision(m, d):
     geometry_poses(m, d)
     dist, pos, frame, g1, g2, margin, _gap = scene_contact_points(
         g.geom_type, g.geom_size, d.R_WG, d.p_WG, g.verts, g.vadr, g.vnum, g.margin, g.geom_frame, g.contype,
-        g.conaffinity, g.excluded, g.gap, g.cap0, g.faces, g.fadr, g.graph, g.gadr, g.radii)
+        g.conaffinity, g.excluded, g.gap, g.cap0, g.faces, g.fadr, g.graph, g.gadr, g.radii, g.box_local, g.plane_pairs)
     npair = g.pair_geom.shape[0]
     if npair == 0:
         d.col_dist, d.col_pos, d.col_frame, d.col_g1, d.col_g2, d.col_margin = dist, pos, frame, g1, g2, margin

@@ -1,5 +1,5 @@
-"""Signed distances (pairs and points) with analytic answers, and the sweep-and-prune broad phase
-against brute force."""
+"""Signed distances (pairs and points) with analytic answers, the sweep-and-prune broad phase against brute force,
+and the discrete step's broad phase (broad_phase) against sweep and prune on real models."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,11 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from mallard.geometry.collision import CollisionModel, point_distance, signed_distance
-from mallard.geometry.collision.broadphase import compute_aabbs, sweep_and_prune
+from mallard.multibody.plant import AddMultibodyPlantSceneGraph
+from mallard.parsers import Parser
+from mallard.systems.framework import DiagramBuilder
+from mallard.geometry.collision.broadphase import (broad_phase, compute_aabbs, filter_pairs, hull_aabbs,
+                                                   sweep_and_prune)
 
 PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 0, 2, 3, 4, 5, 6
 E = np.zeros((0, 3))
@@ -237,3 +241,68 @@ def test_bounding_sphere_filter_drops_only_pairs_without_contacts():
         assert q == len(dropped) and k == 0
         dropped_total += len(dropped)
     assert dropped_total > 100
+
+
+def _iiwa_meshes_mjcf(models_dir, tmp_path):
+    """An MJCF scene of four of the iiwa's collision meshes, twice, on free bodies above a floor: one pair excluded, one
+    mesh in its own contype / conaffinity class."""
+    folder = models_dir / "drake_models" / "iiwa_description" / "meshes" / "iiwa14" / "collision"
+    assets = "".join(f'<mesh name="m{k}" file="{folder}/link_{k}.obj"/>' for k in range(4))
+    own_class = ' contype="2" conaffinity="2"'
+    bodies = "".join(f'<body name="b{c}{k}" pos="{0.1 * k} {0.2 * c} 0.5"><freejoint/>'
+                     f'<geom type="mesh" mesh="m{k}"{own_class if (c, k) == (0, 3) else ""}/></body>'
+                     for c in range(2) for k in range(4))
+    path = tmp_path / "iiwa_meshes.xml"
+    path.write_text(f'<mujoco><asset>{assets}</asset><worldbody><geom type="plane" size="2 2 0.1"/>{bodies}'
+                    '</worldbody><contact><exclude body1="b01" body2="b02"/></contact></mujoco>')
+    return path
+
+
+def _compiled_scene(path):
+    """The CompiledScene (geometry/compiled_scene.py) of a model file parsed onto a plant with a SceneGraph."""
+    builder = DiagramBuilder()
+    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.002)
+    Parser(plant).AddModels(str(path))
+    plant.Finalize()
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    return scene_graph._state(scene_graph.GetMyContextFromRoot(context)).compiled()
+
+
+@pytest.mark.parametrize("model,spread,nmesh", [("humanoid", 0.6, 0), ("iiwa meshes", 0.3, 8)])
+def test_broad_phase_equals_sweep_and_prune_on_real_models(models_dir, tmp_path, model, spread, nmesh):
+    """The step's broad phase gives sweep_and_prune + filter_pairs' pairs in their order, with the scene's compile-time
+    data: the unbounded rows' pairs equal the filter applied to every pair, the mesh boxes bound their hulls tightly.
+    Random poses in a small region (many overlapping boxes), some rows moved onto another's position (ties in the
+    sweep's order)."""
+    path = models_dir / "mujoco" / "model" / "humanoid.xml" if model == "humanoid" else \
+        _iiwa_meshes_mjcf(models_dir, tmp_path)
+    cm = _compiled_scene(path).model
+    n = cm.n
+    ex = cm._dynamic_excluded
+    unbounded = cm.types <= 1
+    brute = [(i, j) for i in range(n) for j in range(i + 1, n) if unbounded[i] or unbounded[j]]
+    brute = filter_pairs(np.array(brute, np.int64).reshape(-1, 2), cm.types, cm.frame, cm.contype, cm.conaffinity,
+                         ex, n)
+    assert sorted(map(tuple, cm.plane_pairs.tolist())) == sorted(map(tuple, brute.tolist()))
+    assert len(cm.plane_pairs) == n - 1 - (model != "humanoid")  # the floor meets every other geometry (not 0 3)
+    meshes = np.nonzero(cm.types == 7)[0]
+    assert len(meshes) == nmesh
+    for g in meshes:
+        v = cm.verts[cm.vadr[g]:cm.vadr[g] + cm.vnum[g]]
+        assert np.allclose(cm.box_local[g, :3] - cm.box_local[g, 3:], v.min(axis=0), atol=1e-15)
+        assert np.allclose(cm.box_local[g, :3] + cm.box_local[g, 3:], v.max(axis=0), atol=1e-15)
+    rng = np.random.default_rng(5)
+    total = 0
+    for trial in range(60):
+        R = Rotation.random(n, random_state=trial).as_matrix()
+        p = rng.uniform(-spread, spread, (n, 3))
+        p[1::7] = p[0]  # equal lower bounds in the sweep
+        inflate = rng.uniform(0.0, 0.01, n)
+        lo, hi = hull_aabbs(cm.types, cm.sizes, R, p, cm.verts, cm.vadr, cm.vnum, inflate, cm.graph, cm.gadr, cm.radii)
+        want = filter_pairs(sweep_and_prune(lo, hi), cm.types, cm.frame, cm.contype, cm.conaffinity, ex, n)
+        got = broad_phase(cm.types, cm.sizes, R, p, cm.verts, cm.vadr, cm.vnum, inflate, cm.graph, cm.gadr, cm.radii,
+                          cm.box_local, cm.plane_pairs, cm.frame, cm.contype, cm.conaffinity, ex)
+        assert np.array_equal(got, want), trial
+        total += len(want) - len(cm.plane_pairs)
+    assert total > 5 * 60  # overlapping bounded pairs were compared, not only the floor's

@@ -20,15 +20,23 @@ def _hull_data(shape, properties=None):
     graph (collision/mesh_graph.py)) of
     a Mesh/Convex in its frame G. The faces are the ("mujoco", "hull_faces") proximity property when it is
     given over exactly the shape's points and they all lie on the hull (an MJCF mesh: MuJoCo's faces, built in
-    the mesh file's frame), else MuJoCo's rule applied in frame G."""
+    the mesh file's frame), else MuJoCo's rule applied in frame G. When this frame's hull drops some of those
+    points (nearly coplanar after the move to frame G and the rounding to single precision), the hull is the
+    points with the ("mujoco", "hull_triangles") property, MuJoCo's triangles."""
     v, t = shape._hull_arrays()
+    faces = None if properties is None else properties.GetPropertyOrDefault(MUJOCO_GROUP, "hull_faces", None)
+    tris = None if properties is None else properties.GetPropertyOrDefault(MUJOCO_GROUP, "hull_triangles", None)
+    points = shape._mesh_arrays()[0]
+    if faces is not None and tris is not None and len(v) != len(points) and int(faces[1]) == len(points):
+        # MuJoCo's hull keeps nearly coplanar points this frame's hull drops: its own triangles over every point
+        # (else the faces, built over all of them, would be thrown away below and their normals recomputed)
+        v, t = np.asarray(points, float), np.asarray(tris, np.int64).reshape(-1, 3)
     a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
     n = np.cross(b - a, c - a)
     ln = np.linalg.norm(n, axis=1)
     ok = ln > 1e-14 * max(1.0, float(np.abs(v).max()))
     n = n[ok] / ln[ok, None]
     h = np.einsum("ij,ij->i", n, a[ok])
-    faces = None if properties is None else properties.GetPropertyOrDefault(MUJOCO_GROUP, "hull_faces", None)
     if faces is None or int(faces[1]) != len(v) or len(v) != len(shape._mesh_arrays()[0]):
         faces = hull_polygons(v, t)
     return v, np.column_stack([n, h]), faces, MeshGraph(v, t)

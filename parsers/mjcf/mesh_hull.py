@@ -51,4 +51,16 @@ def MujocoMeshHull(mesh: MjcfMesh) -> tuple[np.ndarray, np.ndarray]:
             cycles = [c[:1] + c[:0:-1] for c in cycles]  # wind counter-clockwise about the mirrored normals
         faces = pack_polygons(hull, cycles)
         mesh.hull = (hull.astype(np.float32).astype(float), faces)
+        a, b, c = hull[tris[:, 0]], hull[tris[:, 1]], hull[tris[:, 2]]  # outward in the compiled frame too
+        inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), a - hull.mean(axis=0)) < 0
+        out = tris.copy()
+        out[inward] = out[inward][:, [0, 2, 1]]
+        mesh.hull_triangles = out
     return mesh.hull
+
+
+def MujocoMeshHullTriangles(mesh: MjcfMesh) -> np.ndarray:
+    """MuJoCo's hull triangles (t, 3) over the points MujocoMeshHull returns, wound outward in the compiled frame
+    (the triangles of its mesh graph, which every hull point lies on)."""
+    MujocoMeshHull(mesh)
+    return mesh.hull_triangles

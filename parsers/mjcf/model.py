@@ -137,6 +137,8 @@ class MjcfMesh:
     left_handed: bool = False
     #: (hull vertices, packed hull faces) once computed (mesh_hull.py)
     hull: tuple | None = field(default=None, repr=False, compare=False)
+    #: the hull's triangles (t, 3) over the hull vertices, wound outward (mesh_hull.py)
+    hull_triangles: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

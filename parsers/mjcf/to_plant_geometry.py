@@ -22,7 +22,7 @@ import numpy as np
 from mallard.geometry.properties import MUJOCO_GROUP
 
 from .errors import MjcfUnsupportedWarning
-from .mesh_hull import MujocoMeshHull
+from .mesh_hull import MujocoMeshHull, MujocoMeshHullTriangles
 from .model import MjcfGeom, MjcfModel
 from .rotations import quat_to_mat
 
@@ -49,16 +49,17 @@ def _Shape(geom: MjcfGeom):
 
 def _MeshHull(model: MjcfModel, geom: MjcfGeom, g: int, collides: bool):
     """(an in-memory Convex in the geom frame (= the mesh inertial frame), single precision as MuJoCo stores
-    mesh vertices; the packed faces of its hull over its points, or None): for a colliding geom the vertices of
-    the mesh's collision hull and its faces (mesh_hull.py), else all compiled vertices (not used for contact)."""
+    mesh vertices; the packed faces of its hull over its points, or None; MuJoCo's hull triangles over them, or
+    None): for a colliding geom the vertices of the mesh's collision hull, its faces and triangles (mesh_hull.py),
+    else all compiled vertices (not used for contact)."""
     from mallard.geometry import Convex
     mesh = model.meshes[geom.mesh]
     label = mesh.name or geom.name or f"geom{g}"
     if not collides:
-        return Convex(np.asarray(mesh.vertices, float).astype(np.float32).astype(float).T, label), None
+        return Convex(np.asarray(mesh.vertices, float).astype(np.float32).astype(float).T, label), None, None
     try:
         vertices, faces = MujocoMeshHull(mesh)
-        return Convex(vertices.T, label), faces
+        return Convex(vertices.T, label), faces, MujocoMeshHullTriangles(mesh)
     except ValueError as exc:
         where = f"{geom.where}: " if geom.where is not None else "MJCF: "
         raise ValueError(f"{where}geom '{geom.name or g}': mesh '{mesh.name}': {exc}") from None
@@ -110,9 +111,9 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
             from mallard.multibody.mjcf.plugins import MjcfSdfShape
             shape = MjcfSdfShape(model, geom)
         collides = collide and bool(geom.contype or geom.conaffinity or g in pair_geoms)  # pairs: any masks
-        hull_faces = None
+        hull_faces = hull_triangles = None
         if geom.type == "mesh" and geom.mesh >= 0:  # MuJoCo collides meshes as their convex hulls
-            shape, hull_faces = _MeshHull(model, geom, g, collides)
+            shape, hull_faces, hull_triangles = _MeshHull(model, geom, g, collides)
         if geom.type == "hfield" and geom.hfield in model.hfields:
             shape = _HeightField(model, geom)
         if shape is None:
@@ -140,6 +141,7 @@ def RegisterMjcfGeometries(plant, model: MjcfModel, pm) -> None:
                     priority=int(geom.priority), solmix=float(geom.solmix), gap=float(geom.gap), **params)
                 if hull_faces is not None:
                     props.AddProperty(MUJOCO_GROUP, "hull_faces", hull_faces)
+                    props.AddProperty(MUJOCO_GROUP, "hull_triangles", hull_triangles)
                 cid = plant.RegisterCollisionGeometry(body, X_BG, shape, name, props)
             vid = None
             visual = _MeshVisual(model, geom, g) if geom.type == "mesh" else shape  # meshes: drawn as themselves

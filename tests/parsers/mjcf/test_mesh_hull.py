@@ -13,8 +13,9 @@ import pytest
 
 from oracles import require_mujoco
 
+from mallard.geometry.compiled_scene import _hull_data
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph
-from mallard.multibody.mjcf.state import GetMujocoState
+from mallard.multibody.mjcf.state import GetMjcfPlantMap, GetMujocoState
 from mallard.parsers import Parser
 from mallard.parsers.mjcf import load_mjcf
 from mallard.parsers.mjcf.mesh_hull import MujocoMeshHull
@@ -138,3 +139,35 @@ def test_face_order_and_winding_are_mujocos():
     assert _ordered_faces_match(mujoco, xml) > 150
     mm = mujoco.MjModel.from_xml_string(xml)
     assert mm.mesh_polynum[2] == 4 and mm.mesh_graph[mm.mesh_graphadr[2] + 1] == 6  # 6 triangles, 4 faces
+
+
+def test_collision_scene_keeps_mujocos_faces_when_its_own_hull_drops_points():
+    """A slab whose top carries points 2^-30 above it (exact in the file frame, where MuJoCo builds its hull and
+    keeps them; lost to rounding in the inertial frame, where the geometry's own hull drops them): the collision
+    scene's hull is MuJoCo's (its points and triangles), with MuJoCo's faces and face normals (they were rebuilt
+    from the remaining points, with other normals: google_barkour_v0's legs, 13 of 37 meshes)."""
+    mujoco = require_mujoco()
+    e = 2.0 ** -30
+    pts = [(x, y, z) for z in (-0.25, 0.0) for x, y in ((-0.5, -0.25), (0.5, -0.25), (0.5, 0.25), (-0.5, 0.25))]
+    pts += [(-0.375, 0.0, -0.375)] + [(x, y, e) for x in (-0.25, 0.0, 0.25) for y in (-0.125, 0.125)]
+    verts = " ".join(f"{x!r} {y!r} {z!r}" for x, y, z in pts)
+    xml = f'<mujoco><asset><mesh name="m" vertex="{verts}"/></asset><worldbody><geom type="mesh" mesh="m"/>' \
+          '</worldbody></mujoco>'
+    mm = mujoco.MjModel.from_xml_string(xml)
+    builder = DiagramBuilder()
+    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.002)
+    Parser(builder).AddModelsFromString(xml, "xml")
+    plant.Finalize()
+    inspector = scene_graph.model_inspector()
+    gid = GetMjcfPlantMap(plant).geoms[0][0]
+    shape, props = inspector.GetShape(gid), inspector.GetProximityProperties(gid)
+    assert len(shape._hull_arrays()[0]) < len(shape._mesh_arrays()[0]) == mm.mesh_graph[mm.mesh_graphadr[0]] == 13
+    v, _, packed, _ = _hull_data(shape, props)
+    assert len(v) == 13
+    cycles, normals = _faces(packed)
+    assert len(cycles) == mm.mesh_polynum[0]
+    by_set = {frozenset(map(tuple, v[c])): n for c, n in zip(cycles, normals)}
+    for p in range(mm.mesh_polyadr[0], mm.mesh_polyadr[0] + mm.mesh_polynum[0]):
+        a, k = mm.mesh_polyvertadr[p], mm.mesh_polyvertnum[p]
+        cycle = mm.mesh_vert[mm.mesh_vertadr[0] + mm.mesh_polyvert[a:a + k]].astype(float)
+        np.testing.assert_allclose(by_set[frozenset(map(tuple, cycle))], mm.mesh_polynormal[p], rtol=0, atol=1e-12)

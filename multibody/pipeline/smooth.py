@@ -221,6 +221,36 @@ def unconstrained_step(m, d):
     for i in range(nv):
         M[i, i] += t.h * t.damping[i]
         a[i] = -a[i]
-    if nv:
-        cholesky_solve_in_place(np.linalg.cholesky(M), a)
+    solve_spd_in_place(M, a)
     d.qacc = a
+
+
+@njit(cache=True)
+def solve_spd_in_place(M, b):
+    """b ← M⁻¹·b by Cholesky (M symmetric positive definite, its lower triangle read; raises np.linalg.LinAlgError
+    as np.linalg.cholesky when a pivot is not positive). One and two dofs (a cart-pole, a double pendulum) factor in
+    scalars: LAPACK's potrf of a 1×1 or 2×2 matrix is a square root, a product by its reciprocal and a square root
+    of the Schur complement, the same operations in the same order, so these bits are LAPACK's, without its call
+    and the copy of M it factors. Then cholesky_solve_in_place's substitutions."""
+    n = b.shape[0]
+    if n > 2:
+        cholesky_solve_in_place(np.linalg.cholesky(M), b)
+        return
+    if n == 0:
+        return
+    d0 = M[0, 0]
+    if d0 <= 0.0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite.")
+    l00 = np.sqrt(d0)
+    if n == 1:
+        b[0] = b[0] / l00 / l00
+        return
+    l10 = M[1, 0] * (1.0 / l00)
+    d1 = M[1, 1] - l10 * l10
+    if d1 <= 0.0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite.")
+    l11 = np.sqrt(d1)
+    y0 = b[0] / l00
+    y1 = (b[1] - l10 * y0) / l11
+    b[1] = y1 / l11
+    b[0] = (y0 - l10 * b[1]) / l00

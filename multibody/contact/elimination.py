@@ -60,17 +60,26 @@ def EliminationOrderInto(n, idx, start, bstart, order):
     for t in range(nb):
         for k in range(bstart[t], bstart[t + 1]):
             block[k] = t
-    # block adjacency through the rows (dense bit matrix; nb is the number of trees)
+    # block adjacency through the rows (dense bit matrix; nb is the number of trees): each row couples the
+    # distinct trees of its support (a contact row: one or two), found in one pass over the support
     adj = np.zeros((nb, nb), dtype=np.bool_)
+    seen_in = np.empty(nb, dtype=np.int64)  # distinct trees of the current row
     m = start.shape[0] - 1
     for r in range(m):
+        nd = 0
         for a in range(start[r], start[r + 1]):
             ba = block[idx[a]]
-            for c in range(a + 1, start[r + 1]):
-                bc = block[idx[c]]
-                if ba != bc:
-                    adj[ba, bc] = True
-                    adj[bc, ba] = True
+            new = True
+            for u in range(nd):
+                if seen_in[u] == ba:
+                    new = False
+                    break
+            if new:
+                for u in range(nd):
+                    adj[ba, seen_in[u]] = True
+                    adj[seen_in[u], ba] = True
+                seen_in[nd] = ba
+                nd += 1
     deg = np.zeros(nb, dtype=np.int64)
     for u in range(nb):
         for w in range(nb):

@@ -102,3 +102,31 @@ def IslandRows(efc_island, isl, ne, nf, rows):
             elif i < ne + nf:
                 nf_i += 1
     return nr, ne_i, nf_i
+
+
+@njit(cache=True)
+def IslandRowLists(efc_island, nisland, ne, nf):
+    """The rows of every island, bucketed in one pass over the rows (efc_island as Islands returns it; -1: the rows
+    without support): (rows, ptr, n_eq, n_fr) with island isl's rows ascending in rows[ptr[isl + 1]:ptr[isl + 2]]
+    and its equality and dry-friction row counts in n_eq[isl + 1], n_fr[isl + 1], the first ne rows being equalities
+    and the next nf dry friction (IslandRows for every island at once)."""
+    nefc = efc_island.shape[0]
+    ptr = np.zeros(nisland + 2, np.int64)
+    n_eq = np.zeros(nisland + 1, np.int64)
+    n_fr = np.zeros(nisland + 1, np.int64)
+    for i in range(nefc):
+        g = efc_island[i] + 1
+        ptr[g + 1] += 1
+        if i < ne:
+            n_eq[g] += 1
+        elif i < ne + nf:
+            n_fr[g] += 1
+    for g in range(nisland + 1):
+        ptr[g + 1] += ptr[g]
+    fill = ptr[:nisland + 1].copy()
+    rows = np.empty(nefc, np.int64)
+    for i in range(nefc):
+        g = efc_island[i] + 1
+        rows[fill[g]] = i
+        fill[g] += 1
+    return rows, ptr, n_eq, n_fr

@@ -221,6 +221,14 @@ def _update_bracket(p, c0, c1, c2):
     return flag, p
 
 
+# PrimalSearch's per-point evaluations inlined into it by numba: called 3 to 50 times per search with 15 arguments,
+# the calls cost more than the sums over a small island's rows (-13 µs per step of benchmarks/contact.py's 27-body
+# pile, whose 14 islands search 1 to 5 times each); the same operations in the same order, so the same results.
+_prepare_inlined = njit(inline="always")(PrimalPrepare.py_func)
+_eval_inlined = njit(inline="always")(PrimalEval.py_func)
+_bracket_inlined = njit(inline="always")(_update_bracket.py_func)
+
+
 @njit(cache=True)
 def PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
                  con_fric, quad, scale, tolerance, ls_iterations):
@@ -246,13 +254,14 @@ def PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, ef
     for k in range(nv):
         g2 += search[k] * Mv[k]
     g2 *= 0.5
-    PrimalPrepare(jar, Jv, D, efc_type, efc_id, con_dim, con_mu, con_fric, quad)
-    args = (jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, quad, g1, g2)
-    c, d0, d1 = PrimalEval(0.0, *args)
+    _prepare_inlined(jar, Jv, D, efc_type, efc_id, con_dim, con_mu, con_fric, quad)
+    c, d0, d1 = _eval_inlined(0.0, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                              quad, g1, g2)
     p0 = (0.0, c, d0, d1)
     n_eval = 1
     a1 = p0[0] - p0[2] / p0[3]
-    c, d0, d1 = PrimalEval(a1, *args)
+    c, d0, d1 = _eval_inlined(a1, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                              quad, g1, g2)
     p1 = (a1, c, d0, d1)
     n_eval += 1
     if abs(p1[2]) < gtol and (p1[0] == 0.0 or p1[1] < 0.0):
@@ -262,7 +271,8 @@ def PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, ef
     while p1[2] * direction <= -gtol and n_eval < ls_iterations:
         p2 = p1
         a1 = p1[0] - p1[2] / p1[3]
-        c, d0, d1 = PrimalEval(a1, *args)
+        c, d0, d1 = _eval_inlined(a1, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                                  quad, g1, g2)
         p1 = (a1, c, d0, d1)
         n_eval += 1
         if abs(p1[2]) < gtol and p1[1] < 0.0:
@@ -271,12 +281,14 @@ def PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, ef
         return p1[0], -p1[1]
     p2next = p1
     a1 = p1[0] - p1[2] / p1[3]
-    c, d0, d1 = PrimalEval(a1, *args)
+    c, d0, d1 = _eval_inlined(a1, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                              quad, g1, g2)
     p1next = (a1, c, d0, d1)
     n_eval += 1
     while n_eval < ls_iterations:
         am = 0.5 * (p1[0] + p2[0])
-        c, d0, d1 = PrimalEval(am, *args)
+        c, d0, d1 = _eval_inlined(am, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                                  quad, g1, g2)
         pmid = (am, c, d0, d1)
         n_eval += 1
         best = -1
@@ -288,16 +300,18 @@ def PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, ef
                 best = k
         if best >= 0:
             return cands[best][0], -cands[best][1]
-        b1, p1 = _update_bracket(p1, cands[0], cands[1], cands[2])
+        b1, p1 = _bracket_inlined(p1, cands[0], cands[1], cands[2])
         if b1:
             a1 = p1[0] - p1[2] / p1[3]
-            c, d0, d1 = PrimalEval(a1, *args)
+            c, d0, d1 = _eval_inlined(a1, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                                      quad, g1, g2)
             p1next = (a1, c, d0, d1)
             n_eval += 1
-        b2, p2 = _update_bracket(p2, cands[0], cands[1], cands[2])
+        b2, p2 = _bracket_inlined(p2, cands[0], cands[1], cands[2])
         if b2:
             a1 = p2[0] - p2[2] / p2[3]
-            c, d0, d1 = PrimalEval(a1, *args)
+            c, d0, d1 = _eval_inlined(a1, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
+                                      quad, g1, g2)
             p2next = (a1, c, d0, d1)
             n_eval += 1
         if not b1 and not b2:

@@ -19,7 +19,7 @@ from .elimination import (EliminationOrderInto, PermutedInto, PermutedSolveInto,
                           TreeBlocks)
 from .linalg import (EnvelopeCholeskyInPlace, EnvelopeFirstInto, MatVec, RowSupport, SparseMatTVec, SparseMatVecInto,
                      SparseMatVecMinus)
-from .islands import IslandRows, Islands
+from .islands import IslandRowLists, Islands
 from .newton_hessian import NewtonHessianInto, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
@@ -423,7 +423,7 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
     dofs_buf = np.empty(nv, np.int64)
     loc = np.empty(nv, np.int64)  # dof -> column in its island
     lb_buf = np.empty(ntree + 1, np.int64)
-    rows_buf = np.empty(nefc, np.int64)
+    rows_all, rows_ptr, n_eq, n_fr = IslandRowLists(efc_island, nisland, ne, nf)  # each island's rows
     idx_buf = np.empty(idx.shape[0], np.int64)
     start_buf = np.empty(nefc + 1, np.int64)
     for isl in range(-1, nisland):
@@ -439,10 +439,11 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
                         loc[k] = ni
                         ni += 1
         lb_buf[nb] = ni
-        nr, ne_i, nf_i = IslandRows(efc_island, isl, ne, nf, rows_buf)
+        r0, r1 = rows_ptr[isl + 1], rows_ptr[isl + 2]
+        nr, ne_i, nf_i = r1 - r0, n_eq[isl + 1], n_fr[isl + 1]
         if nr == 0:
             continue
-        rows = rows_buf[:nr]
+        rows = rows_all[r0:r1]
         if isl < 0:  # constraints with a zero Jacobian: their forces at J·a = 0
             jar0 = np.empty(nr)
             for r in range(nr):

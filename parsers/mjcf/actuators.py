@@ -183,6 +183,9 @@ def apply_dampratio(acts: list[MjcfActuator], bodies, joints, tendons, sites, ma
             act.acc0 = float(np.linalg.norm(solve(row)))
         if act.gaintype not in ("fixed", "so3") or act.gainprm[0] != -act.biasprm[1] or act.biasprm[2] <= 0:
             continue
+        if not act.gainprm[0] >= 0:  # MuJoCo's √(kp·m) would be NaN
+            raise error_at(act.where, f"actuator '{act.name}': dampratio needs a stiffness kp >= 0 (got "
+                                      f"{act.gainprm[0]:g}); give kv instead, or a nonnegative kp")
         if rows is None:
             ctx.warn(act.where, "dampratio needs the moment arm of this transmission at qpos0, which is only "
                                 "computed for joint, fixed-tendon and site transmissions; "

@@ -144,6 +144,8 @@ def test_childclass_and_class_resolution():
      9, "geom"),
     (BASE.replace('<motor name="m" joint="j"/>', '<position joint="j" kv="1" dampratio="1"/>'), "kv and dampratio",
      12, "position"),
+    (BASE.replace('<motor name="m" joint="j"/>', '<position joint="j" kp="-2" dampratio="1"/>'),
+     r"dampratio needs a stiffness kp >= 0 \(got -2\)", 12, "position"),
     (BASE.replace("</worldbody>", "</worldbody><equality><distance/></equality>"), "removed", 11, "distance"),
     (BASE.replace('<joint name="j" type="hinge" range="-30 30"/>', '<freejoint/><joint/>'), "free joint", 6, "body"),
     (BASE.replace('<mujoco model="m">', '<mujoco model="m"><compiler autolimits="false"/>'), "autolimits", 7,

@@ -28,6 +28,19 @@ FULL = ('<config key="kp" value="40"/><config key="ki" value="40"/><config key="
         '<config key="slewmax" value="3"/><config key="imax" value="1"/>')
 
 
+def _build(xml: str, ctrl: float):
+    """The model on a discrete plant (time step H) in a diagram with a SceneGraph, its MJCF ctrl fixed to `ctrl`."""
+    builder = DiagramBuilder()
+    plant, _ = AddMultibodyPlantSceneGraph(builder, H)
+    Parser(plant).AddModelsFromString(xml, "xml")
+    plant.Finalize()
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    pc = plant.GetMyContextFromRoot(context)
+    GetMujocoCtrlInputPort(plant).FixValue(pc, [ctrl])
+    return plant, diagram, context, pc
+
+
 @pytest.mark.parametrize("actuator,config,ctrl", [
     ('actdim="3" dyntype="filter" dynprm="0.05" actearly="true"', FULL, 0.5),
     ('actdim="3" dyntype="filter" dynprm="0.05" actearly="false"', FULL, 0.5),
@@ -43,14 +56,7 @@ def test_pid_trajectory_matches_mujoco(actuator, config, ctrl):
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
     d.ctrl[:] = ctrl
-    builder = DiagramBuilder()
-    plant, _ = AddMultibodyPlantSceneGraph(builder, H)
-    Parser(plant).AddModelsFromString(xml, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
-    pc = plant.GetMyContextFromRoot(context)
-    GetMujocoCtrlInputPort(plant).FixValue(pc, [ctrl])
+    plant, diagram, context, pc = _build(xml, ctrl)
     assert m.na == len(GetMujocoActivations(plant, pc))
     sim = Simulator(diagram, context)
     for n in (1, 2, 10, 50, STEPS):
@@ -66,14 +72,7 @@ def test_pid_trajectory_matches_mujoco(actuator, config, ctrl):
 
 
 def _pid_trajectory(xml: str, ctrl: float, python_path: bool) -> np.ndarray:
-    builder = DiagramBuilder()
-    plant, _ = AddMultibodyPlantSceneGraph(builder, H)
-    Parser(plant).AddModelsFromString(xml, "xml")
-    plant.Finalize()
-    diagram = builder.Build()
-    context = diagram.CreateDefaultContext()
-    pc = plant.GetMyContextFromRoot(context)
-    GetMujocoCtrlInputPort(plant).FixValue(pc, [ctrl])
+    plant, diagram, context, pc = _build(xml, ctrl)
     if python_path:  # as a plant with a feature the compiled step lacks (UncompiledFeatures) steps
         plant._pipeline.features = ["test: the Python path"]
     sim = Simulator(diagram, context)

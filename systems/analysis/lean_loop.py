@@ -127,14 +127,13 @@ def AdvanceLean(sim, group, boundary_time: float):
     ctx = sim._context
     period, offset, split = group
     unres, disc, _pub = split
-    in_place = _replacing_update(unres) if not disc else None
+    setup = sim._lean_setup  # what follows from the group alone, found once per group (Initialize makes new groups)
+    if setup is None or setup[0] is not group:
+        in_place = _replacing_update(unres) if not disc else None
+        many = getattr(unres[0][0], "_LeanSteps", None) if in_place is not None else None
+        setup = sim._lean_setup = (group, in_place, many, np.empty(_CHUNK) if many is not None else None)
+    _group, in_place, many, times = setup
     versions = ctx._versions
-    many = getattr(unres[0][0], "_LeanSteps", None) if in_place is not None else None
-    times = None
-    if many is not None:
-        times = sim._lean_times
-        if times is None:
-            times = sim._lean_times = np.empty(_CHUNK)
     retry = False  # the last chunk stopped before a failing update: take it on the ordinary path
     while True:
         if many is not None and sim._trigger_time and not retry:

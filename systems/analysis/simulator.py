@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
-from mallard.common.blas_threads import with_single_threaded_blas
+from mallard.common.blas_threads import begin_single_threaded_blas, end_single_threaded_blas, with_single_threaded_blas
 from mallard.common.deprecation import DrakeDeprecationWarning
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
                                               UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
@@ -28,6 +28,7 @@ from .simulator_status import SimulatorStatus
 __all__ = ["Simulator", "InitializeParams"]
 
 _INF = math.inf
+_REACHED_BOUNDARY = SimulatorStatus.ReturnReason.kReachedBoundaryTime
 _DEPRECATED = ("(Deprecated.) Simulator.{}: this is no longer controlled by the Simulator. It must be defined in "
                "the LeafSystem instead (a {} publish event). See "
                "https://drake.mit.edu/troubleshooting.html#force-publishing. Drake removes it on or after 2026-06-01.")
@@ -84,7 +85,7 @@ class Simulator(PortableAttributes):
         self._witnessed = _EMPTY
         self._trigger_time = False
         self._trigger_witness = False
-        self._lean_times = None  # the lean loop's buffer of sample times (lean_loop.AdvanceLean)
+        self._lean_setup = None  # (group, in-place update, _LeanSteps, sample times buffer) of lean_loop.AdvanceLean
         self.ResetStatistics()
 
     # ----- accessors -------------------------------------------------------------------------------
@@ -322,19 +323,23 @@ class Simulator(PortableAttributes):
         return _join(self._per_step, self._timed if self._trigger_time else _EMPTY,
                      self._witnessed if self._trigger_witness else _EMPTY)
 
-    @with_single_threaded_blas
     def AdvanceTo(self, boundary_time: float, interruptible: bool = True,
                   show_progress: bool | None = None) -> SimulatorStatus:
         """Advances to `boundary_time` (events due exactly then are left pending, as in Drake).
 
         `show_progress` (default: `set_show_progress`, off) draws a tqdm bar of the simulated time and the
         real-time rate on stderr while it runs (a mallard extension; nothing is paid per step when off)."""
-        show = self._show_progress if show_progress is None else show_progress
         boundary_time = float(boundary_time)  # the context's time stays a float (AdvanceTo(0) prints 0.0)
-        if show and boundary_time > self._context._time:
-            with SimulatorProgress(self, boundary_time):
-                return self._AdvanceTo(boundary_time)
-        return self._AdvanceTo(boundary_time)
+        # (with_single_threaded_blas written out: a loop of AdvanceTo(t + h) pays each call layer once per step)
+        begin_single_threaded_blas()
+        try:
+            show = self._show_progress if show_progress is None else show_progress
+            if show and boundary_time > self._context._time:
+                with SimulatorProgress(self, boundary_time):
+                    return self._AdvanceTo(boundary_time)
+            return self._AdvanceTo(boundary_time)
+        finally:
+            end_single_threaded_blas()
 
     def _AdvanceTo(self, boundary_time: float) -> SimulatorStatus:
         ctx = self._context
@@ -351,7 +356,7 @@ class Simulator(PortableAttributes):
             done = AdvanceLean(self, group, boundary_time)
             if done is not None:
                 return done
-            return SimulatorStatus(boundary_time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
+            return SimulatorStatus(boundary_time, ctx._time, _REACHED_BOUNDARY)
         if AdvanceLeanContinuous(self, boundary_time) and ctx._time >= boundary_time:  # (lean_loop.py)
             return SimulatorStatus(boundary_time, ctx._time, SimulatorStatus.ReturnReason.kReachedBoundaryTime)
         unres, disc, _pub = self._merged()

@@ -4,7 +4,11 @@ A payload (a simulator, a function closing over a plant, ...) is pickled with ev
 reference (its system id); the diagrams those systems belong to are pickled once per sweep and travel beside the
 payload. A worker unpickles a diagram the first time it meets it and keeps it (per thread, a few at a time), so a
 1000-sample Monte Carlo of an iiwa pickles its 80 kB diagram once and each worker unpickles it once; the bytes
-ride along with each chunk (a copy, not a pickling), beside ~13 kB of context per sample. A payload that every
+ride along with each chunk (a copy, not a pickling), beside ~13 kB of context per sample. The other objects a
+payload shares with a diagram (a context's geometry shapes, identifiers, a system's functions) travel as references
+too, to the worker's copy of that object (its index in the diagram's pickle memo): the worker's payload shares
+them with its diagram as the parent's does. Like the systems, they must not change during the sweep; the holders
+of a context's values (arrays, vectors, abstract values) always travel by value. A payload that every
 chunk of a sweep shares (the function mapped) is packed once with `keep=True` and each worker thread unpickles it
 once and reuses it (bound to its copies of the diagrams), instead of once per chunk. Payloads are pickled with
 cloudpickle (shipped with dask.distributed), so functions and classes of a user's script travel by value, as
@@ -22,7 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import cloudpickle
+import numpy as np
 
+from mallard.common.value import AbstractValue
+from mallard.systems.framework.basic_vector import BasicVector
 from mallard.systems.framework.system import System
 
 __all__ = ["Shipment", "Shipper", "Unpack"]
@@ -65,6 +72,10 @@ class _SystemRefPickler(cloudpickle.Pickler):
             self._shipper._diagram(root)
             self._roots.add(root._system_id)
             return _ShippedSystem, (obj._system_id,)
+        shared = self._shipper._shared.get(id(obj))
+        if shared is not None:
+            self._roots.add(shared[0])
+            return _SharedObject, shared
         return super().reducer_override(obj)
 
 
@@ -74,11 +85,21 @@ class Shipper:
     def __init__(self) -> None:
         self._diagrams: dict[int, tuple[bytes, bytes]] = {}
         self._dispatch_table = {**copyreg.dispatch_table, **cloudpickle.Pickler._dispatch_table}
+        self._shared: dict[int, tuple[int, int]] = {}  # id(object) in a shipped diagram: (root id, memo index)
+        self._memos: list = []  # the diagrams' pickler memos: keep their objects (and so their ids) alive
 
     def _diagram(self, root: System) -> None:
         if root._system_id not in self._diagrams:
-            blob = cloudpickle.dumps(root)
+            buffer = io.BytesIO()
+            pickler = cloudpickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.dump(root)
+            blob = buffer.getvalue()
             self._diagrams[root._system_id] = (hashlib.blake2b(blob, digest_size=16).digest(), blob)
+            memo = pickler.memo.copy()  # {id(obj): (memo index, obj)}
+            self._memos.append(memo)
+            for key, (index, obj) in memo.items():
+                if not isinstance(obj, _BY_VALUE):
+                    self._shared.setdefault(key, (root._system_id, index))
 
     def Pack(self, obj: Any, keep: bool = False) -> Shipment:
         """`obj` pickled, its systems as references to their shipped diagrams. keep=True: for a payload shipped
@@ -97,7 +118,12 @@ class Shipper:
         return Shipment(payload, diagrams, digest)
 
 
-_loading = threading.local()  # .systems: {system id: system} of the shipment this thread is unpacking
+# Objects a payload shares with a shipped diagram (a context's shapes, identifiers, functions, classes) are sent as
+# references to the worker's copy of the diagram, as systems are, except for these types: the holders of a
+# context's values (arrays, vectors, abstract values) and containers, which a context changes in place.
+_BY_VALUE = (np.ndarray, BasicVector, AbstractValue, list, dict, set, bytearray)
+
+_loading = threading.local()  # .systems: {system id: system}, .objects: {root id: memo} of the payload unpacking
 
 
 def _ShippedSystem(system_id: int) -> System:
@@ -109,6 +135,16 @@ def _ShippedSystem(system_id: int) -> System:
     return systems[system_id]
 
 
+def _SharedObject(root_id: int, index: int) -> Any:
+    """The object at `index` of the unpickling memo of the shipped diagram `root_id` (the object the payload shares
+    with that diagram, as this worker's copy of the diagram holds it)."""
+    objects = getattr(_loading, "objects", None)
+    if objects is None or root_id not in objects:
+        raise pickle.UnpicklingError(f"shipped payload refers to an object of the diagram of system id {root_id}, "
+                                     "which was not shipped with it")
+    return objects[root_id][index]
+
+
 def _index(system: System, out: dict) -> dict:
     out[system._system_id] = system
     for child in getattr(system, "_diagram_systems", ()):
@@ -116,32 +152,46 @@ def _index(system: System, out: dict) -> dict:
     return out
 
 
+class _KeptDiagram:
+    """A worker's copy of a shipped diagram: {system id: system} and its unpickling memo {index: object}."""
+
+    __slots__ = ("systems", "objects")
+
+    def __init__(self, blob: bytes) -> None:
+        unpickler = pickle.Unpickler(io.BytesIO(blob))
+        self.systems = _index(unpickler.load(), {})
+        self.objects = unpickler.memo.copy()
+
+
 _kept = threading.local()
 
 
-def _systems_of(digest: bytes, blob: bytes) -> dict:
-    """{system id: system} of the diagram `blob`, unpickled once per worker thread and kept."""
+def _diagram_of(digest: bytes, blob: bytes) -> _KeptDiagram:
+    """The diagram `blob`, unpickled once per worker thread and kept."""
     kept = getattr(_kept, "diagrams", None)
     if kept is None:
         kept = _kept.diagrams = collections.OrderedDict()
-    systems = kept.get(digest)
-    if systems is None:
-        systems = kept[digest] = _index(pickle.loads(blob), {})
+    diagram = kept.get(digest)
+    if diagram is None:
+        diagram = kept[digest] = _KeptDiagram(blob)
         while len(kept) > _KEPT_DIAGRAMS:
             kept.popitem(last=False)
     else:
         kept.move_to_end(digest)
-    return systems
+    return diagram
 
 
 def Unpack(shipment: Shipment) -> Any:
     """The payload of `shipment`, its system references bound to this worker's copies of the diagrams (a kept
     payload: the copy this thread unpickled before, while it still refers to the diagrams this thread keeps)."""
     systems: dict = {}
+    objects: dict = {}
     bound = []
-    for digest, blob in shipment.diagrams.values():
-        bound.append(_systems_of(digest, blob))
-        systems.update(bound[-1])
+    for root_id, (digest, blob) in shipment.diagrams.items():
+        diagram = _diagram_of(digest, blob)
+        bound.append(diagram)
+        systems.update(diagram.systems)
+        objects[root_id] = diagram.objects
     if shipment.digest is not None:
         kept = getattr(_kept, "payloads", None)
         if kept is None:
@@ -150,11 +200,12 @@ def Unpack(shipment: Shipment) -> Any:
         if entry is not None and len(entry[1]) == len(bound) and all(a is b for a, b in zip(entry[1], bound)):
             kept.move_to_end(shipment.digest)
             return entry[0]
-    outer, _loading.systems = getattr(_loading, "systems", None), systems
+    outer = getattr(_loading, "systems", None), getattr(_loading, "objects", None)
+    _loading.systems, _loading.objects = systems, objects
     try:
         obj = pickle.loads(shipment.payload)
     finally:
-        _loading.systems = outer
+        _loading.systems, _loading.objects = outer
     if shipment.digest is not None:
         kept[shipment.digest] = (obj, bound)
         while len(kept) > _KEPT_DIAGRAMS:

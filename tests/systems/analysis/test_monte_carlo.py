@@ -173,6 +173,24 @@ def test_kept_payload_follows_its_diagrams_copy(factory):
     assert again(0.2)[2] == _CartPosition(factory.diagram)(0.2)[2]
 
 
+def test_objects_shared_with_the_diagram_are_shipped_as_references(factory):
+    """A context shares its geometries' shapes with its diagram's SceneGraph: a shipped simulator refers to them in
+    the worker's copy of the diagram (unpickled once per worker) instead of carrying copies of its own, so its
+    shapes are that copy's, as the parent's are the diagram's."""
+    simulator = factory(RandomGenerator(3))
+    shipped = shipping.Unpack(shipping.Shipper().Pack(simulator))
+    shapes = []
+    for sim in (simulator, shipped):
+        scene_graph = sim.get_system().GetSubsystemByName("scene_graph")
+        inspector = scene_graph.get_query_output_port().Eval(
+            scene_graph.GetMyContextFromRoot(sim.get_context())).inspector()
+        model = scene_graph.model_inspector()
+        ids = model.GetAllGeometryIds()
+        assert len(ids) == 3 and all(inspector.GetShape(g) is model.GetShape(g) for g in ids)
+        shapes.append([type(model.GetShape(g)) for g in ids])
+    assert shipped.get_system() is not factory.diagram and shapes[0] == shapes[1]
+
+
 @pytest.mark.parametrize("num_items, num_workers, smallest", [(64, 2, 1), (1000, 2, 1), (7, 4, 1), (1, 2, 1),
                                                               (64, 2, 2), (1000, 2, 2), (7, 4, 2)])
 def test_automatic_chunks_ramp_up_then_shrink_at_the_end(num_items, num_workers, smallest):

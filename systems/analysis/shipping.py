@@ -22,6 +22,7 @@ import hashlib
 import io
 import pickle
 import threading
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,11 @@ class _SystemRefPickler(cloudpickle.Pickler):
         self._shipper, self._roots = shipper, roots
 
     def reducer_override(self, obj: Any):
+        plain = _BY_VALUE_TYPES.get(type(obj))
+        if plain is None:
+            plain = _by_value_type(type(obj))
+        if plain:  # an array, vector or value (~170 of the ~280 objects here of an iiwa context): pickle's own way
+            return NotImplemented
         if isinstance(obj, System) and obj._owner_builder is None:
             root = _root(obj)
             self._shipper._diagram(root)
@@ -122,6 +128,17 @@ class Shipper:
 # references to the worker's copy of the diagram, as systems are, except for these types: the holders of a
 # context's values (arrays, vectors, abstract values) and containers, which a context changes in place.
 _BY_VALUE = (np.ndarray, BasicVector, AbstractValue, list, dict, set, bytearray)
+
+_BY_VALUE_TYPES: dict[type, bool] = {}  # type: whether its objects are pickled by value as plain objects
+
+
+def _by_value_type(t: type) -> bool:
+    """Whether objects of type `t` are always pickled by value with their own reduction (no system, class or
+    function: neither a reference nor cloudpickle's reducers apply), remembered per type."""
+    plain = _BY_VALUE_TYPES[t] = (issubclass(t, _BY_VALUE) and not issubclass(t, (System, type))
+                                  and not issubclass(t, types.FunctionType))
+    return plain
+
 
 _loading = threading.local()  # .systems: {system id: system}, .objects: {root id: memo} of the payload unpacking
 

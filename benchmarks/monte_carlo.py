@@ -13,9 +13,12 @@ on a shared one other processes take cores from the workers, and CPU seconds gro
 cores: the same serial run took 3.5 CPU s at load 3 and 6.2 at load 10 on a 2-core VM), by different amounts in
 runs taken minutes apart.
 
-The Dask workers run with their statistical profiler off and the event loops' diagnostic tick at 1 s instead of
-20 ms (`--dask-defaults` keeps Dask's defaults): the tick wakes the scheduler, both nannies and every worker 50
-times a second, ~5% of a core in this process and ~2% in each worker even when idle.
+The Dask workers run with their statistical profiler off, and the event loops' diagnostic tick, the memory monitors
+and the system monitor every second instead of every 20 ms, 100 ms and 500 ms (`--dask-defaults` keeps Dask's
+intervals): the tick wakes the scheduler, both nannies and every worker 50 times a second, ~5% of a core in this
+process and ~2% in each worker even when idle; with the tick at 1 s, the monitors (each nanny and worker reading
+its worker's memory 10 times a second) still cost an idle 2-worker cluster ~50 ms of CPU per second (this
+process and the workers alike), ~30 ms at 1 s (load 7), which a run pays for as long as it lasts.
 
     python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2] [--dask-defaults] [--repeat 1]
 """
@@ -36,7 +39,9 @@ from mallard.common import RandomGenerator
 from mallard.systems.analysis import MonteCarloSimulation
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "iiwa_monte_carlo.py"
-DASK_THROUGHPUT = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s"}
+DASK_THROUGHPUT = {"distributed.worker.profile.enabled": False}
+DASK_INTERVALS = {"distributed.admin.tick.interval": "1s", "distributed.worker.memory.monitor-interval": "1s",
+                  "distributed.admin.system-monitor.interval": "1s"}
 
 
 @dataclass
@@ -104,7 +109,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--duration", type=float, default=2.0, help="simulated seconds per sample")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--dask-defaults", action="store_true", help="Dask's default tick (20 ms) on the cluster")
+    parser.add_argument("--dask-defaults", action="store_true",
+                        help="Dask's default tick and monitor intervals on the cluster")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of each kind (serial and local alternate, then Dask's); the fastest is shown")
     args = parser.parse_args()
@@ -128,9 +134,7 @@ def main() -> None:
 
     import dask
     from dask.distributed import Client, LocalCluster
-    settings = dict(DASK_THROUGHPUT)
-    if args.dask_defaults:
-        del settings["distributed.admin.tick.interval"]
+    settings = dict(DASK_THROUGHPUT) if args.dask_defaults else {**DASK_THROUGHPUT, **DASK_INTERVALS}
     with dask.config.set(settings), \
             LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
@@ -148,7 +152,7 @@ def main() -> None:
     print(_row("serial", serial, serial, args.samples, cores))
     print(_row(f"{args.workers} local processes", local, serial, args.samples, cores))
     print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial, args.samples, cores)
-          + ("" if args.dask_defaults else "  [tick 1 s]"))
+          + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
     print("  (every parallel output equals the serial one bit for bit; main = this process's main thread, other = "
           "its other threads: Dask's scheduler, nannies and client; a Dask worker's event loop is its CPU outside "
           "the tasks)")

@@ -40,7 +40,7 @@ class Kinematics:
         for name, (offset, shape) in layout.items():
             setattr(kin, name, buf[offset:offset + int(np.prod(shape))].reshape(shape))
         kin.bp = kin.ev = None
-        kin.ev_version = -1  # the parameter version `ev` was read at (the plant's _EvalKinematicsWithMassMatrix)
+        kin.ev_version = -1  # the parameter version `ev` was read at (the plant's CalcMassMatrix)
         kin.Cv = np.zeros(fast.nv)
         kin.has_Cv = kin.Cv_read = False
         return kin

@@ -11,6 +11,9 @@ from ..tree.force_element import UniformGravityFieldElement
 from ..tree.multibody_forces import MultibodyForces
 from ..tree.indices import JointIndex
 from ..pipeline.lean_continuous import AdvanceContinuous
+from ..pipeline.kinematics_cache import KINEMATICS_TOKENS, Kinematics
+from ..pipeline.model_check import ThrowZeroQuaternion
+from ...systems.framework.dependency import K_P
 from ...common.lazy_import import LazyModule
 
 scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (pydrake.all imports no scipy)
@@ -18,6 +21,7 @@ scipy_sparse = LazyModule("scipy.sparse")  # loaded on first use (pydrake.all im
 
 _F64 = np.dtype(np.float64)
 _STRIDE_1D = (8,)
+_NO_CV = np.zeros(0)  # the compiled kinematics-and-M call's Cv argument when the bias term is not wanted
 
 
 class _DynamicsMixin:
@@ -51,25 +55,68 @@ class _DynamicsMixin:
 
     # ---- mass matrix and bias ------------------------------------------------------------------------
     def CalcMassMatrix(self, context) -> np.ndarray:
-        """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included. After a state change
-        the kinematics and M are computed in one compiled call (_EvalKinematicsWithMassMatrix)."""
+        """M(q) (nv × nv) by the composite-rigid-body algorithm, reflected inertia included. On a plant without
+        mocap bodies, kinematics out of date are recomputed with M into M in one compiled call, and with C(q, v)·v
+        into the kinematics' `Cv` (`has_Cv`) when the previous state's bias term was read, so SetPositions,
+        CalcMassMatrix and CalcBiasTerm cost one compiled call. The kinematics cache entry's freshness check
+        (CachedSlot._eval) is written out here: each Python layer on this path cost ~3% of the arm's loop."""
         try:
             ours = context._system_id == self._system_id and self._finalized
         except AttributeError:  # not a Context
             ours = False
         if not ours:
             self._ThrowIfNotKinematicsContext(context)
-        M = np.empty(self._fast.M_shape)
-        if self._mjcf_mocap is None:
-            kin, computed = self._EvalKinematicsWithMassMatrix(context, M)
-        else:  # the joint frames depend on the mocap input
-            kin, computed = self._kin_cache._eval(context)._value, False
+        f = self._fast
+        M = np.empty(f.M_shape)
+        if self._mjcf_mocap is not None:  # the joint frames depend on the mocap input
+            return self._MassMatrixFromKinematics(context, self._kin_cache._eval(context)._value, M)
+        entry = self._kin_cache
+        slot = context._cache[entry._slot]
+        root = context._root
+        versions = root._versions
+        pair = entry._pair  # (the two prerequisite kinds: [q; v] and the parameters)
+        stamp = versions[pair[0]] + versions[pair[1]] if pair is not None else entry._stamp(root)
+        value = slot[1]
+        if value is None:
+            value = slot[1] = entry._alloc()
+        elif slot[0] == stamp and root._caching and not slot[2]:
+            return self._MassMatrixFromKinematics(context, value._value, M)
+        elif root._frozen:
+            raise RuntimeError(f"{entry._describe()} is out of date but the cache is frozen")
+        kin = value._value
+        if kin is None:
+            value.set_value(kin := Kinematics.Cached(f, self._model.nb))
+        # The element values depend on the parameters alone: those kept with the kinematics serve while the
+        # parameters' version stands (a state change then costs no second cache lookup), as _LeanCall's.
+        p_version = versions[K_P]
+        ev = kin.ev
+        if kin.ev_version != p_version or not root._caching:
+            ev = self._element_cache._eval(context)._value
+            kin.ev_version = p_version
+        kin.token = next(KINEMATICS_TOKENS)
+        kin.ev, kin.bp = ev, ev.bp
+        want_Cv = kin.Cv_read
+        kin.has_Cv, kin.Cv_read = want_Cv, False
+        x = (context._discrete._groups[0] if self._time_step > 0 else context._continuous._vector)._data  # _qv_vector
+        try:
+            f.kinematics_mass_matrix(f.order, f.ji, f.jf, ev.bp, x, f.nq, f.nv, kin._buf, ev.fast.refl, M,
+                                     kin.Cv if want_Cv else _NO_CV)
+        except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
+            ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))
+        slot[0] = stamp
+        if not ev.plain:
+            self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
+        if self._tendon_inertia is not None:
+            self._tendon_inertia.AddToMassMatrix(kin, M)
+        return M
+
+    def _MassMatrixFromKinematics(self, context, kin, M: np.ndarray) -> np.ndarray:
+        """M (nv × nv, filled and returned) from up-to-date kinematics `kin` of `context`."""
         ev = kin.ev  # the context's element values (the kinematics depend on the same parameters)
         if not ev.plain:
             self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
-        if not computed:
-            f = ev.fast  # the context's reflected inertia
-            f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
+        f = ev.fast  # the context's reflected inertia
+        f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
         if self._tendon_inertia is not None:
             self._tendon_inertia.AddToMassMatrix(kin, M)
         return M
@@ -119,7 +166,7 @@ class _DynamicsMixin:
             kin = value._value
         else:
             kin = entry._eval(context)._value
-        kin.Cv_read = True  # (the next CalcMassMatrix after a state change computes it along: _EvalKinematicsWithMassMatrix)
+        kin.Cv_read = True  # (the next CalcMassMatrix after a state change computes it along)
         if kin.has_Cv:
             Cv = kin.Cv.copy()
         else:

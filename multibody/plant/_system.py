@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from ...systems.framework import Value
-from ...systems.framework.dependency import K_P, K_XC, K_XD
+from ...systems.framework.dependency import K_XC, K_XD
 from ..contact import ContactResults
 from ..kernels.entry_points import FastModel
 from ..pipeline.data import StepResults
@@ -15,7 +15,7 @@ from ..pipeline.drake_contact import APPROX_MUJOCO
 from ..pipeline.sensor import SensorDataSize
 from ..kernels.kinematics import spatial_to_point
 from ..tree._convert import make_rigid_transform, make_spatial, spatial_inertia_to_arrays, spatial_to_array
-from ..pipeline.kinematics_cache import KINEMATICS_TOKENS, Kinematics
+from ..pipeline.kinematics_cache import Kinematics
 from ..mjcf.plant_maps import ApplyMujocoInvWeights, GetMjcfPlantMaps
 from ..pipeline.model_check import ThrowZeroQuaternion
 from .element_parameters import DeclareElementParameters, SpatialInertiaToVector
@@ -23,9 +23,6 @@ from ...geometry import GeometryConfigurationVector
 from ...geometry.frame_pose_vector import FramePoseVector
 from ..mjcf.mocap import DeclareMjcfMocap
 from ..pipeline.reaction_forces import CalcReactionForces
-
-_NO_CV = np.zeros(0)  # the compiled kinematics-and-M call's Cv argument when the bias term is not wanted
-
 
 def _new_geometry_configuration_vector():
     return GeometryConfigurationVector()
@@ -205,49 +202,6 @@ class _SystemMixin:
     def _ThrowIfNotKinematicsContext(self, context) -> None:
         self._ThrowIfNotFinalized("kinematics")
         self._check_context(context, f"MultibodyPlant '{self.get_name()}'")
-
-    def _EvalKinematicsWithMassMatrix(self, context, M: np.ndarray) -> tuple[Kinematics, bool]:
-        """(kinematics, computed) of `context` for CalcMassMatrix on a plant without mocap bodies. Kinematics out of
-        date are recomputed with M(q) into M (nv × nv) in one compiled call (computed is True), and with C(q, v)·v
-        into their `Cv` (`has_Cv`) when the previous state's bias term was read, so SetPositions, CalcMassMatrix
-        and CalcBiasTerm cost one call. The kinematics cache entry's freshness check (CachedSlot._eval) is
-        written out here: each Python layer on this path cost ~3% of the arm's loop."""
-        entry = self._kin_cache
-        slot = context._cache[entry._slot]
-        root = context._root
-        versions = root._versions
-        pair = entry._pair  # (the two prerequisite kinds: [q; v] and the parameters)
-        stamp = versions[pair[0]] + versions[pair[1]] if pair is not None else entry._stamp(root)
-        value = slot[1]
-        if value is None:
-            value = slot[1] = entry._alloc()
-        elif slot[0] == stamp and root._caching and not slot[2]:
-            return value._value, False
-        elif root._frozen:
-            raise RuntimeError(f"{entry._describe()} is out of date but the cache is frozen")
-        kin = value._value
-        if kin is None:
-            value.set_value(kin := Kinematics.Cached(self._fast, self._model.nb))
-        # The element values depend on the parameters alone: those kept with the kinematics serve while the
-        # parameters' version stands (a state change then costs no second cache lookup), as _LeanCall's.
-        p_version = versions[K_P]
-        ev = kin.ev
-        if kin.ev_version != p_version or not root._caching:
-            ev = self._element_cache._eval(context)._value
-            kin.ev_version = p_version
-        kin.token = next(KINEMATICS_TOKENS)
-        kin.ev, kin.bp = ev, ev.bp
-        want_Cv = kin.Cv_read
-        kin.has_Cv, kin.Cv_read = want_Cv, False
-        f = self._fast
-        x = (context._discrete._groups[0] if self._time_step > 0 else context._continuous._vector)._data  # _qv_vector
-        try:
-            f.kinematics_mass_matrix(f.order, f.ji, f.jf, ev.bp, x, f.nq, f.nv, kin._buf, ev.fast.refl, M,
-                                     kin.Cv if want_Cv else _NO_CV)
-        except ZeroDivisionError:  # a zero quaternion (compiled kernels raise on division by zero)
-            ThrowZeroQuaternion(self, np.asarray(x[:self._model.nq]))
-        slot[0] = stamp
-        return kin, True
 
     def _CalcKinematicsCache(self, context, value) -> None:
         """Kinematics at the context's state (its callers validated the context): the first evaluation allocates

@@ -90,7 +90,8 @@ class Shipper:
 
     def __init__(self) -> None:
         self._diagrams: dict[int, tuple[bytes, bytes]] = {}
-        self._dispatch_table = {**copyreg.dispatch_table, **cloudpickle.Pickler._dispatch_table}
+        self._dispatch_table = {**copyreg.dispatch_table, **cloudpickle.Pickler._dispatch_table,
+                                np.ndarray: _reduce_array}
         self._shared: dict[int, tuple[int, int]] = {}  # id(object) in a shipped diagram: (root id, memo index)
         self._memos: list = []  # the diagrams' pickler memos: keep their objects (and so their ids) alive
 
@@ -128,6 +129,17 @@ class Shipper:
 # references to the worker's copy of the diagram, as systems are, except for these types: the holders of a
 # context's values (arrays, vectors, abstract values) and containers, which a context changes in place.
 _BY_VALUE = (np.ndarray, BasicVector, AbstractValue, list, dict, set, bytearray)
+
+def _reduce_array(array: np.ndarray) -> tuple:
+    """A writable C-contiguous array without objects as np.ndarray(shape, dtype, bytearray of its bytes): the same
+    bytes, unpickled by numpy's constructor alone (numpy's own reduction goes through Python functions both ways:
+    ~5 us to pickle and ~3 us to unpickle each of the ~100 small arrays of an iiwa context, 2.2 and 1 us this way),
+    into a writable bytearray-backed array as numpy's. Other arrays (read-only, strided, object, subclasses) are
+    reduced by numpy."""
+    if type(array) is np.ndarray and array.flags.c_contiguous and array.flags.writeable and not array.dtype.hasobject:
+        return np.ndarray, (array.shape, array.dtype, bytearray(array))
+    return array.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+
 
 _BY_VALUE_TYPES: dict[type, bool] = {}  # type: whether its objects are pickled by value as plain objects
 

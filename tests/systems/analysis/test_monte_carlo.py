@@ -191,6 +191,24 @@ def test_objects_shared_with_the_diagram_are_shipped_as_references(factory):
     assert shipped.get_system() is not factory.diagram and shapes[0] == shapes[1]
 
 
+def test_shipped_arrays_keep_their_bytes_dtype_shape_and_writability():
+    """Arrays travel as their bytes (numpy's constructor unpickles them): values, dtype, shape, Fortran order and
+    read-only-ness come back as they left (a strided view as a contiguous copy, as numpy pickles it), and one array
+    held twice is still one array."""
+    read_only = np.arange(3.0)
+    read_only.flags.writeable = False
+    arrays = [np.linspace(0.0, 1.0, 7), np.array(2.5), np.zeros((0, 6)), np.arange(6.0).reshape(2, 3),
+              np.arange(6.0).reshape(2, 3).T, np.arange(4, dtype=">i4"), np.zeros(2, dtype=[("a", "f8"), ("b", "i1")]),
+              np.array([None, 1], dtype=object), read_only, np.arange(10.0)[::3]]
+    shared = np.ones(2)
+    got, again, same = shipping.Unpack(shipping.Shipper().Pack((arrays, shared, shared)))
+    assert again is same
+    for a, b in zip(arrays, got):
+        assert b.dtype == a.dtype and b.shape == a.shape and b.tobytes() == a.tobytes()
+        assert b.flags.writeable == a.flags.writeable
+    assert got[4].flags.f_contiguous and not got[4].flags.c_contiguous  # the transposed array, in Fortran order
+
+
 @pytest.mark.parametrize("num_items, num_workers, smallest", [(64, 2, 1), (1000, 2, 1), (7, 4, 1), (1, 2, 1),
                                                               (64, 2, 2), (1000, 2, 2), (7, 4, 2)])
 def test_automatic_chunks_ramp_up_then_shrink_at_the_end(num_items, num_workers, smallest):

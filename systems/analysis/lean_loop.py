@@ -101,7 +101,7 @@ def _update_in_place(ctx, events, leaf_context, event):
     """The unrestricted update of one replacing leaf: discrete state through the root's scratch (applied only when
     finite, as handle_unrestricted does), abstract values written in place and put back if the update fails."""
     root = ctx._root
-    np.copyto(root._xd_scratch, root._xd)
+    root._xd_scratch[...] = root._xd  # ([...]: a copy without building a slice or dispatching np.copyto)
     values = leaf_context._abstract
     before = [v.get_value() for v in values]
     scratch = leaf_context._scratch_state
@@ -112,7 +112,7 @@ def _update_in_place(ctx, events, leaf_context, event):
         if _failed(status):
             return status
         return handle_unrestricted(ctx, events)  # raises with the general path's message
-    np.copyto(root._xd, root._xd_scratch)
+    root._xd[...] = root._xd_scratch
     versions = root._versions
     versions[K_XC] += 1
     versions[K_XD] += 1

@@ -101,3 +101,20 @@ def test_nan_a_user_put_in_the_state_is_left_alone() -> None:
     simulator.AdvanceTo(0.5)
     state = zoh.GetMyContextFromRoot(simulator.get_context()).get_discrete_state_vector().CopyToVector()
     np.testing.assert_array_equal(state, [2.0, 1.0])
+
+
+def test_all_finite_is_exact_on_short_and_long_vectors() -> None:
+    """all_finite sums short vectors as Python floats and longer ones with numpy; both say non-finite for any NaN or
+    inf (also +inf and -inf together, whose sum is NaN) and finite for finite values whose sum overflows."""
+    from mallard.systems.framework.state_check import all_finite
+    for n in (1, 14, 64, 65, 1000):
+        x = np.linspace(-1.0, 1.0, n)
+        assert all_finite(x)
+        for bad in ([np.nan], [np.inf], [-np.inf], [np.inf, -np.inf])[:4 if n > 1 else 3]:
+            y = x.copy()
+            y[:len(bad)] = bad
+            assert not all_finite(y), (n, bad)
+        big = np.full(n, 1e308)
+        assert all_finite(big)  # the sum overflows; the exact check says finite
+    assert all_finite(np.zeros(0))
+    assert not all_finite(np.array([[1.0, np.nan]]))  # 2-D: the numpy reduction

@@ -17,8 +17,9 @@ from ..mjcf.implicit import ImplicitStep
 from ..pipeline.kinematics_cache import Kinematics
 from ..pipeline.step_contacts import AttachStepContacts, step_contact_arrays
 from ..pipeline.reaction_forces import AddContactBodyForces, AddContactInfoBodyForces, CalcReactionForces, ZeroReactionForces
-from ...systems.framework.dependency import K_P, K_U
+from ...systems.framework.dependency import K_P, K_TIME, K_U, K_XA, K_XC, K_XD
 
+_F64 = np.dtype(np.float64)
 _NO_CONTACTS: list = []  # never mutated
 _MULTI_STEP_ENTRY: list = []  # multi_step's compiled entry for the plant's argument types (no type dispatch per chunk)
 
@@ -189,12 +190,14 @@ class _DiscreteStepMixin:
     def _LeanSteps(self, context, times: np.ndarray, n: int) -> int:
         """The lean loop's fast path (systems/analysis/lean_loop.py): the compiled steps at times[:n] in place, as
         n calls of _DiscreteStepUpdate would make them, when the step reads nothing that may change between steps
-        (actuation and MJCF ctrl ports unconnected or fixed, no applied-force or mocap input; no PD-controlled
-        actuators, whose implicit PD is solved per step). Returns the steps done (fewer than n: the next one fails,
-        for the ordinary path to redo and report), or -1 when the fast path does not apply. What the call reads
-        besides the state is gathered once per context (`_LeanCall`) and reused while the context's wiring,
-        parameters and fixed input values and the plant's solver options, gravity and compiled pieces stay the same,
-        so a chunk of one step (Simulator.AdvanceTo(t + h)) costs little more than the compiled step."""
+        but the whole-plant actuation input (MJCF ctrl and per-instance actuation ports unconnected or fixed, no
+        applied-force or mocap input; no PD-controlled or effort-limited actuators, whose actuation is solved per
+        step). Returns the steps done (fewer than n: the next one fails, for the ordinary path to redo and report),
+        or -1 when the fast path does not apply. What the call reads besides the state is gathered once per context
+        (`_LeanCall`) and reused while the context's wiring, parameters and fixed input values and the plant's solver
+        options, gravity and compiled pieces stay the same, so a chunk of one step (Simulator.AdvanceTo(t + h))
+        costs little more than the compiled step. A connected actuation input (a controller) is evaluated before
+        each step, at that step's state and time, as the ordinary update reads it."""
         # (one step per call is the usual chunk, Simulator.AdvanceTo(t + h): the accessors below are read directly,
         # each layer of calls costing a small model's step ~1%)
         holder = self._pipeline_data._eval(context)._value
@@ -209,6 +212,40 @@ class _DiscreteStepMixin:
             call = holder.lean = self._LeanCall(context, holder)
         if call.model is None:
             return -1
+        if call.live_u:
+            return self._LeanStepsLive(context, holder, call, times, n)
+        return self._LeanRun(context, holder, call, call.u, times, n)
+
+    def _LeanStepsLive(self, context, holder, call, times: np.ndarray, n: int) -> int:
+        """_LeanSteps with the actuation input connected: one compiled step at a time, the input evaluated before
+        each (the context's time and versions moved on between steps, as the lean loop moves them after)."""
+        root = context._root
+        index = self._actuation_port._index
+        done = 0
+        while True:
+            try:
+                u = self._eval_input_raw(context, index)._data  # (as _PipelineStep reads it)
+            except Exception:  # noqa: BLE001 - the ordinary path evaluates it again after the steps done and raises
+                return done
+            if u.dtype is not _F64 or not u.flags.c_contiguous:
+                u = np.ascontiguousarray(u, dtype=np.float64)
+            k = self._LeanRun(context, holder, call, u, times[done:], 1)
+            if k <= 0:
+                return -1 if k < 0 and done == 0 else done
+            done += 1
+            if done == n:
+                return done
+            versions = root._versions
+            versions[K_XC] += 1
+            versions[K_XD] += 1
+            versions[K_XA] += 1
+            versions[K_TIME] += 1
+            root._vsum += 4
+            root._time = float(times[done])
+
+    def _LeanRun(self, context, holder, call, u: np.ndarray, times: np.ndarray, n: int) -> int:
+        """The compiled steps of _LeanSteps with the actuation `u`; returns the steps done, or -1 after an exception
+        (the state and warm start put back)."""
         z = self._pipeline_zeros[0]
         value = context._abstract_values._values[self._sampled_index]  # the lean loop bumps the versions
         current = value._value
@@ -228,14 +265,14 @@ class _DiscreteStepMixin:
         if multi_step is _multi_step_kernel:  # (tests substitute multi_step)
             if not _MULTI_STEP_ENTRY:
                 _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, call.model, call.d, x, call.x_scratch, call.bp,
-                                                        call.u, call.ctrl, a0, call.a1, z, self._pipeline_zeros[1],
+                                                        u, call.ctrl, a0, call.a1, z, self._pipeline_zeros[1],
                                                         call.g_W, call.poses, call.collide, buffer, current.row, keep,
                                                         times, n))
             run = _MULTI_STEP_ENTRY[0]
         else:
             run = multi_step
         try:
-            k, _status, row, unconverged = run(call.model, call.d, x, call.x_scratch, call.bp, call.u, call.ctrl, a0,
+            k, _status, row, unconverged = run(call.model, call.d, x, call.x_scratch, call.bp, u, call.ctrl, a0,
                                                call.a1, z, self._pipeline_zeros[1], call.g_W, call.poses, call.collide,
                                                buffer, current.row, keep, times, n)
         except (ZeroDivisionError, np.linalg.LinAlgError):
@@ -261,9 +298,10 @@ class _DiscreteStepMixin:
         root = context._root
         call = _LeanCall(root._wiring_version, root._versions[K_P], root._versions[K_U], self._pipeline,
                          self.get_constraint_solver_options(), self.gravity_field()._g, self._pd.version)
-        plan = self._LeanPlan(context)
-        if plan is None:
+        lean = self._LeanPlan(context)
+        if lean is None:
             return call
+        plan, call.live_u = lean
         compiled = self._PipelineModel(context)
         if compiled is None or self._pipeline.python_forces:  # (a user's force elements are evaluated per step)
             return call
@@ -302,11 +340,12 @@ class _DiscreteStepMixin:
         return call
 
     def _LeanPlan(self, context) -> tuple | None:
-        """None when the step reads an input that may change between steps (a connected actuation or MJCF ctrl
-        port, an applied-force or mocap input with a value) or solves PD controllers, else ((ctrl slice, index of
-        the port if it has a fixed value else -1) per MJCF ctrl port): inputs with a fixed value (FixValue here or
-        on an exported diagram port) no update can change while the Simulator runs. Cached with the context's
-        input wiring."""
+        """None when the step reads an input that may change between steps other than the whole-plant actuation
+        port (a connected per-instance actuation or MJCF ctrl port, an applied-force or mocap input with a value) or
+        solves PD controllers or effort limits, else (((ctrl slice, index of the port if it has a fixed value else
+        -1) per MJCF ctrl port), whether the actuation port is connected to an output: evaluated per step): inputs
+        with a fixed value (FixValue here or on an exported diagram port) no update can change while the Simulator
+        runs. Cached with the context's input wiring."""
         version = (context._root._wiring_version, self._pd.version)  # effort limits may change after Finalize
         cached = getattr(context, "_mbp_lean_plan", None)
         if cached is not None and cached[0] == version:
@@ -315,7 +354,9 @@ class _DiscreteStepMixin:
         plan = None
         fixed = lambda port: self._input_source(context, port._index)[0] == 0  # noqa: E731
         mocap = self._mjcf_mocap
-        if not (self._pd.active or has_tau or has_F or (whole and not fixed(self._actuation_port)) or any(
+        live = (whole and not connected and self._model.nu > 0
+                and self._input_source(context, self._actuation_port._index)[0] == 1)
+        if not (self._pd.active or has_tau or has_F or (whole and not live and not fixed(self._actuation_port)) or any(
                 not fixed(self._instance_actuation_ports[i]) for i in connected) or (
                 mocap is not None and mocap.port.HasValue(context))):
             act = self._mjcf_actuation
@@ -326,7 +367,7 @@ class _DiscreteStepMixin:
                     plan = None
                     break
                 plan.append((sl, port._index if kind == 0 else -1))
-            plan = tuple(plan) if plan is not None else None
+            plan = (tuple(plan), live) if plan is not None else None
         context._mbp_lean_plan = (version, plan)
         return plan
 
@@ -356,9 +397,10 @@ class _LeanCall:
     own); `model` None: the fast path does not apply."""
 
     __slots__ = ("wiring", "parameters", "inputs", "pipeline", "options", "gravity", "limits", "model", "d", "bp", "u",
-                 "ctrl", "a1", "a00", "x0", "x_scratch", "buffer0", "poses", "collide", "g_W", "geom_ids")
+                 "ctrl", "a1", "a00", "x0", "x_scratch", "buffer0", "poses", "collide", "g_W", "geom_ids", "live_u")
 
     def __init__(self, wiring: int, parameters: int, inputs: int, pipeline, options, gravity, limits: int):
         self.wiring, self.parameters, self.inputs = wiring, parameters, inputs
         self.pipeline, self.options, self.gravity, self.limits = pipeline, options, gravity, limits
         self.model = None
+        self.live_u = False  # the actuation input is evaluated per step (_LeanStepsLive), `u` is its first value

@@ -258,3 +258,71 @@ def test_changes_between_single_step_advances_reach_the_lean_loops_compiled_step
     for k, n in enumerate(_CHANGES):
         np.testing.assert_array_equal(lean[k][:n - 1], lean[k + 1][:n - 1])
         assert np.any(lean[k][n - 1] != lean[k + 1][n - 1]), f"change {k} did not reach step {n}"
+
+
+class _Pd(ma.LeafSystem):
+    """u = -Kp·q - Kd·v of a 2-DOF plant's state; NaN from t >= nan_at, a ValueError from t >= raise_at."""
+
+    def __init__(self, nan_at=np.inf, raise_at=np.inf):
+        super().__init__()
+        self.nan_at, self.raise_at, self.calls = nan_at, raise_at, 0
+        self.DeclareVectorInputPort("x", 4)
+        self.DeclareVectorOutputPort("u", 2, self.CalcU)
+
+    def CalcU(self, context, output):
+        self.calls += 1
+        t = context.get_time()
+        if t >= self.raise_at:
+            raise ValueError(f"controller failed at {t}")
+        x = self.get_input_port(0).Eval(context)
+        output.SetFromVector(np.full(2, np.nan) if t >= self.nan_at else -20.0 * x[:2] - 2.0 * x[2:])
+
+
+def _controlled_arm(monitor: bool, **faults):
+    builder = ma.DiagramBuilder()
+    plant = builder.AddSystem(ma.MultibodyPlant(0.001))
+    plant.set_name("arm")
+    parent = plant.world_body()
+    for i in range(2):
+        body = plant.AddRigidBody(f"link{i}", ma.SpatialInertia.SolidCylinderWithMass(1.0, 0.05, 0.3, [0, 0, 1]))
+        joint = plant.AddJoint(ma.RevoluteJoint(f"j{i}", parent.body_frame(), body.body_frame(), [0.0, 1.0, 0.0]))
+        plant.AddJointActuator(f"m{i}", joint)
+        parent = body
+    plant.Finalize()
+    pd = builder.AddSystem(_Pd(**faults))
+    builder.Connect(plant.get_state_output_port(), pd.get_input_port(0))
+    builder.Connect(pd.get_output_port(0), plant.get_actuation_input_port())
+    simulator = ma.Simulator(builder.Build())
+    if monitor:
+        simulator.set_monitor(lambda context: None)
+    plant_context = plant.GetMyMutableContextFromRoot(simulator.get_mutable_context())
+    plant.SetPositions(plant_context, [0.4, -0.3])
+    return simulator, plant, plant_context, pd
+
+
+def test_connected_actuation_steps_on_the_compiled_path_bit_for_bit(monkeypatch):
+    """A plant driven by a Python controller through its actuation port takes the lean loop's compiled steps (the
+    input evaluated before each, once per step as the ordinary update evaluates it): states, times, statistics and
+    controller evaluations are the general loop's; a NaN actuation and a controller's exception raise the general
+    loop's errors at the same time."""
+    import mallard.multibody.plant._discrete_step as discrete_step
+    real, calls = discrete_step.multi_step, []
+
+    def counting(*args):
+        calls.append(args[-1])
+        return real(*args)
+    monkeypatch.setattr(discrete_step, "multi_step", counting)
+    lean, general = _controlled_arm(False), _controlled_arm(True)
+    for (t1, x1, s1), (t2, x2, s2) in zip(_run(*lean[:3]), _run(*general[:3])):
+        assert t1 == t2 and s1 == s2
+        np.testing.assert_array_equal(x1, x2)
+    assert lean[3].calls == general[3].calls > 250
+    assert len(calls) > 250  # one compiled step per call
+    for faults in ({"nan_at": 0.01}, {"raise_at": 0.0125}):
+        errors = []
+        for monitor in (False, True):
+            sim = _controlled_arm(monitor, **faults)[0]
+            with pytest.raises((RuntimeError, ValueError)) as error:
+                sim.AdvanceTo(0.1)
+            errors.append((type(error.value), str(error.value), sim.get_context().get_time(), _stats(sim)))
+        assert errors[0] == errors[1]

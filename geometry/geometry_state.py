@@ -1,5 +1,5 @@
 """GeometryState: SceneGraph's registry of sources, frames and geometries with their roles, and
-the collision filters. SceneGraph keeps one as its model; each Context gets its own copy."""
+the collision filters. SceneGraph keeps one as its model; each Context gets its own copy (copied on write)."""
 from __future__ import annotations
 
 import copy
@@ -121,10 +121,25 @@ class GeometryState:
         self._compiled = None
         self.proximity_defaults = None  # SceneGraphConfig.default_proximity_properties (set_proximity_defaults)
 
+    # Copy on write (a full copy of an iiwa's took ~0.6 ms, 3 per context): a clone shares its source's containers
+    # and records until either changes them (each mutating method first calls _own, which copies them) or hands out
+    # a part (properties(): _expose); a state that handed out parts is cloned in full (the holder may change them).
+    _shared = False  # the containers may be another state's too: copy them before changing or handing them out
+    _handed_out: dict = {}  # {id: object} handed out; never filled here: a state gets its own at its first _expose
+
     def Clone(self) -> "GeometryState":
         return copy.deepcopy(self)
 
     def __deepcopy__(self, memo):
+        if self._handed_out:
+            return self._copied(memo)
+        new = GeometryState.__new__(GeometryState)
+        new.__dict__.update(self.__dict__)
+        self._shared = new._shared = True
+        return new
+
+    def _copied(self, memo) -> "GeometryState":
+        """A copy owning all its containers, records, properties and pose arrays (shapes are shared)."""
         new = GeometryState.__new__(GeometryState)
         new.sources = dict(self.sources)
         new.source_frames = {k: list(v) for k, v in self.source_frames.items()}
@@ -144,12 +159,32 @@ class GeometryState:
         new.proximity_defaults = self.proximity_defaults  # replaced, never mutated
         return new
 
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if "_handed_out" in state:  # keyed by id: the loaded objects' ids
+            self._handed_out = {id(part): part for part in state["_handed_out"].values()}
+
+    def _own(self) -> None:
+        """Before a change: take a copy of the containers this state shares with a clone."""
+        if self._shared:  # (a shared state has handed nothing out: see _expose and __deepcopy__)
+            self.__dict__.update(self._copied({}).__dict__)
+            self._shared = False
+
+    def _expose(self, part):
+        """`part` of this state, to hand out: the state owns its parts first, and is cloned in full from now on."""
+        self._own()
+        if "_handed_out" not in self.__dict__:
+            self._handed_out = {}
+        self._handed_out[id(part)] = part
+        return part
+
     def set_proximity_defaults(self, defaults) -> None:
         """Backfill every proximity geometry's hydroelastic properties it lacks from `defaults` (a
         DefaultProximityProperties), now and at later role assignments, as Drake's SceneGraph applies its config.
         Only the "hydroelastic" group is filled here (compliance_type when not "undefined", hydroelastic_modulus,
         resolution_hint, slab_thickness, margin when set); the contact material defaults (friction, dissipation,
         stiffness) are read from the config where contacts are made (multibody/contact/geometry_table.py)."""
+        self._own()
         self.proximity_defaults = copy.deepcopy(defaults)
         changed = False
         for rec in self.geometries.values():
@@ -197,6 +232,7 @@ class GeometryState:
 
     # ----- registration ------------------------------------------------------------------------------
     def register_source(self, name: str) -> SourceId:
+        self._own()
         if name in self.sources.values():
             raise RuntimeError(f"SceneGraph.RegisterSource: a source named '{name}' is already registered; "
                                "source names must be unique")
@@ -208,6 +244,7 @@ class GeometryState:
         return sid
 
     def register_frame(self, source_id: SourceId, parent_id: FrameId, frame) -> FrameId:
+        self._own()
         self._owned(source_id, parent_id)
         if frame.id() in self.frames:
             raise RuntimeError(f"Frame '{frame.name()}' ({frame.id()!r}) is already registered")
@@ -223,6 +260,7 @@ class GeometryState:
         return frame.id()
 
     def register_geometry(self, source_id: SourceId, frame_id: FrameId, instance) -> GeometryId:
+        self._own()
         self._owned(source_id, frame_id)
         gid = instance.id()
         if gid in self.geometries:
@@ -265,6 +303,7 @@ class GeometryState:
             rec.perception = props
 
     def assign_role(self, source_id, geometry_id, properties, assign=RoleAssign.kNew) -> None:
+        self._own()
         self._owned(source_id, geometry_id=geometry_id)
         rec = self.geometries[geometry_id]
         role = {ProximityProperties: Role.kProximity, IllustrationProperties: Role.kIllustration,
@@ -287,6 +326,7 @@ class GeometryState:
         self._touch(roles=(role,))
 
     def remove_role(self, source_id, geometry_id, role: Role) -> int:
+        self._own()
         self._owned(source_id, geometry_id=geometry_id)
         rec = self.geometries[geometry_id]
         removed = []
@@ -305,6 +345,7 @@ class GeometryState:
                    if self.geometries[gid].source == source_id)
 
     def remove_geometry(self, source_id, geometry_id) -> None:
+        self._own()
         self._owned(source_id, geometry_id=geometry_id)
         rec = self.geometries.pop(geometry_id)
         self.frames[rec.frame].geometries.remove(geometry_id)
@@ -315,6 +356,7 @@ class GeometryState:
         self._touch(roles=self._roles_of(rec))
 
     def change_shape(self, source_id, geometry_id, shape: Shape, R=None, p=None) -> None:
+        self._own()
         self._owned(source_id, geometry_id=geometry_id)
         if not isinstance(shape, Shape):
             raise ValueError(f"ChangeShape needs a Shape; given {type(shape).__name__}")
@@ -325,6 +367,7 @@ class GeometryState:
         self._touch(roles=self._roles_of(rec))
 
     def rename_frame(self, frame_id, name: str) -> None:
+        self._own()
         rec = self.frame(frame_id)
         for fid in self.source_frames.get(rec.source, []):
             if fid != frame_id and self.frames[fid].name == name:
@@ -333,6 +376,7 @@ class GeometryState:
         self._touch(roles=())
 
     def rename_geometry(self, geometry_id, name: str) -> None:
+        self._own()
         rec = self.geometry(geometry_id)
         old = rec.name
         rec.name = name
@@ -358,6 +402,7 @@ class GeometryState:
     def apply_filters(self, statements: list, transient: bool = False) -> FilterId | None:
         """Apply expanded filter statements [(kind, ids_a, ids_b)]: persistently, or as a transient declaration
         that RemoveDeclaration can undo (its FilterId is returned)."""
+        self._own()
         if transient:
             fid = FilterId.get_new_id()
             self._transient.append((fid, statements))
@@ -373,6 +418,7 @@ class GeometryState:
 
     def remove_filter(self, filter_id: FilterId) -> bool:
         """Undo a transient declaration; False when it is not active."""
+        self._own()
         for k, (fid, _) in enumerate(self._transient):
             if fid == filter_id:
                 del self._transient[k]
@@ -433,7 +479,12 @@ class GeometryState:
         return self._role_props(rec, role) is not None
 
     def properties(self, gid: GeometryId, role: Role) -> GeometryProperties | None:
-        return self._role_props(self.geometry(gid), role)
+        """The role's properties of the geometry (None without the role): the state's own object, which the
+        caller may keep and change, so this state stops sharing it with its clones (_expose)."""
+        if self._role_props(self.geometry(gid), role) is None:
+            return None
+        self._own()  # (replaces the records of a shared state)
+        return self._expose(self._role_props(self.geometries[gid], role))
 
 
 def _apply_statements(excluded: set, statements: list) -> None:

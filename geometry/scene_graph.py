@@ -17,7 +17,7 @@ from mallard.geometry.geometry_instance import GeometryFrame, GeometryInstance
 from mallard.geometry.geometry_state import GeometryState, world_frame_id
 from mallard.geometry.identifiers import FrameId, GeometryId, GeometryLookupError, SourceId
 from mallard.geometry.properties import (IllustrationProperties, PerceptionProperties, ProximityProperties, Role,
-                                         RoleAssign)
+                                         RoleAssign, copy_properties)
 from mallard.geometry.scene_graph_config import SceneGraphConfig
 from mallard.geometry.shapes import Shape
 from mallard.geometry.query_object import QueryObject
@@ -46,6 +46,7 @@ class SceneGraph(LeafSystem):
         if config is not None:
             self.set_config(config)
         self._source_ports: dict[SourceId, int] = {}
+        self._augmented = None  # (model key, config defaults, the default state of contexts): _default_state
         self._state_index = int(self.DeclareAbstractParameter(Value(self._model)))
         self._query_port = self.DeclareAbstractOutputPort("query", lambda: Value(QueryObject()), self._calc_query,
                                                           {self.nothing_ticket()})
@@ -78,13 +79,28 @@ class SceneGraph(LeafSystem):
         return self.get_input_port(self._source_ports[source_id])
 
     # ----- context plumbing ----------------------------------------------------------------------------
+    def _default_state(self) -> GeometryState:
+        """What a context's geometry state starts from, as Drake's augmented model: the model with the config's
+        default proximity properties (the model's, seen through model_inspector(), stay as registered). Made
+        again when the model changed (its version, or a properties object it handed out changed in place), or the
+        config's defaults; contexts get copy-on-write clones of it, and it is itself never changed nor handed out."""
+        model, defaults = self._model, self._config.default_proximity_properties
+        cached = self._augmented
+        if cached is None or cached[0] != model.version or cached[1] != defaults \
+                or len(cached[2]) != len(model._handed_out) or not all(p == s for p, s in cached[2]):
+            state = model.Clone()
+            state.set_proximity_defaults(defaults)
+            handed = tuple((p, copy_properties(p)) for p in model._handed_out.values())
+            cached = self._augmented = (model.version, copy.deepcopy(defaults), handed, state)
+        return cached[3]
+
+    def _allocate_context_tree(self):
+        self._abstract_parameter_models[self._state_index].set_value(self._default_state())
+        return super()._allocate_context_tree()
+
     def SetDefaultParameters(self, context, parameters) -> None:
+        self._abstract_parameter_models[self._state_index].set_value(self._default_state())
         super().SetDefaultParameters(context, parameters)
-        # as Drake's augmented model: the context's geometries get the config's default proximity properties (the
-        # model's, seen through model_inspector(), stay as registered)
-        state = self._model.Clone()
-        state.set_proximity_defaults(self._config.default_proximity_properties)
-        parameters._abstract._values[self._state_index].set_value(state)
 
     def _state(self, context) -> GeometryState:
         return context.get_abstract_parameter(self._state_index).get_value()

@@ -156,13 +156,13 @@ class SceneGraphInspector:
 
     def GetProximityProperties(self, geometry_id: GeometryId):
         """The geometry's ProximityProperties, or None if it has no proximity role."""
-        return self._state.geometry(geometry_id).proximity
+        return self._state.properties(geometry_id, Role.kProximity)
 
     def GetIllustrationProperties(self, geometry_id: GeometryId):
-        return self._state.geometry(geometry_id).illustration
+        return self._state.properties(geometry_id, Role.kIllustration)
 
     def GetPerceptionProperties(self, geometry_id: GeometryId):
-        return self._state.geometry(geometry_id).perception
+        return self._state.properties(geometry_id, Role.kPerception)
 
     def IsDeformableGeometry(self, geometry_id: GeometryId) -> bool:
         self._state.geometry(geometry_id)

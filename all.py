@@ -53,5 +53,8 @@ def _export_all() -> list[str]:
 
 __all__ = _export_all()
 from mallard.common.find_resource import getDrakePath  # noqa: E402  (pydrake.all's alias from pydrake/__init__)
+# pydrake.all's AutoDiffXd (pydrake.autodiffutils): a name whose every use raises mallard's double-only error, so
+# `MultibodyPlant_[AutoDiffXd]` in a ported script says why it cannot work (issue #13) instead of a NameError.
+from mallard.common.scalar_template import AutoDiffXd  # noqa: E402
 
-__all__.append("getDrakePath")
+__all__ += ["getDrakePath", "AutoDiffXd"]

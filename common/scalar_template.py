@@ -12,8 +12,8 @@ from typing import Any, Iterable
 
 from .cpp_template import TemplateClass
 
-__all__ = ["ScalarCast", "ScalarTemplate", "check_scalar_type", "define_scalar_templates", "double_only_error",
-           "pretty_class_name"]
+__all__ = ["AutoDiffXd", "ScalarCast", "ScalarTemplate", "check_scalar_type", "define_scalar_templates",
+           "double_only_error", "pretty_class_name"]
 
 
 def double_only_error(what: str) -> TypeError:
@@ -21,6 +21,18 @@ def double_only_error(what: str) -> TypeError:
     return TypeError(f"{what}: mallard computes in double precision only. Linearize, FirstOrderTaylorApproximation "
                      "and LinearQuadraticRegulator work on float systems by finite differences, so no AutoDiffXd or "
                      "symbolic instantiation or conversion is needed")
+
+
+class AutoDiffXd:
+    """pydrake's automatic-differentiation scalar, by name only: mallard has none (it differentiates by finite
+    differences), so that a ported `Foo_[AutoDiffXd]` or `AutoDiffXd(...)` reaches the double-only error (issue
+    #13) rather than a NameError. It cannot be constructed or subclassed, so nothing can hold one."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "AutoDiffXd":
+        raise double_only_error("AutoDiffXd(...)")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        raise double_only_error(f"class {cls.__name__}(AutoDiffXd)")
 
 
 def check_scalar_type(name: str, T: Any) -> None:

@@ -38,3 +38,17 @@ def test_pydrake_all_modules_are_loaded_and_exported():
     assert mall.sin is mallard.math.sin and mall.BsplineBasis is mallard.math.BsplineBasis
     assert mallard.multibody.parsing.Parser is mall.Parser
     assert mall.RobotDiagramBuilder is mallard.planning.RobotDiagramBuilder
+
+
+def test_autodiffxd_is_exported_and_every_use_is_the_double_only_error():
+    """pydrake.all exports AutoDiffXd; mallard's names it so that a ported `Foo_[AutoDiffXd]` raises the clear
+    double-only error (issue #13) instead of a NameError, and nothing can hold one."""
+    import pytest
+
+    assert "AutoDiffXd" in mall.__all__
+    uses = [lambda: mall.AutoDiffXd(1.0, [1.0, 0.0]), lambda: mall.MultibodyPlant_[mall.AutoDiffXd](0.0),
+            lambda: mall.RigidTransform_[mall.AutoDiffXd](), lambda: mall.Adder(2, 1).ToScalarType[mall.AutoDiffXd](),
+            lambda: mall.RigidTransform().cast[mall.AutoDiffXd](), lambda: type("Sub", (mall.AutoDiffXd,), {})]
+    for use in uses:
+        with pytest.raises(TypeError, match="mallard computes in double precision only"):
+            use()

@@ -325,31 +325,34 @@ def CalcCollisionFilterGroups(models: list) -> tuple:
         for g in m.collision_filter_groups:
             declared[f"{m.name}::{g.name}"] = (m, g)
     groups: dict = {}
-
-    def error(detail: str, by) -> ParseError:
-        model, g = by
-        return ParseError(f"collision filter group '{g.name}': {detail}", model.filename, g.line,
-                          "drake:collision_filter_group")
-
-    def members(name: str, stack: tuple, by) -> set:
-        if name in groups:
-            return groups[name]
-        if name not in declared:
-            raise error(f"names group '{name}', which is not defined; groups: {sorted(declared)}", by)
-        if name in stack:
-            raise error(f"collision filter groups include each other: {' -> '.join(stack + (name,))}", by)
-        model, g = declared[name]
-        out = {f"{model.name}::{link}" for link in g.members}
-        for sub in g.member_groups:
-            out |= members(f"{model.name}::{sub}", stack + (name,), (model, g))
-        groups[name] = out
-        return out
-
     exclusions: set = set()
     for name, (model, g) in declared.items():
-        members(name, (), (model, g))
+        _FilterGroupMembers(name, (), (model, g), declared, groups)
         for other in g.ignored_groups:
             other_name = f"{model.name}::{other}"
-            members(other_name, (), (model, g))
+            _FilterGroupMembers(other_name, (), (model, g), declared, groups)
             exclusions.add(tuple(sorted((name, other_name))))
     return groups, exclusions
+
+
+def _FilterGroupError(detail: str, by) -> ParseError:
+    model, g = by
+    return ParseError(f"collision filter group '{g.name}': {detail}", model.filename, g.line,
+                      "drake:collision_filter_group")
+
+
+def _FilterGroupMembers(name: str, stack: tuple, by, declared: dict, groups: dict) -> set:
+    """The links of group `name` (member groups expanded, memoized in `groups`); `by` is the group naming it.
+    A module function rather than a recursive closure (which would keep the records in a reference cycle)."""
+    if name in groups:
+        return groups[name]
+    if name not in declared:
+        raise _FilterGroupError(f"names group '{name}', which is not defined; groups: {sorted(declared)}", by)
+    if name in stack:
+        raise _FilterGroupError(f"collision filter groups include each other: {' -> '.join(stack + (name,))}", by)
+    model, g = declared[name]
+    out = {f"{model.name}::{link}" for link in g.members}
+    for sub in g.member_groups:
+        out |= _FilterGroupMembers(f"{model.name}::{sub}", stack + (name,), (model, g), declared, groups)
+    groups[name] = out
+    return out

@@ -103,15 +103,17 @@ def _NestedFirst(records: list) -> list:
         parent = r.name.rpartition("::")[0]
         (children.setdefault(parent, []) if parent in names else roots).append(r)
     out: list = []
-
-    def visit(r):
-        for c in children.get(r.name, []):
-            visit(c)
-        out.append(r)
-
     for r in roots:
-        visit(r)
+        _VisitNested(r, children, out)
     return out
+
+
+def _VisitNested(r, children: dict, out: list) -> None:
+    """Appends `r`'s nested models (recursively), then `r`, to `out` (a module function rather than a recursive
+    closure, which would sit in a reference cycle with the records until the garbage collector ran)."""
+    for c in children.get(r.name, []):
+        _VisitNested(c, children, out)
+    out.append(r)
 
 
 class Parser:

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mallard.systems.framework.portable import PortableAttributes
+from mallard.systems.framework.weak_owner import WeakAttribute
+
 from . import CalcCompliantPointContactForces, GeneralizedContactForces, PointPairContactInfo
 from .contact_results import HydroelasticContactInfo
 from .hydroelastic_traction import HydroelasticSurfaceForces, ShiftToBodyOrigins
@@ -52,8 +55,10 @@ class HydroState:
     p_WC: np.ndarray
 
 
-class ContinuousContactModel:
+class ContinuousContactModel(PortableAttributes):
     """callable(plant, context, kin, F_Bo_W, tau): adds point-contact generalized forces to tau in place."""
+
+    _plant = WeakAttribute()  # its plant holds it: no reference cycle (systems/framework/weak_owner.py)
 
     def __init__(self, plant):
         self._plant = plant

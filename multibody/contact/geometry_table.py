@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from mallard.systems.framework.portable import PortableAttributes
+from mallard.systems.framework.weak_owner import WeakAttribute
+
 from ...geometry.mujoco_pairs import GetMujocoExplicitPairs
 from ...geometry.properties import MUJOCO_GROUP, CoulombFriction, GetMujocoContactParameters
 from .parameters import MixContactParameters, ValidateSolimp, ValidateSolref
@@ -72,9 +75,11 @@ class GeometryContactData:
                                  f"relaxation_time and friction >= 0)")
 
 
-class ContactGeometryTable:
+class ContactGeometryTable(PortableAttributes):
     """GeometryContactData per proximity-table row (rebuilt when SceneGraph's geometry version changes)
     plus a cache of mixed pair parameters."""
+
+    _plant = WeakAttribute()  # its plant holds it: no reference cycle (systems/framework/weak_owner.py)
 
     def __init__(self, plant):
         self._plant = plant

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mallard.systems.framework.portable import PortableAttributes
+from mallard.systems.framework.weak_owner import WeakAttribute
+
 from . import (ConstraintAssembler, ContactForces, DelassusDiagonal, PointPairContactInfo,
                        SapContactProblem, SolveConstraints)
 from .assembler import ConstraintProblem, RowNames
@@ -130,8 +133,10 @@ def _TreeBlocks(m):
     return starts
 
 
-class PlantConstraintSolver:
+class PlantConstraintSolver(PortableAttributes):
     """callable(plant, context, kin, M_hat, a_free, h) -> (a, tau_contact): the plant's constraint step."""
+
+    _plant = WeakAttribute()  # its plant holds it: no reference cycle (systems/framework/weak_owner.py)
 
     def __init__(self, plant):
         self._plant = plant

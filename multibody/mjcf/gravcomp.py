@@ -36,7 +36,7 @@ class MjcfGravityCompensation:
         world = plant.world_frame()
         for body, factor in self.bodies:
             p_com = body.CalcCenterOfMassInBodyFrame(context)
-            J = plant.CalcJacobianTranslationalVelocity(context, JacobianWrtVariable.kV, body.body_frame(), p_com,
+            J = plant.CalcJacobianTranslationalVelocity(context, JacobianWrtVariable.kV, body._body_frame, p_com,
                                                          world, world)
             tau -= J.T @ (factor * body.get_mass(context) * g)
         return tau

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tree.element import stored
+
 
 def AttachMjcfModel(plant, plant_map) -> None:
     """Remember `plant_map` (parsers.mjcf.to_plant.MjcfPlantMap) on `plant`; called by the Parser before Finalize."""
     plant._ThrowIfFinalized("AttachMjcfModel")
+    for name in ("bodies", "joints", "sites", "mocap"):  # the stored elements, not users' handles (no cycle)
+        setattr(plant_map, name, [stored(e) for e in getattr(plant_map, name)])
     plant._mjcf_maps.append(plant_map)
 
 

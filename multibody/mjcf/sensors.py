@@ -23,6 +23,9 @@ step itself treats it implicitly).
 """
 from __future__ import annotations
 
+from functools import partial
+from types import MethodType
+
 import numpy as np
 
 from .actuation import ActuatorSupported
@@ -296,6 +299,12 @@ def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None, offset=0) -
     out.SetFromVector(data)
 
 
+def _CalcSensorPort(plant, context, out, pm, k, tendons, rows, offset) -> None:
+    """The sensordata port's calc: bound to the plant as a method in a partial, which the port keeps unbound (a
+    closure over the plant would be a reference cycle, see systems/framework/weak_owner.py)."""
+    _calc(plant, pm, k, context, out, tendons, rows, offset)
+
+
 def FinalizeMjcfSensors(plant) -> None:
     """Declare `<instance>_sensordata` for every MJCF model with sensors (called by Finalize)."""
     plant._mjcf_sensor_ports = {}
@@ -307,7 +316,7 @@ def FinalizeMjcfSensors(plant) -> None:
         name = f"{plant.GetModelInstanceName(pm.instance)}_sensordata"
         tendons, rows = _SensedTendons(pm)
         plant._mjcf_sensor_ports[int(pm.instance)] = plant.DeclareVectorOutputPort(
-            name, n, lambda c, out, pm=pm, k=k, t=tendons, r=rows, o=offset: _calc(plant, pm, k, c, out, t, r, o))
+            name, n, partial(MethodType(_CalcSensorPort, plant), pm=pm, k=k, tendons=tendons, rows=rows, offset=offset))
         offset += n
 
 

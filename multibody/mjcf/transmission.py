@@ -80,7 +80,7 @@ class _Site:
     def Jacobian(self, plant, context) -> tuple[np.ndarray, np.ndarray]:
         """(Jw, Jv) of the site origin in world, (3, nv) each, with respect to the plant velocities."""
         world = plant.world_frame()
-        J = plant.CalcJacobianSpatialVelocity(context, JacobianWrtVariable.kV, self.body.body_frame(), self.p_BS,
+        J = plant.CalcJacobianSpatialVelocity(context, JacobianWrtVariable.kV, self.body._body_frame, self.p_BS,
                                               world, world)
         return J[:3], J[3:]
 

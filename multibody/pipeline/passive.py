@@ -104,7 +104,7 @@ def CompilePassive(plant, values: dict | None = None) -> PassiveModel:
             bu.append((bodies, frames, gains))
     springs = [fes[k] for k in springs]
     return new_passive_model(
-        ints([fe.joint().position_start() for fe in springs]), ints([fe.joint().velocity_start() for fe in springs]),
+        ints([fe._joint.position_start() for fe in springs]), ints([fe._joint.velocity_start() for fe in springs]),
         floats(q0), floats(stiffness),
         ints(np.concatenate([dp[0] for dp in dampers]) if dampers else []),
         floats(np.concatenate([dp[1] for dp in dampers]) if dampers else []),

@@ -30,7 +30,7 @@ class PdControllers:
         self.scratch = np.zeros(len(acts))
         rows = [k for k, a in enumerate(acts) if a.has_controller()]
         self.u_index = np.array(rows, dtype=np.int64)
-        self.joints = [acts[k].joint() for k in rows]
+        self.joints = [acts[k]._joint for k in rows]
         self.dof = np.array([j.velocity_start() for j in self.joints], dtype=np.int64)
         self.q_index = np.array([j.position_start() for j in self.joints], dtype=np.int64)
         self.Kp = np.array([acts[k].get_controller_gains().p for k in rows], dtype=float)

@@ -64,8 +64,8 @@ def CalcReactionForces(plant, kin: Kinematics, vdot: np.ndarray, F_Bo_W: np.ndar
                                  np.zeros(m.nv))
     out = []
     for j in plant._joints:
-        b = int(j.child_body().index())
-        Fc = j.frame_on_child()
+        b = int(j._frame_on_child._body.index())
+        Fc = j._frame_on_child
         R_WJc = kin.R_WB[b] @ Fc._R_BF
         p_WJc = kin.p_WB[b] + kin.R_WB[b] @ Fc._p_BF
         # the force the inboard body transmits to the outboard one's subtree, [torque about Wo; force], in W: on

@@ -9,6 +9,7 @@ from mallard.common.blas_threads import single_threaded_blas
 
 from ..mjcf.finalize import FinalizeMjcf
 from ..pipeline.model_check import CheckModelIsFinite
+from ..tree.element import adopt
 from ..tree.force_element import ForceElement, UniformGravityFieldElement
 from ..tree.frame import FixedOffsetFrame, Frame
 from ..tree.indices import (BodyIndex, ForceElementIndex, FrameIndex, JointActuatorIndex, JointIndex,
@@ -69,7 +70,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
 
     def _check_element(self, element, kind: str, items: list):
         idx = getattr(element, "_pos", element._index)  # joints and actuators: list position (removal shifts it)
-        if element._plant is not self or idx is None or idx >= len(items) or items[idx] is not element:
+        if element._plant is not self or idx is None or idx >= len(items) or items[idx] != element:
             raise ValueError(f"{kind} '{element.name()}' does not belong to MultibodyPlant '{self.get_name()}'")
 
     # ---- model instances -------------------------------------------------------------------
@@ -215,7 +216,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
             raise ValueError(f"a frame named '{frame.name()}' already exists in model instance "
                              f"'{self._instance_names[int(frame.model_instance())]}'")
         frame._attach(self, FrameIndex(len(self._frames)))
-        self._frames.append(frame)
+        self._frames.append(adopt(frame, self))  # the caller's object becomes the user's handle (element.py)
         return frame
 
     def _SetFramePoseInContext(self, context, frame, R_PF, p_PF) -> None:
@@ -232,7 +233,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
     @staticmethod
     def _frame_depends_on(frame, other) -> bool:
         while frame is not None:
-            if frame is other:
+            if frame == other:
                 return True
             frame = getattr(frame, "_parent_frame", None)
         return False
@@ -280,7 +281,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         index = self._next_index[index_type]
         element._attach(self, index_type(index))
         element._pos = len(items)
-        items.append(element)
+        items.append(adopt(element, self))  # the caller's object becomes the user's handle (element.py)
         self._next_index[index_type] = index + 1
 
     def _remove_indexed(self, element, items: list) -> None:
@@ -298,8 +299,8 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         joint is added for it. A joint used by an actuator or force element cannot be removed."""
         self._ThrowIfFinalized("RemoveJoint")
         self._check_element(joint, "joint", self._joints)
-        users = [a.name() for a in self._actuators if a.joint() is joint] + \
-            [type(f).__name__ for f in self._force_elements if getattr(f, "_joint", None) is joint]
+        users = [a.name() for a in self._actuators if a._joint == joint] + \
+            [type(f).__name__ for f in self._force_elements if getattr(f, "_joint", None) == joint]
         if users:
             raise RuntimeError(f"RemoveJoint: joint '{joint.name()}' is used by {users}; remove those first")
         self._remove_indexed(joint, self._joints)
@@ -421,7 +422,7 @@ class _TreeBuilderMixin(_ElementParametersMixin):
         if force_element.model_instance() is None:
             force_element._model_instance = ModelInstanceIndex(1)
         force_element._attach(self, ForceElementIndex(len(self._force_elements)))
-        self._force_elements.append(force_element)
+        self._force_elements.append(adopt(force_element, self))  # the caller's object: the user's handle
         return force_element
 
     def num_force_elements(self) -> int:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tree.element import stored
 from ..tree.indices import BodyIndex, MultibodyConstraintId
 from ...common.overloads import bind
 from ..tree._convert import pose_to_arrays
@@ -59,6 +60,7 @@ class _ConstraintsMixin:
 
     def _add_constraint(self, kind: str, **spec) -> MultibodyConstraintId:
         self._ThrowIfFinalized(f"Add{kind}Constraint")
+        spec = {key: stored(value) for key, value in spec.items()}  # elements, not users' handles (no cycle)
         spec["kind"] = kind
         spec["id"] = MultibodyConstraintId(self._next_constraint_id)
         self._next_constraint_id = int(spec["id"]) + 1
@@ -152,7 +154,7 @@ class _ConstraintsMixin:
         self._ThrowUnlessConstraintsAccepted("AddDistanceConstraint", "distance")
         if not distance > 0:
             raise ValueError(f"AddDistanceConstraint: distance must be positive, got {distance}")
-        if body_A is body_B:
+        if body_A == body_B:
             raise ValueError(f"AddDistanceConstraint: body_A and body_B are the same body '{body_A.name()}'")
         return self._add_constraint("Distance", body_A=body_A, p_AP=np.asarray(p_AP, float), body_B=body_B,
                                     p_BQ=np.asarray(p_BQ, float), distance=float(distance),
@@ -161,7 +163,7 @@ class _ConstraintsMixin:
     def AddBallConstraint(self, body_A, p_AP, body_B, p_BQ=None) -> ConstraintIndex:
         """Point P of A coincides with point Q of B (Q defaults to P's initial location)."""
         self._ThrowUnlessConstraintsAccepted("AddBallConstraint", "ball")
-        if body_A is body_B:
+        if body_A == body_B:
             raise ValueError(f"AddBallConstraint: body_A and body_B are the same body '{body_A.name()}'")
         return self._add_constraint("Ball", body_A=body_A, p_AP=np.asarray(p_AP, float), body_B=body_B,
                                     p_BQ=None if p_BQ is None else np.asarray(p_BQ, float))
@@ -169,7 +171,7 @@ class _ConstraintsMixin:
     def AddWeldConstraint(self, body_A, X_AP, body_B, X_BQ) -> ConstraintIndex:
         """Frame P on A coincides with frame Q on B."""
         self._ThrowUnlessConstraintsAccepted("AddWeldConstraint", "weld")
-        if body_A is body_B:
+        if body_A == body_B:
             raise ValueError(f"AddWeldConstraint: body_A and body_B are the same body '{body_A.name()}'")
         return self._add_constraint("Weld", body_A=body_A, X_AP=pose_to_arrays(X_AP), body_B=body_B,
                                     X_BQ=pose_to_arrays(X_BQ))

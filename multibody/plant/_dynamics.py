@@ -289,7 +289,7 @@ class _DynamicsMixin:
                             "user_to_joint_index_map")
         items = list(user_to_joint_index_map if user_to_actuator_index_map is None else user_to_actuator_index_map)
         if user_to_joint_index_map is not None or (items and all(isinstance(i, JointIndex) for i in items)):
-            by_joint = {int(a.joint().index()): k for k, a in enumerate(self._actuators)}
+            by_joint = {int(a._joint.index()): k for k, a in enumerate(self._actuators)}
             acts = []
             for i in items:
                 if int(i) not in by_joint:

@@ -42,7 +42,7 @@ class _KinematicsMixin:
     def _frame_pose_arrays(self, context, frame):
         self._check_element(frame, "frame", self._frames)
         kin = self._eval_kinematics(context)
-        b = int(frame.body().index())
+        b = int(frame._body.index())
         R_BF, p_BF = frame._pose_in_body(context)
         return kin.R_WB[b] @ R_BF, kin.p_WB[b] + kin.R_WB[b] @ p_BF
 
@@ -123,7 +123,7 @@ class _KinematicsMixin:
     def _frame_velocity_W(self, context, frame, p_WP=None):
         """[w_WB; v_WP] for the point P of frame's body (default: the frame origin)."""
         kin = self._eval_kinematics(context)
-        b = int(frame.body().index())
+        b = int(frame._body.index())
         if p_WP is None:
             p_WP = self._frame_pose_arrays(context, frame)[1]
         return spatial_to_point(kin.V[b], p_WP)
@@ -157,8 +157,8 @@ class _KinematicsMixin:
     # ---- Jacobians -------------------------------------------------------------------------------
     def _jacobian_W(self, context, frame_B, p_WP, frame_A):
         kin = self._eval_kinematics(context)
-        J = pl.point_jacobian(self._model.ji, kin.S, int(frame_B.body().index()), p_WP)
-        a = int(frame_A.body().index())
+        J = pl.point_jacobian(self._model.ji, kin.S, int(frame_B._body.index()), p_WP)
+        a = int(frame_A._body.index())
         if a != 0:
             J = J - pl.point_jacobian(self._model.ji, kin.S, a, p_WP)
         return J
@@ -188,8 +188,8 @@ class _KinematicsMixin:
         self._frame_pose_arrays(context, frame_A)
         kin = self._eval_kinematics(context)
         p_W = (p_WB[:, None] + R_WB @ P).T.copy()
-        J = pl.points_jacobian(self._model.ji, kin.S, int(frame_B.body().index()), p_W)
-        a = int(frame_A.body().index())
+        J = pl.points_jacobian(self._model.ji, kin.S, int(frame_B._body.index()), p_W)
+        a = int(frame_A._body.index())
         if a != 0:
             J = J - pl.points_jacobian(self._model.ji, kin.S, a, p_W)
         n = P.shape[1]
@@ -211,7 +211,7 @@ class _KinematicsMixin:
         m = self._model
         A0 = pl.spatial_accelerations_stage(m.order, m.ji, kin.S, kin.c, np.zeros(m.nv))
         R_WB, p_WB = self._frame_pose_arrays(context, frame_B)
-        b = int(frame_B.body().index())
+        b = int(frame_B._body.index())
         return [acceleration_to_point(kin.V[b], A0[b], p_WB + R_WB @ p[:, i]) for i in range(p.shape[1])]
 
     def CalcBiasSpatialAcceleration(self, context, with_respect_to, frame_B, p_BoBp_B, frame_A, frame_E):
@@ -346,7 +346,7 @@ class _KinematicsMixin:
                                               "CalcJacobianCenterOfMassTranslationalVelocity")
         J = np.zeros((3, self._model.nv))
         for k, b in enumerate(sel):
-            J += m[k] * self._jacobian_W(context, self._bodies[b].body_frame(), com[k], frame_A)[3:]
+            J += m[k] * self._jacobian_W(context, self._bodies[b]._body_frame, com[k], frame_A)[3:]
         R_WE, _ = self._frame_pose_arrays(context, frame_E)
         J = R_WE.T @ (J / ms)
         self._check_wrt(with_respect_to)
@@ -362,7 +362,7 @@ class _KinematicsMixin:
                                               "CalcBiasCenterOfMassTranslationalAcceleration")
         a = np.zeros(3)
         for k, b in enumerate(sel):
-            frame = self._bodies[b].body_frame()
+            frame = self._bodies[b]._body_frame
             R_WB, p_WB = kin.R_WB[b], kin.p_WB[b]
             p_B = R_WB.T @ (com[k] - p_WB)
             a += m[k] * self._bias_W(context, frame, p_B[:, None], frame_A, with_respect_to,
@@ -392,7 +392,7 @@ class _KinematicsMixin:
         adj: dict[int, list] = {}
         for j in self._joints:
             if isinstance(j, WeldJoint):
-                a, b = int(j.parent_body().index()), int(j.child_body().index())
+                a, b = int(j._frame_on_parent._body.index()), int(j._frame_on_child._body.index())
                 adj.setdefault(a, []).append(b)
                 adj.setdefault(b, []).append(a)
         seen, stack = {int(body.index())}, [int(body.index())]

@@ -400,7 +400,7 @@ class _StateAccessMixin:
 
     def SetFreeBodyPoseInAnchoredFrame(self, context, frame_F, body, X_FB) -> None:
         """Set a free body's pose given in an anchored frame F (welded to the world)."""
-        if not self.IsAnchored(frame_F.body()):
+        if not self.IsAnchored(frame_F._body):
             raise RuntimeError(f"SetFreeBodyPoseInAnchoredFrame: frame '{frame_F.name()}' is not anchored to the world")
         R_WF, p_WF = self._frame_pose_arrays(context, frame_F)
         R_FB, p_FB = pose_to_arrays(X_FB, "X_FB")

@@ -3,6 +3,7 @@ _dynamics.py, the discrete step in _discrete_step.py)."""
 from __future__ import annotations
 
 import copy
+from functools import partial
 
 import numpy as np
 
@@ -122,10 +123,10 @@ class _SystemMixin:
             "body_spatial_accelerations", list, self._CalcBodyAccelerationsOutput,
             prerequisites_of_calc={self._body_accel_cache.ticket()})
         self._accel_port = self.DeclareVectorOutputPort(
-            "generalized_acceleration", nv, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[0]),
+            "generalized_acceleration", nv, partial(self._CalcAccelerationsRows, part=0),
             prerequisites_of_calc=accel_ticket)
         self._net_actuation_port = self.DeclareVectorOutputPort(
-            "net_actuation", m.nu, lambda c, out: out.SetFromVector(self._accel_cache.Eval(c)[1]),
+            "net_actuation", m.nu, partial(self._CalcAccelerationsRows, part=1),
             prerequisites_of_calc=accel_ticket)
         self._reaction_forces_port = self.DeclareAbstractOutputPort(
             "reaction_forces", list, self._CalcReactionForcesOutput)
@@ -141,20 +142,30 @@ class _SystemMixin:
             qi, vi, ui = self._instance_q_indices(i), self._instance_v_indices(i), self._instance_u_indices(i)
             idx = np.concatenate([qi, nq + vi])
             self._instance_state_ports.append(self.DeclareVectorOutputPort(
-                f"{name}_state", idx.size, lambda c, out, idx=idx: out.SetFromVector(self._qv_view(c)[idx]),
+                f"{name}_state", idx.size, partial(self._CalcStateRows, rows=idx),
                 prerequisites_of_calc=state_ticket))
             self._instance_accel_ports.append(self.DeclareVectorOutputPort(
                 f"{name}_generalized_acceleration", vi.size,
-                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[0][vi]),
+                partial(self._CalcAccelerationsRows, part=0, rows=vi),
                 prerequisites_of_calc=accel_ticket))
             self._instance_contact_ports.append(self.DeclareVectorOutputPort(
                 f"{name}_generalized_contact_forces", vi.size,
-                lambda c, out, vi=vi: out.SetFromVector(self._accel_cache.Eval(c)[2][vi]),
+                partial(self._CalcAccelerationsRows, part=2, rows=vi),
                 prerequisites_of_calc=accel_ticket))
             self._instance_net_actuation_ports.append(self.DeclareVectorOutputPort(
                 f"{name}_net_actuation", ui.size,
-                lambda c, out, ui=ui: out.SetFromVector(self._accel_cache.Eval(c)[1][ui]),
+                partial(self._CalcAccelerationsRows, part=1, rows=ui),
                 prerequisites_of_calc=accel_ticket))
+
+    # Output calcs of slices of the state and of the acceleration cache (v̇, u, generalized contact forces), as
+    # partials of methods rather than closures over the plant, which the ports would hold strongly (a reference
+    # cycle, see systems/framework/weak_owner.py).
+    def _CalcStateRows(self, context, out, rows) -> None:
+        out.SetFromVector(self._qv_view(context)[rows])
+
+    def _CalcAccelerationsRows(self, context, out, part: int, rows=None) -> None:
+        values = self._accel_cache.Eval(context)[part]
+        out.SetFromVector(values if rows is None else values[rows])
 
     # ---- context adapters -------------------------------------------------------------------------------
     def _qv_vector(self, context):

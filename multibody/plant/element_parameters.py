@@ -12,6 +12,7 @@ rotor inertia, gear ratio or mass property changes the simulation.
 from __future__ import annotations
 
 import dataclasses
+from types import MethodType
 
 import numpy as np
 
@@ -118,8 +119,13 @@ def DeclareElementParameters(plant) -> None:
     plant._element_defaults = None
     plant._element_variants = {}
     plant._element_cache = plant.DeclareCacheEntry(
-        "element parameters", alloc=lambda: None, calc=lambda c, v: v.set_value(_CalcElementValues(plant, c)),
+        "element parameters", alloc=lambda: None, calc=MethodType(_CalcElementCache, plant),
         prerequisites_of_calc={plant.all_parameters_ticket()})
+
+
+def _CalcElementCache(plant, context, value) -> None:
+    """The cache entry's calc (bound to the plant as a method, which the entry keeps unbound: no cycle)."""
+    value.set_value(_CalcElementValues(plant, context))
 
 
 def _numeric(context, index: int) -> np.ndarray:
@@ -154,7 +160,7 @@ def _CalcElementValues(plant, context) -> ElementValues:
     for j, i in L.joints:
         damping[j.velocity_start():j.velocity_start() + j.num_velocities()] = _numeric(context, i)
     for a, ri, gi in L.actuators:
-        dof = a.joint().velocity_start()
+        dof = a._joint.velocity_start()
         refl[dof] += _numeric(context, gi)[0] ** 2 * _numeric(context, ri)[0] - a.default_reflected_inertia()
     frames = {}
     for f, i in L.frames.items():
@@ -221,7 +227,7 @@ class _ElementParametersMixin:
         self._mutable_numeric(context, self._element_layout.joints[self._joints.index(joint)][1])[:] = value
 
     def _actuator_indices(self, actuator):
-        return next(e for e in self._element_layout.actuators if e[0] is actuator)
+        return next(e for e in self._element_layout.actuators if e[0] == actuator)
 
     def _actuator_parameter(self, context, actuator, name: str, default: float) -> float:
         self._ThrowIfNotFinalized(f"actuator '{actuator.name()}' {name} in a context")

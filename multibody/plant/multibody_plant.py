@@ -5,6 +5,7 @@ import numpy as np
 
 from ...geometry import SceneGraph
 from ...systems.framework import LeafSystem
+from ..tree.element import hands_out
 from ._builder import _TreeBuilderMixin
 from .contact_config import ApplyMultibodyPlantConfig, MultibodyPlantConfig, _ContactMixin, _ContactSettingsMixin
 from ._constraints import _ConstraintsMixin
@@ -131,6 +132,17 @@ class MultibodyPlant(_TreeBuilderMixin, _StateAccessMixin, _KinematicsMixin, _Dy
     def get_reaction_forces_output_port(self):
         self._ThrowIfNotFinalized("get_reaction_forces_output_port")
         return self._reaction_forces_port
+
+
+# The plant's element accessors give users handles that keep the plant alive, as pybind's keep_alive does
+# (multibody/tree/element.py).
+hands_out(MultibodyPlant, (
+    "world_body", "world_frame", "get_body", "GetBodyByName", "GetRigidBodyByName", "AddRigidBody", "AddFrame",
+    "get_frame", "GetFrameByName", "AddJoint", "WeldFrames", "get_joint", "get_mutable_joint", "GetJointByName",
+    "GetMutableJointByName", "AddJointActuator", "get_joint_actuator", "get_mutable_joint_actuator",
+    "GetJointActuatorByName", "AddForceElement", "get_force_element", "GetForceElement", "gravity_field",
+    "mutable_gravity_field", "GetBodiesWeldedTo", "GetBodyFromFrameId", "GetUniqueFloatingBaseBodyOrThrow",
+    "GetUniqueFreeBaseBodyOrThrow"))
 
 
 class AddMultibodyPlantSceneGraphResult(tuple):

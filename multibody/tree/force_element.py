@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.force_elements import BallFreeSpringEnergy, BallFreeSpringForces, SpringDamperForces
-from .element import MultibodyElement
+from .element import MultibodyElement, hands_out
 
 
 class ForceElement(MultibodyElement):
@@ -396,10 +396,10 @@ class LinearBushingRollPitchYaw(ForceElement):
         return self._frameC
 
     def link0(self):
-        return self._frameA.body()
+        return self._frameA._body
 
     def link1(self):
-        return self._frameC.body()
+        return self._frameC._body
 
     def torque_stiffness_constants(self) -> np.ndarray:
         return self._k012.copy()
@@ -444,7 +444,7 @@ class LinearBushingRollPitchYaw(ForceElement):
         d₀₁₂, kxyz, dxyz (1, 12)): this bushing's row of BushingForces."""
         fA, fC = self._frameA, self._frameC
         X = np.concatenate([np.ravel(fA._R_BF), fA._p_BF, np.ravel(fC._R_BF), fC._p_BF]).astype(float)
-        return (np.array([[int(fA.body().index()), int(fC.body().index())]], np.int64), X.reshape(1, 24),
+        return (np.array([[int(fA._body.index()), int(fC._body.index())]], np.int64), X.reshape(1, 24),
                 np.concatenate([self._k012, self._d012, self._kxyz, self._dxyz]).reshape(1, 12))
 
     def _CalcAndAddForceContribution(self, context, kin, q_all, v_all, F_Bo_W, tau_all) -> None:
@@ -568,3 +568,11 @@ class MjcfBallFreeSprings(ForceElement):
         tau = np.zeros(len(v))
         BallFreeSpringForces(*self._Rows(), np.ascontiguousarray(q, float), tau)
         return float(tau @ v)
+
+
+# Element accessors give users handles that keep the plant alive (see MultibodyElement).
+hands_out(LinearSpringDamper, ("bodyA", "bodyB"))
+hands_out(RevoluteSpring, ("joint",))
+hands_out(DoorHinge, ("joint",))
+hands_out(PrismaticSpring, ("joint",))
+hands_out(LinearBushingRollPitchYaw, ("frameA", "frameC", "link0", "link1"))

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .element import MultibodyElement
+from mallard.systems.framework.weak_owner import WeakAttribute
+
+from .element import MultibodyElement, hands_out
 
 
 class Frame(MultibodyElement):
@@ -157,10 +159,13 @@ class Frame(MultibodyElement):
 
 
 class RigidBodyFrame(Frame):
-    """The frame B of a RigidBody, at Bo (X_BB = identity)."""
+    """The frame B of a RigidBody, at Bo (X_BB = identity). It holds its body weakly: the body holds it (no
+    reference cycle, see MultibodyElement)."""
 
     def __init__(self, body):
         super().__init__(body.name(), body, np.eye(3), np.zeros(3), body.model_instance())
+
+    _body = WeakAttribute()
 
     def is_body_frame(self) -> bool:
         return True
@@ -217,3 +222,8 @@ class FixedOffsetFrame(Frame):
         """Set X_PF in `context` only (the default, used by new contexts, is unchanged)."""
         from ._convert import pose_to_arrays
         self.GetParentPlant()._SetFramePoseInContext(context, self, *pose_to_arrays(X_PF, "X_PF"))
+
+
+# Element accessors give users handles that keep the plant alive (see MultibodyElement).
+hands_out(Frame, ("body",))
+hands_out(FixedOffsetFrame, ("parent_frame",))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .element import MultibodyElement
+from .element import MultibodyElement, hands_out
 from .frame import Frame
 
 
@@ -27,7 +27,7 @@ class Joint(MultibodyElement):
         for what, f in (("frame_on_parent", frame_on_parent), ("frame_on_child", frame_on_child)):
             if not isinstance(f, Frame):
                 raise ValueError(f"joint '{name}': {what} must be a Frame, got {type(f).__name__}")
-        if frame_on_parent.body() is frame_on_child.body():
+        if frame_on_parent.body() == frame_on_child.body():
             raise ValueError(f"joint '{name}': parent and child frames are on the same body "
                              f"'{frame_on_child.body().name()}'")
         super().__init__(name, frame_on_child.model_instance())
@@ -104,11 +104,11 @@ class Joint(MultibodyElement):
 
     def parent_body(self):
         """The parent body P."""
-        return self._frame_on_parent.body()
+        return self._frame_on_parent._body
 
     def child_body(self):
         """The child body B."""
-        return self._frame_on_child.body()
+        return self._frame_on_child._body
 
     def position_start(self) -> int:
         """Start of this joint's positions in q (after Finalize)."""
@@ -352,3 +352,7 @@ class Joint(MultibodyElement):
 
     def _fixed_X_FM(self):
         return np.eye(3), np.zeros(3)
+
+
+# Element accessors give users handles that keep the plant alive (see MultibodyElement).
+hands_out(Joint, ("frame_on_parent", "frame_on_child", "parent_body", "child_body"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .element import MultibodyElement
+from .element import MultibodyElement, hands_out
 
 
 class PdControllerGains:
@@ -152,3 +152,7 @@ class JointActuator(MultibodyElement):
             raise RuntimeError(f"actuator '{self._name}' has no PD controller; see set_controller_gains")
         g = self._controller_gains
         return PdControllerGains(g.p, g.d)
+
+
+# Element accessors give users handles that keep the plant alive (see MultibodyElement).
+hands_out(JointActuator, ("joint",))

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .element import MultibodyElement
+from .element import MultibodyElement, hands_out
 
 
 class RigidBody(MultibodyElement):
@@ -56,7 +56,7 @@ class RigidBody(MultibodyElement):
         plant = self.GetParentPlant()
         plant._ThrowIfNotFinalized("is_floating_base_body")
         j = plant._inboard_joint_of_body(self.index())
-        return j is not None and j.num_velocities() == 6 and j.parent_body().index() == 0
+        return j is not None and j.num_velocities() == 6 and j._frame_on_parent._body.index() == 0
 
     def is_floating(self) -> bool:
         """Deprecated by Drake: use is_floating_base_body."""
@@ -216,3 +216,7 @@ class RigidBody(MultibodyElement):
 
 
 Body = RigidBody
+
+
+# Element accessors give users handles that keep the plant alive (see MultibodyElement).
+hands_out(RigidBody, ("body_frame",))

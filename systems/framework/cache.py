@@ -1,11 +1,13 @@
 """Cache entries: values computed from a context and kept until a prerequisite changes."""
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from .dependency import DependencyTicket
 from .portable import PortableAttributes, PortableSlots
 from .state import CacheIndex
+from .weak_owner import owner_gone, split_bound
 from mallard.common.value import AbstractValue, Value
 
 __all__ = ["ValueProducer", "CacheEntry", "CacheEntryValue", "CachedSlot", "OutputPortCacheEntry"]
@@ -42,6 +44,30 @@ class ValueProducer(PortableAttributes):
     @staticmethod
     def NoopCalc(context, value: AbstractValue) -> None:
         """A calc that leaves the value as allocated (for scratch storage updated by hand)."""
+
+
+class _CheckedAllocate(PortableSlots):
+    """ValueProducer.Allocate over the producer's allocate callback, kept unbound when it is a method of the
+    system (`owner`, a weak reference; see weak_owner)."""
+
+    __slots__ = ("_allocate", "_owner")
+
+    def __init__(self, allocate: Callable, owner) -> None:
+        self._allocate, self._owner = allocate, owner
+
+    def __call__(self) -> AbstractValue:
+        if self._owner is None:
+            value = self._allocate()
+        else:
+            owner = self._owner()
+            if owner is None:
+                raise owner_gone("a cache entry's allocator")
+            value = self._allocate(owner)
+        if not isinstance(value, AbstractValue):
+            name = getattr(self._allocate, "__qualname__", None) or repr(self._allocate)
+            raise RuntimeError(f"ValueProducer: the allocate callback {name}() must return a Value (an "
+                               f"AbstractValue), not {type(value).__name__}")
+        return value
 
 
 def stamp_pair(kinds: tuple) -> tuple | None:
@@ -88,7 +114,14 @@ class CachedSlot:
             return value
         elif root._frozen:
             raise RuntimeError(f"{self._describe()} is out of date but the cache is frozen")
-        self._calc(context, value)
+        owner = self._calc_self
+        if owner is None:
+            self._calc(context, value)
+        else:  # a method of the system, kept unbound (weak_owner)
+            system = owner()
+            if system is None:
+                raise owner_gone("a cached value or output port")
+            self._calc(system, context, value)
         slot[0] = stamp
         return value
 
@@ -96,8 +129,8 @@ class CachedSlot:
 class CacheEntry(PortableSlots, CachedSlot):
     """A cached computation declared with `LeafSystem.DeclareCacheEntry`."""
 
-    __slots__ = ("_system", "_description", "_producer", "_slot", "_index", "_prerequisites", "_kinds", "_pair",
-                 "_all", "_alloc", "_calc", "_ticket", "_disabled_by_default", "_default_prerequisites")
+    __slots__ = ("_sysref", "_sysid", "_description", "_slot", "_index", "_prerequisites", "_kinds", "_pair",
+                 "_all", "_alloc", "_calc", "_calc_self", "_ticket", "_disabled_by_default", "_default_prerequisites")
 
     def __init__(self, system, index: int, slot: int, description: str, producer: ValueProducer,
                  prerequisites: set, default_prerequisites: bool = False) -> None:
@@ -105,17 +138,34 @@ class CacheEntry(PortableSlots, CachedSlot):
         self._default_prerequisites = default_prerequisites
         self._system = system
         self._description = description
-        self._producer = producer
         self._index = index
         self._slot = slot
         self._prerequisites = set(prerequisites)
         self._kinds: tuple = ()
         self._pair: tuple | None = None
         self._all = True
-        self._alloc = producer.Allocate
-        # the producer's own calc when ValueProducer.Calc would only forward to it (one call fewer per recompute)
-        self._calc = producer._calc if type(producer).Calc is ValueProducer.Calc else producer.Calc
+        # The producer's own allocate and calc when ValueProducer's methods would only forward to them (one call
+        # fewer per recompute); methods bound to the system are kept unbound with a weak reference (weak_owner),
+        # and the producer itself is not kept (it holds them bound).
+        if type(producer).Allocate is ValueProducer.Allocate:
+            self._alloc = _CheckedAllocate(*split_bound(producer._allocate, system))
+        else:
+            self._alloc = producer.Allocate
+        calc = producer._calc if type(producer).Calc is ValueProducer.Calc else producer.Calc
+        self._calc, self._calc_self = split_bound(calc, system)
         self._ticket = DependencyTicket(cache_index=index, name=f"cache_entry_ticket({index})")
+
+    def _get_system(self):
+        system = self._sysref()
+        if system is None:
+            raise owner_gone(f"cache entry '{self._description}'")
+        return system
+
+    def _set_system(self, system) -> None:
+        self._sysref = weakref.ref(system)
+        self._sysid = system._system_id
+
+    _system = property(_get_system, _set_system)
 
     def _describe(self) -> str:
         return f"cache entry '{self._description}' of {self._system.GetSystemPathname()}"
@@ -134,12 +184,12 @@ class CacheEntry(PortableSlots, CachedSlot):
 
     def Eval(self, context) -> Any:
         """The cached Python value (recomputed first if a prerequisite changed)."""
-        if getattr(context, "_system_id", None) != self._system._system_id or context._root is None:
+        if getattr(context, "_system_id", None) != self._sysid or context._root is None:
             self._system._check_context(context, f"CacheEntry '{self._description}'.Eval")
         return self._eval(context).get_value()
 
     def EvalAbstract(self, context) -> AbstractValue:
-        if getattr(context, "_system_id", None) != self._system._system_id or context._root is None:
+        if getattr(context, "_system_id", None) != self._sysid or context._root is None:
             self._system._check_context(context, f"CacheEntry '{self._description}'.EvalAbstract")
         return self._eval(context)
 

@@ -1,11 +1,13 @@
 """Events, event status, periodic-event data and witness functions (pydrake.systems.framework)."""
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from mallard.common.cpp_enum import CppEnum
 
 from .portable import PortableAttributes, PortableSlots
+from .weak_owner import deref_owner, owner_gone, split_bound
 
 __all__ = [
     "TriggerType", "Event", "PublishEvent", "DiscreteUpdateEvent", "UnrestrictedUpdateEvent", "EventStatus",
@@ -146,7 +148,8 @@ class Event(PortableSlots):
     """Base of the three event kinds; holds the callback and the trigger type.
 
     The handler is `callback(context, event, ...)` or `system_callback(system, context, event, ...)`, the
-    system being the one that declared the event.
+    system being the one that declared the event. A declared event holds that system weakly (`_owner`, a
+    weakref; see weak_owner) and keeps a callback bound to it as the equivalent system callback.
     """
 
     __slots__ = ("_callback", "_trigger_type", "_event_data", "_system_callback", "_owner")
@@ -179,7 +182,14 @@ class Event(PortableSlots):
         ev = object.__new__(type(self))
         ev._callback, ev._trigger_type, ev._event_data = self._callback, trigger_type, data
         ev._system_callback = self._system_callback
-        ev._owner = owner if owner is not None else self._owner
+        ev._owner = weakref.ref(owner) if owner is not None else self._owner
+        if owner is not None and not ev._system_callback and ev._callback is not None:
+            function, ref = split_bound(ev._callback, owner)
+            if ref is None:  # an adapter of a method bound to the owner (LeafSystem's Declare*Event)
+                unbound = getattr(ev._callback, "_system_form", None)
+                function = unbound(owner) if unbound is not None else None
+            if function is not None and function is not ev._callback:
+                ev._callback, ev._system_callback = function, True
         return ev
 
     def _invoke(self, context, *more):
@@ -187,7 +197,11 @@ class Event(PortableSlots):
         if callback is None:
             return None
         if self._system_callback:
-            return callback(self._owner, context, self, *more)
+            owner = self._owner
+            system = None if owner is None else owner()
+            if system is None and owner is not None:
+                raise owner_gone("an event handler")
+            return callback(system, context, self, *more)
         return callback(context, self, *more)
 
 
@@ -231,10 +245,10 @@ class WitnessFunction(PortableAttributes):
 
     def __init__(self, system: Any, description: str, direction_type: WitnessFunctionDirection,
                  calc: Callable, event: Event | None = None) -> None:
-        self._system = system
+        self._sysref = weakref.ref(system)  # weak, and a calc bound to the system unbound (weak_owner)
         self._description = description
         self._direction = WitnessFunctionDirection(direction_type)
-        self._calc = calc
+        self._calc, self._calc_self = split_bound(calc, system)
         self._event = event if event is not None else PublishEvent(trigger_type=TriggerType.kWitness)
 
     def description(self) -> str:
@@ -244,13 +258,15 @@ class WitnessFunction(PortableAttributes):
         return self._direction
 
     def get_system(self) -> Any:
-        return self._system
+        return deref_owner(self._sysref, f"witness function '{self._description}'")
 
     def get_event(self) -> Event:
         return self._event
 
     def CalcWitnessValue(self, context) -> float:
-        return float(self._calc(context))
+        if self._calc_self is None:
+            return float(self._calc(context))
+        return float(self._calc(deref_owner(self._calc_self, f"witness function '{self._description}'"), context))
 
     def should_trigger(self, w0: float, wf: float) -> bool:
         d = self._direction

@@ -18,6 +18,7 @@ from .ports import LeafOutputPort, PortDataType, UseDefaultName
 from .state import (AbstractParameterIndex, AbstractStateIndex, ContinuousStateIndex, DiscreteStateIndex,
                     NumericParameterIndex, OutputPortIndex)
 from .system import System
+from .weak_owner import deref_owner, split_bound
 from mallard.common.value import AbstractValue, Value
 
 __all__ = ["LeafSystem"]
@@ -52,11 +53,28 @@ class _Adapt:
             return self.fn(context)
         return self.fn(context, state)
 
+    def _system_form(self, owner: Any):
+        """The equivalent system callback when `fn` is a method bound to `owner` (so that the event holds the
+        system weakly, see weak_owner), else None."""
+        function, ref = split_bound(self.fn, owner)
+        return None if ref is None else _AdaptUnbound(function, self.kind)
+
     def __getstate__(self):
         return (portable(self.fn), self.kind)
 
     def __setstate__(self, state):
         self.fn, self.kind = state
+
+
+class _AdaptUnbound(_Adapt):
+    """_Adapt of a system method kept unbound: called as a system callback `(system, context, event, state)`."""
+
+    __slots__ = ()
+
+    def __call__(self, system, context, event, state=None):
+        if self.kind == "publish":
+            return self.fn(system, context)
+        return self.fn(system, context, state)
 
 
 class _StateCopy:
@@ -83,22 +101,23 @@ class _StateCopy:
 
 
 class _Allocator:
-    """Calls a user allocator and wraps a plain result in a Value; picklable."""
+    """Calls a user allocator and wraps a plain result in a Value; picklable. An allocator bound to the system
+    (`owner`) is kept unbound with a weak reference to it (weak_owner)."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "owner")
 
-    def __init__(self, fn: Callable) -> None:
-        self.fn = fn
+    def __init__(self, fn: Callable, owner: Any = None) -> None:
+        self.fn, self.owner = split_bound(fn, owner) if owner is not None else (fn, None)
 
     def __call__(self) -> AbstractValue:
-        value = self.fn()
+        value = self.fn() if self.owner is None else self.fn(deref_owner(self.owner, "an output port's allocator"))
         return value if isinstance(value, AbstractValue) else Value(value)
 
     def __getstate__(self):
-        return portable(self.fn)
+        return (portable(self.fn), portable(self.owner))
 
-    def __setstate__(self, fn):
-        self.fn = fn
+    def __setstate__(self, state):
+        self.fn, self.owner = state
 
 
 class LeafSystem(System):
@@ -243,7 +262,7 @@ class LeafSystem(System):
             model = alloc
             allocator = model.Clone
         elif callable(alloc):
-            allocator = _Allocator(alloc)
+            allocator = _Allocator(alloc, self)
         else:
             model = Value(alloc)
             allocator = model.Clone
@@ -276,7 +295,7 @@ class LeafSystem(System):
                           calc: Callable | None = None) -> CacheEntry:
         """A cached computation: `value_producer` (or alloc=/calc=) plus its prerequisites."""
         if value_producer is None:  # mallard's alloc=/calc= form: a plain allocated object is wrapped in a Value
-            value_producer = ValueProducer(allocate=_Allocator(alloc), calc=calc)
+            value_producer = ValueProducer(allocate=_Allocator(alloc, self), calc=calc)
         default = prerequisites_of_calc is None
         if default:
             prerequisites_of_calc = {self.all_sources_ticket()}

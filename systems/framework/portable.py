@@ -83,7 +83,8 @@ _stand_ins: "weakref.WeakValueDictionary[int, _FunctionStandIn]" = weakref.WeakV
 
 def portable(value: Any) -> Any:
     """`value`, or a picklable stand-in for it when it is a function pickle cannot store by reference (a lambda,
-    a local function), a functools.partial over one, or a module. Anything else is returned unchanged."""
+    a local function), a functools.partial over one, a module, or a weak reference (which comes back as a weak
+    reference to the copied object; a dead one as None). Anything else is returned unchanged."""
     if isinstance(value, types.FunctionType):
         if _found_by_reference(value):
             return value
@@ -96,6 +97,9 @@ def portable(value: Any) -> Any:
                                            {k: portable(v) for k, v in value.keywords.items()})))
     if isinstance(value, types.ModuleType):
         return _Reduction((importlib.import_module, (value.__name__,)))
+    if type(value) is weakref.ref:  # a part's weak reference to its system: to the copy (unpickled) system
+        target = value()
+        return None if target is None else _Reduction((weakref.ref, (target,)))
     return value
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import weakref
+
 import numpy as np
 
 from mallard.common.cpp_enum import CppEnum
@@ -12,6 +14,7 @@ from .cache import CachedSlot, OutputPortCacheEntry
 from .context import fixed_inputs_changed
 from .dependency import DependencyTicket
 from .portable import PortableSlots
+from .weak_owner import owner_gone, split_bound
 from mallard.common.value import AbstractValue, Value
 
 __all__ = [
@@ -69,7 +72,22 @@ class FixedInputPortValue:
 
 
 class _PortBase(PortableSlots):
-    __slots__ = ("_system", "_index", "_name", "_data_type", "_size", "_model", "__weakref__")
+    """A port holds its system through a weak reference (`_sysref`; see weak_owner), so that a system is freed by
+    reference counting; `_system` reads it (a clear error once the system was deleted)."""
+
+    __slots__ = ("_sysref", "_sysid", "_index", "_name", "_data_type", "_size", "_model", "__weakref__")
+
+    def _get_system(self):
+        system = self._sysref()
+        if system is None:
+            raise owner_gone(f"port '{self._name}'")
+        return system
+
+    def _set_system(self, system) -> None:
+        self._sysref = weakref.ref(system)
+        self._sysid = system._system_id
+
+    _system = property(_get_system, _set_system)
 
     def get_name(self) -> str:
         return self._name
@@ -91,7 +109,7 @@ class _PortBase(PortableSlots):
 
     def _check(self, context, method: str) -> None:
         """Validates `context` (cheaply; the message is only built on failure)."""
-        if getattr(context, "_system_id", None) != self._system._system_id or context._root is None:
+        if getattr(context, "_system_id", None) != self._sysid or context._root is None:
             kind = "InputPort" if isinstance(self, InputPort) else "OutputPort"
             self._system._check_context(context, f"{kind}[{int(self._index)}] ({self._name}).{method}")
 
@@ -125,7 +143,10 @@ class InputPort(_PortBase):
     def Eval(self, context) -> Any:
         """The value: a fresh numpy copy for a vector port, the Python object for an abstract port."""
         self._check(context, "Eval")
-        raw = self._system._eval_input_raw(context, self._index)
+        system = self._sysref()
+        if system is None:
+            raise owner_gone(f"InputPort '{self._name}'.Eval")
+        raw = system._eval_input_raw(context, self._index)
         if raw is None:
             raise RuntimeError(f"{self.GetFullDescription()} is not connected and has no fixed value. "
                                "Connect it in a DiagramBuilder or call FixValue(context, value) on it.")
@@ -198,7 +219,7 @@ class InputPort(_PortBase):
             raise RuntimeError(f"{what}: {self.GetFullDescription()} is abstract-valued")
 
     def __repr__(self) -> str:
-        return f"<InputPort {self._path() if self._system else self._name}>"
+        return f"<InputPort {self._path() if self._sysref() is not None else self._name}>"
 
 
 class OutputPort(_PortBase):
@@ -233,20 +254,22 @@ class OutputPort(_PortBase):
                 f"({type(self._system).__name__})")
 
     def __repr__(self) -> str:
-        return f"<OutputPort {self._path() if self._system else self._name}>"
+        return f"<OutputPort {self._path() if self._sysref() is not None else self._name}>"
 
 
 class LeafOutputPort(CachedSlot, OutputPort):
     """An output computed by a calc callback into a value cached in the leaf context."""
 
-    __slots__ = ("_alloc", "_calc", "_slot", "_kinds", "_pair", "_all", "_prerequisites", "_is_state_port",
-                 "_disabled_by_default")
+    __slots__ = ("_alloc", "_calc", "_calc_self", "_slot", "_kinds", "_pair", "_all", "_prerequisites",
+                 "_is_state_port", "_disabled_by_default")
 
     def __init__(self, system, index, name: str, data_type: PortDataType, size: int,
                  alloc: Callable[[], Any], calc: Callable, slot: int, prerequisites: set) -> None:
         self._system, self._index, self._name = system, index, name
         self._data_type, self._size, self._model = data_type, size, None
-        self._alloc, self._calc, self._slot = alloc, calc, slot
+        # a calc bound to the system is kept as its function plus a weak reference (weak_owner)
+        self._calc, self._calc_self = split_bound(calc, system)
+        self._alloc, self._slot = alloc, slot
         self._prerequisites = prerequisites
         self._kinds: tuple = ()
         self._pair: tuple | None = None

@@ -49,9 +49,12 @@ class System(SystemBase, PortableAttributes, SystemEvents):
         SystemBase.__init__(self)
         self._input_ports: list[InputPort] = []
         self._output_ports: list[OutputPort] = []
-        self._parent_diagram = None           # the Diagram this system belongs to, once built
+        # The Diagram this system belongs to, once built, and the DiagramBuilder holding it before Build(). Strong
+        # on purpose: a subsystem keeps its diagram (and builder) alive, as pydrake's ref_cycle annotations of
+        # AddSystem and Build do; such a diagram is freed by the garbage collector, as in pydrake.
+        self._parent_diagram = None
         self._index_in_parent = -1
-        self._owner_builder = None    # the DiagramBuilder holding it before Build()
+        self._owner_builder = None
 
     # ----- ports -----------------------------------------------------------------------------------
     def get_input_port(self, port_index: int | None = None, warn_deprecated: bool = True) -> InputPort:

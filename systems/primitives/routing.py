@@ -1,6 +1,8 @@
 """Signal routing: PassThrough, Multiplexer, Demultiplexer (pydrake.systems.primitives)."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from mallard.systems.framework import AbstractValue, BasicVector, LeafSystem, VectorBase
@@ -99,14 +101,13 @@ class Demultiplexer(LeafSystem):
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         self.DeclareVectorInputPort("u0", int(self._offsets[-1]))
         for i, s in enumerate(sizes):
-            self.DeclareVectorOutputPort(f"y{i}", s, self._make_calc(i), {self.all_input_ports_ticket()})
+            self.DeclareVectorOutputPort(f"y{i}", s, partial(self._CalcOutput, a=int(self._offsets[i]),
+                                                             b=int(self._offsets[i + 1])),
+                                         {self.all_input_ports_ticket()})
 
-    def _make_calc(self, i: int):
-        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
-
-        def calc(context, output):
-            output._data[:] = input_data(self, context, 0)[a:b]
-        return calc
+    def _CalcOutput(self, context, output, a: int, b: int) -> None:
+        """Output = input[a:b] (a partial of a method, not a closure over the system: see weak_owner)."""
+        output._data[:] = input_data(self, context, 0)[a:b]
 
     def get_output_ports_sizes(self) -> list[int]:
         return list(self._sizes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -89,12 +90,11 @@ class Selector(LeafSystem):
                                      f"exist (the input sizes are {sizes})")
                 picks.append((i, j))
             self.DeclareVectorOutputPort(spec.name if spec.name is not None else f"y{k}", len(picks),
-                                         self._make_calc(np.array(picks, dtype=int).reshape(-1, 2)),
+                                         partial(self._CalcOutput, picks=np.array(picks, dtype=int).reshape(-1, 2)),
                                          {self.all_input_ports_ticket()})
 
-    def _make_calc(self, picks: np.ndarray):
-        def calc(context, output):
-            data = output.get_mutable_value()
-            for k, (i, j) in enumerate(picks):
-                data[k] = input_data(self, context, int(i))[j]
-        return calc
+    def _CalcOutput(self, context, output, picks: np.ndarray) -> None:
+        """The selected input elements (a partial of a method, not a closure over the system: see weak_owner)."""
+        data = output.get_mutable_value()
+        for k, (i, j) in enumerate(picks):
+            data[k] = input_data(self, context, int(i))[j]

@@ -12,7 +12,7 @@ import math
 import numbers
 from typing import Iterable
 
-from mallard.systems.framework import LeafSystem, PortDataType, PublishEvent, TriggerType, Value
+from mallard.systems.framework import LeafSystem, PortDataType, TriggerType, Value
 from ._util import input_data, positive_int
 from .vector_log import VectorLog
 
@@ -35,7 +35,7 @@ class VectorLogSink(LeafSystem):
         if TriggerType.kPeriodic in self._triggers:
             self.DeclarePeriodicPublishEvent(self._period, 0.0, self._write)
         if TriggerType.kPerStep in self._triggers:
-            self.DeclarePerStepEvent(PublishEvent(lambda context, event: self._write(context)))
+            self.DeclarePerStepPublishEvent(self._write)
 
     def _log(self, context) -> VectorLog:
         return context._abstract_params[self._log_index].get_value()

@@ -123,7 +123,7 @@ def EliminationOrderInto(n, idx, start, bstart, order):
             k += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def PermutedInto(M, order, out):
     """out[i, j] = M[order[i], order[j]] (out (n, n))."""
     n = M.shape[0]
@@ -133,7 +133,7 @@ def PermutedInto(M, order, out):
             out[i, j] = M[oi, order[j]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def PermutedSymMatVecInto(Mp, first, order, x, y):
     """y = M x (y (n,) overwritten) for M given by the lower row envelope `first` of its permutation Mp
     (PermutedInto, EnvelopeFirstInto)."""
@@ -150,7 +150,7 @@ def PermutedSymMatVecInto(Mp, first, order, x, y):
         y[oi] += acc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def PermutedSolveInto(L, first, order, g, gp, x):
     """x = H⁻¹ g (x (n,)) from the envelope factor L of the permuted H, with the scratch gp (n,)."""
     n = g.shape[0]

@@ -2,6 +2,14 @@
 
 They avoid BLAS/LAPACK on purpose: the matrices here are small (nv ~ 10-200) and constraint rows
 are sparse, where a threaded BLAS only adds overhead (and stalls badly on a busy machine).
+
+Reference counts. A compiled function increments the reference count of each array it is passed when it starts and
+decrements it after the array's last use (numba's NRT_incref / NRT_decref: a call and an atomic update each), and
+numba's pruning pass removes these pairs only in simple cases (not when the arrays' last uses fall at different
+points, nor around a call to another compiled function or an early return). The kernels the solvers call per
+iteration (here, elimination.py, newton_hessian.py, primal_search.py, primal_solver.py) allocate nothing and
+return no array, so they are compiled without numba's runtime (`_nrt=False`): no reference counting at all, the
+same arithmetic. Those counts were about a quarter of the constraint solve's time on benchmarks/contact.py's pile.
 """
 from __future__ import annotations
 
@@ -81,7 +89,7 @@ def RowSupportIn(J, first, ident, chain, adr):
     return buf[:k].copy(), start
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def SparseMatVecMinus(J, idx, start, x, b, y):
     """y = J @ x - b using the row supports of J (y is overwritten)."""
     for i in range(J.shape[0]):
@@ -92,7 +100,7 @@ def SparseMatVecMinus(J, idx, start, x, b, y):
         y[i] = acc - b[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def SparseMatVecInto(J, idx, start, x, y):
     """y = J @ x using the row supports of J (y is overwritten)."""
     for i in range(J.shape[0]):
@@ -103,7 +111,7 @@ def SparseMatVecInto(J, idx, start, x, y):
         y[i] = acc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def SparseMatTVec(J, idx, start, x, out):
     """out = J' @ x using the row supports of J (out is overwritten)."""
     out[:] = 0.0
@@ -115,7 +123,7 @@ def SparseMatTVec(J, idx, start, x, out):
                 out[j] += J[i, j] * xi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def AddRowOuter(H, J, idx, start, i, w):
     """H += w * J[i]' J[i] over the support of row i."""
     for a in range(start[i], start[i + 1]):
@@ -170,7 +178,7 @@ def EnvelopeFirst(A):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def EnvelopeFirstInto(A, first):
     """EnvelopeFirst into `first` (n,)."""
     n = A.shape[0]
@@ -183,7 +191,7 @@ def EnvelopeFirstInto(A, first):
         first[i] = f
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def EnvelopeCholeskyInPlace(A, first):
     """Overwrite the row envelope of A's lower triangle (A[i, first[i]:i + 1]) with L = chol(A); entries
     outside the envelope are neither read nor written (Cholesky keeps L[i, k] = 0 for k < first[i]), so
@@ -227,7 +235,7 @@ def EnvelopeSolve(L, first, b):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def EnvelopeSolveInto(L, first, b, x):
     """EnvelopeSolve into x (n,), which may be b."""
     n = b.shape[0]

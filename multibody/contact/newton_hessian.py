@@ -41,7 +41,7 @@ def ConeHessian(jar, i, dim, mu, fric, D0):
     return H
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sorted_support(pos, idx, s0, ns, rp, perm):
     """rp[:ns] = elimination positions of the support idx[s0:s0 + ns], ascending; perm[a] = its entry."""
     descending = True
@@ -67,7 +67,7 @@ def _sorted_support(pos, idx, s0, ns, rp, perm):
         perm[b + 1] = px
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _flush_block(H, B, rp, ns):
     """H[rp[a], rp[b]] += B[a, b] for b <= a < ns (nothing for ns <= 0)."""
     for a in range(ns):
@@ -166,7 +166,7 @@ def NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, 
 _MAX_UPDATES = 8  # more changed rows than this: rebuilding and refactoring H is cheaper
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def CholRankOne(L, first, x, sign):
     """L L' + sign x x' (sign +1 update, -1 downdate) in place, for an envelope factor L whose envelope `first`
     already holds the result's (x is destroyed). Returns False if a downdate would lose positive definiteness."""
@@ -191,7 +191,7 @@ def CholRankOne(L, first, x, sign):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def UpdateFactor(L, first, pos, J, idx, start, D, state, state_f, efc_type, x):
     """Bring the envelope factor L of H (factored at row states state_f) to the row states `state` by one
     rank-one update per row turned quadratic and one downdate per row turned inactive. Returns False when

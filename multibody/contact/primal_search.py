@@ -14,7 +14,7 @@ from numba import njit
 from .parameters import CONTACT_ELLIPTIC, MINVAL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def PrimalPrepare(jar, Jv, D, efc_type, efc_id, con_dim, con_mu, con_fric, quad):
     """The per-row quadratics of the cost along v (quad, 3 per row; an elliptic contact also keeps its cone
     terms U0 V0 UU UV VV Dm in the slots of its next rows, as MuJoCo): quad = (½ jar·D·jar, Jv·D·jar, ½ Jv·D·Jv)."""
@@ -58,7 +58,7 @@ def PrimalPrepare(jar, Jv, D, efc_type, efc_id, con_dim, con_mu, con_fric, quad)
         i += step
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _friction_cost(x, f, rf, d):
     if -rf < x < rf:
         return 0.5 * d * x * x
@@ -67,7 +67,7 @@ def _friction_cost(x, f, rf, d):
     return f * (-0.5 * rf + x)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _friction_cost_dif(start, x, f, rf, d):
     s0 = 0 if -rf < start < rf else (-1 if start <= -rf else 1)
     s1 = 0 if -rf < x < rf else (-1 if x <= -rf else 1)
@@ -80,7 +80,7 @@ def _friction_cost_dif(start, x, f, rf, d):
     return _friction_cost(x, f, rf, d) - _friction_cost(start, f, rf, d)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _zone(n, tsqr, mu):
     """1 top (satisfied), 2 bottom (quadratic), 3 middle (cone) zone of an elliptic contact; and T."""
     if tsqr <= 0.0:
@@ -93,7 +93,7 @@ def _zone(n, tsqr, mu):
     return 3, t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _elliptic_cost_dif(quad, b, alpha, mu, dm):
     """cost(alpha) - cost(0) of an elliptic contact, each zone change by its own formula (no cancellation)."""
     u0, v0, uu, uv, vv = quad[b + 3], quad[b + 4], quad[b + 5], quad[b + 6], quad[b + 7]
@@ -127,7 +127,7 @@ def _elliptic_cost_dif(quad, b, alpha, mu, dm):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def PrimalEval(alpha, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, quad, g1, g2):
     """(cost(alpha) - cost(0), d cost/d alpha, d² cost/d alpha²) along the prepared direction; g1, g2 are the
     Gauss term's linear and quadratic coefficients."""
@@ -206,7 +206,7 @@ def PrimalEval(alpha, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, c
     return cost, d0, d1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _update_bracket(p, c0, c1, c2):
     """MuJoCo's updateBracket: replace the bracket end p (alpha, cost, d0, d1) by the candidate of the same
     derivative sign closest to zero derivative; returns (flag, new p)."""
@@ -229,7 +229,7 @@ _eval_inlined = njit(inline="always")(PrimalEval.py_func)
 _bracket_inlined = njit(inline="always")(_update_bracket.py_func)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def PrimalSearch(search, Mv, Ma, qfrc_smooth, jar, Jv, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
                  con_fric, quad, scale, tolerance, ls_iterations):
     """MuJoCo's PrimalSearch along `search` (Mv = M·search, Jv = J·search already computed): returns

@@ -26,7 +26,7 @@ from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, 
 from .primal_search import PrimalSearch
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state):
     """Fill force = -ds/djar and row states at jar = J a - aref; returns the constraint cost s."""
     nefc = jar.shape[0]
@@ -97,7 +97,7 @@ def ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dot(a, b):
     acc = 0.0
     for k in range(a.shape[0]):
@@ -312,7 +312,7 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
     return a, force, state, converged, it, gradient, cost, JTf
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sparse_cost(M, mb, qacc_smooth, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
                  con_fric, qacc, jar, force, state, quadratic):
     """PrimalCost over J's row supports (idx/start) and dof ranges mb no M entry crosses (TreeBlocks, or the trees),

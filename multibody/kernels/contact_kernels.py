@@ -12,7 +12,7 @@ from .pipeline import map_velocity_to_qdot
 _QUAT_JOINTS = (QUATERNION_FLOATING, BALL_QUATERNION)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_point_jacobian(ji, S, body, p, sign, Jw, Jv):
     """Jw/Jv (3, nv) += sign * [w; v] Jacobian of the point of `body` at p_W (S Plücker at Wo)."""
     a = body
@@ -30,7 +30,7 @@ def _add_point_jacobian(ji, S, body, p, sign, Jw, Jv):
         a = ji[a, 0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _chain_insert(buf, k0, k, body, ji):
     """Insert the dofs of `body`'s chain to the root into the ascending, repeat-free buf[k0:k]; returns the new k."""
     a = body

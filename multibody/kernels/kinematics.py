@@ -130,30 +130,32 @@ def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
         if n == 0:
             continue
         vs = ji[b, 4]
-        R = R_WF[b]
-        pM = p_WM[b]
+        # (R_WF and p_WM indexed, not viewed per body: 0.28 -> 0.12 us on the 7-DOF arm)
         if ji[b, 1] == REVOLUTE:  # S = [w; p_WMo × w] with w = R_WF·axis: no hinge matrix needed
             ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
-            w0 = R[0, 0] * ax + R[0, 1] * ay + R[0, 2] * az
-            w1 = R[1, 0] * ax + R[1, 1] * ay + R[1, 2] * az
-            w2 = R[2, 0] * ax + R[2, 1] * ay + R[2, 2] * az
+            w0 = R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
+            w1 = R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
+            w2 = R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
             S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
-            S[vs, 3] = pM[1] * w2 - pM[2] * w1
-            S[vs, 4] = pM[2] * w0 - pM[0] * w2
-            S[vs, 5] = pM[0] * w1 - pM[1] * w0
+            S[vs, 3] = p_WM[b, 1] * w2 - p_WM[b, 2] * w1
+            S[vs, 4] = p_WM[b, 2] * w0 - p_WM[b, 0] * w2
+            S[vs, 5] = p_WM[b, 0] * w1 - p_WM[b, 1] * w0
             continue
         if ji[b, 1] == PRISMATIC:  # _hinge_columns_into's arithmetic (its bits) with H = [0; axis], in scalars
             z = 0.0
             ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
-            w0 = R[0, 0] * z + R[0, 1] * z + R[0, 2] * z
-            w1 = R[1, 0] * z + R[1, 1] * z + R[1, 2] * z
-            w2 = R[2, 0] * z + R[2, 1] * z + R[2, 2] * z
+            w0 = R_WF[b, 0, 0] * z + R_WF[b, 0, 1] * z + R_WF[b, 0, 2] * z
+            w1 = R_WF[b, 1, 0] * z + R_WF[b, 1, 1] * z + R_WF[b, 1, 2] * z
+            w2 = R_WF[b, 2, 0] * z + R_WF[b, 2, 1] * z + R_WF[b, 2, 2] * z
             S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
-            S[vs, 3] = R[0, 0] * ax + R[0, 1] * ay + R[0, 2] * az + (pM[1] * w2 - pM[2] * w1)
-            S[vs, 4] = R[1, 0] * ax + R[1, 1] * ay + R[1, 2] * az + (pM[2] * w0 - pM[0] * w2)
-            S[vs, 5] = R[2, 0] * ax + R[2, 1] * ay + R[2, 2] * az + (pM[0] * w1 - pM[1] * w0)
+            S[vs, 3] = (R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
+                        + (p_WM[b, 1] * w2 - p_WM[b, 2] * w1))
+            S[vs, 4] = (R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
+                        + (p_WM[b, 2] * w0 - p_WM[b, 0] * w2))
+            S[vs, 5] = (R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
+                        + (p_WM[b, 0] * w1 - p_WM[b, 1] * w0))
             continue
-        _hinge_columns_into(ji[b, 1], q, ji[b, 2], jf[b], n, R, pM, S[vs:vs + n])
+        _hinge_columns_into(ji[b, 1], q, ji[b, 2], jf[b], n, R_WF[b], p_WM[b], S[vs:vs + n])
 
 
 @njit(cache=True)
@@ -203,25 +205,25 @@ def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
         j0 = j1 = j2 = j3 = j4 = j5 = 0.0
         for j in range(n):
             vj = v[vs + j]
-            Sj = S[vs + j]
-            j0 += Sj[0] * vj
-            j1 += Sj[1] * vj
-            j2 += Sj[2] * vj
-            j3 += Sj[3] * vj
-            j4 += Sj[4] * vj
-            j5 += Sj[5] * vj
-        VP = V[P]
-        V[b, 0], V[b, 1], V[b, 2] = VP[0] + j0, VP[1] + j1, VP[2] + j2
-        V[b, 3], V[b, 4], V[b, 5] = VP[3] + j3, VP[4] + j4, VP[5] + j5
-        cb = c[b]  # V_P ×ₘ V_J (motion_cross_into)
-        cb[0] = VP[1] * j2 - VP[2] * j1
-        cb[1] = VP[2] * j0 - VP[0] * j2
-        cb[2] = VP[0] * j1 - VP[1] * j0
-        cb[3] = VP[1] * j5 - VP[2] * j4 + VP[4] * j2 - VP[5] * j1
-        cb[4] = VP[2] * j3 - VP[0] * j5 + VP[5] * j0 - VP[3] * j2
-        cb[5] = VP[0] * j4 - VP[1] * j3 + VP[3] * j1 - VP[4] * j0
+            j0 += S[vs + j, 0] * vj
+            j1 += S[vs + j, 1] * vj
+            j2 += S[vs + j, 2] * vj
+            j3 += S[vs + j, 3] * vj
+            j4 += S[vs + j, 4] * vj
+            j5 += S[vs + j, 5] * vj
+        # (V, S and c indexed, not viewed per body: 0.27 -> 0.20 us on the 7-DOF arm)
+        V[b, 0], V[b, 1], V[b, 2] = V[P, 0] + j0, V[P, 1] + j1, V[P, 2] + j2
+        V[b, 3], V[b, 4], V[b, 5] = V[P, 3] + j3, V[P, 4] + j4, V[P, 5] + j5
+        # c = V_P ×ₘ V_J (motion_cross_into)
+        c[b, 0] = V[P, 1] * j2 - V[P, 2] * j1
+        c[b, 1] = V[P, 2] * j0 - V[P, 0] * j2
+        c[b, 2] = V[P, 0] * j1 - V[P, 1] * j0
+        c[b, 3] = V[P, 1] * j5 - V[P, 2] * j4 + V[P, 4] * j2 - V[P, 5] * j1
+        c[b, 4] = V[P, 2] * j3 - V[P, 0] * j5 + V[P, 5] * j0 - V[P, 3] * j2
+        c[b, 5] = V[P, 0] * j4 - V[P, 1] * j3 + V[P, 3] * j1 - V[P, 4] * j0
         if n > 0 and ji[b, 1] != 2 and ji[b, 1] != 1:
-            _add_hinge_rate_term(ji[b, 1], q, ji[b, 2], v, vs, R_WF[b], p_WF[b], p_WM[b], j0, j1, j2, j3, j4, j5, cb)
+            _add_hinge_rate_term(ji[b, 1], q, ji[b, 2], v, vs, R_WF[b], p_WF[b], p_WM[b], j0, j1, j2, j3, j4, j5,
+                                 c[b])
 
 
 @njit(cache=True)

@@ -5,11 +5,13 @@ EPA's final polytope face (collision/ccd_epa.py) names each geom's touching feat
 vertices among its three corners are a vertex, an edge or a face, whose candidate faces are a box's sides
 through it or the mesh polygons through it (collision/hull_polygons.py; a face: the first polygon through its
 three vertices). Two candidate faces whose normals are opposed within MuJoCo's face tolerance (cos > 0.996)
-touch face to face: as MuJoCo 4 (checked against its mjc_ccd to 1e-10), geom 1's face, put onto its own plane
-(a merged mesh face is not flat) and walked counter-clockwise from its first vertex, is clipped by the side
-planes of geom 2's face (planes through its edges containing geom 1's normal); the clipped points below geom
-2's face are the contacts, each at its depth below that face, midway between the point and the point pushed
-onto that face along geom 2's normal, normal along -n2 (more than four: the largest-area quadrilateral by
+touch face to face: as MuJoCo 4 (its contacts, in its order, to 1e-12), geom 2's face (a box side in
+MuJoCo's corner order, a mesh polygon walked backwards) is clipped by the side planes of geom 1's face (planes
+through its edges containing geom 1's normal n1); each clipped point below geom 1's face is moved along n1 onto
+that face's plane (through its first corner), the contact's depth is from there to the point along geom 2's
+normal n2 (so a non-flat merged face, or a triangle whose single-precision corners are off the plane of its
+normal, gives each point its own depth), its position midway between the moved point and that point pushed
+along n2 by the depth, normal -n2 (more than four points: the largest-area quadrilateral by
 MuJoCo's polygonQuad walk). Else an edge of the lower-dimensional feature (then of the other) parallel to a
 candidate face of the other geom (|cos| < 0.0888) is clipped by that face (two contacts). Otherwise (vertex
 or edge against a face at an angle) the single EPA contact stands."""
@@ -127,10 +129,11 @@ def _quad(poly, n):
 
 
 @njit(cache=True, error_model="numpy")
-def _clip(face1, face2, n, sdir, wdir, dists, w1, w2):
+def _clip(face1, face2, n, sdir, wdir, dists, w1, w2, nf2):
     """Clip polygon face2 by the planes through the edges of polygon face1 that contain direction sdir, keep
     the vertices on or below face1's plane (normal n); contacts: their depths below it along n and witness
-    points (w1: the vertex pushed along -wdir by its depth, w2: the vertex), at most four (the largest-area
+    points (w1: the vertex pushed along -wdir by its depth, w2: the vertex), or, when nf2 (face2's outward
+    normal) is not zero, _witness_any's face-to-face depths and witnesses; at most four (the largest-area
     quadrilateral of more). Returns the count (MuJoCo's polygonClip)."""
     n1, n2 = face1.shape[0], face2.shape[0]
     if n1 < 3:
@@ -183,7 +186,7 @@ def _clip(face1, face2, n, sdir, wdir, dists, w1, w2):
     if m > 4:
         q = _quad(poly, m)
         for i in range(4):
-            dists[i] = _witness(poly[q[i]], face1[0], n, wdir, w1, w2, i)
+            dists[i] = _witness_any(poly[q[i]], face1[0], n, wdir, w1, w2, i, nf2)
         return 4
     if n2 == 2 and m > 2:  # an edge: its two farthest points
         b1, b2, dd = 0, 1, 0.0
@@ -192,12 +195,27 @@ def _clip(face1, face2, n, sdir, wdir, dists, w1, w2):
                 x = poly[j] - poly[i]
                 if dot3(x, x) > dd:
                     dd, b1, b2 = dot3(x, x), i, j
-        dists[0] = _witness(poly[b1], face1[0], n, wdir, w1, w2, 0)
-        dists[1] = _witness(poly[b2], face1[0], n, wdir, w1, w2, 1)
+        dists[0] = _witness_any(poly[b1], face1[0], n, wdir, w1, w2, 0, nf2)
+        dists[1] = _witness_any(poly[b2], face1[0], n, wdir, w1, w2, 1, nf2)
         return 2
     for i in range(m):
-        dists[i] = _witness(poly[i], face1[0], n, wdir, w1, w2, i)
+        dists[i] = _witness_any(poly[i], face1[0], n, wdir, w1, w2, i, nf2)
     return m
+
+
+@njit(cache=True, error_model="numpy")
+def _witness_any(x, a, n, wdir, w1, w2, i, nf2):
+    """_witness, or (nf2 not zero: x lies on the clipped face, whose outward normal is nf2) MuJoCo 4's face-to-face
+    witnesses: x moved along n onto the clipping face's plane through a (w1), its depth: from there to x along
+    nf2 (w2: w1 pushed along nf2 by the depth). The clipped face need not be flat (a merged mesh face, or a
+    triangle whose single-precision corners are off the plane of its normal): each point keeps its own depth."""
+    if nf2[0] == 0.0 and nf2[1] == 0.0 and nf2[2] == 0.0:
+        return _witness(x, a, n, wdir, w1, w2, i)
+    y = x + n * dot3(a - x, n)
+    d = dot3(y - x, nf2)
+    w1[i] = y
+    w2[i] = y + nf2 * abs(d)
+    return d
 
 
 @njit(cache=True, error_model="numpy")
@@ -364,13 +382,8 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, FI, FW
             if dot3(n1[a], n2[b]) < -FACE_TOL:
                 face1 = _face_vertices(t1, s1, p1, R1, v1, f1, c1[a])
                 face2 = _face_vertices(t2, s2, p2, R2, v2, f2, c2[b])
-                o = face1[0].copy()
-                for i in range(face1.shape[0]):  # onto its plane (a merged mesh face is not flat)
-                    face1[i] = face1[i] - n1[a] * dot3(face1[i] - o, n1[a])
-                if t1 == MESH:  # MuJoCo 4 walks it counter-clockwise from the same first vertex
-                    face1 = np.concatenate((face1[:1], face1[:0:-1]))
-                nc = _clip(face2, face1, n2[b], -n1[a], -n2[b], dists, w1, w2)
-                flip = True
+                nc = _clip(face1, face2, n1[a], n1[a], n1[a], dists, w1, w2, n2[b])
+                flip = False
                 break
         if nc >= 0:
             break
@@ -385,7 +398,7 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, FI, FW
                     if abs(dot3(dirs[e], n2[b])) < EDGE_TOL:
                         edge[0], edge[1] = q1[0], ends[e]
                         nc = _clip(_face_vertices(t2, s2, p2, R2, v2, f2, c2[b]), edge, n2[b], n2[b], -n2[b],
-                                   dists, w1, w2)
+                                   dists, w1, w2, np.zeros(3))
                         flip = True
                         break
                 if nc >= 0:
@@ -397,7 +410,7 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, FI, FW
                     if abs(dot3(dirs[e], n1[a])) < EDGE_TOL:
                         edge[0], edge[1] = q2[0], ends[e]
                         nc = _clip(_face_vertices(t1, s1, p1, R1, v1, f1, c1[a]), edge, n1[a], n1[a], -n1[a],
-                                   dists, w1, w2)
+                                   dists, w1, w2, np.zeros(3))
                         break
                 if nc >= 0:
                     break

@@ -33,7 +33,8 @@ _HEX3 = " ".join(f"{0.03 * np.cos(a):.6f} {0.03 * np.sin(a):.6f} {z}" for z in (
                  for a in np.arange(6) * np.pi / 3 + 0.2)
 ASSETS = (f'<asset><mesh name="slab" vertex="{_box_mesh(.3, .2, .03)}"/><mesh name="hex" vertex="{_HEX}"/>'
           f'<mesh name="small" vertex="{_box_mesh(.04, .03, .02)}"/><mesh name="bighex" vertex="{_BIGHEX}"/>'
-          f'<mesh name="hex3" vertex="{_HEX3}"/><mesh name="bm" vertex="{_box_mesh(.03, .025, .015)}"/></asset>')
+          f'<mesh name="hex3" vertex="{_HEX3}"/><mesh name="bm" vertex="{_box_mesh(.03, .025, .015)}"/>'
+          '<mesh name="tet" vertex="0.0313 0.0117 0 -0.0271 0.0219 0 -0.0093 -0.0301 0 0.0011 0.0007 0.041"/></asset>')
 _SLAB, _BOX = '<geom type="mesh" mesh="slab"/>', '<geom type="box" size=".3 .2 .03"/>'
 
 # (the fixed geom, the moving geom and its pose, MuJoCo's contact count): each penetrates the fixed geom's top
@@ -53,6 +54,15 @@ CASES = {
 # edge against edge on EPA's final face: MuJoCo 4 tries geom 1's edge along geom 2's faces, then geom 2's edge
 # along geom 1's faces (two contacts; the support sets of the penetration normal named no parallel edge)
 _HEX3G, _BM = '<geom type="mesh" mesh="hex3"/>', '<geom type="mesh" mesh="bm"/>'
+# a tetrahedron's bottom triangle on a box top, over its edge: the triangle's single-precision corners are off the
+# plane of its (double-precision) normal by ~1e-9, so each contact's depth is its own (the clipped triangle's
+# points, not one plane through its first corner)
+CASES.update({
+    "triangle_on_box": ('<geom type="box" size=".05 .04 .03"/>', '<geom type="mesh" mesh="tet"/>', "0.035 0.012 0.0292",
+                        "2.1 -1.7 17", 3),
+    "triangle_on_box_edge": ('<geom type="box" size=".05 .04 .03"/>', '<geom type="mesh" mesh="tet"/>',
+                             "0.02 0.005 0.0294", "2.1 -1.7 17", 2),
+})
 CASES.update({
     "edge_edge_mesh": (_BM, _HEX3G, "-0.0155 0.02329 0.02311", "0.70952 0.47972 0.51413 0.04604", 2),
     "edge_edge_mesh2": (_BM, _HEX3G, "0.015 -0.02016 0.02889", "0.24181 0.66469 0.18533 0.68217", 2),
@@ -72,8 +82,9 @@ def _xml(fixed: str, geom: str, pos: str, pose: str) -> str:
 
 @pytest.mark.parametrize("name", CASES)
 def test_contacts_equal_mujocos(name):
-    """Face against face: geom 1's face clipped by the side planes of geom 2's face (MuJoCo 4's roles), the
-    witness points on geom 1's face and pushed along geom 2's normal; an edge along a face; a corner (EPA)."""
+    """Face against face: geom 2's face clipped by the side planes of geom 1's face, each point moved onto geom 1's
+    face along its normal and its depth taken along geom 2's normal (MuJoCo 4); an edge along a face; a corner
+    (EPA). Contacts in MuJoCo's order."""
     mujoco = require_mujoco()
     *case, count = CASES[name]
     xml = _xml(*case)
@@ -97,11 +108,9 @@ def test_contacts_equal_mujocos(name):
     mine = out[:n, :7].copy()
     if int(md.contact[0].geom[0]) != first:  # MuJoCo's normal points from its first geom to its second
         mine[:, 4:] *= -1
-    order = [int(np.argmin(np.linalg.norm(mine[:, 1:4] - p, axis=1))) for p in mj[:, 1:4]]
-    assert sorted(order) == list(range(n))
     # the geom poses here are MuJoCo's; the corner contact is EPA's depth and point (not MuJoCo's own EPA)
     tol = 1e-6 if name == "hex_corner" else 1e-12
-    np.testing.assert_allclose(mine[order], mj, rtol=0, atol=tol)
+    np.testing.assert_allclose(mine, mj, rtol=0, atol=tol)
 
 
 def test_box_and_mesh_block_dropped_on_a_mesh_slab_match_mujoco():

@@ -1,20 +1,20 @@
-"""Several contacts for a penetrating box/mesh pair from one convex penetration (MuJoCo 4's multicontact after
-EPA, engine_collision_gjk.c): up to four points where two faces touch, instead of one.
+"""Several contacts for a penetrating box/mesh pair from one convex penetration (MuJoCo 4's multicontact after EPA,
+engine_collision_gjk.c): up to four points where two faces touch, instead of one.
 
-EPA's final polytope face (collision/ccd_epa.py) names each geom's touching feature: the distinct support
-vertices among its three corners are a vertex, an edge or a face, whose candidate faces are a box's sides
-through it or the mesh polygons through it (collision/hull_polygons.py; a face: the first polygon through its
-three vertices). Two candidate faces whose normals are opposed within MuJoCo's face tolerance (cos > 0.996)
-touch face to face: as MuJoCo 4 (its contacts, in its order, to 1e-12), geom 2's face (a box side in
-MuJoCo's corner order, a mesh polygon walked backwards) is clipped by the side planes of geom 1's face (planes
-through its edges containing geom 1's normal n1); each clipped point below geom 1's face is moved along n1 onto
-that face's plane (through its first corner), the contact's depth is from there to the point along geom 2's
-normal n2 (so a non-flat merged face, or a triangle whose single-precision corners are off the plane of its
-normal, gives each point its own depth), its position midway between the moved point and that point pushed
-along n2 by the depth, normal -n2 (more than four points: the largest-area quadrilateral by
-MuJoCo's polygonQuad walk). Else an edge of the lower-dimensional feature (then of the other) parallel to a
-candidate face of the other geom (|cos| < 0.0888) is clipped by that face (two contacts). Otherwise (vertex
-or edge against a face at an angle) the single EPA contact stands."""
+EPA's final polytope face (collision/ccd_epa.py) names each geom's touching feature: the distinct support vertices
+among its three corners are a vertex, an edge or a face, whose candidate faces are a box's sides through it or the
+mesh polygons through it (collision/hull_polygons.py; a face: the first polygon through its three vertices). The
+most opposed pair of candidate faces (MuJoCo 4: not the first pair found), if their normals are opposed within
+MuJoCo's face tolerance (cos > 0.996), touch face to face: as MuJoCo 4 (its contacts, in its order, to 1e-12), geom
+2's face (a box side in MuJoCo's corner order, a mesh polygon walked backwards) is clipped by the side planes of
+geom 1's face (planes through its edges containing geom 1's normal n1); each clipped point below geom 1's face is
+moved along n1 onto that face's plane (through its first corner), the contact's depth is from there to the point
+along geom 2's normal n2 (so a non-flat merged face, or a triangle whose single-precision corners are off the plane
+of its normal, gives each point its own depth), its position midway between the moved point and that point pushed
+along n2 by the depth, normal -n2 (more than four points: the quadrilateral MuJoCo's polygonQuad walk finds largest,
+MuJoCo 4 taking a quadrilateral's true area, half its diagonals' cross product). Else an edge of the
+lower-dimensional feature (then of the other) parallel to a candidate face of the other geom (|cos| < 0.0888) is clipped
+by that face (two contacts). Otherwise (vertex or edge against a face at an angle) the single EPA contact stands."""
 from __future__ import annotations
 
 import math
@@ -82,12 +82,13 @@ def _normalize(x):
         out = np.zeros(3)
         out[0] = 1.0
         return out
-    return x / n
+    return x * (1.0 / n)
 
 
 @njit(cache=True, error_model="numpy")
 def _area4(a, b, c, d):
-    g = cross3(d - a, b - d) + cross3(c - b, a - c)
+    """Area of the quadrilateral a b c d (vertices in order): half the norm of its diagonals' cross product."""
+    g = cross3(c - a, d - b)
     return 0.5 * math.sqrt(dot3(g, g))
 
 
@@ -141,9 +142,9 @@ def _clip(face1, face2, n, sdir, wdir, dists, w1, w2, nf2):
     cap = 2 * (n1 + n2) + 8
     pn = np.empty((n1, 3))
     pd = np.empty(n1)
-    for i in range(n1):  # side planes of face1 containing sdir
-        a, b = face1[i], face1[(i + 1) % n1]
-        pn[i] = _normalize(cross3(b - a, sdir))
+    for i in range(n1):  # side planes of face1 containing sdir (as (a + sdir) - a: MuJoCo's rounding, which decides
+        a, b = face1[i], face1[(i + 1) % n1]  # whether a point on a side plane is in)
+        pn[i] = _normalize(cross3(b - a, (a + sdir) - a))
         pd[i] = dot3(pn[i], a)
     poly = np.empty((cap, 3))
     clipped = np.empty((cap, 3))
@@ -377,16 +378,16 @@ def multi_contact(out, k, t1, s1, p1, R1, v1, f1, t2, s2, p2, R2, v2, f2, FI, FW
     w2 = np.empty((4, 3))
     nc = -1
     flip = False
-    for a in range(k1):  # face against face
+    fa, fb, best = -1, -1, -FACE_TOL
+    for a in range(k1):  # face against face: the most opposed pair of candidate faces
         for b in range(k2):
-            if dot3(n1[a], n2[b]) < -FACE_TOL:
-                face1 = _face_vertices(t1, s1, p1, R1, v1, f1, c1[a])
-                face2 = _face_vertices(t2, s2, p2, R2, v2, f2, c2[b])
-                nc = _clip(face1, face2, n1[a], n1[a], n1[a], dists, w1, w2, n2[b])
-                flip = False
-                break
-        if nc >= 0:
-            break
+            c = dot3(n1[a], n2[b])
+            if c < best:
+                fa, fb, best = a, b, c
+    if fa >= 0:
+        face1 = _face_vertices(t1, s1, p1, R1, v1, f1, c1[fa])
+        face2 = _face_vertices(t2, s2, p2, R2, v2, f2, c2[fb])
+        nc = _clip(face1, face2, n1[fa], n1[fa], n1[fa], dists, w1, w2, n2[fb])
     if nc < 0:
         ends = np.empty((cap, 3))
         dirs = np.empty((cap, 3))

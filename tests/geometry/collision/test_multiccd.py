@@ -34,7 +34,8 @@ _HEX3 = " ".join(f"{0.03 * np.cos(a):.6f} {0.03 * np.sin(a):.6f} {z}" for z in (
 ASSETS = (f'<asset><mesh name="slab" vertex="{_box_mesh(.3, .2, .03)}"/><mesh name="hex" vertex="{_HEX}"/>'
           f'<mesh name="small" vertex="{_box_mesh(.04, .03, .02)}"/><mesh name="bighex" vertex="{_BIGHEX}"/>'
           f'<mesh name="hex3" vertex="{_HEX3}"/><mesh name="bm" vertex="{_box_mesh(.03, .025, .015)}"/>'
-          '<mesh name="tet" vertex="0.0313 0.0117 0 -0.0271 0.0219 0 -0.0093 -0.0301 0 0.0011 0.0007 0.041"/></asset>')
+          '<mesh name="tet" vertex="0.0313 0.0117 0 -0.0271 0.0219 0 -0.0093 -0.0301 0 0.0011 0.0007 0.041"/>'
+          f'<mesh name="pyr" vertex="{_box_mesh(.04, .03, .02)} 0.003 0.002 0.0215"/></asset>')
 _SLAB, _BOX = '<geom type="mesh" mesh="slab"/>', '<geom type="box" size=".3 .2 .03"/>'
 
 # (the fixed geom, the moving geom and its pose, MuJoCo's contact count): each penetrates the fixed geom's top
@@ -68,6 +69,17 @@ CASES.update({
     "edge_edge_mesh2": (_BM, _HEX3G, "0.015 -0.02016 0.02889", "0.24181 0.66469 0.18533 0.68217", 2),
     "edge_edge_box": ('<geom type="box" size=".03 .025 .015"/>', _HEX3G, "0.02576 -0.01054 0.02074",
                       "0.99952 -0.02209 0.0149 -0.01601", 2),
+})
+
+
+# a box pressed on the apex of a flat pyramid (a 4 x 3 cm block whose top rises 1.5 mm to an off-centre apex): EPA
+# names the apex, whose four triangles all face the box within the face tolerance; MuJoCo 4 clips with the most
+# opposed pair of candidate faces (not the first), and prunes a clipped polygon of more than four points to the
+# quadrilateral its walk finds largest by true area
+_PYR = '<geom type="mesh" mesh="pyr"/>'
+CASES.update({
+    "box_on_pyramid_apex": (_PYR, '<geom type="box" size=".012 .01 .01"/>', "0.003 0.002 0.0308", "1 1.5 10", 4),
+    "box_on_pyramid_apex2": (_PYR, '<geom type="box" size=".012 .01 .01"/>', "0.01 0.004 0.0305", "1 1.5 10", 4),
 })
 
 

@@ -258,6 +258,7 @@ def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, rad
     cap = 4 * n + 16
     pairs = np.empty((cap, 2), np.int64)
     m = 0
+    nkeys = excluded_keys.shape[0]
     for a in range(nfin):
         i = finite[order[a]]
         hx = hi[i, 0]
@@ -267,8 +268,25 @@ def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, rad
                 break
             if lo[j, 1] > hi[i, 1] or lo[i, 1] > hi[j, 1] or lo[j, 2] > hi[i, 2] or lo[i, 2] > hi[j, 2]:
                 continue
-            if not pair_allowed(min(i, j), max(i, j), types, frame, contype, conaffinity, excluded_keys, n):
+            # pair_allowed's test written out here: a call per candidate pair (or an inlined copy, whose arguments
+            # become variables) cost the reference counting of its arrays, more than the test (most of a 47-geometry
+            # arm's step, whose overlapping pairs are mostly filtered); the excluded key searched as np.searchsorted
+            a0, b0 = min(i, j), max(i, j)
+            if frame[a0] == frame[b0] or (types[a0] <= HFIELD and types[b0] <= HFIELD):
                 continue
+            if (contype[a0] & conaffinity[b0]) == 0 and (contype[b0] & conaffinity[a0]) == 0:
+                continue
+            if nkeys > 0:
+                key = a0 * n + b0
+                kl, kh = 0, nkeys
+                while kl < kh:
+                    mid = (kl + kh) >> 1
+                    if excluded_keys[mid] < key:
+                        kl = mid + 1
+                    else:
+                        kh = mid
+                if kl < nkeys and excluded_keys[kl] == key:
+                    continue
             if (types[i] == MESH or types[j] == MESH) and not _exact_overlap(
                     i, j, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
                 continue

@@ -75,6 +75,41 @@ def _num_friction_rows(m):
 
 
 @njit(cache=True)
+def _num_active_limits(m, d):
+    """Limit rows of the step: joint limits, then tendon limits, each side whose distance is below its margin."""
+    r, ten = m.rows, m.ten
+    q, L = d.q, d.ten_length
+    nlim = 0
+    for k in range(r.lim_q.shape[0]):
+        x = q[r.lim_q[k]]
+        nlim += (x - r.lim_lo[k] < r.lim_margin[k]) + (r.lim_hi[k] - x < r.lim_margin[k])
+    for k in range(ten.lim_ten.shape[0]):
+        x = L[ten.lim_ten[k]]
+        nlim += (x - ten.lim_lo[k] < ten.lim_margin[k]) + (ten.lim_hi[k] - x < ten.lim_margin[k])
+    return nlim
+
+
+@njit(cache=True)
+def _no_rows(d, nv):
+    """d.efc_* / d.con_* of a step without rows (no contacts, equalities, dry friction or active limits): the
+    empty arrays `assemble` would make, kept when the Data already holds them (no allocation per step)."""
+    d.ne, d.nf, d.nl = 0, 0, 0
+    if (d.efc_J.shape[0] == 0 and d.efc_J.shape[1] == nv and d.efc_type.shape[0] == 0 and d.efc_id.shape[0] == 0
+            and d.efc_pos.shape[0] == 0 and d.efc_margin.shape[0] == 0 and d.efc_floss.shape[0] == 0
+            and d.efc_diagA.shape[0] == 0 and d.efc_R.shape[0] == 0 and d.efc_D.shape[0] == 0
+            and d.efc_KBIP.shape[0] == 0 and d.efc_KBIP.shape[1] == 4 and d.efc_vel.shape[0] == 0
+            and d.efc_aref.shape[0] == 0 and d.efc_limit.shape[0] == 0 and d.con_dim.shape[0] == 0
+            and d.con_fric.shape[0] == 0 and d.con_fric.shape[1] == 5 and d.con_mu.shape[0] == 0
+            and d.con_efc_address.shape[0] == 0):
+        return
+    z, zi = np.zeros(0), np.zeros(0, np.int64)
+    d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin, d.efc_floss = np.zeros((0, nv)), zi, zi, z, z, z
+    d.efc_diagA, d.efc_R, d.efc_D, d.efc_KBIP, d.efc_vel, d.efc_aref = z, z, z, np.zeros((0, 4)), z, z
+    d.efc_limit = zi
+    d.con_dim, d.con_fric, d.con_mu, d.con_efc_address = zi, np.zeros((0, 5)), z, zi
+
+
+@njit(cache=True)
 def _head_rows(m, d):
     """The non-contact rows (equalities, dry friction of dofs then tendons, then the active limits: joints then
     tendons, in order, lower before upper) in AssembleRows' head layout: per-row J, pos, margin, frictionloss,
@@ -85,14 +120,8 @@ def _head_rows(m, d):
     q, nv = d.q, t.nv
     ne, neq, nfd = e.ne, e.eq_type.shape[0], r.fr_dof.shape[0]
     nf = _num_friction_rows(m)
-    nlim = 0
-    for k in range(r.lim_q.shape[0]):
-        x = q[r.lim_q[k]]
-        nlim += (x - r.lim_lo[k] < r.lim_margin[k]) + (r.lim_hi[k] - x < r.lim_margin[k])
+    nlim = _num_active_limits(m, d)
     L = d.ten_length
-    for k in range(ten.lim_ten.shape[0]):
-        x = L[ten.lim_ten[k]]
-        nlim += (x - ten.lim_lo[k] < ten.lim_margin[k]) + (ten.lim_hi[k] - x < ten.lim_margin[k])
     count = ne + nf + nlim
     ngroup = neq + nf + nlim
     Jh = np.zeros((count, nv))
@@ -187,6 +216,9 @@ def assemble(m, d):
     ROWS_BAD_LIMIT (d.bad_index: the joint limit, or the number of joint limits + the tendon limit) or ROWS_BAD_SAP
     (d.bad_index: contact, d.bad_what: SAP_BAD_*)."""
     t, o = m.tree, m.opt
+    if d.ncon == 0 and _num_active_limits(m, d) == 0 and m.eq.ne == 0 and _num_friction_rows(m) == 0:
+        _no_rows(d, t.nv)
+        return ROWS_OK
     bad, Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, ref_h, imp_h = _head_rows(m, d)
     if bad >= 0:
         d.bad_index = bad

@@ -101,9 +101,12 @@ def forward(m, d, x, bp, u, ctrl, act, tau_in, F_in, g_W, mocap, collide, warm, 
         return STEP_NOT_CONVERGED if st == DRAKE_SOLVE_NOT_CONVERGED else STEP_SOLVER_NOT_FINITE
     if collide and m.geom.ngeom > 1:
         collision(m, d)
-        st = select_contacts(m, d)
-        if st != CONTACTS_OK:
-            return STEP_BAD_GEOMETRY if st == CONTACTS_BAD_MUJOCO_GEOMETRY else STEP_RIGID_PAIR
+        if d.col_dist.shape[0] == 0:  # no candidates: select_contacts' empty arrays, kept from the last step
+            no_contacts(m, d)
+        else:
+            st = select_contacts(m, d)
+            if st != CONTACTS_OK:
+                return STEP_BAD_GEOMETRY if st == CONTACTS_BAD_MUJOCO_GEOMETRY else STEP_RIGID_PAIR
     else:
         no_contacts(m, d)
     d.stage = STAGE_CONSTRAINT

@@ -107,6 +107,32 @@ def _child_frame_warm_start(t, q, x, to_child):
 
 
 @njit(cache=True)
+def _solve_no_rows(m, d, M, a0):
+    """`solve` without constraint rows (so without contacts): d.qacc = a₀, zero constraint and contact forces, and
+    the warm start. The arrays of the Data's previous step are written in place when their sizes fit (no
+    allocation in a step without rows after another)."""
+    t, o = m.tree, m.opt
+    nv = t.nv
+    if d.con_force.shape[0] != 0 or d.con_force.shape[1] != 6:
+        d.con_force = np.zeros((0, 6))
+    if d.efc_force.shape[0] != 0:
+        d.efc_force = np.zeros(0)
+    if d.tau_contact.shape[0] != nv:
+        d.tau_contact = np.empty(nv)
+    if d.qfrc_constraint.shape[0] != nv:
+        d.qfrc_constraint = np.empty(nv)
+    if d.qacc.shape[0] != nv:
+        d.qacc = np.empty(nv)
+    for i in range(nv):
+        d.tau_contact[i] = 0.0
+        d.qfrc_constraint[i] = 0.0
+        d.qacc[i] = a0[i]
+    # next step's warm start: MuJoCo's qacc of this step, whose damping is applied only when integrating
+    d.qacc_warmstart = _child_frame_warm_start(t, d.q, a0 if not o.mujoco_damping else _undamped(t, M, a0), True)
+    d.warm_valid = True
+
+
+@njit(cache=True)
 def solve(m, d, warm, warm_valid):
     """d.qacc from d.M (M̂), d.qacc_smooth (a₀) and the rows d.efc_*; row forces d.efc_force, J'f d.qfrc_constraint,
     contact-frame forces d.con_force, generalized contact forces d.tau_contact, and d.qacc_warmstart (next step's
@@ -124,17 +150,12 @@ def solve(m, d, warm, warm_valid):
         for i in range(nv):
             M[i, i] -= t.h * t.damping[i]
         a0 = np.linalg.solve(M, tau_smooth)
-    d.con_force = np.zeros((d.ncon, 6))
-    d.tau_contact = np.zeros(nv)
     d.solver_iterations, d.solver_residual, d.solver_converged = 0, 0.0, True
     if nefc == 0:
-        d.qacc = a0.copy()
-        d.efc_force = np.zeros(0)
-        d.qfrc_constraint = np.zeros(nv)
-        # next step's warm start: MuJoCo's qacc of this step, whose damping is applied only when integrating
-        d.qacc_warmstart = _child_frame_warm_start(t, d.q, a0 if not o.mujoco_damping else _undamped(t, M, a0), True)
-        d.warm_valid = True
+        _solve_no_rows(m, d, M, a0)
         return SOLVE_OK
+    d.con_force = np.zeros((d.ncon, 6))
+    d.tau_contact = np.zeros(nv)
     scale = 1.0 / (t.meaninertia * max(1, nv))
     # MuJoCo's qacc_warmstart is zero after a reset
     w = _child_frame_warm_start(t, d.q, warm, False) if warm_valid else np.zeros(nv)

@@ -209,7 +209,7 @@ class _DynamicsMixin:
     # ---- forces -----------------------------------------------------------------------------------------
     def _gravity_body_forces(self, context, kin) -> np.ndarray:
         """Weights as F_Bo_W (nb × 6)."""
-        return gravity_forces_at_body_origins(kin.bp, kin.R_WB, self.gravity_field()._g, self._gravity_mask)
+        return gravity_forces_at_body_origins(kin.bp, kin.R_WB, self._force_elements[0]._g, self._gravity_mask)
 
     def CalcForceElementsContribution(self, context, forces: MultibodyForces) -> None:
         """Fill `forces` with gravity, every other force element and joint damping (state/time only)."""

@@ -323,7 +323,7 @@ class _PipelineStepMixin:
         if self._pipeline.python_forces:  # a user's force elements: evaluated here, passed as applied forces
             tau_in, F_in = self._PythonForceElements(context, tau_in, F_in)
         mocap = self._pipeline_zeros[0] if self._mjcf_mocap is None else self._mjcf_mocap.PoseVector(context)
-        g_W = self.gravity_field()._g
+        g_W = self._force_elements[0]._g  # (gravity_field(): the stored element, no handle per step)
         f = self._fast
         if g_W is not f.g_source:  # the gravity vector was set: refresh the contiguous copy the step reads
             f.g_source, f.g_W = g_W, np.ascontiguousarray(g_W, dtype=np.float64)

@@ -1,13 +1,12 @@
 """Cache entries: values computed from a context and kept until a prerequisite changes."""
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable
 
 from .dependency import DependencyTicket
 from .portable import PortableAttributes, PortableSlots
 from .state import CacheIndex
-from .weak_owner import owner_gone, split_bound
+from .weak_owner import owner_gone, split_bound, weak_system_property
 from mallard.common.value import AbstractValue, Value
 
 __all__ = ["ValueProducer", "CacheEntry", "CacheEntryValue", "CachedSlot", "OutputPortCacheEntry"]
@@ -155,17 +154,7 @@ class CacheEntry(PortableSlots, CachedSlot):
         self._calc, self._calc_self = split_bound(calc, system)
         self._ticket = DependencyTicket(cache_index=index, name=f"cache_entry_ticket({index})")
 
-    def _get_system(self):
-        system = self._sysref()
-        if system is None:
-            raise owner_gone(f"cache entry '{self._description}'")
-        return system
-
-    def _set_system(self, system) -> None:
-        self._sysref = weakref.ref(system)
-        self._sysid = system._system_id
-
-    _system = property(_get_system, _set_system)
+    _system = weak_system_property(lambda entry: f"cache entry '{entry._description}'")
 
     def _describe(self) -> str:
         return f"cache entry '{self._description}' of {self._system.GetSystemPathname()}"

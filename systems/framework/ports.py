@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import weakref
 
 import numpy as np
 
@@ -14,7 +13,7 @@ from .cache import CachedSlot, OutputPortCacheEntry
 from .context import fixed_inputs_changed
 from .dependency import DependencyTicket
 from .portable import PortableSlots
-from .weak_owner import owner_gone, split_bound
+from .weak_owner import owner_gone, split_bound, weak_system_property
 from mallard.common.value import AbstractValue, Value
 
 __all__ = [
@@ -77,17 +76,7 @@ class _PortBase(PortableSlots):
 
     __slots__ = ("_sysref", "_sysid", "_index", "_name", "_data_type", "_size", "_model", "__weakref__")
 
-    def _get_system(self):
-        system = self._sysref()
-        if system is None:
-            raise owner_gone(f"port '{self._name}'")
-        return system
-
-    def _set_system(self, system) -> None:
-        self._sysref = weakref.ref(system)
-        self._sysid = system._system_id
-
-    _system = property(_get_system, _set_system)
+    _system = weak_system_property(lambda port: f"port '{port._name}'")
 
     def get_name(self) -> str:
         return self._name

@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 import types
 import weakref
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["split_bound", "owner_gone", "deref_owner", "WeakAttribute"]
+__all__ = ["split_bound", "owner_gone", "deref_owner", "weak_system_property", "WeakAttribute"]
 
 
 def split_bound(callback: Any, owner: Any) -> tuple[Any, "weakref.ref | None"]:
@@ -51,6 +51,24 @@ def deref_owner(ref: "weakref.ref | None", what: str) -> Any:
     if owner is None:
         raise owner_gone(what)
     return owner
+
+
+def weak_system_property(what: Callable[[Any], str]) -> property:
+    """The `_system` property of a slotted part (port, cache entry): it reads the system through the part's
+    `_sysref` (a clear error naming `what(part)` once the system was deleted) and setting it stores a weak
+    reference plus the system's id (`_sysid`, which context checks compare without dereferencing)."""
+
+    def get(part: Any) -> Any:
+        system = part._sysref()
+        if system is None:
+            raise owner_gone(what(part))
+        return system
+
+    def set_(part: Any, system: Any) -> None:
+        part._sysref = weakref.ref(system)
+        part._sysid = system._system_id
+
+    return property(get, set_)
 
 
 class WeakAttribute:

@@ -11,7 +11,7 @@ Supported: jointpos, jointvel, ballquat, ballangvel, actuatorpos, actuatorvel, a
 tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons, wrapping geoms included), framepos,
 framequat, framexaxis, frameyaxis, framezaxis, framelinvel, frameangvel (objects site / body (inertial
 frame) / xbody / geom, optional reference object of those types), framelinacc, frameangacc, subtreecom,
-subtreelinvel, gyro, velocimeter, accelerometer, clock, force, torque, subtreeangmom
+subtreelinvel, gyro, velocimeter, magnetometer, accelerometer, clock, force, torque, subtreeangmom
 (sensor_dynamics.py), touch (touch.py) and engine-plugin sensors (type "plugin",
 plugins.py). Other types (range finders, limit / constraint force sensors, ...) are reported once at
 load and read 0.
@@ -43,7 +43,7 @@ _FRAME = ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "fr
 SUPPORTED_SENSORS = ("jointpos", "jointvel", "ballquat", "ballangvel", "actuatorpos", "actuatorvel", "actuatorfrc",
                      "jointactuatorfrc", "tendonpos", "tendonvel", "tendonactuatorfrc", "subtreecom", "subtreelinvel",
                      "gyro", "velocimeter", "accelerometer", "clock", "force", "torque",
-                     "subtreeangmom", "touch") + _FRAME + _FRAME_ACC
+                     "subtreeangmom", "touch", "magnetometer") + _FRAME + _FRAME_ACC
 _FRAME_OBJECTS = ("site", "body", "xbody", "geom")
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
 
@@ -262,6 +262,9 @@ def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None, offset=0) -
             if "A" not in cache:
                 cache["A"] = plant.CalcSpatialAccelerationsFromVdot(context, _dynamics(plant, context, cache).vdot)
             val = _accelerometer(pm, s.objid, frames, cache["A"], plant.gravity_field().gravity_vector())
+        elif s.type == "magnetometer":  # the field <option magnetic> [T] in the site frame
+            R, _, _, _ = frames.get("site", s.objid)
+            val = R.T @ np.asarray(model.option.magnetic, float)
         elif s.type in ("gyro", "velocimeter"):
             R, _, w, vo = frames.get("site", s.objid)
             val = R.T @ (w if s.type == "gyro" else vo)

@@ -4,7 +4,7 @@ mj_step leaves it; noise-free, with MuJoCo's cutoff (both sides for real-valued 
 axes). The step copies d.sensordata into its results row, which the plant's `<instance>_sensordata` ports read.
 
 Position stage: jointpos, ballquat, tendonpos, actuatorpos, framepos / framequat / frame[xyz]axis (objects site,
-body (inertial frame), xbody, geom, optional reference object), subtreecom, clock. Velocity stage: jointvel,
+body (inertial frame), xbody, geom, optional reference object), subtreecom, clock, magnetometer. Velocity stage: jointvel,
 ballangvel, tendonvel, actuatorvel, framelinvel / frameangvel, gyro, velocimeter, subtreelinvel, subtreeangmom.
 Acceleration stage (sensor_acc.py): actuatorfrc, jointactuatorfrc, tendonactuatorfrc, accelerometer,
 framelinacc / frameangacc, force, torque, touch.
@@ -26,11 +26,12 @@ from .sensor_acc import acceleration_sensors
 from .structs import F1, F2, F3, I1, INT, declare, floats, ints
 
 # sensor type codes (position stage, velocity stage, acceleration stage)
+# (sensor_acc.py handles the codes from ACCELEROMETER on: keep its copies of them equal)
 JOINTPOS, BALLQUAT, TENDONPOS, ACTUATORPOS, FRAMEPOS, FRAMEQUAT, FRAMEXAXIS, FRAMEYAXIS, FRAMEZAXIS = range(9)
-SUBTREECOM, CLOCK = 9, 10
-JOINTVEL, BALLANGVEL, TENDONVEL, ACTUATORVEL, FRAMELINVEL, FRAMEANGVEL, GYRO, VELOCIMETER = range(11, 19)
-SUBTREELINVEL, SUBTREEANGMOM = 19, 20
-ACTUATORFRC, JOINTACTFRC, TENDONACTFRC, ACCELEROMETER, FORCE, TORQUE, TOUCH, FRAMELINACC, FRAMEANGACC = range(21, 30)
+SUBTREECOM, CLOCK, MAGNETOMETER = 9, 10, 11
+JOINTVEL, BALLANGVEL, TENDONVEL, ACTUATORVEL, FRAMELINVEL, FRAMEANGVEL, GYRO, VELOCIMETER = range(12, 20)
+SUBTREELINVEL, SUBTREEANGMOM = 20, 21
+ACTUATORFRC, JOINTACTFRC, TENDONACTFRC, ACCELEROMETER, FORCE, TORQUE, TOUCH, FRAMELINACC, FRAMEANGACC = range(22, 31)
 SENSOR_CODES = {
     "jointpos": JOINTPOS, "ballquat": BALLQUAT, "tendonpos": TENDONPOS, "actuatorpos": ACTUATORPOS,
     "framepos": FRAMEPOS, "framequat": FRAMEQUAT, "framexaxis": FRAMEXAXIS, "frameyaxis": FRAMEYAXIS,
@@ -39,7 +40,7 @@ SENSOR_CODES = {
     "frameangvel": FRAMEANGVEL, "gyro": GYRO, "velocimeter": VELOCIMETER, "subtreelinvel": SUBTREELINVEL,
     "subtreeangmom": SUBTREEANGMOM, "actuatorfrc": ACTUATORFRC, "jointactuatorfrc": JOINTACTFRC,
     "tendonactuatorfrc": TENDONACTFRC, "accelerometer": ACCELEROMETER, "force": FORCE, "torque": TORQUE,
-    "touch": TOUCH, "framelinacc": FRAMELINACC, "frameangacc": FRAMEANGACC}
+    "touch": TOUCH, "framelinacc": FRAMELINACC, "frameangacc": FRAMEANGACC, "magnetometer": MAGNETOMETER}
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
 _SITE_SHAPES = {"sphere": 0, "capsule": 1, "ellipsoid": 2, "cylinder": 3, "box": 4}
 _JOINT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}  # MuJoCo's mjtJoint
@@ -62,7 +63,7 @@ SENSOR_MODEL = declare(SensorModelType, SensorModel, [
     #   frame* / gyro / velocimeter / accelerometer / force / torque / touch: frame object (touch aux: site shape);
     #   subtree*: subtree row; tendonactuatorfrc: first row of ta_out (aux: count)
     ("s_type", I1), ("s_adr", I1), ("s_dim", I1), ("s_cutoff", F1), ("s_obj", I1), ("s_ref", I1), ("s_aux", I1),
-    ("s_size", F2),         # (nsensor, 3) touch: the site's MuJoCo size
+    ("s_size", F2),         # (nsensor, 3) touch: the site's MuJoCo size; magnetometer: the field in W [T]
     ("ta_out", I1),         # actuator output rows pulling on each tendonactuatorfrc sensor's tendon
     # frame objects: plant body, pose in it, quaternion chain row (-1: none, -2: under a mocap body, -3: on the
     # world) and local quaternion (MuJoCo's site / geom quat, iquat, identity)
@@ -207,8 +208,10 @@ def CompileSensors(maps: list, ten_offsets: list, u_slices: list, supported) -> 
                     aux = len(B.ta_out) - obj
                 elif code in (SUBTREECOM, SUBTREELINVEL, SUBTREEANGMOM):
                     obj = B.subtree_of(k, pm, s.objid)
-                elif code in (GYRO, VELOCIMETER, ACCELEROMETER, FORCE, TORQUE, TOUCH):
+                elif code in (GYRO, VELOCIMETER, ACCELEROMETER, FORCE, TORQUE, TOUCH, MAGNETOMETER):
                     obj = B.frame_of(k, pm, "site", s.objid, False)
+                    if code == MAGNETOMETER:  # the model's uniform field <option magnetic>, in W
+                        size = np.asarray(model.option.magnetic, float)
                     if code == TOUCH:
                         site = model.sites[s.objid]
                         aux, size = _SITE_SHAPES[site.type], np.asarray(site.size, float)
@@ -399,6 +402,9 @@ def sensors(m, d, time, g_W, F_in):
                 data[adr:adr + 3] = acc / mass
         elif tp == CLOCK:
             data[adr] = time
+        elif tp == MAGNETOMETER:  # the field in the site frame: R_WSᵀ B_W
+            R, _p = frame_pose(s, d, obj)
+            data[adr:adr + 3] = R.T @ s.s_size[i]
         elif tp == JOINTVEL:
             data[adr] = d.v[obj]
         elif tp == BALLANGVEL:  # MuJoCo's ball qvel: ω in the child frame

@@ -23,6 +23,7 @@ from mallard.systems.framework import DiagramBuilder
 # every sensor type of the position, velocity and acceleration stages on joints, tendons, actuators and frames
 XML = """
 <mujoco model="s">
+  <option magnetic="0.2 -0.4 0.3"/>
   <worldbody>
     <site name="w" pos="0 0.3 2" euler="0 20 0"/>
     <body name="base" pos="0 0 1">
@@ -66,6 +67,7 @@ XML = """
     <frameangvel objtype="body" objname="hand"/><frameangvel objtype="body" objname="hand" reftype="site" refname="s1"/>
     <subtreecom body="arm"/><subtreelinvel body="base"/><subtreeangmom body="base"/><subtreeangmom body="hand"/>
     <gyro site="s1"/><velocimeter site="s2"/><clock/>
+    <magnetometer site="s2"/><magnetometer site="w" cutoff="0.25"/>
     <accelerometer site="s2"/><accelerometer site="s0" cutoff="3"/><accelerometer site="w"/>
     <jointpos joint="h" cutoff="0.01"/>
     <force site="s1"/><torque site="s1"/><force site="s2"/><torque site="s2"/><torque site="s0"/>

@@ -16,6 +16,7 @@ from mallard.parsers.mjcf import MjcfUnsupportedWarning
 
 XML = """
 <mujoco model="s">
+  <option magnetic="0.2 -0.4 0.3"/>
   <worldbody>
     <body name="base" pos="0 0 1">
       <freejoint name="root"/>
@@ -57,6 +58,7 @@ XML = """
     <frameangvel objtype="body" objname="hand"/><frameangvel objtype="body" objname="hand" reftype="site" refname="s1"/>
     <subtreecom body="arm"/><subtreelinvel body="base"/>
     <gyro site="s1"/><velocimeter site="s2"/><clock/>
+    <magnetometer site="s2"/><magnetometer site="s0" cutoff="0.25"/>
     <tendonpos tendon="sp"/><tendonvel tendon="sp"/><tendonactuatorfrc tendon="sp"/><tendonactuatorfrc tendon="t"/>
     <actuatorpos actuator="ms"/><actuatorvel actuator="st"/><actuatorfrc actuator="st"/>
     <accelerometer site="s2"/><accelerometer site="s0" cutoff="3"/>

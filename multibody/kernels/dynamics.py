@@ -132,12 +132,19 @@ def mass_matrix_into(order, ji, refl, S, Iw, M):
     S: joint columns (nv × 6); Iw: world spatial inertias at Wo (nb × 6 × 6).  Composite inertias are
     accumulated in their 10 independent numbers (m, m·p_WoCm, the symmetric rotational block at Wo).
     """
+    mass_matrix_scratch_into(order, ji, refl, S, Iw, M, np.empty((Iw.shape[0], 10)))
+
+
+@njit(cache=True, inline="always")
+def mass_matrix_scratch_into(order, ji, refl, S, Iw, M, Ic):
+    """mass_matrix_into with its composite inertias in the caller's (nb, 10) scratch Ic (overwritten whole): no
+    allocation, for kernels compiled without numba's runtime (pipeline/tree_step.py)."""
     nv = M.shape[0]
     nb = Iw.shape[0]
     for i in range(nv):
         for j in range(nv):
             M[i, j] = 0.0
-    Ic = np.empty((nb, 10))  # [Ixx, Iyy, Izz, Ixy, Ixz, Iyz, m·cx, m·cy, m·cz, m]
+    # Ic rows: [Ixx, Iyy, Izz, Ixy, Ixz, Iyz, m·cx, m·cy, m·cz, m]
     for b in range(nb):
         I = Iw[b]
         Ic[b, 0], Ic[b, 1], Ic[b, 2] = I[0, 0], I[1, 1], I[2, 2]
@@ -183,8 +190,16 @@ def inverse_dynamics_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_
     then keeps them in registers (about twice as fast as indexing rows).
     """
     nb = Iw.shape[0]
-    A = np.zeros((nb, 6))
-    f = np.zeros((nb, 6))
+    inverse_dynamics_scratch_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau, np.empty((nb, 6)),
+                                  np.empty((nb, 6)))
+
+
+@njit(cache=True, inline="always")
+def inverse_dynamics_scratch_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau, A, f):
+    """inverse_dynamics_into with the body accelerations and forces in the caller's (nb, 6) scratch A and f
+    (zeroed here): no allocation, for kernels compiled without numba's runtime (pipeline/tree_step.py)."""
+    A[:] = 0.0
+    f[:] = 0.0
     for k in range(order.shape[0]):
         b = order[k]
         P = ji[b, 0]

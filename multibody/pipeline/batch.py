@@ -2,19 +2,24 @@
 batch), with (B, n) states and inputs, for policy rollouts, sweeps of one model and vector environments.
 
 Member b is stepped by the plant's own compiled step (forward.step) with its own Data and warm-start row, so its
-trajectory equals a context of the plant stepped from the same state under the same actuation, bit for bit. The
-members share the compiled Model, the body parameters and gravity of the context the stepper was made from.
+trajectory equals a context of the plant stepped from the same state under the same actuation, bit for bit. A plain
+tree (tree_step.py: no constraint rows, contacts or MuJoCo features; a cart-pole) is stepped by tree_step's kernel
+instead, the same arithmetic without the general step's fixed cost, each thread over a contiguous range of members
+with one scratch. The members share the compiled Model, the body parameters and gravity of the context the stepper
+was made from.
 """
 from __future__ import annotations
 
 import os
 
+import numba
 import numpy as np
 from numba import njit, prange
 from numba.typed import List
 
 from .data import new_data
 from .forward import STEP_NOT_CONVERGED, STEP_OK, step
+from .tree_step import STEP_BAD_INPUT, new_tree_scratch, plain_tree, tree_steps
 
 __all__ = ["BatchedStepper"]
 
@@ -29,7 +34,7 @@ _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not 
                 6: "a bad joint limit", 7: "an unsupported contact geometry", 8: "a rigid contact pair",
                 9: "a bad SAP contact", 10: "bad constraint solver input", 11: "a constraint solve that is not finite",
                 12: "an undefined equality constraint row", 13: "an undefined force element force",
-                14: "a bad mocap pose"}
+                14: "a bad mocap pose", STEP_BAD_INPUT: "a state or actuation that is not finite"}
 
 
 @njit(parallel=True, cache=True)
@@ -42,6 +47,22 @@ def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm
         b = np.int64(i)  # prange's index is unsigned; the typed List of Data indexes with a signed int
         status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, mocap,
                          collide, warm[b], X_next[b], results[b], time)
+
+
+@njit(parallel=True, cache=True)
+def step_tree_batch(m, scratch, X, bp, U, g_W, X_next, results, status, threads):
+    """Steps every row b of X (B, nq + nv) under U[b] into X_next[b] by tree_step.tree_steps (a plain-tree Model):
+    one contiguous range of members per thread (`threads`: numba's), each thread with its own scratch (scratch[c]).
+    Returns the first member whose status is not STEP_OK, or -1."""
+    B = X.shape[0]
+    n = min(threads, B, len(scratch))
+    for i in prange(n):
+        c = np.int64(i)  # prange's index is unsigned
+        tree_steps(m, scratch[c], X, bp, U, g_W, X_next, results, status, c * B // n, (c + 1) * B // n)
+    for b in range(B):
+        if status[b] != STEP_OK:
+            return b
+    return -1
 
 
 class BatchedStepper:
@@ -89,6 +110,12 @@ class BatchedStepper:
         self._status = np.zeros(self._batch, dtype=np.uint64)  # forward.step's status type
         self._no_forces = (np.zeros(0), np.zeros((0, 6)))
         self._zero_u, self._zero_ctrl = np.zeros((self._batch, self._nu)), np.zeros((self._batch, self._nctrl))
+        # a plain tree (tree_step.py) steps by tree_steps with a scratch per thread; other Models by forward.step
+        self._tree = None
+        if plain_tree(self._model):
+            scratch = List([new_tree_scratch(self._model) for _ in range(min(numba.config.NUMBA_NUM_THREADS,
+                                                                             self._batch))])
+            self._tree = (scratch, self._bp.reshape(-1, 13), np.zeros(self._batch, dtype=np.int64))
 
     def batch_size(self) -> int:
         return self._batch
@@ -101,16 +128,17 @@ class BatchedStepper:
         else:
             self._warm[members] = 0.0
 
-    def _rows(self, value, width: int, what: str) -> np.ndarray:
-        """`value` as a writable C-contiguous float64 (B, width) array of finite numbers: the caller's array itself
-        when it already is one (step_batch reads its inputs and never writes them), else a copy (broadcast_to gives a
-        read-only view, which would compile a second specialization of step_batch)."""
+    def _rows(self, value, width: int, what: str, check: bool = True) -> np.ndarray:
+        """`value` as a writable C-contiguous float64 (B, width) array of finite numbers (unchecked when `check` is
+        False: the kernel checks): the caller's array itself when it already is one (step_batch reads its inputs and
+        never writes them), else a copy (broadcast_to gives a read-only view, which would compile a second
+        specialization of step_batch)."""
         rows = value
         if not (type(rows) is np.ndarray and rows.dtype == np.float64 and rows.shape == (self._batch, width)
                 and rows.flags.c_contiguous and rows.flags.writeable):
             rows = np.require(np.broadcast_to(np.asarray(value, dtype=np.float64), (self._batch, width)),
                               requirements="CW")
-        if not np.isfinite(rows).all():
+        if check and not np.isfinite(rows).all():
             bad = int(np.flatnonzero(~np.isfinite(rows).all(axis=1))[0])
             raise ValueError(f"BatchedStepper.Step: {what} of batch member {bad} is not finite: {rows[bad]}")
         return rows
@@ -118,6 +146,8 @@ class BatchedStepper:
     def Step(self, x, u=None, num_steps: int = 1, ctrl=None) -> np.ndarray:
         """The (B, nq + nv [+ na: MuJoCo activations]) states after `num_steps` steps from x under actuation u (B, nu;
         a (nu,) row is used for all members) and MJCF ctrl (B, nctrl). x is not modified: the result is a new array."""
+        if self._tree is not None and ctrl is None:
+            return self._StepTree(x, u, num_steps)
         X = self._rows(x, self._nx, "the state")
         U = self._zero_u if u is None else self._rows(u, self._nu, "the actuation")
         if self._u_bounds is not None:
@@ -131,6 +161,33 @@ class BatchedStepper:
             step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._mocap,
                        self._collide, self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
             if self._status.max() > STEP_NOT_CONVERGED:  # (STEP_OK, STEP_NOT_CONVERGED: the two successes)
+                self._RaiseFailure(X, U)
+            if k == 0 and num_steps > 1:
+                X = np.empty_like(X_next)  # the next steps write into the state before: not into the caller's x
+            X, X_next = X_next, X
+            self._warm, self._results = self._results, self._warm
+        return X
+
+    def _StepTree(self, x, u, num_steps: int) -> np.ndarray:
+        """Step of a plain tree (tree_step.py): the inputs' finiteness is checked by the kernel."""
+        X = self._rows(x, self._nx, "the state", check=False)
+        if self._u_bounds is not None:  # (checked before the clip, which would make an infinite u finite)
+            U = np.clip(self._zero_u if u is None else self._rows(u, self._nu, "the actuation"), *self._u_bounds)
+        else:
+            U = self._zero_u if u is None else self._rows(u, self._nu, "the actuation", check=False)
+        num_steps = int(num_steps)
+        if num_steps < 1:
+            self._rows(X, self._nx, "the state")  # (raises as a step would)
+            self._rows(U, self._nu, "the actuation")
+            return X.copy()
+        scratch, bp, status = self._tree
+        X_next = np.empty((self._batch, self._nx))
+        for k in range(num_steps):
+            if step_tree_batch(self._model, scratch, X, bp, U, self._g_W, X_next, self._results, status,
+                               numba.get_num_threads()) >= 0:
+                self._rows(X, self._nx, "the state")  # a state or actuation that is not finite raises here
+                self._rows(U, self._nu, "the actuation")
+                self._status[:] = status
                 self._RaiseFailure(X, U)
             if k == 0 and num_steps > 1:
                 X = np.empty_like(X_next)  # the next steps write into the state before: not into the caller's x

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import mb_twin_models as tw
 from mallard.multibody.pipeline.batch import BatchedStepper
 from mallard.multibody.plant import MultibodyPlant
 from mallard.parsers import Parser
@@ -25,6 +26,7 @@ def test_batch_equals_contexts_stepped_one_by_one(plant):
     x0[:, :2] = rng.uniform(-0.3, 0.3, (batch, 2))
     u = rng.uniform(-5.0, 5.0, (batch, 1))
     stepper = BatchedStepper(plant, batch)
+    assert stepper._tree is not None  # a plain tree: tree_step.py's kernel
     x = stepper.Step(x0, u, num_steps=5)
     for b in range(batch):
         context = plant.CreateDefaultContext()
@@ -82,7 +84,9 @@ def test_batch_of_an_mjcf_model_with_equalities_and_mocap():
     mjcf.get_mocap_pose_input_port().FixValue(context, np.array([0.9, 0.1, 0.7, 0.8, 0.0, 0.6, 0.0]))
     x0 = np.tile(mjcf.GetPositionsAndVelocities(context), (2, 1))
     x0[1, -1] = 0.5
-    x = BatchedStepper(mjcf, 2, context).Step(x0, num_steps=20)
+    stepper = BatchedStepper(mjcf, 2, context)
+    assert stepper._tree is None  # constraint rows: forward.step
+    x = stepper.Step(x0, num_steps=20)
     for b in range(2):  # each member as a fresh context (the solver's warm start starts at zero)
         context = mjcf.CreateDefaultContext()
         mjcf.get_mocap_pose_input_port().FixValue(context, np.array([0.9, 0.1, 0.7, 0.8, 0.0, 0.6, 0.0]))
@@ -91,3 +95,28 @@ def test_batch_of_an_mjcf_model_with_equalities_and_mocap():
             mjcf._DiscreteStepUpdate(context, context.get_mutable_state())
         np.testing.assert_array_equal(x[b], mjcf.GetPositionsAndVelocities(context))
     assert np.abs(x[0] - x0[0]).max() > 1e-3
+
+
+def test_plain_tree_arm_equals_contexts_stepped_one_by_one():
+    """A 7-link arm of revolute and prismatic joints with offsets, damping and rotor inertia, no limits or geometry:
+    the plain-tree kernel (tree_step.py; 7 dofs: LAPACK's factor on its scratch) equals the Simulator bit for bit,
+    and a member whose state becomes non-finite is named."""
+    arm = tw.build(tw.engine_mallard(), tw.serial_arm(), time_step=1e-3)[0]
+    rng = np.random.default_rng(2)
+    x0 = np.hstack([rng.uniform(-0.8, 0.8, (3, 7)), rng.uniform(-0.5, 0.5, (3, 7))])
+    u = rng.uniform(-2.0, 2.0, (3, 7))
+    stepper = BatchedStepper(arm, 3)
+    assert stepper._tree is not None
+    x = stepper.Step(x0, u, num_steps=10)
+    for b in range(3):
+        context = arm.CreateDefaultContext()
+        arm.SetPositionsAndVelocities(context, x0[b])
+        arm.get_actuation_input_port().FixValue(context, u[b])
+        Simulator(arm, context).AdvanceTo(0.01)
+        np.testing.assert_array_equal(x[b], arm.GetPositionsAndVelocities(context))
+    u[1] = 1e308
+    with pytest.raises(RuntimeError, match="batch member 1 .* a state that is not finite"):
+        stepper.Step(x0, u)
+    x0[2, 3] = np.inf
+    with pytest.raises(ValueError, match="the state of batch member 2 is not finite"):
+        stepper.Step(x0, u)

@@ -1,0 +1,266 @@
+"""The discrete step of a plain tree, for batches: a plant whose compiled Model has no constraint rows or contact
+geometry (`m.opt.use_solver` off), no tendons, force elements, fluid, gravity compensation, MuJoCo actuators (joint
+actuation only), sensors or mocap bodies, only weld, revolute and prismatic joints, and integrates by Euler with
+Drake's positions (a cart-pole, an acrobot, a bare arm without joint limits). For such a Model `forward.step` runs
+kinematics, gravity, actuation, one dense solve (smooth.unconstrained_step) and the Euler update; `tree_steps` runs
+the same arithmetic in the same order (the same bits: tests/multibody/pipeline/test_batch.py), and only it.
+
+What it saves is the general step's fixed cost, most of a two-dof step: the stages of absent features, the Data's
+bookkeeping (field stores, zero-fills, size checks) and numba's reference counting, which increments and decrements
+an atomic count per array argument, per view and per struct field read (across a batch's threads, on the shared
+Model's arrays, the counts' cache lines move between cores). The members' work allocates nothing (a `TreeScratch`
+per thread, sized once) and reads no struct, so `_tree_steps` is compiled without numba's runtime (`_nrt=False`, as
+contact/linalg.py's solver kernels): no counts at all. For that, the joints' motion subspace and velocity terms are
+those of kernels/kinematics.py's revolute and prismatic branches (its other joints' hinge maps allocate), and the
+solve of more than two dofs calls LAPACK's potrf on a scratch copy of M̂ as numba's np.linalg.cholesky does (numba's
+own binding), then the substitutions of smooth.solve_spd_in_place.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.experimental import structref
+from numba.np.linalg import _LAPACK, ensure_lapack
+
+from ..kernels.dynamics import (cholesky_solve_in_place, gravity_forces_into, inverse_dynamics_scratch_into,
+                                mass_matrix_scratch_into)
+from ..kernels.joint_kernels import PRISMATIC, REVOLUTE, WELD
+from ..kernels.kinematics import position_kinematics_into, spatial_inertias_into
+from .forward import STEP_NOT_FINITE, STEP_OK
+from .integrate import EULER
+from .structs import F1, F2, F3, declare
+
+__all__ = ["TreeScratch", "new_tree_scratch", "plain_tree", "tree_steps", "STEP_BAD_INPUT"]
+
+STEP_BAD_INPUT = 15  # (tree_steps only) a member's state or actuation is not finite: it is not stepped
+
+# The tree kernels inlined (numba inline='always' copies, as smooth.py's): a call would count its arrays.
+_position_kinematics_inlined = njit(inline="always")(position_kinematics_into.py_func)
+_spatial_inertias_inlined = njit(inline="always")(spatial_inertias_into.py_func)
+_gravity_forces_inlined = njit(inline="always")(gravity_forces_into.py_func)
+_cholesky_solve_inlined = njit(inline="always")(cholesky_solve_in_place.py_func)
+ensure_lapack()
+_potrf = _LAPACK().numba_xxpotrf(types.float64)  # numba's LAPACK binding, as np.linalg.cholesky calls it
+
+
+@structref.register
+class TreeScratchType(types.StructRef):
+    """numba type of TreeScratch."""
+
+
+class TreeScratch(structref.StructRefProxy):
+    """One thread's scratch of `tree_steps`: the kinematics, forces, M̂ and v̇ of the member it steps (Data's
+    fields of those names), the CRBA / RNEA temporaries and M̂'s Cholesky factor."""
+
+
+TREE_SCRATCH = declare(TreeScratchType, TreeScratch, [
+    ("q", F1), ("v", F1), ("R_WB", F3), ("p_WB", F2), ("R_WF", F3), ("p_WF", F2), ("p_WM", F2), ("S", F2),
+    ("V", F2), ("c", F2), ("Iw", F3), ("F", F2), ("tau", F1), ("M", F2), ("qacc", F1), ("tau_damped", F1),
+    ("Ic", F2), ("A", F2), ("f", F2), ("L", F2),
+])
+
+
+@njit(cache=True)
+def new_tree_scratch(m):
+    """A TreeScratch sized for Model m."""
+    t = m.tree
+    nq, nv, nb = t.nq, t.nv, t.nb
+    s = structref.new(TREE_SCRATCH)
+    s.q, s.v = np.zeros(nq), np.zeros(nv)
+    s.R_WB, s.p_WB, s.R_WF = np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3, 3))
+    s.p_WF, s.p_WM, s.S = np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros((nv, 6))
+    s.V, s.c, s.Iw, s.F = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6))
+    s.tau, s.M, s.qacc, s.tau_damped = np.zeros(nv), np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv)
+    s.Ic, s.A, s.f, s.L = np.zeros((nb, 10)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nv, nv))
+    return s
+
+
+@njit(cache=True)
+def plain_tree(m):
+    """Whether Model m is a plain tree (module docstring): `forward.step` would run exactly `tree_steps`' arithmetic."""
+    p, a, ten, t = m.passive, m.act, m.ten, m.tree
+    for k in range(t.order.shape[0]):
+        jt = t.ji[t.order[k], 1]
+        if jt != WELD and jt != REVOLUTE and jt != PRISMATIC:
+            return False
+    return (not m.opt.use_solver and not m.opt.mujoco_positions and m.integ.integrator == EULER
+            and t.mocap_body.shape[0] == 0 and m.sens.nsensordata == 0 and ten.ten_adr.shape[0] == 0
+            and ten.arm_ten.shape[0] == 0 and ten.stiffness.shape[0] == 0 and p.spring_q.shape[0] == 0
+            and p.damper_v.shape[0] == 0 and p.bf_kind.shape[0] == 0 and p.sd_body.shape[0] == 0
+            and p.bu_body.shape[0] == 0 and m.fluid.body.shape[0] == 0 and a.gc.body.shape[0] == 0
+            and a.row_ctrl.shape[0] == 0 and a.actadr.shape[0] == 0 and a.nctrl == 0 and a.na == 0)
+
+
+@njit(inline="always")
+def _axis_motion_subspace_into(order, ji, jf, R_WF, p_WM, S):
+    """kernels/kinematics.motion_subspace_into of weld, revolute and prismatic joints (its arithmetic)."""
+    S[:] = 0.0
+    for k in range(order.shape[0]):
+        b = order[k]
+        if ji[b, 5] == 0:
+            continue
+        vs = ji[b, 4]
+        ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
+        if ji[b, 1] == REVOLUTE:  # S = [w; p_WMo × w] with w = R_WF·axis
+            w0 = R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
+            w1 = R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
+            w2 = R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
+            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
+            S[vs, 3] = p_WM[b, 1] * w2 - p_WM[b, 2] * w1
+            S[vs, 4] = p_WM[b, 2] * w0 - p_WM[b, 0] * w2
+            S[vs, 5] = p_WM[b, 0] * w1 - p_WM[b, 1] * w0
+        else:  # prismatic: the hinge-column arithmetic with H = [0; axis]
+            z = 0.0
+            w0 = R_WF[b, 0, 0] * z + R_WF[b, 0, 1] * z + R_WF[b, 0, 2] * z
+            w1 = R_WF[b, 1, 0] * z + R_WF[b, 1, 1] * z + R_WF[b, 1, 2] * z
+            w2 = R_WF[b, 2, 0] * z + R_WF[b, 2, 1] * z + R_WF[b, 2, 2] * z
+            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
+            S[vs, 3] = (R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
+                        + (p_WM[b, 1] * w2 - p_WM[b, 2] * w1))
+            S[vs, 4] = (R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
+                        + (p_WM[b, 2] * w0 - p_WM[b, 0] * w2))
+            S[vs, 5] = (R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
+                        + (p_WM[b, 0] * w1 - p_WM[b, 1] * w0))
+
+
+@njit(inline="always")
+def _axis_velocity_kinematics_into(order, ji, v, S, V, c):
+    """kernels/kinematics.velocity_kinematics_into of weld, revolute and prismatic joints (no hinge-rate term; its
+    arithmetic)."""
+    V[:] = 0.0
+    c[:] = 0.0
+    for k in range(order.shape[0]):
+        b = order[k]
+        P = ji[b, 0]
+        vs = ji[b, 4]
+        j0 = j1 = j2 = j3 = j4 = j5 = 0.0
+        for j in range(ji[b, 5]):
+            vj = v[vs + j]
+            j0 += S[vs + j, 0] * vj
+            j1 += S[vs + j, 1] * vj
+            j2 += S[vs + j, 2] * vj
+            j3 += S[vs + j, 3] * vj
+            j4 += S[vs + j, 4] * vj
+            j5 += S[vs + j, 5] * vj
+        V[b, 0], V[b, 1], V[b, 2] = V[P, 0] + j0, V[P, 1] + j1, V[P, 2] + j2
+        V[b, 3], V[b, 4], V[b, 5] = V[P, 3] + j3, V[P, 4] + j4, V[P, 5] + j5
+        c[b, 0] = V[P, 1] * j2 - V[P, 2] * j1
+        c[b, 1] = V[P, 2] * j0 - V[P, 0] * j2
+        c[b, 2] = V[P, 0] * j1 - V[P, 1] * j0
+        c[b, 3] = V[P, 1] * j5 - V[P, 2] * j4 + V[P, 4] * j2 - V[P, 5] * j1
+        c[b, 4] = V[P, 2] * j3 - V[P, 0] * j5 + V[P, 5] * j0 - V[P, 3] * j2
+        c[b, 5] = V[P, 0] * j4 - V[P, 1] * j3 + V[P, 3] * j1 - V[P, 4] * j0
+
+
+@njit(inline="always")
+def _solve_spd_into(M, L, b):
+    """b ← M⁻¹·b as smooth.solve_spd_in_place (its bits): one and two dofs in scalars, more by LAPACK's potrf of a
+    copy of M in L (as np.linalg.cholesky: upper in C order, the other triangle zeroed) and the substitutions.
+    Raises np.linalg.LinAlgError when M is not positive definite."""
+    n = b.shape[0]
+    if n > 2:
+        for i in range(n):
+            for j in range(n):
+                L[i, j] = M[i, j]
+        if _potrf(ord("d"), ord("U"), n, L.ctypes, n) != 0:
+            raise np.linalg.LinAlgError("Matrix is not positive definite.")
+        for col in range(n):
+            for i in range(col):
+                L[i, col] = 0.0
+        _cholesky_solve_inlined(L, b)
+        return
+    if n == 0:
+        return
+    d0 = M[0, 0]
+    if d0 <= 0.0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite.")
+    l00 = np.sqrt(d0)
+    if n == 1:
+        b[0] = b[0] / l00 / l00
+        return
+    l10 = M[1, 0] * (1.0 / l00)
+    d1 = M[1, 1] - l10 * l10
+    if d1 <= 0.0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite.")
+    l11 = np.sqrt(d1)
+    y0 = b[0] / l00
+    y1 = (b[1] - l10 * y0) / l11
+    b[1] = y1 / l11
+    b[0] = (y0 - l10 * b[1]) / l00
+
+
+@njit(cache=True, _nrt=False)
+def _tree_steps(order, ji, jf, refl, damping, gravity_mask, dofs, h, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw,
+                F, tau, M, acc, tau_d, Ic, A, f, L, X, bp, U, g_W, X_next, results, status, lo, hi):
+    """forward.step of members lo..hi-1 of a plain tree (the Model's arrays first, then the scratch's) from the
+    states X[b] = [q; v] (body parameters bp (nb, 13), joint actuation U[b], gravity g_W) into X_next[b], with
+    their results rows (data.StepResults: v̇, u, zero contact forces, no warm start, converged in 0 iterations, the
+    sensors flag) and status[b]: STEP_OK, STEP_NOT_FINITE, or STEP_BAD_INPUT (a state or actuation that is not
+    finite: not stepped)."""
+    nq, nv, nu = q.shape[0], v.shape[0], U.shape[1]
+    for b in range(lo, hi):
+        x, u, x_next, res = X[b], U[b], X_next[b], results[b]
+        ok = True
+        for i in range(nq + nv):
+            ok = ok and np.isfinite(x[i])
+        for i in range(nu):
+            ok = ok and np.isfinite(u[i])
+        if not ok:
+            status[b] = STEP_BAD_INPUT
+            continue
+        # smooth.kinematics
+        for i in range(nq):
+            q[i] = x[i]
+        for i in range(nv):
+            v[i] = x[nq + i]
+        _position_kinematics_inlined(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
+        _axis_motion_subspace_into(order, ji, jf, R_WF, p_WM, S)
+        _axis_velocity_kinematics_into(order, ji, v, S, V, c)
+        _spatial_inertias_inlined(bp, R_WB, p_WB, Iw)
+        # smooth.gravity, actuation.actuation
+        _gravity_forces_inlined(bp, R_WB, g_W, gravity_mask, F)
+        tau[:] = 0.0
+        for i in range(nu):
+            tau[dofs[i]] += u[i]
+        # smooth.unconstrained_step
+        mass_matrix_scratch_into(order, ji, refl, S, Iw, M, Ic)
+        for i in range(nv):
+            tau_d[i] = tau[i] - damping[i] * v[i]
+            acc[i] = 0.0
+        inverse_dynamics_scratch_into(order, ji, refl, S, Iw, p_WB, V, c, acc, F, tau_d, acc, A, f)
+        for i in range(nv):
+            M[i, i] += h * damping[i]
+            acc[i] = -acc[i]
+        _solve_spd_into(M, L, acc)
+        # integrate.euler: v⁺ = v + h·v̇, Drake's q⁺ = q + h·v⁺ (q̇ = v for these joints)
+        for i in range(nv):
+            x_next[nq + i] = v[i] + h * acc[i]
+        for k in range(order.shape[0]):
+            j = order[k]
+            qs, vs = ji[j, 2], ji[j, 4]
+            for i in range(ji[j, 3]):
+                x_next[qs + i] = q[qs + i] + h * x_next[nq + vs + i]
+        finite = True
+        for i in range(nq + nv):
+            finite = finite and np.isfinite(x_next[i])
+        # forward.step's results row
+        for i in range(nv):
+            res[i] = acc[i]
+            res[nv + nu + i] = 0.0
+        for i in range(nu):
+            res[nv + i] = u[i]
+        res[3 * nv + nu] = 0.0
+        res[3 * nv + nu + 1] = 1.0
+        res[3 * nv + nu + 2] = 0.0
+        res[3 * nv + nu + 3] = 0.0
+        res[3 * nv + nu + 4] = 1.0
+        status[b] = STEP_OK if finite else STEP_NOT_FINITE
+
+
+@njit(cache=True)
+def tree_steps(m, s, X, bp, U, g_W, X_next, results, status, lo, hi):
+    """`_tree_steps` of members lo..hi-1 of a plain-tree Model m (plain_tree(m)) with the scratch s."""
+    t = m.tree
+    _tree_steps(t.order, t.ji, t.jf, t.refl, t.damping, t.gravity_mask, m.act.dofs, t.h, s.q, s.v, s.R_WB, s.p_WB,
+                s.R_WF, s.p_WF, s.p_WM, s.S, s.V, s.c, s.Iw, s.F, s.tau, s.M, s.qacc, s.tau_damped, s.Ic, s.A, s.f,
+                s.L, X, bp, U, g_W, X_next, results, status, lo, hi)

@@ -181,8 +181,9 @@ def _weld_rotation(e, k, a, b, R_WB, V, A0, Jw, J, pos, jdv, r):
     err = quaternion_multiply(nq1, q_WP)
     w_A, w_B = V[a, :3], V[b, :3]
     dw = _pure(w_A[0] - w_B[0], w_A[1] - w_B[1], w_A[2] - w_B[2])
-    qdot_P = quaternion_multiply(0.5 * quaternion_multiply(q_WA, _pure(w_A[0], w_A[1], w_A[2])), q_AP)
-    nqdot_Q = _conj(quaternion_multiply(0.5 * quaternion_multiply(q_WB, _pure(w_B[0], w_B[1], w_B[2])), q_BQ))
+    # d/dt q_WP = ½ (0, ω_WA) ⊗ q_WP with ω in W (MuJoCo's mju_derivQuat on the full quaternion)
+    qdot_P = 0.5 * quaternion_multiply(_pure(w_A[0], w_A[1], w_A[2]), q_WP)
+    nqdot_Q = _conj(0.5 * quaternion_multiply(_pure(w_B[0], w_B[1], w_B[2]), quaternion_multiply(q_WB, q_BQ)))
     djrdv = _pure(A0[a, 0] - A0[b, 0], A0[a, 1] - A0[b, 1], A0[a, 2] - A0[b, 2])
     t = (quaternion_multiply(quaternion_multiply(nqdot_Q, dw), q_WP)
          + quaternion_multiply(quaternion_multiply(nq1, djrdv), q_WP)

@@ -82,6 +82,42 @@ def test_mjcf_equalities_and_mocap_match_python_path_and_mujoco():
     assert np.abs(md.efc_force[:md.ne]).max() > 0.1  # the equality rows carried force
 
 
+# free boxes hung from world sites (MuJoCo's test/engine/testdata/equality_site.xml, no contact): a connect, a weak
+# weld (torquescale 0.2) and a weld between site frames, and a body weld with a relpose; each starts 1 m from its
+# anchor and swings and spins about it, so the welds' rotational J̇·v (ω in W) matters from the second step on
+WELDS = """<mujoco><option viscosity="1"><flag contact="disable"/></option>
+<default><geom type="box" size=".2" fromto=".2 .2 0 .2 .2 -2"/></default>
+<worldbody>
+  <site name="a1" pos="-2 0 0" euler="-90 0 0"/><body pos="-2 1 0"><freejoint/><geom/><site name="a2"/></body>
+  <site name="b1" euler="-90 0 0"/><body pos="0 1 0"><freejoint/><geom/><site name="b2"/></body>
+  <site name="c1" pos="2 0 0" euler="-90 0 0"/><body pos="2 1 0"><freejoint/><geom/><site name="c2"/></body>
+  <body name="d" pos="4 1 0"><freejoint/><geom/></body>
+</worldbody>
+<equality>
+  <connect site1="a1" site2="a2"/>
+  <weld site1="b1" site2="b2" torquescale="0.2"/>
+  <weld site1="c1" site2="c2"/>
+  <weld body1="d" relpose="0 -1 0 0.7071 0.7071 0 0"/>
+</equality>
+</mujoco>"""
+
+
+def test_site_and_body_welds_of_free_bodies_follow_mj_step():
+    """100 steps of swinging, spinning welded free bodies equal mj_step to round-off (the quaternion rates of the
+    welds' J̇·v take ω in W, as MuJoCo: with ω in the body frame they drifted 1e-3 from MuJoCo by step 100)."""
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(WELDS)
+    md = mujoco.MjData(mm)
+    plant, _, _, context = build_mjcf_scene(WELDS)
+    assert UncompiledFeatures(plant) == []
+    for k in range(100):
+        mujoco.mj_step(mm, md)
+        plant._DiscreteStepUpdate(context, context.get_mutable_state())
+    qpos, _ = GetMujocoState(plant, context)
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-12)
+    assert np.abs(md.qvel).max() > 1.0
+
+
 # MJCF tendon equalities over the tendon stage: a fixed tendon held at length0 + c0, a spatial tendon coupled to a
 # fixed one by a quartic, a wrapping tendon coupled to a rope (equality tendons index the Model's tendon rows)
 TENDON_EQUALITIES = """<mujoco model="ten_eq"><option timestep="0.002"/>

@@ -11,7 +11,7 @@ Supported: jointpos, jointvel, ballquat, ballangvel, actuatorpos, actuatorvel, a
 tendonpos, tendonvel, tendonactuatorfrc (fixed and spatial tendons, wrapping geoms included), framepos,
 framequat, framexaxis, frameyaxis, framezaxis, framelinvel, frameangvel (objects site / body (inertial
 frame) / xbody / geom, optional reference object of those types), framelinacc, frameangacc, subtreecom,
-subtreelinvel, gyro, velocimeter, magnetometer, accelerometer, clock, force, torque, subtreeangmom
+subtreelinvel, gyro, velocimeter, magnetometer, insidesite, accelerometer, clock, force, torque, subtreeangmom
 (sensor_dynamics.py), touch (touch.py) and engine-plugin sensors (type "plugin",
 plugins.py). Other types (range finders, limit / constraint force sensors, ...) are reported once at
 load and read 0.
@@ -35,6 +35,7 @@ from .sensor_dynamics import (AddSpatialTendonForces, CalcInteractionWrenches, F
 from .tendons import TendonPaths, TendonSupported
 from .touch import TouchSensor
 from ..math.functions import quaternion_from_rotation_matrix, rotation_matrix_from_quaternion
+from ..pipeline.sensor import SITE_SHAPES, InsideSite
 
 __all__ = ["SUPPORTED_SENSORS", "CheckMjcfSensors", "FinalizeMjcfSensors", "GetMujocoSensorOutputPort"]
 
@@ -43,7 +44,7 @@ _FRAME = ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "fr
 SUPPORTED_SENSORS = ("jointpos", "jointvel", "ballquat", "ballangvel", "actuatorpos", "actuatorvel", "actuatorfrc",
                      "jointactuatorfrc", "tendonpos", "tendonvel", "tendonactuatorfrc", "subtreecom", "subtreelinvel",
                      "gyro", "velocimeter", "accelerometer", "clock", "force", "torque",
-                     "subtreeangmom", "touch", "magnetometer") + _FRAME + _FRAME_ACC
+                     "subtreeangmom", "touch", "magnetometer", "insidesite") + _FRAME + _FRAME_ACC
 _FRAME_OBJECTS = ("site", "body", "xbody", "geom")
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
 
@@ -64,6 +65,8 @@ def _supported(model, s) -> bool:
         return s.objtype in _FRAME_OBJECTS
     if s.type == "touch":
         return model.sites[s.objid].type in ("sphere", "capsule", "ellipsoid", "cylinder", "box")
+    if s.type == "insidesite":  # (MuJoCo takes a massless body's subtree centre of mass instead: not done here)
+        return s.objtype in _FRAME_OBJECTS and not (s.objtype == "body" and model.bodies[s.objid].mass < 1e-15)
     if s.type in ("tendonpos", "tendonvel", "tendonactuatorfrc"):
         return TendonSupported(model.tendons[s.objid])
     if s.type in ("actuatorpos", "actuatorvel", "actuatorfrc"):
@@ -262,6 +265,11 @@ def _calc(plant, pm, k, context, out, tendons=None, tendon_row=None, offset=0) -
             if "A" not in cache:
                 cache["A"] = plant.CalcSpatialAccelerationsFromVdot(context, _dynamics(plant, context, cache).vdot)
             val = _accelerometer(pm, s.objid, frames, cache["A"], plant.gravity_field().gravity_vector())
+        elif s.type == "insidesite":
+            R_WS, p_WS, _, _ = frames.get("site", s.refid)
+            site = model.sites[s.refid]
+            val = [float(InsideSite(SITE_SHAPES[site.type], np.asarray(site.size, float), R_WS, p_WS,
+                                    frames.get(s.objtype, s.objid)[1]))]
         elif s.type == "magnetometer":  # the field <option magnetic> [T] in the site frame
             R, _, _, _ = frames.get("site", s.objid)
             val = R.T @ np.asarray(model.option.magnetic, float)

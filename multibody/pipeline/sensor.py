@@ -4,8 +4,9 @@ mj_step leaves it; noise-free, with MuJoCo's cutoff (both sides for real-valued 
 axes). The step copies d.sensordata into its results row, which the plant's `<instance>_sensordata` ports read.
 
 Position stage: jointpos, ballquat, tendonpos, actuatorpos, framepos / framequat / frame[xyz]axis (objects site,
-body (inertial frame), xbody, geom, optional reference object), subtreecom, clock, magnetometer. Velocity stage: jointvel,
-ballangvel, tendonvel, actuatorvel, framelinvel / frameangvel, gyro, velocimeter, subtreelinvel, subtreeangmom.
+body (inertial frame), xbody, geom, optional reference object), subtreecom, clock, magnetometer, insidesite.
+Velocity stage: jointvel, ballangvel, tendonvel, actuatorvel, framelinvel / frameangvel, gyro, velocimeter,
+subtreelinvel, subtreeangmom.
 Acceleration stage (sensor_acc.py): actuatorfrc, jointactuatorfrc, tendonactuatorfrc, accelerometer,
 framelinacc / frameangacc, force, torque, touch.
 
@@ -28,10 +29,10 @@ from .structs import F1, F2, F3, I1, INT, declare, floats, ints
 # sensor type codes (position stage, velocity stage, acceleration stage)
 # (sensor_acc.py handles the codes from ACCELEROMETER on: keep its copies of them equal)
 JOINTPOS, BALLQUAT, TENDONPOS, ACTUATORPOS, FRAMEPOS, FRAMEQUAT, FRAMEXAXIS, FRAMEYAXIS, FRAMEZAXIS = range(9)
-SUBTREECOM, CLOCK, MAGNETOMETER = 9, 10, 11
-JOINTVEL, BALLANGVEL, TENDONVEL, ACTUATORVEL, FRAMELINVEL, FRAMEANGVEL, GYRO, VELOCIMETER = range(12, 20)
-SUBTREELINVEL, SUBTREEANGMOM = 20, 21
-ACTUATORFRC, JOINTACTFRC, TENDONACTFRC, ACCELEROMETER, FORCE, TORQUE, TOUCH, FRAMELINACC, FRAMEANGACC = range(22, 31)
+SUBTREECOM, CLOCK, MAGNETOMETER, INSIDESITE = 9, 10, 11, 12
+JOINTVEL, BALLANGVEL, TENDONVEL, ACTUATORVEL, FRAMELINVEL, FRAMEANGVEL, GYRO, VELOCIMETER = range(13, 21)
+SUBTREELINVEL, SUBTREEANGMOM = 21, 22
+ACTUATORFRC, JOINTACTFRC, TENDONACTFRC, ACCELEROMETER, FORCE, TORQUE, TOUCH, FRAMELINACC, FRAMEANGACC = range(23, 32)
 SENSOR_CODES = {
     "jointpos": JOINTPOS, "ballquat": BALLQUAT, "tendonpos": TENDONPOS, "actuatorpos": ACTUATORPOS,
     "framepos": FRAMEPOS, "framequat": FRAMEQUAT, "framexaxis": FRAMEXAXIS, "frameyaxis": FRAMEYAXIS,
@@ -40,9 +41,10 @@ SENSOR_CODES = {
     "frameangvel": FRAMEANGVEL, "gyro": GYRO, "velocimeter": VELOCIMETER, "subtreelinvel": SUBTREELINVEL,
     "subtreeangmom": SUBTREEANGMOM, "actuatorfrc": ACTUATORFRC, "jointactuatorfrc": JOINTACTFRC,
     "tendonactuatorfrc": TENDONACTFRC, "accelerometer": ACCELEROMETER, "force": FORCE, "torque": TORQUE,
-    "touch": TOUCH, "framelinacc": FRAMELINACC, "frameangacc": FRAMEANGACC, "magnetometer": MAGNETOMETER}
+    "touch": TOUCH, "framelinacc": FRAMELINACC, "frameangacc": FRAMEANGACC, "magnetometer": MAGNETOMETER,
+    "insidesite": INSIDESITE}
 _NO_CUTOFF = ("ballquat", "framequat", "framexaxis", "frameyaxis", "framezaxis")  # quaternion / axis data
-_SITE_SHAPES = {"sphere": 0, "capsule": 1, "ellipsoid": 2, "cylinder": 3, "box": 4}
+SITE_SHAPES = {"sphere": 0, "capsule": 1, "ellipsoid": 2, "cylinder": 3, "box": 4}  # s_aux of touch / insidesite
 _JOINT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}  # MuJoCo's mjtJoint
 
 
@@ -61,7 +63,8 @@ SENSOR_MODEL = declare(SensorModelType, SensorModel, [
     # per sensor: type code, address and size in sensordata, cutoff (0: none), object, reference (-1: none), aux
     #   joint*: q or v index; ball*: q start (aux: v start); tendon*: row of m.ten; actuator*: first output row;
     #   frame* / gyro / velocimeter / accelerometer / force / torque / touch: frame object (touch aux: site shape);
-    #   subtree*: subtree row; tendonactuatorfrc: first row of ta_out (aux: count)
+    #   subtree*: subtree row; tendonactuatorfrc: first row of ta_out (aux: count); insidesite: frame object
+    #   (ref: the site's frame, aux: its shape, s_size: its MuJoCo size)
     ("s_type", I1), ("s_adr", I1), ("s_dim", I1), ("s_cutoff", F1), ("s_obj", I1), ("s_ref", I1), ("s_aux", I1),
     ("s_size", F2),         # (nsensor, 3) touch: the site's MuJoCo size; magnetometer: the field in W [T]
     ("ta_out", I1),         # actuator output rows pulling on each tendonactuatorfrc sensor's tendon
@@ -214,7 +217,12 @@ def CompileSensors(maps: list, ten_offsets: list, u_slices: list, supported) -> 
                         size = np.asarray(model.option.magnetic, float)
                     if code == TOUCH:
                         site = model.sites[s.objid]
-                        aux, size = _SITE_SHAPES[site.type], np.asarray(site.size, float)
+                        aux, size = SITE_SHAPES[site.type], np.asarray(site.size, float)
+                elif code == INSIDESITE:
+                    obj = B.frame_of(k, pm, s.objtype, s.objid, False)
+                    ref = B.frame_of(k, pm, "site", s.refid, False)
+                    site = model.sites[s.refid]
+                    aux, size = SITE_SHAPES[site.type], np.asarray(site.size, float)
                 elif code != CLOCK:  # frame sensors
                     quat = code == FRAMEQUAT
                     obj = B.frame_of(k, pm, s.objtype, s.objid, quat)
@@ -290,6 +298,25 @@ def body_quaternions(s, q):
         _normalize4(cur)
         xq[b] = cur
     return xq
+
+
+@njit(cache=True)
+def InsideSite(shape, size, R_WS, p_WS, p_WQ):
+    """1.0 if point Q is strictly inside the site S of shape `shape` (SITE_SHAPES) and MuJoCo size `size`, else 0.0
+    (MuJoCo's mju_insideGeom)."""
+    r = p_WQ - p_WS
+    if shape == 0:
+        return 1.0 if r[0] * r[0] + r[1] * r[1] + r[2] * r[2] < size[0] * size[0] else 0.0
+    x = R_WS.T @ r
+    if shape == 1:
+        z = x[2] - min(max(x[2], -size[1]), size[1])
+        return 1.0 if x[0] * x[0] + x[1] * x[1] + z * z < size[0] * size[0] else 0.0
+    if shape == 2:
+        e = x[0] * x[0] / (size[0] * size[0]) + x[1] * x[1] / (size[1] * size[1]) + x[2] * x[2] / (size[2] * size[2])
+        return 1.0 if e < 1.0 else 0.0
+    if shape == 3:
+        return 1.0 if abs(x[2]) < size[1] and x[0] * x[0] + x[1] * x[1] < size[0] * size[0] else 0.0
+    return 1.0 if abs(x[0]) < size[0] and abs(x[1]) < size[1] and abs(x[2]) < size[2] else 0.0
 
 
 @njit(cache=True)
@@ -402,6 +429,10 @@ def sensors(m, d, time, g_W, F_in):
                 data[adr:adr + 3] = acc / mass
         elif tp == CLOCK:
             data[adr] = time
+        elif tp == INSIDESITE:
+            R, p = frame_pose(s, d, ref)
+            _R, p_obj = frame_pose(s, d, obj)
+            data[adr] = InsideSite(s.s_aux[i], s.s_size[i], R, p, p_obj)
         elif tp == MAGNETOMETER:  # the field in the site frame: R_WSᵀ B_W
             R, _p = frame_pose(s, d, obj)
             data[adr:adr + 3] = R.T @ s.s_size[i]

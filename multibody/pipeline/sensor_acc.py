@@ -23,7 +23,7 @@ from ..kernels.tendon_kernels import W_PULLEY
 from .integrate import forward_qacc
 
 # the sensor codes of sensor.py this stage computes
-ACCELEROMETER, FORCE, TORQUE, TOUCH, FRAMELINACC, FRAMEANGACC = 25, 26, 27, 28, 29, 30  # as sensor.py
+ACCELEROMETER, FORCE, TORQUE, TOUCH, FRAMELINACC, FRAMEANGACC = 26, 27, 28, 29, 30, 31  # as sensor.py
 _TINY = 1e-15
 
 

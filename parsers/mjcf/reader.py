@@ -182,8 +182,7 @@ def convert(spec: AttrSpec, text: str, where: Where):
 
 
 #: MuJoCo 4 elements and attributes mallard reads but cannot simulate yet: a clear error instead of "unknown"
-_UNSUPPORTED_ELEMENTS = {("sensor", "contact"): "contact sensors", ("sensor", "insidesite"): "insidesite sensors",
-                         ("sensor", "tactile"): "tactile sensors", ("actuator", "dcmotor"): "DC motor actuators",
+_UNSUPPORTED_ELEMENTS = {("sensor", "contact"): "contact sensors", ("sensor", "tactile"): "tactile sensors", ("actuator", "dcmotor"): "DC motor actuators",
                          ("actuator", "pid"): "PID actuators", ("default", "dcmotor"): "DC motor actuators",
                          ("default", "pid"): "PID actuators"}
 _UNSUPPORTED_ATTRIBUTES = {("geom", "surfacevel"): "geom surface velocities (conveyors)",

@@ -117,6 +117,8 @@ SENSORS = {
     #: MuJoCo 4: a site or a camera (one ray per pixel); data lists output fields in MuJoCo's order
     "rangefinder": SENSOR_COMMON + "; site:s; camera:s; data:s=dist",
     "camprojection": SENSOR_COMMON + "; site:s!; camera:s!",
+    #: MuJoCo 4: 1 when the object's frame origin is inside the site's volume
+    "insidesite": SENSOR_COMMON + f"; site:s!; objtype:{OBJTYPE}!; objname:s!",
     **{t: SENSOR_COMMON + "; joint:s!" for t in (
         "jointpos", "jointvel", "jointactuatorfrc", "ballquat", "ballangvel", "jointlimitpos",
         "jointlimitvel", "jointlimitfrc")},

@@ -16,7 +16,7 @@ _DIM = {"touch": 1, "accelerometer": 3, "velocimeter": 3, "gyro": 3, "force": 3,
         "tendonlimitpos": 1, "tendonlimitvel": 1, "tendonlimitfrc": 1, "framepos": 3, "framequat": 4,
         "framexaxis": 3, "frameyaxis": 3, "framezaxis": 3, "framelinvel": 3, "frameangvel": 3, "framelinacc": 3,
         "frameangacc": 3, "subtreecom": 3, "subtreelinvel": 3, "subtreeangmom": 3, "distance": 1, "normal": 3,
-        "fromto": 6, "e_potential": 1, "e_kinetic": 1, "clock": 1}
+        "fromto": 6, "e_potential": 1, "e_kinetic": 1, "clock": 1, "insidesite": 1}
 #: rangefinder data fields in the order MuJoCo requires, with their sizes per ray
 _RAY_DATA = {"dist": 1, "dir": 3, "origin": 3, "point": 3, "normal": 3, "depth": 1}
 _KEY_OBJ = (("site", "site"), ("joint", "joint"), ("tendon", "tendon"), ("actuator", "actuator"), ("body", "body"))
@@ -73,6 +73,8 @@ def compile_sensors(root: Element, names: Names, joints, ctx=None) -> list[MjcfS
                         raise error_at(el.where, f"{what}: reftype needs refname")
                     reftype = a["reftype"]
                     refid = names.id(_OBJ_KIND[reftype], a["refname"], el.where, what)
+            if el.tag == "insidesite":  # the object (objtype / objname) against the volume of the site
+                reftype, refid = "site", names.id("site", a["site"], el.where, what)
             if el.tag in ("distance", "normal", "fromto"):
                 g1, b1, g2, b2 = (a.get(k) for k in ("geom1", "body1", "geom2", "body2"))
                 if (g1 is None) == (b1 is None) or (g2 is None) == (b2 is None):

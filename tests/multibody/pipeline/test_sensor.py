@@ -283,3 +283,60 @@ def test_menagerie_imu_sensors_follow_mj_step(name, acc_tol):
                                        err_msg=f"{name} step {k}: sensor {i} (type {int(mm.sensor_type[i])})")
     gyro = [i for i in range(mm.nsensor) if mm.sensor_type[i] == mujoco.mjtSensor.mjSENS_GYRO]
     assert max(np.abs(md.sensordata[mm.sensor_adr[i]:mm.sensor_adr[i] + 3]).max() for i in gyro) > 0.1
+
+
+# MuJoCo 4's insidesite: a small sphere slid through five sites of every shape (test/engine/testdata/sensor's
+# model, with body and xbody objects and a tilted slide)
+INSIDE_XML = """
+<mujoco>
+  <option timestep="0.01"><flag gravity="disable"/></option>
+  <worldbody>
+    <body name="q" pos="0 0 1">
+      <joint type="slide" axis="1 0 0.05"/>
+      <geom name="query" type="sphere" size=".02" pos=".01 0 0" contype="0" conaffinity="0"/>
+      <site name="qs" pos="-.02 .01 0"/>
+    </body>
+    <site name="sphere"    type="sphere"    size=".11"                           pos="-.5 0 1"/>
+    <site name="capsule"   type="capsule"   size=".08 .15"     euler="20 -40 60" pos="-.25 0 1"/>
+    <site name="ellipsoid" type="ellipsoid" size=".11 .15 .09" euler="20 40 -60" pos="0 0 1"/>
+    <site name="cylinder"  type="cylinder"  size=".09 .12"     euler="-20 40 60" pos=".25 0 1"/>
+    <site name="box"       type="box"       size=".08 .1 .14"  euler="20 -40 60" pos=".5 0 1"/>
+  </worldbody>
+  <sensor>
+    <insidesite site="sphere" objtype="geom" objname="query"/>
+    <insidesite site="capsule" objtype="site" objname="qs"/>
+    <insidesite site="ellipsoid" objtype="body" objname="q"/>
+    <insidesite site="cylinder" objtype="xbody" objname="q"/>
+    <insidesite site="box" objtype="geom" objname="query"/>
+  </sensor>
+  <keyframe><key qpos="-.7" qvel="1.4"/></keyframe>
+</mujoco>
+"""
+
+
+def test_insidesite_follows_mj_step():
+    """insidesite (1 while the object's origin is inside the site's volume) on the compiled step along mj_step, and
+    on the Python path (a continuous plant) at the same states: each site is entered and left."""
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(INSIDE_XML)
+    md = mujoco.MjData(mm)
+    mujoco.mj_resetDataKeyframe(mm, md, 0)
+    plant = MultibodyPlant(float(mm.opt.timestep))
+    Parser(plant).AddModelsFromString(INSIDE_XML, "xml")
+    plant.Finalize()
+    assert UncompiledFeatures(plant) == []
+    continuous = MultibodyPlant(0.0)
+    Parser(continuous).AddModelsFromString(INSIDE_XML, "xml")
+    continuous.Finalize()
+    context, ccontext = plant.CreateDefaultContext(), continuous.CreateDefaultContext()
+    port, cport = GetMujocoSensorOutputPort(plant), GetMujocoSensorOutputPort(continuous)
+    seen = np.zeros(mm.nsensordata)
+    for k in range(100):
+        mujoco.mj_forward(mm, md)
+        for p, c, what in ((plant, context, "compiled"), (continuous, ccontext, "python")):
+            SetMujocoState(p, c, md.qpos, md.qvel)
+            got = (port if p is plant else cport).Eval(c)
+            np.testing.assert_array_equal(got, md.sensordata, err_msg=f"{what} at step {k}")
+        seen += md.sensordata
+        mujoco.mj_step(mm, md)
+    assert np.all(seen > 0) and np.all(seen < 100)

@@ -182,6 +182,7 @@ def RunOne(path: str, steps: int = 500) -> dict:
                     diffs[n] = float(np.max(np.abs(q - ref["qpos"][n]))) if q.size else 0.0
                 if not np.all(np.isfinite(q)):
                     diffs[n] = float("inf")
+                    row["nonfinite"] = n  # the first checkpoint with a NaN or infinite coordinate
                     break
         elapsed = time.thread_time() - t_start if t_start is not None else float("nan")
         row["ml"]["sps"] = (n - 1) / elapsed if elapsed > 0 else float("nan")
@@ -229,6 +230,8 @@ def Table(rows: list[dict]) -> str:
         con = f"{mj.get('ncon0', '-')}/{ml.get('ncon0', '-')}, {mj.get('ncon_end', '-')}/{ml.get('ncon_end', '-')}"
         speed = ml["sps"] / mj["sps"] if ml.get("sps") and mj.get("sps") else None
         note = r.get("error", "") or "; ".join(r.get("unsupported", []))[:120]
+        if r.get("nonfinite"):
+            note = f"non-finite qpos by step {r['nonfinite']}; " + note
         loads = {"ok": "yes", "sim-error": "yes", "loaded": "yes"}.get(r["status"], r["status"])
         own = r.get("mj_self", {})
         chaos = f"{_fmt(own.get('100'))}/{_fmt(own.get('500'))}" + (" chaotic" if _chaotic(r) else "")
@@ -261,6 +264,12 @@ def Totals(rows: list[dict]) -> dict:
         cases=len(rows), mujoco_loads=n, skipped_mujoco_fails=len(rows) - n,
         loads=sum(1 for r in live if r["status"] in ("ok", "sim-error", "loaded")),
         clear_errors=sum(1 for r in live if r["status"] == "clear-error"),
+        # failures, by kind: a load error that names no unsupported element, a worker that died or hung, an
+        # exception while stepping, a state that left the finite numbers
+        load_errors=sum(1 for r in live if r["status"] == "load-error"),
+        crashes=sum(1 for r in live if r["status"] in ("crash", "timeout")),
+        sim_errors=sum(1 for r in live if r["status"] == "sim-error"),
+        nonfinite=sum(1 for r in live if r.get("nonfinite")),
         structure=sum(1 for r in live if r.get("structure")),
         diff100_1e6=within(100, 1e-6), diff500_1e3=within(500, 1e-3),
         chaotic=sum(1 for r in live if _chaotic(r)),

@@ -15,6 +15,7 @@ from .parameters import ValidateSolimp, ValidateSolref
 from ..kernels import pipeline as pl
 from ..kernels.joint_kernels import BALL_QUATERNION, BALL_RPY, QUATERNION_FLOATING, RPY_FLOATING
 from ..kernels.contact_kernels import InverseWeights
+from ..math.functions import rotation_matrix_from_quaternion
 from ..mjcf.tendons import MjcfTendonRows, TendonPaths
 from ..pipeline.equality import EQ_OK, EQ_ROWS, EqualityArrays, EqualityRows, new_equality_model
 from ..pipeline.kinematics_cache import Kinematics
@@ -41,15 +42,20 @@ class ConstraintRowModel:
         self.body_invweight0, self.dof_invweight0 = InverseWeights(m.ji, kin0.S, M0, p_cm, groups)
         self.meaninertia = float(np.mean(np.diag(M0))) if m.nv else 1.0
         # ---- joints: frictionloss per dof, limits of single-dof joints ---------------------------------
-        self.friction = []   # (dof, frictionloss, solref, solimp, name)
+        # (dof, frictionloss, solref, solimp, name, q index of the joint's quaternion or -1, first angular dof):
+        # a ball or quaternion-floating joint's angular dofs carry ω in the parent frame, MuJoCo's dry friction
+        # acts on its child-frame components (R_FMᵀ ω), one row each
+        self.friction = []
         self.limits = []     # (q index, dof, lower, upper, margin, solref, solimp, name)
         for j in plant._joints:
             par = GetJointMujocoParameters(plant, j)
             vs, nvj = j.velocity_start(), j.num_velocities()
             if par["frictionloss"] > 0:
+                quat = j.type_name() in ("ball_quaternion", "quaternion_floating")
                 for k in range(nvj):
                     self.friction.append((vs + k, par["frictionloss"], par["solreffriction"],
-                                          par["solimpfriction"], j.name()))
+                                          par["solimpfriction"], j.name(),
+                                          j.position_start() if quat and k < 3 else -1, vs))
             if j.num_positions() == 1 and nvj == 1:
                 lo, hi = float(j.position_lower_limits()[0]), float(j.position_upper_limits()[0])
                 if np.isfinite(lo) or np.isfinite(hi):
@@ -179,9 +185,12 @@ class ConstraintRowModel:
         nv, iw_d = self.nv, self.dof_invweight0
         if self.equalities:
             self._AddEqualities(asm, model, kin)
-        for dof, floss, ref, imp, name in self.friction:
+        for dof, floss, ref, imp, name, qa, rot in self.friction:
             J = np.zeros((1, nv))
-            J[0, dof] = 1.0
+            if qa < 0:
+                J[0, dof] = 1.0
+            else:  # MuJoCo's child-frame component of a quaternion joint's ω (pipeline/constraint.py)
+                J[0, rot:rot + 3] = rotation_matrix_from_quaternion(kin.q[qa:qa + 4])[:, dof - rot]
             asm.AddFrictionLoss(J, floss, iw_d[dof], ref, imp, name=name)
         if self.tendons is not None:
             self.tendons.AddFriction(asm, kin, model.ji)

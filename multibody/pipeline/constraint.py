@@ -16,6 +16,7 @@ from ..kernels.contact_kernels import ContactChains
 from ..contact.parameters import (CONTACT_ELLIPTIC, EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON,
                                   ValidateSolimp, ValidateSolref)
 from ..contact.sap import SAP_SIGMA
+from ..math.functions import rotation_matrix_from_quaternion
 from .equality import EQ_ROWS, EQ_WELD
 from .structs import B1, F1, F2, I1, declare, floats, ints
 
@@ -39,16 +40,20 @@ ROW_MODEL = declare(RowModelType, RowModel, [
     ("lim_ref", F2), ("lim_imp", F2),                 # (nl, 2) solreflimit, (nl, 5) solimplimit
     ("lim_bad", B1),                                  # invalid solref / solimp: raised when the limit activates
     ("fr_dof", I1), ("fr_loss", F1), ("fr_ref", F2), ("fr_imp", F2),   # dof frictionloss rows, by dof
+    # per friction row: q index of its joint's quaternion (-1: a scalar dof's row, J = e_dof) and the joint's first
+    # angular dof; a quaternion joint's row k is MuJoCo's child-frame component: J = R_FM[:, k]ᵀ on ω_F
+    ("fr_quat", I1), ("fr_rot", I1),
 ])
 
 
 @njit(cache=True)
 def new_row_model(lim_q, lim_dof, lim_lo, lim_hi, lim_margin, lim_ref, lim_imp, lim_bad, fr_dof, fr_loss, fr_ref,
-                  fr_imp):
+                  fr_imp, fr_quat, fr_rot):
     r = structref.new(ROW_MODEL)
     r.lim_q, r.lim_dof, r.lim_lo, r.lim_hi, r.lim_margin = lim_q, lim_dof, lim_lo, lim_hi, lim_margin
     r.lim_ref, r.lim_imp, r.lim_bad = lim_ref, lim_imp, lim_bad
     r.fr_dof, r.fr_loss, r.fr_ref, r.fr_imp = fr_dof, fr_loss, fr_ref, fr_imp
+    r.fr_quat, r.fr_rot = fr_quat, fr_rot
     return r
 
 
@@ -58,14 +63,15 @@ def CompileRows(rows) -> RowModel:
     if rows is None:
         zi, z = np.zeros(0, np.int64), np.zeros(0)
         return new_row_model(zi, zi, z, z, z, np.zeros((0, 2)), np.zeros((0, 5)), np.zeros(0, np.bool_), zi, z,
-                             np.zeros((0, 2)), np.zeros((0, 5)))
+                             np.zeros((0, 2)), np.zeros((0, 5)), zi, zi)
     lq, llo, lhi, lmar, ldof, lref, limp, lbad = rows.LimitArrays()
     fr = rows.friction
     ref = [ValidateSolref(r[2], "frictionloss", r[4]) for r in fr]
     imp = [ValidateSolimp(r[3], "frictionloss", r[4]) for r in fr]
     return new_row_model(ints(lq), ints(ldof), floats(llo), floats(lhi), floats(lmar), floats(lref, (-1, 2)),
                          floats(limp, (-1, 5)), np.ascontiguousarray(lbad, np.bool_), ints([r[0] for r in fr]),
-                         floats([r[1] for r in fr]), floats(ref, (-1, 2)), floats(imp, (-1, 5)))
+                         floats([r[1] for r in fr]), floats(ref, (-1, 2)), floats(imp, (-1, 5)),
+                         ints([r[5] for r in fr]), ints([r[6] for r in fr]))
 
 
 @njit(cache=True)
@@ -148,7 +154,14 @@ def _head_rows(m, d):
         imp[k] = e.eq_solimp[k]
     for i in range(nfd):
         dof = r.fr_dof[i]
-        Jh[ne + i, dof] = 1.0
+        a = r.fr_quat[i]
+        if a < 0:
+            Jh[ne + i, dof] = 1.0
+        else:  # ω_M's component k = (R_FMᵀ ω_F)_k (MuJoCo's ball / free angular qvel)
+            R_FM = rotation_matrix_from_quaternion(q[a:a + 4])
+            k = dof - r.fr_rot[i]
+            for c in range(3):
+                Jh[ne + i, r.fr_rot[i] + c] = R_FM[c, k]
         fl[ne + i] = r.fr_loss[i]
         dA[ne + i] = t.dof_invweight0[dof]
         tp[ne + i] = FRICTION_DOF

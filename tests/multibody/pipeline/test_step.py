@@ -296,3 +296,38 @@ def test_per_context_joint_damping_steps_compiled_as_a_default_damping():
     Simulator(plant, ctx2).AdvanceTo(0.3)
     np.testing.assert_allclose(X2[0, :2], plant.GetPositionsAndVelocities(ctx2), rtol=1e-12, atol=1e-12)
     assert np.abs(X2[0, :2] - X[0, :2]).max() > 1e-3  # the softer spring
+
+
+# dry friction on a ball joint and on a free joint (MuJoCo's test/engine/testdata/derivative/damped_pendulum.xml and
+# a tumbling free box): MuJoCo's rows bound the child-frame components of a quaternion joint's angular velocity
+QUAT_FRICTION = """<mujoco><default><joint damping=".01" frictionloss=".1"/></default>
+<worldbody>
+  <body pos="0.15 0 0"><joint axis="0 1 0"/><geom type="capsule" size="0.02" fromto="0 0 0 .1 0 0"/>
+    <body pos="0.1 0 0"><joint type="slide" axis="1 0 0" stiffness="200"/>
+      <geom type="capsule" size="0.015" fromto="-.1 0 0 .1 0 0"/>
+      <body pos=".1 0 0"><joint type="ball"/><geom type="box" size=".02" fromto="0 0 0 0 .1 0"/>
+        <body pos="0 .1 0"><joint axis="1 0 0"/><geom type="capsule" size="0.02" fromto="0 0 0 0 0 .1"/></body>
+      </body></body></body>
+  <body pos="1 0 0" euler="20 30 40"><freejoint/><geom type="box" size=".1 .05 .02"/></body>
+</worldbody>
+<keyframe><key qvel="0 0 1 2 -1 0 0 0 0 3 -2 5"/></keyframe>
+</mujoco>"""
+
+
+def test_ball_and_free_joint_dry_friction_follow_mj_step():
+    """300 steps equal mj_step to round-off (with rows on the parent-frame components the pendulum left MuJoCo by
+    2.6e-4 in 100 steps)."""
+    mujoco = require_mujoco()
+    mm = mujoco.MjModel.from_xml_string(QUAT_FRICTION)
+    md = mujoco.MjData(mm)
+    mujoco.mj_resetDataKeyframe(mm, md, 0)
+    plant, _, _, context = build_mjcf_scene(QUAT_FRICTION)
+    assert UncompiledFeatures(plant) == []
+    SetMujocoState(plant, context, md.qpos, md.qvel)
+    for k in range(300):
+        mujoco.mj_step(mm, md)
+        plant._DiscreteStepUpdate(context, context.get_mutable_state())
+    qpos, qvel = GetMujocoState(plant, context)
+    np.testing.assert_allclose(qpos, md.qpos, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(qvel, md.qvel, rtol=0, atol=1e-9)
+    assert np.abs(md.efc_force[:md.nefc]).max() == pytest.approx(0.1)  # rows at their frictionloss bound

@@ -237,11 +237,12 @@ def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, rad
             continue
         finite[nfin] = g
         nfin += 1
-        if t != MESH:
+        if t != MESH:  # exact boxes: their bounds are the exact ones too
             for i in range(3):
                 e = _extent(t, sizes[g], R, g, i)
-                lo[g, i] = p[g, i] - e - inflate[g]
-                hi[g, i] = p[g, i] + e + inflate[g]
+                lo[g, i] = ex[g, i] = p[g, i] - e - inflate[g]
+                hi[g, i] = ex[g, 3 + i] = p[g, i] + e + inflate[g]
+                have[g, i] = have[g, 3 + i] = True
             continue
         for i in range(3):  # the hull's box in G turned into the world, widened past rounding
             c = p[g, i] + R[g, i, 0] * box[g, 0] + R[g, i, 1] * box[g, 1] + R[g, i, 2] * box[g, 2]
@@ -287,9 +288,30 @@ def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, rad
                         kh = mid
                 if kl < nkeys and excluded_keys[kl] == key:
                     continue
-            if (types[i] == MESH or types[j] == MESH) and not _exact_overlap(
-                    i, j, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
-                continue
+            if types[i] == MESH or types[j] == MESH:
+                # sweep_and_prune's test on the exact boxes (row i first in the sweep): upper x of i against lower x
+                # of j, then y and z both ways, each mesh bound climbed once per call when a test first needs it.
+                # Written out (a call per test passed 16 arguments, each array reference-counted, up to ten times
+                # per pair); the bounds are the same numbers in any order, so the pairs are too
+                apart = False
+                for t in range(5):
+                    if t == 0:
+                        u, ku, w, kw = j, 0, i, 3
+                    elif t % 2 == 1:
+                        u, ku, w, kw = j, (t + 1) // 2, i, (t + 1) // 2 + 3
+                    else:
+                        u, ku, w, kw = i, t // 2, j, t // 2 + 3
+                    if not have[u, ku]:
+                        ex[u, ku] = _mesh_bound(u, ku, False, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
+                        have[u, ku] = True
+                    if not have[w, kw]:
+                        ex[w, kw] = _mesh_bound(w, kw - 3, True, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
+                        have[w, kw] = True
+                    if ex[u, ku] > ex[w, kw]:
+                        apart = True
+                        break
+                if apart:
+                    continue
             if m >= cap:
                 bigger = np.empty((2 * cap, 2), np.int64)
                 bigger[:m] = pairs[:m]
@@ -302,31 +324,3 @@ def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, rad
     out[:m] = pairs[:m]
     out[m:] = planes
     return out
-
-
-@njit(cache=True, error_model="numpy")
-def _bound(g, k, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
-    """Row g's exact bound k (0-2: lower x, y, z; 3-5: upper) as hull_aabbs computes it (a mesh row's climbed once)."""
-    if types[g] != MESH:
-        return lo[g, k] if k < 3 else hi[g, k - 3]
-    if not have[g, k]:
-        ex[g, k] = _mesh_bound(g, k % 3, k >= 3, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
-        have[g, k] = True
-    return ex[g, k]
-
-
-@njit(cache=True, error_model="numpy")
-def _exact_overlap(i, j, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
-    """sweep_and_prune's test of rows i (first in the sweep) and j on the exact boxes, each bound computed only when
-    the tests before it pass."""
-    if _bound(j, 0, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii) > \
-            _bound(i, 3, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
-        return False
-    for k in (1, 2):
-        if _bound(j, k, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii) > \
-                _bound(i, k + 3, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
-            return False
-        if _bound(i, k, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii) > \
-                _bound(j, k + 3, lo, hi, ex, have, types, R, p, verts, vadr, vnum, inflate, graph, gadr, radii):
-            return False
-    return True

@@ -279,11 +279,12 @@ class CollisionModel:
 
     def set_mesh_graphs(self, graphs: dict) -> None:
         """Attach the hull graphs of mesh rows (``graphs``: row -> mesh_graph.MeshGraph array; rows left out, or
-        with an empty graph, are scanned)."""
+        with an empty graph, are scanned), with every mesh row's chunks (mesh_graph.MeshChunks) for the scans."""
         for row in graphs:
             if not 0 <= int(row) < self.n or self.types[int(row)] != MESH:
                 raise ValueError(f"CollisionModel.set_mesh_graphs: row {row} is not a mesh row")
-        self.graph, self.gadr = PackMeshGraphs(self.n, graphs)
+        hulls = {r: self.verts[self.vadr[r]:self.vadr[r] + self.vnum[r]] for r in np.nonzero(self.types == MESH)[0]}
+        self.graph, self.gadr = PackMeshGraphs(self.n, graphs, hulls)
 
     def set_forced_pairs(self, rows: np.ndarray, margins: np.ndarray, gaps: np.ndarray) -> None:
         """Pairs (m, 2) of rows the contact queries collide whatever their filters (MuJoCo's explicit contact

@@ -6,6 +6,7 @@ penetrating, position midway between the surfaces. Sizes are half extents.
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 from numba import njit
@@ -14,16 +15,24 @@ from mallard.geometry.collision._vec import MINVAL, clip, dot3, matTvec, matvec,
 
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sphere_box(out, k, margin, p1, R1, s1, p2, R2, s2):
-    """Sphere (geom1) against box (geom2): one contact."""
-    center = matTvec(R2, p1 - p2)
-    clamped = center.copy()
-    for i in range(3):
-        if s2[i] > 0:
-            clamped[i] = clip(clamped[i], -s2[i], s2[i])
-    tmp = clamped - center
-    dist = normalize3(tmp)
+    """Sphere (geom1) against box (geom2): one contact. (In scalars: the same products and sums as the 3-vector
+    helpers, without their arrays.)"""
+    w0, w1, w2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+    e0 = R2[0, 0] * w0 + R2[1, 0] * w1 + R2[2, 0] * w2  # the center in the box frame
+    e1 = R2[0, 1] * w0 + R2[1, 1] * w1 + R2[2, 1] * w2
+    e2 = R2[0, 2] * w0 + R2[1, 2] * w1 + R2[2, 2] * w2
+    q0 = clip(e0, -s2[0], s2[0]) if s2[0] > 0 else e0  # clamped into the box
+    q1 = clip(e1, -s2[1], s2[1]) if s2[1] > 0 else e1
+    q2 = clip(e2, -s2[2], s2[2]) if s2[2] > 0 else e2
+    t0, t1, t2 = q0 - e0, q1 - e1, q2 - e2
+    dist = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)  # normalize3
+    if dist < MINVAL:
+        t0, t1, t2 = 1.0, 0.0, 0.0
+    else:
+        inv = 1.0 / dist
+        t0, t1, t2 = t0 * inv, t1 * inv, t2 * inv
     if dist - s1[0] > margin:
         return 0
     if dist <= MINVAL:
@@ -31,20 +40,31 @@ def sphere_box(out, k, margin, p1, R1, s1, p2, R2, s2):
         kk = 0
         for i in range(6):
             sgn = 1.0 if i % 2 else -1.0
-            c = abs(sgn * s2[i // 2] - center[i // 2])
+            c = abs(sgn * s2[i // 2] - (e0 if i < 2 else (e1 if i < 4 else e2)))
             if closest > c:
                 closest = c
                 kk = i
-        nearest = np.zeros(3)
-        nearest[kk // 2] = -1.0 if kk % 2 else 1.0
-        pos = center + nearest * ((s1[0] - closest) / 2.0)
-        normal = matvec(R2, nearest)
+        sg = -1.0 if kk % 2 else 1.0
+        n0 = sg if kk // 2 == 0 else 0.0
+        n1 = sg if kk // 2 == 1 else 0.0
+        n2 = sg if kk // 2 == 2 else 0.0
+        h = (s1[0] - closest) / 2.0
+        x0, x1, x2 = e0 + n0 * h, e1 + n1 * h, e2 + n2 * h
         dist = -closest
     else:
-        deepest = center + tmp * s1[0]
-        pos = clamped * 0.5 + deepest * 0.5
-        normal = matvec(R2, tmp)
-    put(out, k, dist - s1[0], matvec(R2, pos) + p2, normal)
+        r = s1[0]
+        x0 = q0 * 0.5 + (e0 + t0 * r) * 0.5
+        x1 = q1 * 0.5 + (e1 + t1 * r) * 0.5
+        x2 = q2 * 0.5 + (e2 + t2 * r) * 0.5
+        n0, n1, n2 = t0, t1, t2
+    out[k, 0] = dist - s1[0]
+    out[k, 1] = R2[0, 0] * x0 + R2[0, 1] * x1 + R2[0, 2] * x2 + p2[0]
+    out[k, 2] = R2[1, 0] * x0 + R2[1, 1] * x1 + R2[1, 2] * x2 + p2[1]
+    out[k, 3] = R2[2, 0] * x0 + R2[2, 1] * x1 + R2[2, 2] * x2 + p2[2]
+    out[k, 4] = R2[0, 0] * n0 + R2[0, 1] * n1 + R2[0, 2] * n2
+    out[k, 5] = R2[1, 0] * n0 + R2[1, 1] * n1 + R2[1, 2] * n2
+    out[k, 6] = R2[2, 0] * n0 + R2[2, 1] * n1 + R2[2, 2] * n2
+    out[k, 7], out[k, 8], out[k, 9] = 0.0, 0.0, 0.0
     return 1
 
 

@@ -33,78 +33,93 @@ def support(t, s, p, R, verts, d):
 def support_g(t, s, p, R, verts, g, r, d):
     """``support`` with a mesh's hull graph g and bounding radius r (collision/mesh_graph.py; g empty: a scan):
     the same vertex as the scan, found by climbing the graph."""
-    dl = matTvec(R, d)
-    x = np.zeros(3)
-    if t == SPHERE:
-        n = math.sqrt(dot3(dl, dl))
+    out = np.empty(3)
+    _support_into(t, s, p, R, verts, g, r, d[0], d[1], d[2], out)
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _support_into(t, s, p, R, verts, g, r, d0, d1, d2, out):
+    """support_g along world direction (d0, d1, d2), written into out: the same products and sums in the same
+    order, in scalars (GJK asks for two support points per iteration; the arrays cost more than the arithmetic)."""
+    l0 = R[0, 0] * d0 + R[1, 0] * d1 + R[2, 0] * d2
+    l1 = R[0, 1] * d0 + R[1, 1] * d1 + R[2, 1] * d2
+    l2 = R[0, 2] * d0 + R[1, 2] * d1 + R[2, 2] * d2
+    x0 = x1 = x2 = 0.0
+    if t == SPHERE or t == CAPSULE:
+        n = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
         if n > 0:
-            x = dl * (s[0] / n)
-        else:
-            x[0] = s[0]
-    elif t == CAPSULE:
-        n = math.sqrt(dot3(dl, dl))
-        if n > 0:
-            x = dl * (s[0] / n)
-        x[2] += s[1] if dl[2] >= 0 else -s[1]
+            f = s[0] / n
+            x0, x1, x2 = l0 * f, l1 * f, l2 * f
+        elif t == SPHERE:
+            x0 = s[0]
+        if t == CAPSULE:
+            x2 += s[1] if l2 >= 0 else -s[1]
     elif t == ELLIPSOID:
-        sd = s * dl
-        n = math.sqrt(dot3(sd, sd))
+        e0, e1, e2 = s[0] * l0, s[1] * l1, s[2] * l2
+        n = math.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
         if n > 0:
-            x = s * sd / n
+            x0, x1, x2 = s[0] * e0 / n, s[1] * e1 / n, s[2] * e2 / n
         else:
-            x[0] = s[0]
+            x0 = s[0]
     elif t == CYLINDER:
-        n = math.sqrt(dl[0] * dl[0] + dl[1] * dl[1])
+        n = math.sqrt(l0 * l0 + l1 * l1)
         if n > 0:
-            x[0] = dl[0] * s[0] / n
-            x[1] = dl[1] * s[0] / n
-        x[2] = s[1] if dl[2] >= 0 else -s[1]
+            x0 = l0 * s[0] / n
+            x1 = l1 * s[0] / n
+        x2 = s[1] if l2 >= 0 else -s[1]
     elif t == BOX:
-        for i in range(3):
-            x[i] = s[i] if dl[i] >= 0 else -s[i]
-    elif g.shape[0] > 0 and dl[0] == dl[0] and dl[1] == dl[1] and dl[2] == dl[2]:
-        k = hull_extreme(verts, g, r, dl[0], dl[1], dl[2], 0.0)[0]  # the first farthest vertex, as the scan
-        x = verts[k].copy()
+        x0 = s[0] if l0 >= 0 else -s[0]
+        x1 = s[1] if l1 >= 0 else -s[1]
+        x2 = s[2] if l2 >= 0 else -s[2]
+    elif g.shape[0] > 0 and l0 == l0 and l1 == l1 and l2 == l2:
+        k = hull_extreme(verts, g, r, l0, l1, l2, 0.0)[0]  # the first farthest vertex, as the scan
+        x0, x1, x2 = verts[k, 0], verts[k, 1], verts[k, 2]
     else:
         best = -1e300
         k = -1
-        for i in range(verts.shape[0]):  # the first farthest vertex (copied once, after the scan)
-            v = verts[i, 0] * dl[0] + verts[i, 1] * dl[1] + verts[i, 2] * dl[2]
+        for i in range(verts.shape[0]):  # the first farthest vertex
+            v = verts[i, 0] * l0 + verts[i, 1] * l1 + verts[i, 2] * l2
             if v > best:
                 best = v
                 k = i
         if k >= 0:
-            x = verts[k].copy()
-    return matvec(R, x) + p
+            x0, x1, x2 = verts[k, 0], verts[k, 1], verts[k, 2]
+    out[0] = R[0, 0] * x0 + R[0, 1] * x1 + R[0, 2] * x2 + p[0]
+    out[1] = R[1, 0] * x0 + R[1, 1] * x1 + R[1, 2] * x2 + p[1]
+    out[2] = R[2, 0] * x0 + R[2, 1] * x1 + R[2, 2] * x2 + p[2]
 
 
-@njit(cache=True, error_model="numpy")
-def _solve_small(A, b, nq):
-    """Solve the nq x nq system A x = b (nq <= 3) by Cramer's rule; returns (x, ok)."""
-    x = np.zeros(3)
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _solve_small(ws, nq):
+    """Solve the nq x nq system A x = b (nq <= 3) by Cramer's rule, A = ws[0:9] (rows of 3), b = ws[9:12], into
+    x = ws[20:23] (zeros past nq); returns whether it is regular."""
+    ws[20] = ws[21] = ws[22] = 0.0
     if nq == 1:
-        if abs(A[0, 0]) <= 1e-300:
-            return x, False
-        x[0] = b[0] / A[0, 0]
-        return x, True
+        if abs(ws[0]) <= 1e-300:
+            return False
+        ws[20] = ws[9] / ws[0]
+        return True
     if nq == 2:
-        det = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
-        if abs(det) <= 1e-12 * abs(A[0, 0] * A[1, 1]) or det == 0.0:
-            return x, False
-        x[0] = (b[0] * A[1, 1] - A[0, 1] * b[1]) / det
-        x[1] = (A[0, 0] * b[1] - b[0] * A[1, 0]) / det
-        return x, True
-    c0 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
-    c1 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
-    c2 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
-    det = A[0, 0] * c0 + A[0, 1] * c1 + A[0, 2] * c2
-    if abs(det) <= 1e-12 * abs(A[0, 0] * A[1, 1] * A[2, 2]) or det == 0.0:
-        return x, False
+        det = ws[0] * ws[4] - ws[1] * ws[3]
+        if abs(det) <= 1e-12 * abs(ws[0] * ws[4]) or det == 0.0:
+            return False
+        ws[20] = (ws[9] * ws[4] - ws[1] * ws[10]) / det
+        ws[21] = (ws[0] * ws[10] - ws[9] * ws[3]) / det
+        return True
+    a00, a01, a02, a10, a11, a12, a20, a21, a22 = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8]
+    b0, b1, b2 = ws[9], ws[10], ws[11]
+    c0 = a11 * a22 - a12 * a21
+    c1 = a12 * a20 - a10 * a22
+    c2 = a10 * a21 - a11 * a20
+    det = a00 * c0 + a01 * c1 + a02 * c2
+    if abs(det) <= 1e-12 * abs(a00 * a11 * a22) or det == 0.0:
+        return False
     inv = 1.0 / det
-    x[0] = (b[0] * c0 + A[0, 1] * (A[1, 2] * b[2] - b[1] * A[2, 2]) + A[0, 2] * (b[1] * A[2, 1] - A[1, 1] * b[2])) * inv
-    x[1] = (A[0, 0] * (b[1] * A[2, 2] - A[1, 2] * b[2]) + b[0] * c1 + A[0, 2] * (A[1, 0] * b[2] - b[1] * A[2, 0])) * inv
-    x[2] = (A[0, 0] * (A[1, 1] * b[2] - b[1] * A[2, 1]) + A[0, 1] * (b[1] * A[2, 0] - A[1, 0] * b[2]) + b[0] * c2) * inv
-    return x, True
+    ws[20] = (b0 * c0 + a01 * (a12 * b2 - b1 * a22) + a02 * (b1 * a21 - a11 * b2)) * inv
+    ws[21] = (a00 * (b1 * a22 - a12 * b2) + b0 * c1 + a02 * (a10 * b2 - b1 * a20)) * inv
+    ws[22] = (a00 * (a11 * b2 - b1 * a21) + a01 * (b1 * a20 - a10 * b2) + b0 * c2) * inv
+    return True
 
 
 @njit(cache=True, error_model="numpy")
@@ -112,55 +127,68 @@ def _closest_on_simplex(W, m, lam):
     """Closest point to the origin on the simplex W[:m] (m <= 4). Writes barycentric weights into
     ``lam`` (zeros for dropped vertices) and returns the point. Tries every face of the simplex
     (at most 15) and keeps the nearest projection with positive weights."""
+    v = np.zeros(3)
+    _closest_into(W, m, lam, v, np.empty(26), np.empty(4, np.int64))
+    return v
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _closest_into(W, m, lam, v, ws, idx):
+    """_closest_on_simplex into v (zeros when no face qualifies), with scratch ws (26) and idx (4): the same
+    products and sums in the same order, without the small arrays each face made."""
     best = 1e300
-    bestv = np.zeros(3)
-    bestlam = np.zeros(4)
-    idx = np.empty(4, np.int64)
-    A = np.empty((3, 3))
-    b = np.empty(3)
-    l = np.zeros(4)
+    v[0] = v[1] = v[2] = 0.0
+    for i in range(4):
+        ws[16 + i] = 0.0  # the best weights
     for mask in range(1, 1 << m):
         q = 0
         for i in range(m):
             if mask & (1 << i):
                 idx[q] = i
                 q += 1
-        l[:] = 0.0
+        for i in range(4):
+            ws[12 + i] = 0.0  # the weights l
         if q == 1:
-            l[0] = 1.0
+            ws[12] = 1.0
         else:
             # minimize |sum l_i w_i| with sum l_i = 1: eliminate l_0
-            w0 = W[idx[0]]
+            i0 = idx[0]
             nq = q - 1
             for r in range(nq):
-                er = W[idx[r + 1]] - w0
-                b[r] = -dot3(er, w0)
+                ir = idx[r + 1]
+                e0, e1, e2 = W[ir, 0] - W[i0, 0], W[ir, 1] - W[i0, 1], W[ir, 2] - W[i0, 2]
+                ws[9 + r] = -(e0 * W[i0, 0] + e1 * W[i0, 1] + e2 * W[i0, 2])
                 for c in range(nq):
-                    A[r, c] = dot3(er, W[idx[c + 1]] - w0)
-            sol, ok = _solve_small(A, b, nq)
-            if not ok:
+                    ic = idx[c + 1]
+                    ws[3 * r + c] = (e0 * (W[ic, 0] - W[i0, 0]) + e1 * (W[ic, 1] - W[i0, 1])
+                                     + e2 * (W[ic, 2] - W[i0, 2]))
+            if not _solve_small(ws, nq):
                 continue
-            l[0] = 1.0 - (sol[0] + sol[1] + sol[2])
+            ws[12] = 1.0 - (ws[20] + ws[21] + ws[22])
             for r in range(nq):
-                l[r + 1] = sol[r]
+                ws[13 + r] = ws[20 + r]
         ok = True
         for r in range(q):
-            if l[r] <= 0.0 and q > 1:
+            if ws[12 + r] <= 0.0 and q > 1:
                 ok = False
         if not ok:
             continue
-        v = np.zeros(3)
+        x0 = x1 = x2 = 0.0
         for r in range(q):
-            v += l[r] * W[idx[r]]
-        d = dot3(v, v)
+            lr = ws[12 + r]
+            x0 += lr * W[idx[r], 0]
+            x1 += lr * W[idx[r], 1]
+            x2 += lr * W[idx[r], 2]
+        d = x0 * x0 + x1 * x1 + x2 * x2
         if d < best:
             best = d
-            bestv = v
-            bestlam[:] = 0.0
+            v[0], v[1], v[2] = x0, x1, x2
+            for i in range(4):
+                ws[16 + i] = 0.0
             for r in range(q):
-                bestlam[idx[r]] = l[r]
-    lam[:] = bestlam
-    return bestv
+                ws[16 + idx[r]] = ws[12 + r]
+    for i in range(4):
+        lam[i] = ws[16 + i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -187,14 +215,20 @@ def gjk_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, cut
     contact in the full iteration either."""
     v = p1 - p2
     if dot3(v, v) < 1e-24:
-        v = np.array([1.0, 0.0, 0.0])
+        v[0], v[1], v[2] = 1.0, 0.0, 0.0
     m = 0
     lam = np.zeros(4)
+    a = np.empty(3)
+    b = np.empty(3)
+    w = np.empty(3)
+    ws = np.empty(26)
+    idx = np.empty(4, np.int64)
     scale = 1e-300
-    for _ in range(_GJK_ITERS):
-        a = support_g(t1, s1, p1, R1, v1, g1, r1, -v)
-        b = support_g(t2, s2, p2, R2, v2, g2, r2, v)
-        w = a - b
+    for _ in range(_GJK_ITERS):  # (the support points and the simplex's closest point written in place)
+        _support_into(t1, s1, p1, R1, v1, g1, r1, -v[0], -v[1], -v[2], a)
+        _support_into(t2, s2, p2, R2, v2, g2, r2, v[0], v[1], v[2], b)
+        for c in range(3):
+            w[c] = a[c] - b[c]
         vv = dot3(v, v)
         ww = dot3(w, w)
         scale = max(scale, ww)
@@ -205,8 +239,8 @@ def gjk_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, cut
             return math.sqrt(vv), m, 0
         dup = False
         for i in range(m):
-            d = W[i] - w
-            if dot3(d, d) < 1e-26 * scale:
+            d0, d1, d2 = W[i, 0] - w[0], W[i, 1] - w[1], W[i, 2] - w[2]
+            if d0 * d0 + d1 * d1 + d2 * d2 < 1e-26 * scale:
                 dup = True
         if dup:
             return math.sqrt(vv), m, 0
@@ -214,7 +248,7 @@ def gjk_g(t1, s1, p1, R1, v1, g1, r1, t2, s2, p2, R2, v2, g2, r2, W, WA, WB, cut
         WA[m] = a
         WB[m] = b
         m += 1
-        v = _closest_on_simplex(W, m, lam)
+        _closest_into(W, m, lam, v, ws, idx)
         q = 0
         for i in range(m):
             if lam[i] > 0:

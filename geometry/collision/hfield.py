@@ -68,21 +68,18 @@ def _add_prism_vertex(prism, flat, ncol, r, c, i, dx, dy, rx, ry, ez):
 
 
 @njit(cache=True, error_model="numpy")
-def _prism_contact(out, k, prism, t2, s2, p2, R2, v2, margin):
+def _prism_contact(out, k, prism, t2, s2, p2, R2, v2, margin, W, WA, WB, zero, eye, core):
     """At most one contact between a prism (vertices in frame H) and geometry 2 (pose in H), written in
     frame H with the normal from the prism to geometry 2, when their signed distance is below the margin.
-    Spheres and capsules shrink to their center point / segment, whose exact distance to the prism less
-    the radius is the contact distance, as MuJoCo's native CCD does; cores closer than its tolerance, and
-    every other shape, take the separating distance (GJK) or the penetration depth (EPA) of the shapes."""
-    W = np.zeros((4, 3))
-    WA = np.zeros((4, 3))
-    WB = np.zeros((4, 3))
-    zero = np.zeros(3)
-    eye = np.eye(3)
-    noscale = np.zeros(3)
+    Spheres and capsules shrink to their center point / segment (sizes `core`), whose exact distance to the prism
+    less the radius is the contact distance, as MuJoCo's native CCD does; cores closer than its tolerance, and
+    every other shape, take the separating distance (GJK) or the penetration depth (EPA) of the shapes. W, WA, WB:
+    the simplex buffers (zeroed here); zero, eye: the prism's pose in H (and its sizes: zero)."""
+    W[:] = 0.0
+    WA[:] = 0.0
+    WB[:] = 0.0
+    noscale = zero
     if t2 == SPHERE or t2 == CAPSULE:
-        core = s2.copy()
-        core[0] = 0.0
         dist, m, status = gjk(MESH, noscale, zero, eye, prism, t2, core, p2, R2, v2, W, WA, WB)
         if status == 0 and dist > _CCD_TOL:
             d = dist - s2[0]
@@ -142,6 +139,10 @@ def hfield_collide(out, k, margin, ph, Rh, vh, t2, s2, p2, R2, v2, rbound2):
     dx = 2.0 * rx / (ncol - 1)
     dy = 2.0 * ry / (nrow - 1)
     zmin = lo[2]
+    W, WA, WB = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3))  # per call, not per prism (_prism_contact)
+    zero, eye = np.zeros(3), np.eye(3)
+    core = s2.copy()
+    core[0] = 0.0
     prism = np.zeros((6, 3))
     for a in range(3):
         prism[a, 2] = -base
@@ -154,7 +155,7 @@ def hfield_collide(out, k, margin, ph, Rh, vh, t2, s2, p2, R2, v2, rbound2):
                 _add_prism_vertex(prism, flat, ncol, r, c, i, dx, dy, rx, ry, ez)
                 if prism[3, 2] + margin < zmin and prism[4, 2] + margin < zmin and prism[5, 2] + margin < zmin:
                     continue
-                if _prism_contact(out, k + ncon, prism, t2, s2, pl, Rl, v2, margin):
+                if _prism_contact(out, k + ncon, prism, t2, s2, pl, Rl, v2, margin, W, WA, WB, zero, eye, core):
                     row = k + ncon
                     pos = matvec(Rh, out[row, 1:4].copy()) + ph
                     nrm = matvec(Rh, out[row, 4:7].copy())

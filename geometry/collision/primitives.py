@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from mallard.geometry.collision._vec import MINVAL, clip, cross3, dot3, matvec, normalize3, put
@@ -101,46 +100,64 @@ def plane_cylinder(out, k, margin, p1, R1, s1, p2, R2, s2):
     return cnt
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def plane_box(out, k, margin, p1, R1, s1, p2, R2, s2):
-    """Plane against a box: the (up to 4) lowest corners within the margin, in corner order."""
-    norm = R1[:, 2].copy()
-    dist = dot3(p2 - p1, norm)
+    """Plane against a box: the (up to 4) lowest corners within the margin, in corner order. (Scalars for the
+    normal, corners and positions: the same products and sums as the 3-vector helpers, without their arrays.)"""
+    nx, ny, nz = R1[0, 2], R1[1, 2], R1[2, 2]
+    dist = (p2[0] - p1[0]) * nx + (p2[1] - p1[1]) * ny + (p2[2] - p1[2]) * nz
     cnt = 0
-    vec = np.empty(3)
     for i in range(8):
-        vec[0] = s2[0] if i & 1 else -s2[0]
-        vec[1] = s2[1] if i & 2 else -s2[1]
-        vec[2] = s2[2] if i & 4 else -s2[2]
-        corner = matvec(R2, vec)
-        ldist = dot3(norm, corner)
+        v0 = s2[0] if i & 1 else -s2[0]
+        v1 = s2[1] if i & 2 else -s2[1]
+        v2 = s2[2] if i & 4 else -s2[2]
+        c0 = R2[0, 0] * v0 + R2[0, 1] * v1 + R2[0, 2] * v2
+        c1 = R2[1, 0] * v0 + R2[1, 1] * v1 + R2[1, 2] * v2
+        c2 = R2[2, 0] * v0 + R2[2, 1] * v1 + R2[2, 2] * v2
+        ldist = nx * c0 + ny * c1 + nz * c2
         if dist + ldist > margin or ldist > 0:
             continue
         d = dist + ldist
-        pos = corner + p2 - norm * (d / 2.0)
-        put(out, k + cnt, d, pos, norm)
+        h = d / 2.0
+        row = k + cnt
+        out[row, 0] = d
+        out[row, 1], out[row, 2], out[row, 3] = c0 + p2[0] - nx * h, c1 + p2[1] - ny * h, c2 + p2[2] - nz * h
+        out[row, 4], out[row, 5], out[row, 6] = nx, ny, nz
+        out[row, 7], out[row, 8], out[row, 9] = 0.0, 0.0, 0.0
         cnt += 1
         if cnt >= 4:
             return 4
     return cnt
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sphere_sphere(out, k, margin, p1, R1, r1, p2, R2, r2):
-    """Sphere (radius r1) against sphere (radius r2) given as scalars: one contact."""
-    dif = p1 - p2
-    cdist_sqr = dot3(dif, dif)
+    """Sphere (radius r1) against sphere (radius r2) given as scalars: one contact (in scalars, as plane_box)."""
+    d0, d1, d2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+    cdist_sqr = d0 * d0 + d1 * d1 + d2 * d2
     min_dist = margin + r1 + r2
     if cdist_sqr > min_dist * min_dist:
         return 0
     dist = math.sqrt(cdist_sqr) - r1 - r2
-    n = p2 - p1
-    ln = normalize3(n)
-    if ln < MINVAL:
-        n = cross3(R1[:, 2], R2[:, 2])
-        normalize3(n)
-    pos = p1 + n * (r1 + dist / 2.0)
-    put(out, k, dist, pos, n)
+    n0, n1, n2 = p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]
+    ln = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+    if ln < MINVAL:  # concentric: the normal is across the two z axes (normalize3 of their cross product)
+        a0, a1, a2, b0, b1, b2 = R1[0, 2], R1[1, 2], R1[2, 2], R2[0, 2], R2[1, 2], R2[2, 2]
+        n0, n1, n2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+        ln = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+        if ln < MINVAL:
+            n0, n1, n2 = 1.0, 0.0, 0.0
+        else:
+            inv = 1.0 / ln
+            n0, n1, n2 = n0 * inv, n1 * inv, n2 * inv
+    else:
+        inv = 1.0 / ln
+        n0, n1, n2 = n0 * inv, n1 * inv, n2 * inv
+    f = r1 + dist / 2.0
+    out[k, 0] = dist
+    out[k, 1], out[k, 2], out[k, 3] = p1[0] + n0 * f, p1[1] + n1 * f, p1[2] + n2 * f
+    out[k, 4], out[k, 5], out[k, 6] = n0, n1, n2
+    out[k, 7], out[k, 8], out[k, 9] = 0.0, 0.0, 0.0
     return 1
 
 

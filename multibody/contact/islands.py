@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _root(parent, t):
     r = t
     while parent[r] != r:
@@ -20,7 +20,7 @@ def _root(parent, t):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _merge(parent, a, b):
     """Activate trees a and b and join their sets (the smaller root becomes the root, as MuJoCo)."""
     if parent[a] == -1:
@@ -44,13 +44,23 @@ def Islands(bstart, idx, start, efc_type, efc_id):
     island of the other rows of its constraint (same type and id); a constraint with no support at all gets -1."""
     ntree = bstart.shape[0] - 1
     nefc = efc_type.shape[0]
-    nv = bstart[ntree]
-    tree_of_dof = np.empty(nv, np.int64)
+    tree_island = np.empty(ntree, np.int64)
+    efc_island = np.empty(nefc, np.int64)
+    nisland = IslandsInto(bstart, idx, start, efc_type, efc_id, np.empty(bstart[ntree], np.int64),
+                          np.empty(ntree, np.int64), np.empty(nefc, np.int64), tree_island, efc_island)
+    return nisland, tree_island, efc_island
+
+
+@njit(cache=True, _nrt=False)
+def IslandsInto(bstart, idx, start, efc_type, efc_id, tree_of_dof, parent, efc_tree, tree_island, efc_island):
+    """Islands into tree_island (ntree) and efc_island (nefc), with the scratch tree_of_dof (nv), parent (ntree) and
+    efc_tree (nefc); returns the number of islands."""
+    ntree = bstart.shape[0] - 1
+    nefc = efc_type.shape[0]
     for t in range(ntree):
         for k in range(bstart[t], bstart[t + 1]):
             tree_of_dof[k] = t
-    parent = np.full(ntree, -1, np.int64)
-    efc_tree = np.full(nefc, -1, np.int64)
+        parent[t] = -1
     for i in range(nefc):
         t0 = -1
         for a in range(start[i], start[i + 1]):
@@ -67,9 +77,9 @@ def Islands(bstart, idx, start, efc_type, efc_id):
     for i in range(nefc - 2, -1, -1):
         if efc_tree[i] == -1 and efc_type[i] == efc_type[i + 1] and efc_id[i] == efc_id[i + 1]:
             efc_tree[i] = efc_tree[i + 1]
-    tree_island = np.full(ntree, -1, np.int64)
     nisland = 0
     for t in range(ntree):
+        tree_island[t] = -1
         if parent[t] == -1:
             continue
         r = _root(parent, t)
@@ -78,11 +88,9 @@ def Islands(bstart, idx, start, efc_type, efc_id):
             nisland += 1
         else:
             tree_island[t] = tree_island[r]
-    efc_island = np.full(nefc, -1, np.int64)
     for i in range(nefc):
-        if efc_tree[i] >= 0:
-            efc_island[i] = tree_island[efc_tree[i]]
-    return nisland, tree_island, efc_island
+        efc_island[i] = tree_island[efc_tree[i]] if efc_tree[i] >= 0 else -1
+    return nisland
 
 
 @njit(cache=True)
@@ -110,10 +118,24 @@ def IslandRowLists(efc_island, nisland, ne, nf):
     without support): (rows, ptr, n_eq, n_fr) with island isl's rows ascending in rows[ptr[isl + 1]:ptr[isl + 2]]
     and its equality and dry-friction row counts in n_eq[isl + 1], n_fr[isl + 1], the first ne rows being equalities
     and the next nf dry friction (IslandRows for every island at once)."""
+    rows = np.empty(efc_island.shape[0], np.int64)
+    ptr = np.empty(nisland + 2, np.int64)
+    n_eq = np.empty(nisland + 1, np.int64)
+    n_fr = np.empty(nisland + 1, np.int64)
+    IslandRowListsInto(efc_island, nisland, ne, nf, rows, ptr, n_eq, n_fr, np.empty(nisland + 1, np.int64))
+    return rows, ptr, n_eq, n_fr
+
+
+@njit(cache=True, _nrt=False)
+def IslandRowListsInto(efc_island, nisland, ne, nf, rows, ptr, n_eq, n_fr, fill):
+    """IslandRowLists into rows (nefc), ptr (nisland + 2), n_eq, n_fr (nisland + 1), with the scratch fill
+    (nisland + 1)."""
     nefc = efc_island.shape[0]
-    ptr = np.zeros(nisland + 2, np.int64)
-    n_eq = np.zeros(nisland + 1, np.int64)
-    n_fr = np.zeros(nisland + 1, np.int64)
+    for g in range(nisland + 2):
+        ptr[g] = 0
+    for g in range(nisland + 1):
+        n_eq[g] = 0
+        n_fr[g] = 0
     for i in range(nefc):
         g = efc_island[i] + 1
         ptr[g + 1] += 1
@@ -123,10 +145,9 @@ def IslandRowLists(efc_island, nisland, ne, nf):
             n_fr[g] += 1
     for g in range(nisland + 1):
         ptr[g + 1] += ptr[g]
-    fill = ptr[:nisland + 1].copy()
-    rows = np.empty(nefc, np.int64)
+    for g in range(nisland + 1):
+        fill[g] = ptr[g]
     for i in range(nefc):
         g = efc_island[i] + 1
         rows[fill[g]] = i
         fill[g] += 1
-    return rows, ptr, n_eq, n_fr

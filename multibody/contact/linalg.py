@@ -65,12 +65,25 @@ def RowSupportIn(J, first, ident, chain, adr):
     """RowSupport(J) of a J whose rows i >= first (contact rows) are zero outside the columns
     chain[adr[ident[i]]:adr[ident[i] + 1]] (ascending; kernels/contact_kernels.ContactChains): the same supports,
     searched over those columns only."""
-    m, n = J.shape
-    size = first * n
-    for i in range(first, m):
+    buf = np.empty(RowSupportInSize(J, first, ident, adr), dtype=np.int64)
+    start = np.empty(J.shape[0] + 1, dtype=np.int64)
+    k = RowSupportInInto(J, first, ident, chain, adr, buf, start)
+    return buf[:k].copy(), start
+
+
+@njit(cache=True, _nrt=False)
+def RowSupportInSize(J, first, ident, adr):
+    """The most entries RowSupportIn can find (the size of RowSupportInInto's buf)."""
+    size = first * J.shape[1]
+    for i in range(first, J.shape[0]):
         size += adr[ident[i] + 1] - adr[ident[i]]
-    buf = np.empty(size, dtype=np.int64)
-    start = np.empty(m + 1, dtype=np.int64)
+    return size
+
+
+@njit(cache=True, _nrt=False)
+def RowSupportInInto(J, first, ident, chain, adr, buf, start):
+    """RowSupportIn into buf (RowSupportInSize entries at least) and start (rows + 1); returns the entries found."""
+    m, n = J.shape
     k = 0
     for i in range(m):
         start[i] = k
@@ -86,7 +99,7 @@ def RowSupportIn(J, first, ident, chain, adr):
                     buf[k] = j
                     k += 1
     start[m] = k
-    return buf[:k].copy(), start
+    return k
 
 
 @njit(cache=True, _nrt=False)

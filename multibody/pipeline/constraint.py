@@ -10,14 +10,10 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
-from ..contact.assembly import AssembleRows
 from ..contact.linalg import MatVec
-from ..kernels.contact_kernels import ContactChains
-from ..contact.parameters import (CONTACT_ELLIPTIC, EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON,
-                                  ValidateSolimp, ValidateSolref)
+from ..contact.parameters import CONTACT_ELLIPTIC, ValidateSolimp, ValidateSolref
 from ..contact.sap import SAP_SIGMA
-from ..math.functions import rotation_matrix_from_quaternion
-from .equality import EQ_ROWS, EQ_WELD
+from .efc_rows import mujoco_rows
 from .structs import B1, F1, F2, I1, declare, floats, ints
 
 #: Status codes of `assemble` (d.bad_index: the limit or contact).
@@ -100,6 +96,13 @@ def _no_rows(d, nv):
     """d.efc_* / d.con_* of a step without rows (no contacts, equalities, dry friction or active limits): the
     empty arrays `assemble` would make, kept when the Data already holds them (no allocation per step)."""
     d.ne, d.nf, d.nl = 0, 0, 0
+    if d.efc_bJ.shape[0] > 0 and d.efc_bJ.shape[1] == nv and d.con_bf.shape[1] > 0:  # empty views of the buffers
+        F, I = d.efc_bf, d.efc_bi
+        d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin = d.efc_bJ[:0], I[0, :0], I[1, :0], F[0, :0], F[1, :0]
+        d.efc_floss, d.efc_diagA, d.efc_R, d.efc_D, d.efc_KBIP = F[2, :0], F[3, :0], F[4, :0], F[5, :0], d.efc_bK[:0]
+        d.efc_vel, d.efc_aref, d.efc_limit = F[6, :0], F[7, :0], I[2, :0]
+        d.con_dim, d.con_fric, d.con_mu, d.con_efc_address = d.con_condim, d.con_friction, d.con_bf[0, :0], d.con_bi[0, :0]
+        return
     if (d.efc_J.shape[0] == 0 and d.efc_J.shape[1] == nv and d.efc_type.shape[0] == 0 and d.efc_id.shape[0] == 0
             and d.efc_pos.shape[0] == 0 and d.efc_margin.shape[0] == 0 and d.efc_floss.shape[0] == 0
             and d.efc_diagA.shape[0] == 0 and d.efc_R.shape[0] == 0 and d.efc_D.shape[0] == 0
@@ -116,150 +119,23 @@ def _no_rows(d, nv):
 
 
 @njit(cache=True)
-def _head_rows(m, d):
-    """The non-contact rows (equalities, dry friction of dofs then tendons, then the active limits: joints then
-    tendons, in order, lower before upper) in AssembleRows' head layout: per-row J, pos, margin, frictionloss,
-    diagA, type and per-group rows, impedance position, solref, solimp (one group per equality, friction row or
-    limit row). d.efc_limit holds each limit row's limit (joint limits first, then the limited tendons). Returns the
-    first active invalid limit (-1: none) and the head arrays."""
-    r, t, e, ten = m.rows, m.tree, m.eq, m.ten
-    q, nv = d.q, t.nv
-    ne, neq, nfd = e.ne, e.eq_type.shape[0], r.fr_dof.shape[0]
-    nf = _num_friction_rows(m)
-    nlim = _num_active_limits(m, d)
-    L = d.ten_length
-    count = ne + nf + nlim
-    ngroup = neq + nf + nlim
-    Jh = np.zeros((count, nv))
-    pos = np.zeros(count)
-    mar = np.zeros(count)
-    fl = np.zeros(count)
-    dA = np.empty(count)
-    tp = np.empty(count, np.int64)
-    gdim = np.ones(ngroup, np.int64)
-    gpos = np.zeros(ngroup)
-    ref = np.empty((ngroup, 2))
-    imp = np.empty((ngroup, 5))
-    limit = np.empty(nlim, np.int64)
-    for k in range(neq):
-        a, n = e.eq_adr[k], EQ_ROWS[e.eq_type[k]]
-        for i in range(n):
-            Jh[a + i] = d.eq_J[a + i]
-            pos[a + i] = d.eq_pos[a + i]
-            dA[a + i] = e.eq_invweight[k, 1] if (e.eq_type[k] == EQ_WELD and i >= 3) else e.eq_invweight[k, 0]
-            tp[a + i] = EQUALITY
-        gdim[k] = n
-        gpos[k] = d.eq_gpos[k]
-        ref[k] = e.eq_solref[k]
-        imp[k] = e.eq_solimp[k]
-    for i in range(nfd):
-        dof = r.fr_dof[i]
-        a = r.fr_quat[i]
-        if a < 0:
-            Jh[ne + i, dof] = 1.0
-        else:  # ω_M's component k = (R_FMᵀ ω_F)_k (MuJoCo's ball / free angular qvel)
-            R_FM = rotation_matrix_from_quaternion(q[a:a + 4])
-            k = dof - r.fr_rot[i]
-            for c in range(3):
-                Jh[ne + i, r.fr_rot[i] + c] = R_FM[c, k]
-        fl[ne + i] = r.fr_loss[i]
-        dA[ne + i] = t.dof_invweight0[dof]
-        tp[ne + i] = FRICTION_DOF
-        ref[neq + i] = r.fr_ref[i]
-        imp[neq + i] = r.fr_imp[i]
-    for k in range(ten.fr_ten.shape[0]):  # MuJoCo's mj_instantiateFriction: J = the tendon's moment arm
-        row, g, tk = ne + nfd + k, neq + nfd + k, ten.fr_ten[k]
-        for c in range(nv):
-            Jh[row, c] = d.ten_J[tk, c]
-        fl[row] = ten.fr_loss[k]
-        dA[row] = max(ten.invweight0[tk], 1e-15)
-        tp[row] = FRICTION_TENDON
-        ref[g] = ten.fr_ref[k]
-        imp[g] = ten.fr_imp[k]
-    bad = -1
-    i = 0
-    for k in range(r.lim_q.shape[0]):
-        x = q[r.lim_q[k]]
-        for side in range(2):
-            dist = x - r.lim_lo[k] if side == 0 else r.lim_hi[k] - x
-            if dist < r.lim_margin[k]:
-                if r.lim_bad[k] and bad < 0:
-                    bad = k
-                dof = r.lim_dof[k]
-                row, g = ne + nf + i, neq + nf + i
-                Jh[row, dof] = 1.0 - 2.0 * side
-                pos[row] = dist
-                mar[row] = r.lim_margin[k]
-                dA[row] = t.dof_invweight0[dof]
-                tp[row] = LIMIT_JOINT
-                gpos[g] = dist
-                ref[g] = r.lim_ref[k]
-                imp[g] = r.lim_imp[k]
-                limit[i] = k
-                i += 1
-    njl = r.lim_q.shape[0]
-    for k in range(ten.lim_ten.shape[0]):  # mj_instantiateLimit: J = ± the moment arm, lower before upper
-        tk = ten.lim_ten[k]
-        x = L[tk]
-        for side in range(2):
-            dist = x - ten.lim_lo[k] if side == 0 else ten.lim_hi[k] - x
-            if dist < ten.lim_margin[k]:
-                if ten.lim_bad[k] and bad < 0:
-                    bad = njl + k
-                sign = 1.0 - 2.0 * side
-                row, g = ne + nf + i, neq + nf + i
-                for c in range(nv):
-                    Jh[row, c] = sign * d.ten_J[tk, c]
-                pos[row] = dist
-                mar[row] = ten.lim_margin[k]
-                dA[row] = max(ten.invweight0[tk], 1e-15)
-                tp[row] = LIMIT_TENDON
-                gpos[g] = dist
-                ref[g] = ten.lim_ref[k]
-                imp[g] = ten.lim_imp[k]
-                limit[i] = njl + k
-                i += 1
-    d.efc_limit = limit
-    return bad, Jh, pos, mar, fl, dA, tp, gdim, gpos, ref, imp
-
-
-@njit(cache=True)
 def assemble(m, d):
-    """The constraint problem of the step into d.efc_* / d.con_* (MuJoCo rows, then SAP rows). Returns ROWS_OK,
-    ROWS_BAD_LIMIT (d.bad_index: the joint limit, or the number of joint limits + the tendon limit) or ROWS_BAD_SAP
-    (d.bad_index: contact, d.bad_what: SAP_BAD_*)."""
-    t, o = m.tree, m.opt
-    if d.ncon == 0 and _num_active_limits(m, d) == 0 and m.eq.ne == 0 and _num_friction_rows(m) == 0:
-        _no_rows(d, t.nv)
+    """The constraint problem of the step into d.efc_* / d.con_* (MuJoCo rows in Data's row buffers, efc_rows.py;
+    then SAP rows). Returns ROWS_OK, ROWS_BAD_LIMIT (d.bad_index: the joint limit, or the number of joint limits +
+    the tendon limit) or ROWS_BAD_SAP (d.bad_index: contact, d.bad_what: SAP_BAD_*)."""
+    nlim = _num_active_limits(m, d)
+    nf = _num_friction_rows(m)
+    if d.ncon == 0 and nlim == 0 and m.eq.ne == 0 and nf == 0:
+        _no_rows(d, m.tree.nv)
         return ROWS_OK
-    bad, Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, ref_h, imp_h = _head_rows(m, d)
+    bad = mujoco_rows(m, d, nf, nlim)
     if bad >= 0:
         d.bad_index = bad
         return ROWS_BAD_LIMIT
-    nmj, ncon = d.ncon_mujoco, d.ncon
-    bA, bB = d.con_body[:nmj, 0], d.con_body[:nmj, 1]
-    iw = t.body_invweight0
-    tran = np.empty(nmj)
-    rot = np.empty(nmj)
-    for c in range(nmj):
-        tran[c] = iw[bA[c], 0] + iw[bB[c], 0]
-        rot[c] = iw[bA[c], 1] + iw[bB[c], 1]
-    ne, nf = m.eq.ne, _num_friction_rows(m)
-    (J, pos, margin, fl, tp, ident, R, D, KBIP, diagA, con_mu, efc_vel, aref, con_addr,
-     _rows_c) = AssembleRows(Jh, pos_h, mar_h, fl_h, dA_h, tp_h, gdim_h, gpos_h, ref_h, imp_h, d.con_J[:nmj],
-                             d.con_dist[:nmj], d.con_condim, d.con_friction, d.con_includemargin, tran, rot,
-                             d.con_solref, d.con_solreffriction, d.con_solimp, o.cone == 0, ne, nf, t.h, True,
-                             o.impratio, d.v, *ContactChains(t.ji, np.ascontiguousarray(bA), np.ascontiguousarray(bB)))
-    for i in range(ne):  # J̇·v of connect, weld and distance rows (MuJoCo's mj_Jdotv)
-        aref[i] -= d.eq_jdv[i]
-    d.ne, d.nf, d.nl = ne, nf, Jh.shape[0] - ne - nf
-    ndk = ncon - nmj
-    if ndk == 0:
-        d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin, d.efc_floss = J, tp, ident, pos, margin, fl
-        d.efc_diagA, d.efc_R, d.efc_D, d.efc_KBIP, d.efc_vel, d.efc_aref = diagA, R, D, KBIP, efc_vel, aref
-        d.con_dim, d.con_fric, d.con_mu, d.con_efc_address = d.con_condim.copy(), d.con_friction.copy(), con_mu, con_addr
+    if d.ncon == d.ncon_mujoco:
         return ROWS_OK
-    return _append_sap_rows(m, d, J, tp, ident, pos, margin, fl, diagA, R, D, KBIP, efc_vel, aref, con_mu, con_addr)
+    return _append_sap_rows(m, d, d.efc_J, d.efc_type, d.efc_id, d.efc_pos, d.efc_margin, d.efc_floss, d.efc_diagA,
+                            d.efc_R, d.efc_D, d.efc_KBIP, d.efc_vel, d.efc_aref, d.con_mu, d.con_efc_address)
 
 
 @njit(cache=True)

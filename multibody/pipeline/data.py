@@ -3,7 +3,9 @@ rows, solver results. It lives in a cache entry of the plant's context (never sh
 Clone and pickle, rebuilt on first use); the state the next step needs (the solver's warm start) travels in the
 context's state instead (see `StepResults`).
 
-Stages assign whole arrays to Data's fields; a field holds whatever the last stage that computed it left.
+Stages assign whole arrays to Data's fields; a field holds whatever the last stage that computed it left. The
+constraint rows and the solve's outputs are views of buffers Data keeps from step to step (efc_rows.py, solver.py):
+the next step overwrites them, so whatever must outlive a step is copied (step_contacts.py).
 """
 from __future__ import annotations
 
@@ -56,6 +58,15 @@ DATA = declare(DataType, Data, [
     ("efc_diagA", F1), ("efc_R", F1), ("efc_D", F1), ("efc_KBIP", F2), ("efc_vel", F1), ("efc_aref", F1),
     ("efc_limit", I1), ("ne", INT), ("nf", INT), ("nl", INT),
     ("con_dim", I1), ("con_fric", F2), ("con_mu", F1), ("con_efc_address", I1),
+    # the buffers the rows above are views of (efc_rows.py; capacity grown when a step's rows exceed it): J (cap × nv),
+    # per-row floats (EFC_F_* × cap), ints (EFC_I_* × cap), KBIP (cap × 4), per-group floats (gcap × GRP_F) and ints
+    # (2 × gcap), per-contact floats (2 × ccap: con_mu, spare) and ints (2 × ccap: efc address, rows), contact forces
+    # (ccap × 6); each contact's dofs con_chain[con_chain_adr[c]:con_chain_adr[c + 1]] (ContactChains, once a step)
+    ("efc_bJ", F2), ("efc_bf", F2), ("efc_bi", I2), ("efc_bK", F2), ("grp_bf", F2), ("grp_bi", I2),
+    ("con_bf", F2), ("con_bi", I2), ("con_bforce", F2), ("con_chain", I1), ("con_chain_adr", I1),
+    # the solve's workspace (solver.py): floats, ints, and its outputs qacc, qfrc_constraint, tau_contact and
+    # qacc_warmstart (4 × nv) that the Data's fields are views of
+    ("sol_f", F1), ("sol_i", I1), ("sol_out", F2),
     # solve (solver.py)
     ("efc_force", F1), ("qfrc_constraint", F1), ("con_force", F2), ("tau_contact", F1),
     ("qacc_warmstart", F1), ("warm_valid", BOOL),
@@ -105,6 +116,9 @@ def new_data():
     d.efc_diagA, d.efc_R, d.efc_D, d.efc_KBIP, d.efc_vel, d.efc_aref = z1, z1, z1, z2, z1, z1
     d.efc_limit, d.ne, d.nf, d.nl = i1, 0, 0, 0
     d.con_dim, d.con_fric, d.con_mu, d.con_efc_address = i1, z2, z1, i1
+    d.efc_bJ, d.efc_bf, d.efc_bi, d.efc_bK, d.grp_bf, d.grp_bi = z2, z2, i2, z2, z2, i2
+    d.con_bf, d.con_bi, d.con_bforce, d.con_chain, d.con_chain_adr = z2, i2, z2, i1, np.zeros(1, np.int64)
+    d.sol_f, d.sol_i, d.sol_out = z1, i1, z2
     d.efc_force, d.qfrc_constraint, d.con_force, d.tau_contact = z1, z1, z2, z1
     d.qacc_warmstart, d.warm_valid = z1, False
     d.solver_converged, d.solver_iterations, d.solver_residual = True, 0, 0.0
@@ -124,7 +138,7 @@ def contact_arrays(d):
     """The last step's contacts as arrays: (body pairs (ncon, 2), geometry rows (ncon, 2), distance, point (ncon, 3),
     frame (ncon, 3, 3) rows normal from A to B and tangents, contact-frame force on B (ncon, 6), the relative
     velocity Jacobians' translational rows (ncon, 3, nv))."""
-    return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force,
+    return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force.copy(),
             np.ascontiguousarray(d.con_J[:, :3, :]))
 
 

@@ -8,19 +8,22 @@ a = (M + h·D)⁻¹(M̂·a₀ + Jᵀf).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
-from ..contact.contact_results import ContactForces
 from ..contact.linalg import MatTVec, RowSupportIn
 from ..contact.noslip import NoSlip
 from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
 from ..contact.primal_solver import CheckedPrimalSolveRows, StartPoint
-from ..kernels.contact_kernels import ContactChains
+from ..contact.parameters import CONTACT_PYRAMIDAL
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
+from .efc_rows import EF_FORCE
 from .integrate import rotate_quaternion_blocks
+from .primal_rows import PRIMAL_BAD_INPUT, PRIMAL_NOT_FINITE, primal_solve
 from .structs import BOOL, FLOAT, INT, declare
 
 SOLVER_NEWTON, SOLVER_CG, SOLVER_PGS = 0, 1, 2
@@ -106,6 +109,49 @@ def _child_frame_warm_start(t, q, x, to_child):
     return rotate_quaternion_blocks(q, x, qs, vs, to_child)
 
 
+@njit(cache=True, _nrt=False)
+def _child_frame_into(ji, q, x, out, to_child):
+    """_child_frame_warm_start(t, q, x, to_child) into out, ji = t.ji (integrate.rotate_quaternion_blocks'
+    arithmetic)."""
+    for k in range(x.shape[0]):
+        out[k] = x[k]
+    for bd in range(ji.shape[0]):
+        if ji[bd, 1] != QUATERNION_FLOATING and ji[bd, 1] != BALL_QUATERNION:
+            continue
+        a, b = ji[bd, 2], ji[bd, 4]
+        n = math.sqrt(q[a] ** 2 + q[a + 1] ** 2 + q[a + 2] ** 2 + q[a + 3] ** 2)
+        w, i, j, l = q[a] / n, q[a + 1] / n, q[a + 2] / n, q[a + 3] / n
+        R00, R01, R02 = 1 - 2 * (j * j + l * l), 2 * (i * j - w * l), 2 * (i * l + w * j)
+        R10, R11, R12 = 2 * (i * j + w * l), 1 - 2 * (i * i + l * l), 2 * (j * l - w * i)
+        R20, R21, R22 = 2 * (i * l - w * j), 2 * (j * l + w * i), 1 - 2 * (i * i + j * j)
+        x0, x1, x2 = x[b], x[b + 1], x[b + 2]
+        if to_child:  # R_FMᵀ·x
+            out[b] = 0.0 + R00 * x0 + R10 * x1 + R20 * x2
+            out[b + 1] = 0.0 + R01 * x0 + R11 * x1 + R21 * x2
+            out[b + 2] = 0.0 + R02 * x0 + R12 * x1 + R22 * x2
+        else:
+            out[b] = 0.0 + R00 * x0 + R01 * x1 + R02 * x2
+            out[b + 1] = 0.0 + R10 * x0 + R11 * x1 + R12 * x2
+            out[b + 2] = 0.0 + R20 * x0 + R21 * x1 + R22 * x2
+
+
+@njit(cache=True)
+def _outputs(d, nv, ncon, nefc):
+    """d.qacc, d.qfrc_constraint, d.tau_contact, d.qacc_warmstart as the rows of d.sol_out (4 × nv), d.efc_force
+    and d.con_force as views of the row buffers (efc_rows.py) when they hold nefc rows and ncon contacts (else new
+    arrays: rows appended after the MuJoCo rows)."""
+    if d.sol_out.shape[0] != 4 or d.sol_out.shape[1] != nv:
+        d.sol_out = np.zeros((4, nv))
+    out = d.sol_out
+    d.qacc, d.qfrc_constraint, d.tau_contact, d.qacc_warmstart = out[0], out[1], out[2], out[3]
+    if d.efc_bf.shape[1] >= nefc and d.con_bforce.shape[0] >= ncon:
+        d.efc_force = d.efc_bf[EF_FORCE, :nefc]
+        d.con_force = d.con_bforce[:ncon]
+    else:
+        d.efc_force = np.zeros(nefc)
+        d.con_force = np.zeros((ncon, 6))
+
+
 @njit(cache=True)
 def _solve_no_rows(m, d, M, a0):
     """`solve` without constraint rows (so without contacts): d.qacc = a₀, zero constraint and contact forces, and
@@ -138,7 +184,8 @@ def solve(m, d, warm, warm_valid):
     contact-frame forces d.con_force, generalized contact forces d.tau_contact, and d.qacc_warmstart (next step's
     warm start: the solver's own qacc, also without rows, as MuJoCo's; `warm` is zero after a reset, as MuJoCo's,
     when warm_valid is False; `warm` and d.qacc_warmstart keep the angular blocks of ball and free joints in the
-    child frame, as MuJoCo's qacc_warmstart). Returns SOLVE_*."""
+    child frame, as MuJoCo's qacc_warmstart). With rows, the outputs are views of Data's buffers (`_outputs`) and
+    Newton / CG solve in Data's workspace (primal_rows.py). Returns SOLVE_*."""
     t, o = m.tree, m.opt
     nv = t.nv
     nefc = d.efc_J.shape[0]
@@ -154,11 +201,21 @@ def solve(m, d, warm, warm_valid):
     if nefc == 0:
         _solve_no_rows(m, d, M, a0)
         return SOLVE_OK
-    d.con_force = np.zeros((d.ncon, 6))
-    d.tau_contact = np.zeros(nv)
+    ncon = d.ncon
+    _outputs(d, nv, ncon, nefc)
+    qacc, qfrc, force = d.qacc, d.qfrc_constraint, d.efc_force
+    for k in range(nv):
+        d.tau_contact[k] = 0.0
+    for c in range(ncon):
+        for k in range(6):
+            d.con_force[c, k] = 0.0
     scale = 1.0 / (t.meaninertia * max(1, nv))
-    # MuJoCo's qacc_warmstart is zero after a reset
-    w = _child_frame_warm_start(t, d.q, warm, False) if warm_valid else np.zeros(nv)
+    # MuJoCo's qacc_warmstart is zero after a reset (d.qacc_warmstart holds the warm start until the solve is done)
+    w = d.qacc_warmstart
+    if warm_valid:
+        _child_frame_into(t.ji, d.q, warm, w, False)
+    else:
+        w[:] = 0.0
     J = d.efc_J
     if o.solver == SOLVER_PGS:
         status, start = StartPoint(M, a0, w, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id,
@@ -167,19 +224,24 @@ def solve(m, d, warm, warm_valid):
             return SOLVE_BAD_INPUT
         f0 = ForceFromAcceleration(start, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne,
                                    d.nf, d.con_dim, d.con_mu, d.con_fric)
-        qacc, force, converged, it, residual = PGSSolve(M, a0, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss,
-                                                        d.efc_type, d.efc_id, d.ne, d.nf, d.con_dim, d.con_fric, f0,
-                                                        o.iterations, o.tolerance, scale)
-        qfrc = MatTVec(J, force)
+        qa, fo, converged, it, residual = PGSSolve(M, a0, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss,
+                                                   d.efc_type, d.efc_id, d.ne, d.nf, d.con_dim, d.con_fric, f0,
+                                                   o.iterations, o.tolerance, scale)
+        qacc[:] = qa
+        force[:] = fo
+        qfrc[:] = MatTVec(J, force)
         for k in range(nv):
             if not np.isfinite(qacc[k]):
                 return SOLVE_NOT_FINITE
-    else:
-        # J's row supports: the contact rows (after the equality, friction and limit rows) searched over their
-        # bodies' chains only
-        chain, adr = ContactChains(t.ji, d.con_body[:, 0].copy(), d.con_body[:, 1].copy())
-        idx, start = RowSupportIn(J, d.ne + d.nf + d.nl, d.efc_id, chain, adr)
-        status, qacc, force, _state, converged, it, residual, _cost, qfrc = CheckedPrimalSolveRows(
+    elif t.solver_blocks.shape[0] >= 2:
+        status, converged, it, residual = primal_solve(m, d, M, a0, w, o.solver == SOLVER_NEWTON, force, qacc, qfrc)
+        if status == PRIMAL_BAD_INPUT:
+            return SOLVE_BAD_INPUT
+        if status == PRIMAL_NOT_FINITE:
+            return SOLVE_NOT_FINITE
+    else:  # the trees unknown: one problem, factored in M's blocks (allocates)
+        idx, start = RowSupportIn(J, d.ne + d.nf + d.nl, d.efc_id, d.con_chain, d.con_chain_adr)
+        status, qa, fo, _state, converged, it, residual, _cost, qf = CheckedPrimalSolveRows(
             M, a0, J, d.efc_aref, d.efc_D, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne, d.nf, d.con_dim,
             d.con_mu, d.con_fric, w, o.solver == SOLVER_NEWTON, o.iterations, o.tolerance, o.ls_iterations,
             o.ls_tolerance, scale, t.solver_blocks, idx, start)
@@ -187,27 +249,56 @@ def solve(m, d, warm, warm_valid):
             return SOLVE_BAD_INPUT
         if status == 4:
             return SOLVE_NOT_FINITE
+        qacc[:] = qa
+        force[:] = fo
+        qfrc[:] = qf
     if o.noslip_iterations > 0:
-        qacc, force, qfrc = NoSlip(M, a0, J, d.efc_aref, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne, d.nf,
-                                   d.con_dim, d.con_fric, force, o.noslip_iterations, o.noslip_tolerance, scale,
-                                   t.solver_blocks)
+        qa, fo, qf = NoSlip(M, a0, J, d.efc_aref, d.efc_R, d.efc_floss, d.efc_type, d.efc_id, d.ne, d.nf,
+                            d.con_dim, d.con_fric, force, o.noslip_iterations, o.noslip_tolerance, scale,
+                            t.solver_blocks)
+        qacc[:] = qa
+        force[:] = fo
+        qfrc[:] = qf
         for k in range(nv):
             if not np.isfinite(qacc[k]):
                 return SOLVE_NOT_FINITE
-    d.qacc_warmstart, d.warm_valid = _child_frame_warm_start(t, d.q, qacc, True), True
+    _child_frame_into(t.ji, d.q, qacc, d.qacc_warmstart, True)
+    d.warm_valid = True
     d.solver_iterations, d.solver_residual, d.solver_converged = it, residual, converged
     if o.mujoco_damping:
         Md = M.copy()
         for i in range(nv):
             Md[i, i] += t.h * t.damping[i]
-        qacc = np.linalg.solve(Md, tau_smooth + qfrc)
-    d.qacc, d.efc_force, d.qfrc_constraint = qacc, force, qfrc
-    ncon = d.ncon
+        qacc[:] = np.linalg.solve(Md, tau_smooth + qfrc)
     if ncon:
-        d.con_force = ContactForces(force, d.efc_type, d.con_efc_address, d.con_dim, d.con_fric)
+        _contact_forces(force, d.efc_type, d.con_efc_address, d.con_dim, d.con_fric, d.con_force)
         c0 = d.con_efc_address[0]
         if c0 == 0:
-            d.tau_contact = qfrc.copy()
-        elif c0 < nefc:
-            d.tau_contact = MatTVec(np.ascontiguousarray(J[c0:]), force[c0:].copy())
+            d.tau_contact[:] = qfrc
+        elif c0 < nefc:  # J[c0:]'·force[c0:] (linalg.MatTVec's sums)
+            tc = d.tau_contact
+            for i in range(c0, nefc):
+                xi = force[i]
+                if xi != 0.0:
+                    for j in range(nv):
+                        tc[j] += J[i, j] * xi
     return SOLVE_OK if converged else SOLVE_NOT_CONVERGED
+
+
+@njit(cache=True, _nrt=False)
+def _contact_forces(efc_force, efc_type, con_efc_address, con_dim, con_friction, out):
+    """contact_results.ContactForces into out (ncon × 6, zero on entry)."""
+    for c in range(con_dim.shape[0]):
+        adr = con_efc_address[c]
+        dim = con_dim[c]
+        if adr < 0:
+            continue
+        if dim > 1 and efc_type[adr] == CONTACT_PYRAMIDAL:
+            for k in range(dim - 1):
+                fp = efc_force[adr + 2 * k]
+                fm = efc_force[adr + 2 * k + 1]
+                out[c, 0] += fp + fm
+                out[c, k + 1] = con_friction[c, k] * (fp - fm)
+        else:
+            for k in range(dim):
+                out[c, k] = efc_force[adr + k]

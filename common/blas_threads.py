@@ -60,14 +60,24 @@ def begin_single_threaded_blas() -> None:
     global _depth, _saved
     with _lock:
         if _depth == 0:
-            saved = []
-            for lib, get in _libraries if _libraries is not None else _blas_libraries():
+            libraries = _libraries if _libraries is not None else _blas_libraries()
+            for _lib, get in libraries:
                 n = get()
-                if n is not None and n > 1:
-                    lib.set_num_threads(1)
-                    saved.append((lib, n))
-            _saved = saved
+                if n is not None and n > 1:  # (else nothing to set or remember: the usual case allocates nothing)
+                    _saved = _limit(libraries)
+                    break
         _depth += 1
+
+
+def _limit(libraries: list) -> list:
+    """Set each library running more than one thread to one; returns [(library, its thread count)] of those."""
+    saved = []
+    for lib, get in libraries:
+        n = get()
+        if n is not None and n > 1:
+            lib.set_num_threads(1)
+            saved.append((lib, n))
+    return saved
 
 
 def end_single_threaded_blas() -> None:

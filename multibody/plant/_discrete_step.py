@@ -15,7 +15,7 @@ from ..pipeline.multi_step import multi_step as _multi_step_kernel
 from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, RungeKuttaStep
 from ..mjcf.implicit import ImplicitStep
 from ..pipeline.kinematics_cache import Kinematics
-from ..pipeline.step_contacts import AttachStepContacts, step_contact_arrays
+from ..pipeline.step_contacts import AttachStepContacts, StepContacts, step_contact_arrays
 from ..pipeline.reaction_forces import AddContactBodyForces, AddContactInfoBodyForces, CalcReactionForces, ZeroReactionForces
 from ...systems.framework.dependency import K_P, K_TIME, K_U, K_XA, K_XC, K_XD
 
@@ -246,51 +246,66 @@ class _DiscreteStepMixin:
     def _LeanRun(self, context, holder, call, u: np.ndarray, times: np.ndarray, n: int) -> int:
         """The compiled steps of _LeanSteps with the actuation `u`; returns the steps done, or -1 after an exception
         (the state and warm start put back)."""
-        z = self._pipeline_zeros[0]
         value = context._abstract_values._values[self._sampled_index]  # the lean loop bumps the versions
         current = value._value
         groups = context._discrete._groups
         x = groups[0]._data  # (_qv_vector: a discrete plant's [q; v] is its group 0)
-        a0 = groups[self._mjcf_act_group]._data if call.a1.shape[0] else z
+        a0 = groups[self._mjcf_act_group]._data if call.a1.shape[0] else call.z
         buffer = current.buffer
-        x0, a00, buffer0 = call.x0, call.a00, call.buffer0
+        buffer0 = call.buffer0
         if buffer0.shape != buffer.shape:
             call.buffer0 = buffer0 = np.empty_like(buffer)
-        x0[...] = x  # ([...] copies as [:] does, without building a slice: ~0.1 µs less each)
-        call.x_scratch[...] = x
-        a00[...] = a0
+        # A step only reads x, the activations and the warm-start row, and writes the next ones into scratch arrays
+        # copied back once it succeeded: a step that raises leaves them as they were, so one step (the usual chunk,
+        # Simulator.AdvanceTo(t + h)) backs up only the buffer (whose other row it writes); several steps also the
+        # state and activations, which the steps done before the raising one moved on.
+        if n > 1:
+            call.x0[...] = x  # ([...] copies as [:] does, without building a slice: ~0.1 µs less each)
+            call.a00[...] = a0
+        if call.x_tail:  # (multi_step copies all of scratch into x; the step writes [q; v])
+            call.x_scratch[...] = x
         buffer0[...] = buffer
         holder.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
-        keep = not call.options.throw_on_failure  # a non-converged solve: counted, or raised by the ordinary path
-        if multi_step is _multi_step_kernel:  # (tests substitute multi_step)
-            if not _MULTI_STEP_ENTRY:
-                _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, call.model, call.d, x, call.x_scratch, call.bp,
-                                                        u, call.ctrl, a0, call.a1, z, self._pipeline_zeros[1],
-                                                        call.g_W, call.poses, call.collide, buffer, current.row, keep,
-                                                        times, n))
-            run = _MULTI_STEP_ENTRY[0]
-        else:
-            run = multi_step
-        try:
+        run = _MULTI_STEP_ENTRY[0] if _MULTI_STEP_ENTRY and multi_step is _multi_step_kernel else None
+        if run is None:
+            run = self._MultiStepEntry(call, x, u, a0, buffer, current.row, times, n)
+        try:  # (keep_unconverged: a non-converged solve is counted, or raised by the ordinary path)
             k, _status, row, unconverged = run(call.model, call.d, x, call.x_scratch, call.bp, u, call.ctrl, a0,
-                                               call.a1, z, self._pipeline_zeros[1], call.g_W, call.poses, call.collide,
-                                               buffer, current.row, keep, times, n)
+                                               call.a1, call.z, call.F0, call.g_W, call.poses, call.collide, buffer,
+                                               current.row, not call.options.throw_on_failure, times, n)
         except (ZeroDivisionError, np.linalg.LinAlgError):
             # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
             # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
-            x[:] = x0
-            a0[:] = a00
-            buffer[:] = buffer0
+            if n > 1:
+                x[...] = call.x0
+                a0[...] = call.a00
+            buffer[...] = buffer0
             return -1
-        self._pipeline_failures += unconverged
+        if unconverged:
+            self._pipeline_failures += unconverged
         if k:
             last = current if row == current.row else current.other
-            AttachStepContacts(last, holder, call.geom_ids)
-            value.set_value(last)
+            c = last.contacts  # (AttachStepContacts, written out)
+            if type(c) is StepContacts:
+                c.scratch, c.geom_ids, c.arrays = holder, call.geom_ids, None
+                holder.fresh = c
+            else:
+                last.contacts = StepContacts(holder, call.geom_ids)
+            value._value = last  # (value.set_value: the same StepResults type)
             self._pipeline_last = last
         if k < n:  # Data holds the undone step k, not step k - 1's contacts
             holder.fresh = None
         return k
+
+    def _MultiStepEntry(self, call, x, u, a0, buffer, row: int, times: np.ndarray, n: int):
+        """multi_step's compiled entry for the plant's argument types (found once per process), or multi_step itself
+        when a test substituted it."""
+        if multi_step is not _multi_step_kernel:
+            return multi_step
+        _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, call.model, call.d, x, call.x_scratch, call.bp, u,
+                                                call.ctrl, a0, call.a1, call.z, call.F0, call.g_W, call.poses,
+                                                call.collide, buffer, row, True, times, n))
+        return _MULTI_STEP_ENTRY[0]
 
     def _LeanCall(self, context, holder) -> "_LeanCall":
         """The arguments of _LeanSteps' compiled call for `context` other than the state (model None: the fast path
@@ -330,6 +345,8 @@ class _DiscreteStepMixin:
         call.a00 = np.empty(act.na) if act.na else z
         x = self._qv_vector(context)._data
         call.x0, call.x_scratch = np.empty_like(x), np.empty_like(x)
+        call.x_tail = x.shape[0] != self._model.nq + self._model.nv
+        call.z, call.F0 = self._pipeline_zeros
         call.buffer0 = np.empty_like(context._abstract_values.get_value(self._sampled_index).get_value().buffer)
         call.d = holder.data
         call.bp = self._element_cache._eval(context)._value.bp_flat
@@ -397,7 +414,8 @@ class _LeanCall:
     own); `model` None: the fast path does not apply."""
 
     __slots__ = ("wiring", "parameters", "inputs", "pipeline", "options", "gravity", "limits", "model", "d", "bp", "u",
-                 "ctrl", "a1", "a00", "x0", "x_scratch", "buffer0", "poses", "collide", "g_W", "geom_ids", "live_u")
+                 "ctrl", "a1", "a00", "x0", "x_scratch", "x_tail", "buffer0", "poses", "collide", "g_W", "geom_ids",
+                 "live_u", "z", "F0")
 
     def __init__(self, wiring: int, parameters: int, inputs: int, pipeline, options, gravity, limits: int):
         self.wiring, self.parameters, self.inputs = wiring, parameters, inputs

@@ -17,6 +17,10 @@ import math
 import numpy as np
 from numba import njit
 
+from mallard.geometry.collision.blas_rounding import rotate_row, rotate_t_row
+
+from .small_products import matmul33_into
+
 MINVAL = 1e-15  # MuJoCo's mjMINVAL
 
 
@@ -97,18 +101,45 @@ def item_frame(R_WB, p_WB, V, b, R_BO, p_BO, wind):
 @njit(cache=True)
 def FluidBodyForces(body, kind, R_BO, p_BO, params, medium, R_WB, p_WB, V, F_Bo_W):
     """Add every fluid item's wrench to F_Bo_W (nb × 6, [torque; force] at Bo in W). Item i acts in frame O
-    (R_BO[i], p_BO[i]) of plant body body[i] (see the module docstring for kind, params and medium)."""
-    for i in range(body.shape[0]):
+    (R_BO[i], p_BO[i]) of plant body body[i] (see the module docstring for kind, params and medium).
+
+    item_frame's and the wrench's rotations are written out in scalars, rounded as the `@` calls they replace
+    (kernels/small_products.py, geometry/collision/blas_rounding.py), into arrays made once per call: those calls
+    and their temporaries were most of the time of a step of a small model in a viscous medium."""
+    n = body.shape[0]
+    if n == 0:
+        return
+    R_WO, r, p_WO, w_W, v_W = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    w, v, tau_W, f_W = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for i in range(n):
         b = body[i]
-        R_WO, r, _p_WO, w, v = item_frame(R_WB, p_WB, V, b, R_BO[i], p_BO[i], medium[i, 2:5])
+        R = R_WB[b]
+        matmul33_into(R, R_BO[i], R_WO)  # item_frame: R_WB[b] @ R_BO
+        p = p_BO[i]
+        for k in range(3):
+            r[k] = rotate_row(R, k, p)
+            p_WO[k] = p_WB[b, k] + r[k]
+            w_W[k] = V[b, k]
+        wind = medium[i]
+        v_W[0] = (V[b, 3] + (w_W[1] * p_WO[2] - w_W[2] * p_WO[1])) - wind[2]
+        v_W[1] = (V[b, 4] + (w_W[2] * p_WO[0] - w_W[0] * p_WO[2])) - wind[3]
+        v_W[2] = (V[b, 5] + (w_W[0] * p_WO[1] - w_W[1] * p_WO[0])) - wind[4]
+        for k in range(3):
+            w[k] = rotate_t_row(R_WO, k, w_W)
+            v[k] = rotate_t_row(R_WO, k, v_W)
         if kind[i] == 0:
             f = box_force(w, v, params[i, :3], medium[i, 0], medium[i, 1])
         else:
             f = ellipsoid_force(w, v, params[i, :3], params[i, 3:15], medium[i, 0], medium[i, 1])
-        tau_W = R_WO @ f[:3]
-        f_W = R_WO @ f[3:]
-        F_Bo_W[b, :3] += tau_W + _cross(r, f_W)
-        F_Bo_W[b, 3:] += f_W
+        f_t = f[3:]
+        for k in range(3):
+            tau_W[k] = rotate_row(R_WO, k, f)
+            f_W[k] = rotate_row(R_WO, k, f_t)
+        F_Bo_W[b, 0] += tau_W[0] + (r[1] * f_W[2] - r[2] * f_W[1])
+        F_Bo_W[b, 1] += tau_W[1] + (r[2] * f_W[0] - r[0] * f_W[2])
+        F_Bo_W[b, 2] += tau_W[2] + (r[0] * f_W[1] - r[1] * f_W[0])
+        for k in range(3):
+            F_Bo_W[b, 3 + k] += f_W[k]
 
 
 # ---- velocity Jacobians ∂[torque; force]/∂[w; v] of the local wrenches (mjd_inertiaBoxFluid, mjd_ellipsoidFluid)

@@ -275,8 +275,8 @@ def actuation(m, d, u, ctrl, time):
     nout = a.row_ctrl.shape[0]
     if nout == 0 and a.actadr.shape[0] == 0 and _no_mujoco_actuator_arrays(d, a.moment.shape[1]):
         force = d.actuator_force  # joint actuators only, after the Data's first step: nothing to transmit
-    else:
-        force = d.actuator_force if nout == 0 and d.actuator_force.shape[0] == 0 else np.zeros(nout)  # (kept empty)
+    else:  # (the force array of the last step when its size fits: every entry is written below before it is read)
+        force = d.actuator_force if d.actuator_force.shape[0] == nout else np.zeros(nout)
         d.actuator_force = force
         transmission(m, d)
         activation_rates(m, d, ctrl)
@@ -288,7 +288,9 @@ def actuation(m, d, u, ctrl, time):
         return ACTUATION_OK
     nv = a.moment.shape[1]
     v, moment, act, h = d.v, d.actuator_moment, d.act, m.tree.h
-    vel = np.zeros(nout)
+    vel = d.actuator_velocity  # (the last step's when its size fits: every entry is written below)
+    if vel.shape[0] != nout:
+        vel = np.zeros(nout)
     d.actuator_velocity = vel
     raw = np.zeros(nout)  # gain·input + bias before the tendons' actuatorfrcrange and forcerange
     inputs = np.empty(nout)
@@ -340,7 +342,11 @@ def actuation(m, d, u, ctrl, time):
     for i in range(nout):
         f = min(max(raw[i], a.force_lo[i]), a.force_hi[i])
         force[i] = f if a.enabled[i] else 0.0
-    tau_act = np.zeros(nv)
+    tau_act = d.qfrc_actuator  # (the last step's when its size fits)
+    if tau_act.shape[0] != nv:
+        tau_act = np.zeros(nv)
+    else:
+        tau_act[:] = 0.0
     for i in range(nout):
         if force[i] != 0.0:
             for k in range(nv):

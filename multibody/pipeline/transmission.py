@@ -29,7 +29,9 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
+from ...geometry.collision.blas_rounding import rotate_row
 from ..kernels.joint_kernels import quaternion_into
+from ..kernels.small_products import matmul33_into
 from .structs import B1, B2, F1, F2, F3, I1, bools, declare, floats, ints
 
 TRN_SITE, TRN_SLIDERCRANK, TRN_SO3 = 0, 1, 2
@@ -163,21 +165,37 @@ def add_wrench_row(ji, S, body, p_W, f_W, t_W, scale, row):
 
 @njit(cache=True)
 def site_transmissions(m, d, L, moment):
-    """L[i] and moment[i] of every site / slider-crank output i (see the module docstring)."""
+    """L[i] and moment[i] of every site / slider-crank output i (see the module docstring). The site and refsite
+    frames and a plain site's gear wrench are products in scalars rounded as the `@` calls they replace
+    (kernels/small_products.py, geometry/collision/blas_rounding.py), into arrays made once per call."""
     t = m.act.trn
+    if t.site_out.shape[0] == 0:
+        return
     ji, S = m.tree.ji, d.S
     zero = np.zeros(3)
+    R_WS, p_WS, R_WR, p_WR = np.empty((3, 3)), np.empty(3), np.empty((3, 3)), np.empty(3)
+    f_W, t_W = np.empty(3), np.empty(3)
     for r in range(t.site_out.shape[0]):
         i, b, rb = t.site_out[r], t.site_body[r], t.ref_body[r]
-        R_WS = d.R_WB[b] @ t.site_R[r]
-        p_WS = d.p_WB[b] + d.R_WB[b] @ t.site_p[r]
+        R_WB = d.R_WB[b]
+        matmul33_into(R_WB, t.site_R[r], R_WS)  # R_WB @ site_R
+        site_p = t.site_p[r]
+        for k in range(3):
+            p_WS[k] = d.p_WB[b, k] + rotate_row(R_WB, k, site_p)
         row = moment[i]
         row[:] = 0.0
         g = t.site_gear[r]
-        R_WR, p_WR = np.eye(3), np.zeros(3)
         if rb >= 0:
-            R_WR = d.R_WB[rb] @ t.ref_R[r]
-            p_WR = d.p_WB[rb] + d.R_WB[rb] @ t.ref_p[r]
+            R_WRb = d.R_WB[rb]
+            matmul33_into(R_WRb, t.ref_R[r], R_WR)
+            ref_p = t.ref_p[r]
+            for k in range(3):
+                p_WR[k] = d.p_WB[rb, k] + rotate_row(R_WRb, k, ref_p)
+        else:
+            R_WR[:, :] = 0.0
+            for k in range(3):
+                R_WR[k, k] = 1.0
+            p_WR[:] = 0.0
         if t.site_kind[r] == TRN_SLIDERCRANK:  # crank site, slider site (refsite)
             axis = np.ascontiguousarray(R_WR[:, 2])
             vec = p_WS - p_WR
@@ -207,8 +225,12 @@ def site_transmissions(m, d, L, moment):
             w, x, y, z = _quaternion(np.ascontiguousarray(R_WR.T) @ R_WS)
             L[i:i + 3] = rotation_vector(w, x, y, z)
             continue
-        if rb < 0:
-            add_wrench_row(ji, S, b, p_WS, R_WS @ g[:3], R_WS @ g[3:], 1.0, row)
+        if rb < 0:  # the gear wrench in the site frame: R_WS @ gear[:3], R_WS @ gear[3:]
+            g_t = g[3:]
+            for k in range(3):
+                f_W[k] = rotate_row(R_WS, k, g)
+                t_W[k] = rotate_row(R_WS, k, g_t)
+            add_wrench_row(ji, S, b, p_WS, f_W, t_W, 1.0, row)
             L[i] = 0.0
             continue
         f, tq = R_WR @ g[:3], R_WR @ g[3:]
@@ -226,6 +248,8 @@ def site_transmissions(m, d, L, moment):
 def joint_transmissions(m, d, L, moment):
     """L[i] and moment[i] of every ball / free joint output i (see the module docstring)."""
     t = m.act.trn
+    if t.ball_out.shape[0] == 0 and t.so3_out.shape[0] == 0:
+        return
     q = d.q
     R = np.empty((3, 3))
     for r in range(t.ball_out.shape[0]):

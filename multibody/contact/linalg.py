@@ -149,20 +149,30 @@ def AddRowOuter(H, J, idx, start, i, w):
 
 @njit(cache=True)
 def Cholesky(A):
-    """Lower-triangular L with L L' = A; raises np.linalg.LinAlgError if A is not positive definite."""
+    """Lower-triangular L with L L' = A (zeros outside A's row envelope, where no fill occurs); raises
+    np.linalg.LinAlgError if A is not positive definite. The dense column-by-column factorization with the
+    products by the structural zeros left out: row i of L is zero before its first nonzero of A (EnvelopeFirst),
+    so each sum starts at max(first[i], first[j]) and rows below the column's reach are not visited. The same sums
+    in the same order (the terms dropped are exact zeros at their start), so the same L; a tree-sparse mass matrix
+    (block-diagonal for free bodies) costs O(n·b²) instead of O(n³)."""
     n = A.shape[0]
     L = np.zeros((n, n))
+    first = EnvelopeFirst(A)
     for j in range(n):
         s = A[j, j]
-        for k in range(j):
+        fj = first[j]
+        for k in range(fj, j):
             s -= L[j, k] * L[j, k]
         if not s > 0.0:
             raise np.linalg.LinAlgError("matrix is not positive definite")
         d = np.sqrt(s)
         L[j, j] = d
         for i in range(j + 1, n):
+            fi = first[i]
+            if fi > j:
+                continue
             t = A[i, j]
-            for k in range(j):
+            for k in range(max(fi, fj), j):
                 t -= L[i, k] * L[j, k]
             L[i, j] = t / d
     return L
@@ -171,16 +181,41 @@ def Cholesky(A):
 @njit(cache=True)
 def LowerSolveRows(L, J):
     """Y = (L⁻¹ J')' for a lower-triangular L (nv, nv) and rows J (m, nv): row i of Y solves L y = J[i], so that
-    J M⁻¹ J' = Y Y' when L L' = M."""
+    J M⁻¹ J' = Y Y' when L L' = M. Each substitution's sum starts at the first nonzero of L's row (the terms
+    before it are exact zeros): the dense sums in the same order."""
     m, n = J.shape
+    first = EnvelopeFirst(L)
     Y = np.zeros((m, n))
     for i in range(m):
         for r in range(n):
             acc = J[i, r]
-            for k in range(r):
+            for k in range(first[r], r):
                 acc -= L[r, k] * Y[i, k]
             Y[i, r] = acc / L[r, r]
     return Y
+
+
+@njit(cache=True)
+def CholeskySolve(L, b):
+    """x = (L L')⁻¹ b for a Cholesky factor L (Cholesky): forward then back substitution with the dense sums'
+    order (kernels/dynamics.cholesky_solve's), the products by L's structural zeros left out (row envelopes:
+    the forward sum starts at the row's first nonzero, the backward one skips rows whose envelope starts after
+    the column)."""
+    n = b.shape[0]
+    first = EnvelopeFirst(L)
+    x = b.copy()
+    for i in range(n):
+        s = x[i]
+        for k in range(first[i], i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            if first[k] <= i:
+                s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+    return x
 
 
 @njit(cache=True)

@@ -14,9 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.dynamics import cholesky_solve
 from .islands import IslandRows, Islands
-from .linalg import Cholesky, LowerSolveRows, MatTVec, MatVec, RowSupport
+from .linalg import Cholesky, CholeskySolve, LowerSolveRows, MatTVec, MatVec, RowSupport
 from .parameters import CONTACT_ELLIPTIC, CONTACT_PYRAMIDAL, MINVAL
 
 
@@ -262,5 +261,5 @@ def NoSlip(M, qacc_smooth, J, aref, R, floss, efc_type, efc_id, ne, nf, con_dim,
                 _sweeps(A, b, R, floss, efc_type, efc_id, con_dim, con_fric, f, rows[:nr], ne_i, nf_i, iterations,
                         tolerance, scale)
     qfrc = MatTVec(J, f)
-    qacc = qacc_smooth + cholesky_solve(L, qfrc)
+    qacc = qacc_smooth + CholeskySolve(L, qfrc)
     return qacc, f, qfrc

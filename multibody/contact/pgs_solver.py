@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.dynamics import cholesky_solve
-from .linalg import Cholesky, LowerSolveRows, MatTVec, MatVec
+from .linalg import Cholesky, CholeskySolve, LowerSolveRows, MatTVec, MatVec
 from .parameters import CONTACT_ELLIPTIC
 from .primal_solver import ConstraintUpdate
 
@@ -108,7 +107,10 @@ def PGSSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con
                 f[i:i + dim] = blk
                 i += dim
                 continue
-            res = b[i] + np.sum(AR[i] * f)
+            acc = 0.0  # np.sum(AR[i] * f)'s sum in its order, without the temporary
+            for k in range(nefc):
+                acc += AR[i, k] * f[k]
+            res = b[i] + acc
             fi = f[i] - res / AR[i, i]
             if i < ne:
                 pass
@@ -124,7 +126,7 @@ def PGSSolve(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, nf, con
         cost = new_cost
         if residual < tolerance:
             converged = True
-    qacc = qacc_smooth + cholesky_solve(L, MatTVec(J, f))
+    qacc = qacc_smooth + CholeskySolve(L, MatTVec(J, f))
     return qacc, f, converged, it, residual
 
 

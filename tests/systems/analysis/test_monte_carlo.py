@@ -5,7 +5,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import copy
 import itertools
+import multiprocessing
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -102,6 +104,25 @@ def test_parallel_map_keeps_order_and_reports_bad_arguments():
     with pytest.raises(TypeError, match="Executor"):
         ParallelMap(abs, [1], executor=object())
     assert np.isclose(ParallelMap(np.sqrt, [4.0], num_parallel_executions=1)[0], 2.0)
+
+
+_INHERITED = []  # filled by the test below after the workers' modules were imported: seen only by forked workers
+
+
+def _sees_the_parents_state(_item) -> tuple:
+    return os.getpid(), list(_INHERITED)
+
+
+@pytest.mark.skipif(sys.platform == "darwin" or "fork" not in multiprocessing.get_all_start_methods(),
+                    reason="local workers are forked only where fork is safe")
+def test_local_workers_are_forked_whatever_the_default_start_method(monkeypatch):
+    """Local workers are forked: they inherit mallard's modules and compiled kernels (and the parent's state), where
+    a worker of Python 3.14's default start method (forkserver) imports and loads them again, seconds per call."""
+    real = multiprocessing.get_context
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: real(method or "forkserver"))
+    monkeypatch.setattr(sys.modules[__name__], "_INHERITED", ["set at run time"])
+    rows = ParallelMap(_sees_the_parents_state, range(2), num_parallel_executions=2, chunk_size=1)
+    assert all(pid != os.getpid() and seen == ["set at run time"] for pid, seen in rows)
 
 
 def test_sweep_ships_each_diagram_once_per_worker(factory):

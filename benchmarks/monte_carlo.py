@@ -8,10 +8,19 @@ the shipping. Prints the wall times, the speed-ups over serial and where the CPU
 (making and randomizing every sample, which serial does too, plus packing the chunks and reading the results),
 its other threads (with Dask: the scheduler, the nannies and the client's event loop, which a LocalCluster runs
 in this process), and the workers. "CPU allows" is the speed-up the parallel run's CPU would give on idle cores
-(serial CPU over the parallel CPU per core used), the ceiling of the measured one. Take both on a quiet machine:
-on a shared one other processes take cores from the workers, and CPU seconds grow too (contended caches and
-cores: the same serial run took 3.5 CPU s at load 3 and 6.2 at load 10 on a 2-core VM), by different amounts in
-runs taken minutes apart.
+(serial CPU over the parallel CPU per core used).
+
+The ceiling row measures what the cores give here to this very work: the same samples, made and randomized
+beforehand, advanced in this process vs split over as many forked processes as workers (each inherits them; of
+k processes, the j-th advances samples j, j + k, ...: no shipping, no scheduling, no diagram to load, only the
+processes' start). Rounds alternate serial,
+local processes and the ceiling's two runs; medians are shown, the speed-ups as medians of each round's ratio.
+Every row shows the CPU the machine's other processes used meanwhile (/proc/stat, per second of the run): on
+a Linux with autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled, the default of many kernels) CPU time
+is shared between sessions, not processes, so a single busy process of another session takes a core from
+the parallel run but none from the serial one, and the speed-ups (the ceiling's too) drop toward 1; the CPU
+seconds grow under load as well (contended caches and cores: the same serial run took 3.5 CPU s at load 3 and 6.2
+at load 10 on a 2-core VM). Compare speed-ups taken with the other processes near 0.
 
 The Dask workers run with their statistical profiler off, and the event loops' diagnostic tick, the memory monitors
 and the system monitor every second instead of every 20 ms, 100 ms and 500 ms (`--dask-defaults` keeps Dask's
@@ -20,7 +29,8 @@ process and ~2% in each worker even when idle; with the tick at 1 s, the monitor
 its worker's memory 10 times a second) still cost an idle 2-worker cluster ~50 ms of CPU per second (this
 process and the workers alike), ~30 ms at 1 s (load 7), which a run pays for as long as it lasts.
 
-    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2] [--dask-defaults] [--repeat 1]
+    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2] [--repeat 3] [--dask-defaults]
+                                     [--no-dask]
 """
 from __future__ import annotations
 
@@ -46,17 +56,30 @@ DASK_INTERVALS = {"distributed.admin.tick.interval": "1s", "distributed.worker.m
 
 @dataclass
 class Run:
-    """Wall seconds of a run and its CPU seconds: this process's main thread, its other threads, the workers."""
+    """Wall seconds of a run and its CPU seconds: this process's main thread, its other threads, the workers; and
+    the CPU seconds the machine's other processes used meanwhile (None where /proc/stat is missing)."""
 
     wall: float
     main: float
     other: float
     workers: float
     worker_loops: float  # the part of `workers` spent in the Dask workers' event loops (not running tasks)
+    others: float | None = None
 
     @property
     def cpu(self) -> float:
         return self.main + self.other + self.workers
+
+
+def _machine_cpu() -> float | None:
+    """CPU seconds all processes of the machine used so far (/proc/stat: all but idle, iowait and steal), None
+    where that file is missing."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(x) for x in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4] - ticks[7]) / os.sysconf("SC_CLK_TCK")
 
 
 def _process_and_thread_cpu() -> tuple[float, float]:
@@ -80,27 +103,85 @@ def _cpu(client=None) -> tuple[float, float, float, float]:
 def _timed(label: str, run, reference=None, client=None) -> tuple[Run, list]:
     """The Run of run() and its outputs, which must equal `reference` when given."""
     children = set(multiprocessing.active_children())
-    before, start = _cpu(client), time.perf_counter()
+    before, machine, start = _cpu(client), _machine_cpu(), time.perf_counter()
     results = run()
     wall = time.perf_counter() - start
     # a local pool's processes exit after the call returns: reap them (outside the clock) to count their CPU
     while client is None and set(multiprocessing.active_children()) - children:
         time.sleep(0.01)
-    after = _cpu(client)
-    outputs = [r.output for r in results]
+    after, machine_after = _cpu(client), _machine_cpu()
+    outputs = [getattr(r, "output", r) for r in results]
     if reference is not None and outputs != reference:
         raise AssertionError(f"{label}: the outputs differ from the serial run's")
-    return Run(wall, *(b - a for a, b in zip(before, after))), outputs
+    run = Run(wall, *(b - a for a, b in zip(before, after)))
+    if machine is not None:
+        run.others = max(0.0, machine_after - machine - run.cpu)
+    return run, outputs
 
 
-def _row(label: str, run: Run, serial: Run, samples: int, cores: int) -> str:
-    text = (f"  {label:27s} {run.wall:6.2f} s  {serial.wall / run.wall:5.2f}x   CPU {run.cpu:5.2f} s = main "
+def _advance(simulators: list, output, final_time: float) -> list:
+    """The workers' part of each sample, in this process: advance it to final_time, evaluate the output."""
+    out = []
+    for simulator in simulators:
+        simulator.AdvanceTo(final_time)
+        out.append(float(output(simulator.get_system(), simulator.get_context())))
+    return out
+
+
+def _advance_and_send(simulators: list, output, final_time: float, connection) -> None:
+    connection.send(_advance(simulators, output, final_time))
+    connection.close()
+
+
+def _split(simulators: list, output, final_time: float, workers: int) -> list:
+    """The ideal split: `workers` forked processes (which inherit the samples, made beforehand), the k-th advancing
+    samples k, k + workers, ...: no shipping, no scheduling, only the processes' start. The outputs, in order."""
+    context = multiprocessing.get_context("fork")
+    jobs = []
+    for k in range(workers):
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=_advance_and_send, args=(simulators[k::workers], output, final_time, sender))
+        process.start()
+        sender.close()
+        jobs.append((receiver, process))
+    outputs = [None] * len(simulators)
+    for k, (receiver, process) in enumerate(jobs):
+        outputs[k::workers] = receiver.recv()
+        process.join()
+    return outputs
+
+
+def _made(make_simulator, count: int, seed: int) -> list:
+    """The samples of a Monte Carlo run, made and randomized as MonteCarloSimulation makes them."""
+    generator, simulators = RandomGenerator(seed), []
+    for _ in range(count):
+        simulator = make_simulator(generator)
+        simulator.get_system().SetRandomContext(simulator.get_mutable_context(), generator)
+        simulators.append(simulator)
+    return simulators
+
+
+def _median(runs: list[Run]) -> Run:
+    """The run of median wall time (the slower middle one of an even count)."""
+    return sorted(runs, key=lambda run: run.wall)[len(runs) // 2]
+
+
+def _speedup(serials: list[Run], runs: list[Run]) -> float:
+    """The median over rounds of serial wall / this run's wall (each pair taken minutes apart at most)."""
+    ratios = sorted(serial.wall / run.wall for serial, run in zip(serials, runs))
+    return ratios[len(ratios) // 2]
+
+
+def _row(label: str, run: Run, speedup: float, serial: Run, samples: int, cores: int) -> str:
+    text = (f"  {label:27s} {run.wall:6.2f} s  {speedup:5.2f}x   CPU {run.cpu:5.2f} s = main "
             f"{run.main:5.2f} + other {run.other:4.2f} + workers {run.workers:5.2f}")
     if run.worker_loops:
         text += f" (event loops {run.worker_loops:4.2f})"
     if run is not serial:
         text += (f"   ({100 * (run.cpu / serial.cpu - 1):+4.0f}% of serial CPU, main thread "
                  f"{1e3 * run.main / samples:4.1f} ms/sample; CPU allows {serial.cpu * cores / run.cpu:4.2f}x)")
+    if run.others is not None:
+        text += f"   [other processes: {run.others / run.wall:4.2f} cores]"
     return text
 
 
@@ -111,8 +192,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dask-defaults", action="store_true",
                         help="Dask's default tick and monitor intervals on the cluster")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="runs of each kind (serial and local alternate, then Dask's); the fastest is shown")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds (serial, local processes and the ideal split alternate, then Dask's runs); "
+                             "medians are shown")
+    parser.add_argument("--no-dask", action="store_true", help="skip the LocalCluster")
     args = parser.parse_args()
     sys.path.insert(0, str(EXAMPLE.parent))  # the example imports its gallery helpers
     example = runpy.run_path(str(EXAMPLE), run_name="iiwa_monte_carlo")
@@ -123,39 +206,59 @@ def main() -> None:
                                     progress=False, **options)
 
     MonteCarloSimulation(make_simulator, output, args.duration, 1, RandomGenerator(0))  # warm-up
-    fastest = lambda runs: min(runs, key=lambda run: run.wall)  # noqa: E731
-    serials, locals_, reference = [], [], None
+    kinds = ("serial", "local", "made serial", "made split")
+    runs: dict[str, list[Run]] = {kind: [] for kind in kinds}
+    reference = None
     for _ in range(args.repeat):
         run, reference = _timed("serial", monte_carlo, reference)
-        serials.append(run)
-        locals_.append(_timed("local processes", lambda: monte_carlo(num_parallel_executions=args.workers),
-                              reference)[0])
-    serial, local = fastest(serials), fastest(locals_)
+        runs["serial"].append(run)
+        runs["local"].append(_timed("local processes", lambda: monte_carlo(num_parallel_executions=args.workers),
+                                    reference)[0])
+        made = _made(make_simulator, args.samples, 1)
+        runs["made serial"].append(_timed("made samples, serial", lambda: _advance(made, output, args.duration),
+                                          reference)[0])
+        made = _made(make_simulator, args.samples, 1)
+        runs["made split"].append(_timed("made samples, split", lambda: _split(made, output, args.duration,
+                                                                                args.workers), reference)[0])
 
-    import dask
-    from dask.distributed import Client, LocalCluster
-    settings = dict(DASK_THROUGHPUT) if args.dask_defaults else {**DASK_THROUGHPUT, **DASK_INTERVALS}
-    with dask.config.set(settings), \
-            LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                         silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
-        # warm every worker (compiled kernels loaded, example imported), whichever tasks the scheduler sends it
-        client.run(MonteCarloSimulation, make_simulator, output, args.duration, 1, RandomGenerator(0))
-        MonteCarloSimulation(make_simulator, output, args.duration, 2 * args.workers, RandomGenerator(0),
-                             executor=client, chunk_size=1, progress=False)
-        dask_run = fastest([_timed("dask", lambda: monte_carlo(executor=client), reference, client)[0]
-                            for _ in range(args.repeat)])
+    dask_runs: list[Run] = []
+    if not args.no_dask:
+        import dask
+        from dask.distributed import Client, LocalCluster
+        settings = dict(DASK_THROUGHPUT) if args.dask_defaults else {**DASK_THROUGHPUT, **DASK_INTERVALS}
+        with dask.config.set(settings), \
+                LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                             silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+            # warm every worker (compiled kernels loaded, example imported), whichever tasks the scheduler sends it
+            client.run(MonteCarloSimulation, make_simulator, output, args.duration, 1, RandomGenerator(0))
+            MonteCarloSimulation(make_simulator, output, args.duration, 2 * args.workers, RandomGenerator(0),
+                                 executor=client, chunk_size=1, progress=False)
+            dask_runs = [_timed("dask", lambda: monte_carlo(executor=client), reference, client)[0]
+                         for _ in range(args.repeat)]
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     cores = min(os.cpu_count() or 1, args.workers)
+    serial = _median(runs["serial"])
     print(f"Monte Carlo of {args.samples} iiwa14 PD samples ({args.duration:g} s each), {os.cpu_count()} cores, "
-          f"load average {load}" + (f", fastest of {args.repeat} runs each" if args.repeat > 1 else ""))
-    print(_row("serial", serial, serial, args.samples, cores))
-    print(_row(f"{args.workers} local processes", local, serial, args.samples, cores))
-    print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial, args.samples, cores)
-          + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
+          f"load average {load}" + (f", medians of {args.repeat} rounds" if args.repeat > 1 else ""))
+    print(_row("serial", serial, 1.0, serial, args.samples, cores))
+    print(_row(f"{args.workers} local processes", _median(runs["local"]), _speedup(runs["serial"], runs["local"]),
+               serial, args.samples, cores))
+    if dask_runs:
+        # Dask's runs follow the alternated rounds: compared with the median serial run
+        dask_run = _median(dask_runs)
+        print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial.wall / dask_run.wall, serial,
+                   args.samples, cores) + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
+    made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
+    print(f"  ideal split (the ceiling):  the same samples made beforehand and advanced here {made_serial.wall:.2f} s"
+          f" vs split over {args.workers} forked processes {split.wall:.2f} s: "
+          f"{_speedup(runs['made serial'], runs['made split']):.2f}x"
+          + (f"   [other processes: {made_serial.others / made_serial.wall:4.2f} / {split.others / split.wall:4.2f} "
+             f"cores]" if split.others is not None else ""))
     print("  (every parallel output equals the serial one bit for bit; main = this process's main thread, other = "
           "its other threads: Dask's scheduler, nannies and client; a Dask worker's event loop is its CPU outside "
-          "the tasks)")
+          "the tasks; other processes: the machine's CPU used by processes not of this run, per second of its wall "
+          "time)")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import functools
 import threading
 from typing import Callable, TypeVar
 
-__all__ = ["single_threaded_blas", "with_single_threaded_blas", "begin_single_threaded_blas", "end_single_threaded_blas"]
+__all__ = ["single_threaded_blas", "with_single_threaded_blas", "begin_single_threaded_blas", "end_single_threaded_blas",
+           "blas_already_single_threaded"]
 
 F = TypeVar("F", bound=Callable)
 
@@ -23,6 +24,7 @@ _lock = threading.Lock()
 _depth = 0
 _saved: list = []
 _libraries: list | None = None  # [(controller, zero-argument thread count getter)] of the loaded BLAS libraries
+_getters: tuple = ()  # their thread count getters
 
 
 def _thread_count_getter(lib) -> Callable:
@@ -45,13 +47,30 @@ def _thread_count_getter(lib) -> Callable:
 def _blas_libraries() -> list:
     """[(threadpoolctl controller, thread count getter)] of the loaded BLAS libraries (found once; scipy's is loaded
     first)."""
-    global _libraries
+    global _libraries, _getters
     if _libraries is None:
         import scipy.linalg  # noqa: F401 - loads scipy's BLAS/LAPACK (numba's np.linalg calls it) before the scan
         from threadpoolctl import ThreadpoolController
         _libraries = [(lib, _thread_count_getter(lib))
                       for lib in ThreadpoolController().select(user_api="blas").lib_controllers]
+        _getters = tuple(get for _lib, get in _libraries)
     return _libraries
+
+
+def blas_already_single_threaded() -> bool:
+    """Whether no entry is inside the limit and every BLAS library already runs one thread (or reports none): then
+    entering and leaving the limit would set and put back nothing, and an entry point called in a loop
+    (Simulator.AdvanceTo(t + h)) may skip both (~0.3 µs instead of ~0.85 µs of locking and counting). An entry
+    nested in one that skipped enters the limit itself, as a first entry would."""
+    if _depth:
+        return False
+    if _libraries is None:
+        _blas_libraries()
+    for get in _getters:
+        n = get()
+        if n is not None and n > 1:
+            return False
+    return True
 
 
 def begin_single_threaded_blas() -> None:

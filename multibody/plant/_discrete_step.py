@@ -10,7 +10,7 @@ from ..contact.plant_solver import ContactInfosFromSolution
 from ..kernels import pipeline as pl
 from ..kernels.contact_kernels import IntegratePositions, NextState
 from ..kernels.entry_points import compiled_entry
-from ..pipeline.multi_step import multi_step
+from ..pipeline.multi_step import multi_step, multi_step_packed, new_lean_args
 from ..pipeline.multi_step import multi_step as _multi_step_kernel
 from ..mjcf.rk4 import IsRungeKuttaStageContext, RungeKuttaNextActivations, RungeKuttaStep
 from ..mjcf.implicit import ImplicitStep
@@ -21,7 +21,7 @@ from ...systems.framework.dependency import K_P, K_TIME, K_U, K_XA, K_XC, K_XD
 
 _F64 = np.dtype(np.float64)
 _NO_CONTACTS: list = []  # never mutated
-_MULTI_STEP_ENTRY: list = []  # multi_step's compiled entry for the plant's argument types (no type dispatch per chunk)
+_MULTI_STEP_ENTRY: list = []  # multi_step_packed's compiled entry for the plant's argument types (no type dispatch)
 
 
 class _DiscreteStepMixin:
@@ -252,34 +252,44 @@ class _DiscreteStepMixin:
         x = groups[0]._data  # (_qv_vector: a discrete plant's [q; v] is its group 0)
         a0 = groups[self._mjcf_act_group]._data if call.a1.shape[0] else call.z
         buffer = current.buffer
-        buffer0 = call.buffer0
-        if buffer0.shape != buffer.shape:
-            call.buffer0 = buffer0 = np.empty_like(buffer)
         # A step only reads x, the activations and the warm-start row, and writes the next ones into scratch arrays
-        # copied back once it succeeded: a step that raises leaves them as they were, so one step (the usual chunk,
-        # Simulator.AdvanceTo(t + h)) backs up only the buffer (whose other row it writes); several steps also the
-        # state and activations, which the steps done before the raising one moved on.
+        # copied back once it succeeded, and its results into the buffer's other row, which holds nothing the
+        # context's value reads (the step before's results) and which the ordinary path then writes again: a step
+        # that raises leaves the context as it was, so one step (the usual chunk, Simulator.AdvanceTo(t + h)) backs
+        # up nothing. Several steps back up the state, activations and buffer, which the steps done before the
+        # raising one moved on.
         if n > 1:
+            buffer0 = call.buffer0
+            if buffer0.shape != buffer.shape:
+                call.buffer0 = buffer0 = np.empty_like(buffer)
+            buffer0[...] = buffer
             call.x0[...] = x  # ([...] copies as [:] does, without building a slice: ~0.1 µs less each)
             call.a00[...] = a0
         if call.x_tail:  # (multi_step copies all of scratch into x; the step writes [q; v])
             call.x_scratch[...] = x
-        buffer0[...] = buffer
         holder.fresh = None  # Data moves on: contacts of earlier steps not yet read become unavailable
-        run = _MULTI_STEP_ENTRY[0] if _MULTI_STEP_ENTRY and multi_step is _multi_step_kernel else None
-        if run is None:
-            run = self._MultiStepEntry(call, x, u, a0, buffer, current.row, times, n)
-        try:  # (keep_unconverged: a non-converged solve is counted, or raised by the ordinary path)
-            k, _status, row, unconverged = run(call.model, call.d, x, call.x_scratch, call.bp, u, call.ctrl, a0,
-                                               call.a1, call.z, call.F0, call.g_W, call.poses, call.collide, buffer,
-                                               current.row, not call.options.throw_on_failure, times, n)
+        keep = not call.options.throw_on_failure  # (a non-converged solve is counted, or raised by the ordinary path)
+        try:
+            if multi_step is _multi_step_kernel and u.shape == call.u_pack.shape:
+                if u is not call.u_pack:  # (an evaluated actuation input, _LeanStepsLive)
+                    call.u_pack[...] = u
+                # the arguments packed once (pipeline/multi_step.py LeanArgs) while the arrays are the same objects
+                pack = call.pack
+                if pack is None or call.pack_x is not x or call.pack_a0 is not a0 or call.pack_buffer is not buffer:
+                    pack = self._LeanPack(call, x, a0, buffer)
+                run = _MULTI_STEP_ENTRY[0] if _MULTI_STEP_ENTRY else self._MultiStepEntry(pack, times, n)
+                k, _status, row, unconverged = run(pack, times, current.row, keep, n)
+            else:  # a test's substitute of multi_step, or an actuation of another size (the step reports it)
+                k, _status, row, unconverged = multi_step(call.model, call.d, x, call.x_scratch, call.bp, u, call.ctrl,
+                                                          a0, call.a1, call.z, call.F0, call.g_W, call.poses,
+                                                          call.collide, buffer, current.row, keep, times, n)
         except (ZeroDivisionError, np.linalg.LinAlgError):
             # a step raised (a zero quaternion, a singular matrix) after an unknown number of steps: put the state
             # and warm start back and leave the run to the ordinary path, which redoes the steps and names the error
             if n > 1:
                 x[...] = call.x0
                 a0[...] = call.a00
-            buffer[...] = buffer0
+                buffer[...] = call.buffer0
             return -1
         if unconverged:
             self._pipeline_failures += unconverged
@@ -297,15 +307,20 @@ class _DiscreteStepMixin:
             holder.fresh = None
         return k
 
-    def _MultiStepEntry(self, call, x, u, a0, buffer, row: int, times: np.ndarray, n: int):
-        """multi_step's compiled entry for the plant's argument types (found once per process), or multi_step itself
-        when a test substituted it."""
-        if multi_step is not _multi_step_kernel:
-            return multi_step
-        _MULTI_STEP_ENTRY.append(compiled_entry(multi_step, call.model, call.d, x, call.x_scratch, call.bp, u,
-                                                call.ctrl, a0, call.a1, call.z, call.F0, call.g_W, call.poses,
-                                                call.collide, buffer, row, True, times, n))
+    @staticmethod
+    def _MultiStepEntry(pack, times: np.ndarray, n: int):
+        """multi_step_packed's compiled entry for the plant's argument types (found once per process)."""
+        _MULTI_STEP_ENTRY.append(compiled_entry(multi_step_packed, pack, times, 0, True, n))
         return _MULTI_STEP_ENTRY[0]
+
+    @staticmethod
+    def _LeanPack(call, x, a0, buffer):
+        """multi_step_packed's LeanArgs of these arrays and the call's others (kept in the call with them)."""
+        ro = lambda a: np.require(a, np.float64, "CW")  # noqa: E731 - read-only inputs (the struct's fields are writeable)
+        call.pack = new_lean_args(call.model, call.d, x, call.x_scratch, ro(call.bp), call.u_pack, ro(call.ctrl), a0,
+                                  call.a1, call.z, call.F0, ro(call.g_W), ro(call.poses), call.collide, buffer)
+        call.pack_x, call.pack_a0, call.pack_buffer = x, a0, buffer
+        return call.pack
 
     def _LeanCall(self, context, holder) -> "_LeanCall":
         """The arguments of _LeanSteps' compiled call for `context` other than the state (model None: the fast path
@@ -334,6 +349,7 @@ class _DiscreteStepMixin:
         else:
             u = self._EvalActuation(context)
         call.u = np.require(u, np.float64, "CW")  # (the compiled entry's type: writeable, C-contiguous)
+        call.u_pack = np.empty_like(call.u) if call.live_u else call.u  # (an evaluated input is copied into it)
         call.ctrl = z
         act = self._mjcf_actuation
         if plan:  # the fixed ctrl values (zeros where a port has none), as _PipelineStep reads them
@@ -415,10 +431,11 @@ class _LeanCall:
 
     __slots__ = ("wiring", "parameters", "inputs", "pipeline", "options", "gravity", "limits", "model", "d", "bp", "u",
                  "ctrl", "a1", "a00", "x0", "x_scratch", "x_tail", "buffer0", "poses", "collide", "g_W", "geom_ids",
-                 "live_u", "z", "F0")
+                 "live_u", "z", "F0", "u_pack", "pack", "pack_x", "pack_a0", "pack_buffer")
 
     def __init__(self, wiring: int, parameters: int, inputs: int, pipeline, options, gravity, limits: int):
         self.wiring, self.parameters, self.inputs = wiring, parameters, inputs
         self.pipeline, self.options, self.gravity, self.limits = pipeline, options, gravity, limits
         self.model = None
+        self.pack = None  # multi_step_packed's LeanArgs, built for the arrays pack_x, pack_a0 and pack_buffer
         self.live_u = False  # the actuation input is evaluated per step (_LeanStepsLive), `u` is its first value

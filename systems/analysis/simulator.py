@@ -13,7 +13,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
-from mallard.common.blas_threads import begin_single_threaded_blas, end_single_threaded_blas, with_single_threaded_blas
+from mallard.common.blas_threads import (begin_single_threaded_blas, blas_already_single_threaded,
+                                        end_single_threaded_blas, with_single_threaded_blas)
 from mallard.common.deprecation import DrakeDeprecationWarning
 from mallard.systems.framework.events import (DiscreteUpdateEvent, EventStatus, PublishEvent, TriggerType,
                                               UnrestrictedUpdateEvent, WitnessTriggeredEventData, more_severe)
@@ -330,10 +331,12 @@ class Simulator(PortableAttributes):
         `show_progress` (default: `set_show_progress`, off) draws a tqdm bar of the simulated time and the
         real-time rate on stderr while it runs (a mallard extension; nothing is paid per step when off)."""
         boundary_time = float(boundary_time)  # the context's time stays a float (AdvanceTo(0) prints 0.0)
+        show = self._show_progress if show_progress is None else show_progress
+        if not show and blas_already_single_threaded():
+            return self._AdvanceTo(boundary_time)  # (the limit would change nothing: common/blas_threads.py)
         # (with_single_threaded_blas written out: a loop of AdvanceTo(t + h) pays each call layer once per step)
         begin_single_threaded_blas()
         try:
-            show = self._show_progress if show_progress is None else show_progress
             if show and boundary_time > self._context._time:
                 with SimulatorProgress(self, boundary_time):
                     return self._AdvanceTo(boundary_time)

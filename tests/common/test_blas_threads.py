@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from mallard.common.blas_threads import single_threaded_blas, with_single_threaded_blas
+from mallard.common.blas_threads import blas_already_single_threaded, single_threaded_blas, with_single_threaded_blas
 
 threadpoolctl = pytest.importorskip("threadpoolctl")
 
@@ -83,8 +83,12 @@ def test_nested_limits_restore_once() -> None:
     with threadpool_limits(2, user_api="blas"):
         if threads() != {2}:
             pytest.skip("this BLAS cannot run two threads here")
+        assert not blas_already_single_threaded()  # (Simulator.AdvanceTo then enters the limit)
         with single_threaded_blas():
             assert threads() == {1}
+            assert not blas_already_single_threaded()  # inside an entry: nested entries count
             assert inner() == {1}
             assert threads() == {1}  # the inner exit did not restore early
         assert threads() == {2}
+    with threadpool_limits(1, user_api="blas"):
+        assert blas_already_single_threaded()  # nothing to set or put back: AdvanceTo skips the limit

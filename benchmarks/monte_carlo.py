@@ -173,8 +173,8 @@ def _speedup(serials: list[Run], runs: list[Run]) -> float:
 
 
 def _row(label: str, run: Run, speedup: float, serial: Run, samples: int, cores: int) -> str:
-    text = (f"  {label:27s} {run.wall:6.2f} s  {speedup:5.2f}x   CPU {run.cpu:5.2f} s = main "
-            f"{run.main:5.2f} + other {run.other:4.2f} + workers {run.workers:5.2f}")
+    text = (f"  {label:31s} {run.wall:6.2f} s  {speedup:5.2f}x   CPU {run.cpu:5.2f} s = main "
+            f"{run.main:5.2f} + other {max(run.other, 0.0):4.2f} + workers {run.workers:5.2f}")
     if run.worker_loops:
         text += f" (event loops {run.worker_loops:4.2f})"
     if run is not serial:
@@ -250,11 +250,13 @@ def main() -> None:
         print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial.wall / dask_run.wall, serial,
                    args.samples, cores) + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
     made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
-    print(f"  ideal split (the ceiling):  the same samples made beforehand and advanced here {made_serial.wall:.2f} s"
-          f" vs split over {args.workers} forked processes {split.wall:.2f} s: "
-          f"{_speedup(runs['made serial'], runs['made split']):.2f}x"
-          + (f"   [other processes: {made_serial.others / made_serial.wall:4.2f} / {split.others / split.wall:4.2f} "
-             f"cores]" if split.others is not None else ""))
+    made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
+    print("  the ceiling: the same samples made beforehand (outside the clock), then")
+    print(_row("  advanced here", made_serial, 1.0, made_serial, args.samples, cores))
+    ceiling = _speedup(runs["made serial"], runs["made split"])
+    print(_row(f"  split over {args.workers} forked processes", split, ceiling, made_serial, args.samples, cores))
+    print(f"  {args.workers} local processes reach {_speedup(runs['serial'], runs['local']) / ceiling:.0%} of the "
+          f"ceiling's speed-up")
     print("  (every parallel output equals the serial one bit for bit; main = this process's main thread, other = "
           "its other threads: Dask's scheduler, nannies and client; a Dask worker's event loop is its CPU outside "
           "the tasks; other processes: the machine's CPU used by processes not of this run, per second of its wall "

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linalg import EnvelopeCholeskyInPlace, EnvelopeSolve, EnvelopeSolveInto
+from .linalg import EnvelopeSolveInto
+from .tree_sparse import ReverseTreeSolveSkyline
 
 
 @njit(cache=True)
@@ -166,29 +167,6 @@ def ReverseTreeSolve(M, bstart, b):
     """x = M^-1 b for a symmetric positive definite, tree-sparse M (a mass matrix, M + h D) by an envelope
     Cholesky in reverse dof order (children before parents: no fill inside a tree when dofs are numbered
     parents first). bstart (TreeBlocks) bounds each row's scan to its tree; any order is exact, the envelope
-    only grows. Raises np.linalg.LinAlgError if M is not positive definite."""
-    n = M.shape[0]
-    first = np.empty(n, dtype=np.int64)
-    L = np.empty((n, n))
-    for t in range(bstart.shape[0] - 1):
-        s, e = bstart[t], bstart[t + 1]
-        for a in range(s, e):
-            far = a  # the highest dof coupled to a (its row's first column in the reversed order)
-            for c in range(e - 1, a, -1):
-                if M[a, c] != 0.0:
-                    far = c
-                    break
-            i = n - 1 - a
-            f = n - 1 - far
-            first[i] = f
-            for j in range(f, i + 1):
-                L[i, j] = M[a, n - 1 - j]
-    EnvelopeCholeskyInPlace(L, first)
-    bp = np.empty(n)
-    for k in range(n):
-        bp[k] = b[n - 1 - k]
-    xp = EnvelopeSolve(L, first, bp)
-    x = np.empty(n)
-    for k in range(n):
-        x[n - 1 - k] = xp[k]
-    return x
+    only grows. The factor is stored by its row envelope (tree_sparse.ReverseTreeSolveSkyline), not as an n x n
+    array. Raises np.linalg.LinAlgError if M is not positive definite."""
+    return ReverseTreeSolveSkyline(M, bstart, b)

@@ -109,8 +109,10 @@ def NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, 
                 if lo < first[r]:
                     first[r] = lo
         i += 1
-    for r in range(n):
-        for c in range(first[r], r + 1):
+    for r in range(n):  # Mp is read inside M's envelope only (tree_sparse.PermutedEnvelopeInto writes no more)
+        for c in range(first[r], first_m[r]):
+            H[r, c] = 0.0
+        for c in range(first_m[r], r + 1):
             H[r, c] = Mp[r, c]
     # rp, perm, rv: a row's support: positions (sorted), order in the row, values
     prev_n, prev_s0 = -1, 0

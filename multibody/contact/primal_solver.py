@@ -15,15 +15,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .elimination import (EliminationOrderInto, PermutedInto, PermutedSolveInto, PermutedSymMatVecInto,
-                          TreeBlocks)
-from .linalg import (EnvelopeCholeskyInPlace, EnvelopeFirstInto, MatVec, RowSupport, SparseMatTVec, SparseMatVecInto,
+from .elimination import EliminationOrderInto, PermutedSolveInto, PermutedSymMatVecInto, TreeBlocks
+from .linalg import (EnvelopeCholeskyInPlace, MatVec, RowSupport, SparseMatTVec, SparseMatVecInto,
                      SparseMatVecMinus)
 from .islands import IslandRowLists, Islands
 from .newton_hessian import NewtonHessianInto, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
 from .primal_search import PrimalSearch
+from .tree_sparse import PermutedEnvelopeInto
 
 
 @njit(cache=True, _nrt=False)
@@ -219,8 +219,7 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
     EliminationOrderInto(nv, idx, start, bstart, order)
     for k in range(nv):
         pos[order[k]] = k
-    PermutedInto(M, order, Mp)
-    EnvelopeFirstInto(Mp, first_m)
+    PermutedEnvelopeInto(M, order, pos, bstart, Mp, first_m)  # M's trees only (Mp is zero outside first_m)
     a[:] = a_start
     PermutedSymMatVecInto(Mp, first_m, order, a0, qfrc_smooth)
     PermutedSymMatVecInto(Mp, first_m, order, a, Ma)

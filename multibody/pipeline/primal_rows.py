@@ -12,6 +12,7 @@ from numba import njit
 from ..contact.islands import IslandRowListsInto, IslandsInto
 from ..contact.linalg import RowSupportInInto, RowSupportInSize
 from ..contact.primal_solver import ConstraintUpdate, _solve_island, _sparse_cost
+from ..contact.tree_sparse import BlockCopyInto
 
 #: status of `primal_solve`: solved; qacc_smooth or aref not finite; the solution not finite (primal_solver's codes)
 PRIMAL_OK, PRIMAL_BAD_INPUT, PRIMAL_NOT_FINITE = 0, 1, 4
@@ -191,9 +192,7 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
                 return PRIMAL_NOT_FINITE, conv, it, res
             return PRIMAL_OK, conv, it, res
         Mi = Mi_buf[:ni * ni].reshape((ni, ni))
-        for r in range(ni):
-            for c in range(ni):
-                Mi[r, c] = M[dofs[r], dofs[c]]
+        BlockCopyInto(M, dofs, lb_buf[:nb + 1], Mi)  # its trees' blocks: the solve reads no other entry
         Ji = Ji_buf[:nr * ni].reshape((nr, ni))
         a0_i, a_i = vec_buf[:ni], vec_buf[ni:2 * ni]
         p = 2 * ni
@@ -208,11 +207,11 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
             i = rows[r]
             aref_i[r], D_i[r], R_i[r], fl_i[r], type_i[r], id_i[r] = aref[i], D[i], R[i], floss[i], efc_type[i], \
                 efc_id[i]
-            for c in range(ni):
-                Ji[r, c] = J[i, dofs[c]]
             start_buf[r] = k  # J's row support in the island's columns (ascending, as RowSupport(Ji))
-            for q in range(start[i], start[i + 1]):
-                idx_buf[k] = loc[idx[q]]
+            for q in range(start[i], start[i + 1]):  # the solve reads Ji at its rows' supports only
+                col = loc[idx[q]]
+                idx_buf[k] = col
+                Ji[r, col] = J[i, idx[q]]
                 k += 1
         start_buf[nr] = k
         qa, f, _st, conv, it, res, _c, jtf = _solve_island(

@@ -208,7 +208,16 @@ def smooth_vel(m, d, ctrl, flg_bias, symmetrize):
     `symmetrize`, the implicitfast scheme), minus the bias derivative when `flg_bias`, on M's tree pattern."""
     g = m.integ
     nv = m.tree.nv
-    D = np.zeros((nv, nv))
+    D = d.qDeriv
+    if D.shape[0] != nv or D.shape[1] != nv:
+        D = np.zeros((nv, nv))
+    else:  # the last step's D: zero off M's tree pattern (this function leaves nothing there), so zero its trees
+        blocks = m.tree.mass_blocks
+        for blk in range(blocks.shape[0] - 1):
+            s, e = blocks[blk], blocks[blk + 1]
+            for i in range(s, e):
+                for k in range(s, e):
+                    D[i, k] = 0.0
     actuator_vel(m, d, ctrl, D)
     passive_vel(m, d, D, symmetrize, g.body_free)
     if flg_bias:

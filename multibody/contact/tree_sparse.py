@@ -12,7 +12,8 @@ no M entry crosses (the plant's trees, contact/plant_solver._TreeBlocks, or elim
   envelope stored row after row (row i's columns first[i]..i at val[ptr[i]:ptr[i + 1]]): the same sums in the same
   order, so the same bits, in O(envelope) memory (elimination.ReverseTreeSolve).
 
-All allocate nothing and return no array: compiled without numba's runtime (linalg.py's note).
+The kernels but ReverseTreeSolveSkyline allocate nothing and return no array: compiled without numba's runtime
+(linalg.py's note).
 """
 from __future__ import annotations
 
@@ -134,117 +135,3 @@ def ReverseTreeSolveSkyline(M, bstart, b):
         x[n - 1 - k] = xp[k]
     return x
 
-
-@njit(cache=True)
-def SparseOrderScratchSize(n, nb, m, nidx):
-    """Size of EliminationOrderSparseInto's integer scratch for n dofs in nb trees and m rows whose supports hold
-    nidx entries."""
-    return n + m + 2 * nidx + 6 * nb + 2
-
-
-@njit(cache=True, _nrt=False)
-def EliminationOrderSparseInto(n, idx, start, bstart, order, wk):
-    """elimination.EliminationOrderInto (each tree's dofs children first, the trees in reverse Cuthill-McKee order
-    over the rows' coupling) with the trees' adjacency found through their rows instead of an nb × nb table:
-    O(Σ rows' supports + Σ degrees) rather than O(nb²) per call. The same order: roots by least degree (the first
-    such tree), each tree's new neighbours by (degree, index) (the dense form's ascending scan, then its stable
-    insertion sort by degree). Integer scratch wk: SparseOrderScratchSize(n, trees, rows, len(idx))."""
-    nb = bstart.shape[0] - 1
-    if nb <= 1:
-        for k in range(n):
-            order[k] = n - 1 - k
-        return
-    m = start.shape[0] - 1
-    nidx = start[m]
-    o = 0
-    block = wk[o:o + n]
-    o += n
-    rptr = wk[o:o + m + 1]  # each row's distinct trees, in order of first appearance: rtr[rptr[r]:rptr[r + 1]]
-    o += m + 1
-    rtr = wk[o:o + nidx]
-    o += nidx
-    tptr = wk[o:o + nb + 1]  # each tree's rows: trw[tptr[t]:tptr[t + 1]]
-    o += nb + 1
-    trw = wk[o:o + nidx]
-    o += nidx
-    mark, deg, seen, cm = wk[o:o + nb], wk[o + nb:o + 2 * nb], wk[o + 2 * nb:o + 3 * nb], wk[o + 3 * nb:o + 4 * nb]
-    o += 4 * nb
-    fill = wk[o:o + nb]
-    for t in range(nb):
-        for k in range(bstart[t], bstart[t + 1]):
-            block[k] = t
-    k = 0
-    for r in range(m):
-        rptr[r] = k
-        for a in range(start[r], start[r + 1]):
-            ba = block[idx[a]]
-            new = True
-            for u in range(rptr[r], k):
-                if rtr[u] == ba:
-                    new = False
-                    break
-            if new:
-                rtr[k] = ba
-                k += 1
-    rptr[m] = k
-    for t in range(nb + 1):
-        tptr[t] = 0
-    for q in range(k):
-        tptr[rtr[q] + 1] += 1
-    for t in range(nb):
-        tptr[t + 1] += tptr[t]
-    for t in range(nb):
-        fill[t] = tptr[t]
-    for r in range(m):
-        for q in range(rptr[r], rptr[r + 1]):
-            t = rtr[q]
-            trw[fill[t]] = r
-            fill[t] += 1
-    for t in range(nb):  # degree: distinct trees sharing a row with t (a row couples all trees of its support)
-        mark[t] = -1
-    for t in range(nb):
-        dg = 0
-        for q in range(tptr[t], tptr[t + 1]):
-            r = trw[q]
-            for p in range(rptr[r], rptr[r + 1]):
-                w = rtr[p]
-                if w != t and mark[w] != t:
-                    mark[w] = t
-                    dg += 1
-        deg[t] = dg
-        seen[t] = 0
-    head = 0
-    tail = 0
-    while tail < nb:
-        root = -1
-        for u in range(nb):
-            if seen[u] == 0 and (root < 0 or deg[u] < deg[root]):
-                root = u
-        seen[root] = 1
-        cm[tail] = root
-        tail += 1
-        while head < tail:
-            u = cm[head]
-            head += 1
-            first_new = tail
-            for q in range(tptr[u], tptr[u + 1]):
-                r = trw[q]
-                for p in range(rptr[r], rptr[r + 1]):
-                    w = rtr[p]
-                    if seen[w] == 0:
-                        seen[w] = 1
-                        cm[tail] = w
-                        tail += 1
-            for x in range(first_new + 1, tail):  # by (degree, index)
-                v = cm[x]
-                y = x - 1
-                while y >= first_new and (deg[cm[y]] > deg[v] or (deg[cm[y]] == deg[v] and cm[y] > v)):
-                    cm[y + 1] = cm[y]
-                    y -= 1
-                cm[y + 1] = v
-    k = 0
-    for t in range(nb - 1, -1, -1):
-        bb = cm[t]
-        for dd in range(bstart[bb + 1] - 1, bstart[bb] - 1, -1):
-            order[k] = dd
-            k += 1

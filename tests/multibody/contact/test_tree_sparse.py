@@ -89,23 +89,3 @@ def test_permuted_envelope_equals_the_dense_permutation_and_scan():
     assert np.array_equal(out[:6, :6], full[:6, :6]) and np.array_equal(out[6:, 6:], full[6:, 6:])
     assert np.all(np.isnan(out[:6, 6:])) and np.all(full[:6, 6:] == 0.0)
 
-
-def test_sparse_elimination_order_equals_the_dense_adjacency_order():
-    from mallard.multibody.contact.elimination import EliminationOrderInto
-    from mallard.multibody.contact.tree_sparse import EliminationOrderSparseInto, SparseOrderScratchSize
-    rng = np.random.default_rng(11)
-    for trial in range(20):
-        sizes = rng.integers(1, 4, size=rng.integers(2, 30))
-        bstart = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        n, nb = int(bstart[-1]), sizes.shape[0]
-        m = int(rng.integers(1, 3 * nb))
-        J = np.zeros((m, n))
-        for r in range(m):  # a row on one to three trees (contacts: two; a tendon: more), some on the same pair
-            for t in rng.choice(nb, size=min(nb, int(rng.integers(1, 4))), replace=False):
-                J[r, rng.integers(bstart[t], bstart[t + 1])] = 1.0
-        idx, start = RowSupport(J)
-        ref = EliminationOrder(np.eye(n), idx, start, bstart)
-        order = np.empty(n, np.int64)
-        wk = np.full(SparseOrderScratchSize(n, nb, m, idx.shape[0]), -7, np.int64)
-        EliminationOrderSparseInto(n, idx, start, bstart, order, wk)
-        assert np.array_equal(order, ref), trial

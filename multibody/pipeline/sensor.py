@@ -22,6 +22,8 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
+from ...geometry.collision.blas_rounding import rotate_row, rotate_t_row
+from ..kernels.small_products import matmul33_into
 from ..math.functions import quaternion_from_rotation_matrix, rotation_matrix_from_quaternion
 from .sensor_acc import acceleration_sensors
 from .structs import F1, F2, F3, I1, INT, declare, floats, ints
@@ -321,18 +323,28 @@ def InsideSite(shape, size, R_WS, p_WS, p_WQ):
 
 @njit(cache=True)
 def frame_pose(s, d, i):
-    """(R_WO, p_WO) of frame object i."""
+    """(R_WO, p_WO) of frame object i: R_WB·R_BO and p_WB + R_WB·p_BO in scalars, rounded as the `@` calls they
+    replace (kernels/small_products.py, geometry/collision/blas_rounding.py)."""
     b = s.fo_body[i]
     R_WB = d.R_WB[b]
-    return R_WB @ s.fo_R[i], d.p_WB[b] + R_WB @ s.fo_p[i]
+    R, p, p_BO = np.empty((3, 3)), np.empty(3), s.fo_p[i]
+    matmul33_into(R_WB, s.fo_R[i], R)
+    for k in range(3):
+        p[k] = d.p_WB[b, k] + rotate_row(R_WB, k, p_BO)
+    return R, p
 
 
 @njit(cache=True)
 def frame_velocity(s, d, i, p_WO):
     """(ω_W, v_WO) of frame object i at its origin p_WO (d.V: Plücker at Wo)."""
     V = d.V[s.fo_body[i]]
-    w = V[:3].copy()
-    return w, V[3:] + np.cross(w, p_WO)
+    w, v = np.empty(3), np.empty(3)
+    for k in range(3):
+        w[k] = V[k]
+    v[0] = V[3] + (w[1] * p_WO[2] - w[2] * p_WO[1])  # V[3:] + np.cross(w, p_WO)
+    v[1] = V[4] + (w[2] * p_WO[0] - w[0] * p_WO[2])
+    v[2] = V[5] + (w[0] * p_WO[1] - w[1] * p_WO[0])
+    return w, v
 
 
 @njit(cache=True)
@@ -448,8 +460,10 @@ def sensors(m, d, time, g_W, F_in):
         elif tp == FRAMELINVEL or tp == FRAMEANGVEL or tp == GYRO or tp == VELOCIMETER:
             R, p = frame_pose(s, d, obj)
             w, v = frame_velocity(s, d, obj, p)
-            if tp == GYRO or tp == VELOCIMETER:
-                data[adr:adr + 3] = R.T @ (w if tp == GYRO else v)
+            if tp == GYRO or tp == VELOCIMETER:  # R.T @ (w or v)
+                u = w if tp == GYRO else v
+                for k in range(3):
+                    data[adr + k] = rotate_t_row(R, k, u)
             elif ref < 0:
                 data[adr:adr + 3] = v if tp == FRAMELINVEL else w
             else:

@@ -17,8 +17,10 @@ import math
 import numpy as np
 from numba import njit
 
+from ...geometry.collision.blas_rounding import rotate_row, rotate_t_row
 from ..contact.parameters import FRICTION_TENDON, LIMIT_TENDON
 from ..kernels.pipeline import spatial_accelerations_stage
+from ..kernels.small_products import matmul33_into
 from ..kernels.tendon_kernels import W_PULLEY
 from .integrate import forward_qacc
 
@@ -201,13 +203,16 @@ def acceleration_sensors(m, d, g_W, F_in, data):
         A = spatial_accelerations_stage(m.tree.order, m.tree.ji, d.S, d.c, qacc)
         if s.need_acc == 2:
             cfrc = interaction_wrenches(m, d, A, g_W, F_in)
+    R_WO, p_WO, v_p, acc = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
     for i in range(s.s_type.shape[0]):
         tp, adr, obj = s.s_type[i], s.s_adr[i], s.s_obj[i]
         if tp < ACCELEROMETER:
             continue
         b = s.fo_body[obj]
-        R_WO = d.R_WB[b] @ s.fo_R[obj]
-        p_WO = d.p_WB[b] + d.R_WB[b] @ s.fo_p[obj]
+        R_WB, p_BO = d.R_WB[b], s.fo_p[obj]
+        matmul33_into(R_WB, s.fo_R[obj], R_WO)  # R_WB @ R_BO, p_WB + R_WB @ p_BO (rounded as those calls)
+        for k in range(3):
+            p_WO[k] = d.p_WB[b, k] + rotate_row(R_WB, k, p_BO)
         if tp == TOUCH:
             total = 0.0
             for c in range(d.ncon):
@@ -224,7 +229,12 @@ def acceleration_sensors(m, d, g_W, F_in, data):
         elif tp == FRAMEANGACC:
             data[adr:adr + 3] = A[b, :3]
         else:  # accelerometer (site frame) / framelinacc (world): the point's acceleration minus g
-            V = d.V[b]
-            v_p = V[3:] + np.cross(V[:3], p_WO)
-            acc = A[b, 3:] + np.cross(A[b, :3], p_WO) + np.cross(V[:3], v_p) - g_W
-            data[adr:adr + 3] = R_WO.T @ acc if tp == ACCELEROMETER else acc
+            V, Ab = d.V[b], A[b]  # v_p = V[3:] + V[:3] × p_WO; acc = A[3:] + A[:3] × p_WO + V[:3] × v_p − g
+            v_p[0] = V[3] + (V[1] * p_WO[2] - V[2] * p_WO[1])
+            v_p[1] = V[4] + (V[2] * p_WO[0] - V[0] * p_WO[2])
+            v_p[2] = V[5] + (V[0] * p_WO[1] - V[1] * p_WO[0])
+            acc[0] = ((Ab[3] + (Ab[1] * p_WO[2] - Ab[2] * p_WO[1])) + (V[1] * v_p[2] - V[2] * v_p[1])) - g_W[0]
+            acc[1] = ((Ab[4] + (Ab[2] * p_WO[0] - Ab[0] * p_WO[2])) + (V[2] * v_p[0] - V[0] * v_p[2])) - g_W[1]
+            acc[2] = ((Ab[5] + (Ab[0] * p_WO[1] - Ab[1] * p_WO[0])) + (V[0] * v_p[1] - V[1] * v_p[0])) - g_W[2]
+            for k in range(3):
+                data[adr + k] = rotate_t_row(R_WO, k, acc) if tp == ACCELEROMETER else acc[k]

@@ -44,27 +44,39 @@ def EliminationOrder(M, idx, start, bstart):
     Each tree of M (a dof range bstart[t]:bstart[t + 1] no M entry crosses, see TreeBlocks) keeps its dofs
     in reverse order (children before parents: no fill inside a tree); the trees are ordered by reverse
     Cuthill-McKee over the coupling of the constraint rows' supports, which keeps the envelope of H narrow."""
-    order = np.empty(M.shape[0], dtype=np.int64)
-    EliminationOrderInto(M.shape[0], idx, start, bstart, order)
+    n = M.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    EliminationOrderInto(n, idx, start, bstart, order, np.empty(OrderScratchSize(n, bstart.shape[0] - 1), np.int64))
     return order
 
 
 @njit(cache=True)
-def EliminationOrderInto(n, idx, start, bstart, order):
-    """EliminationOrder of n dofs into order (n,); allocates only for more than one tree."""
+def OrderScratchSize(n, nb):
+    """Size of EliminationOrderInto's integer scratch for n dofs in nb trees."""
+    return n + nb * nb + 4 * nb
+
+
+@njit(cache=True, _nrt=False)
+def EliminationOrderInto(n, idx, start, bstart, order, wk):
+    """EliminationOrder of n dofs into order (n,), with the integer scratch wk (OrderScratchSize(n, trees)).
+    Allocates nothing: compiled without reference counting (linalg.py)."""
     nb = bstart.shape[0] - 1
     if nb <= 1:  # one tree: its dofs children first, nothing to order
         for k in range(n):
             order[k] = n - 1 - k
         return
-    block = np.empty(n, dtype=np.int64)
+    block = wk[:n]
+    adj = wk[n:n + nb * nb]  # adj[u * nb + w] != 0: trees u and w share a row
+    seen_in = wk[n + nb * nb:n + nb * nb + nb]  # distinct trees of the current row
+    deg = wk[n + nb * nb + nb:n + nb * nb + 2 * nb]
+    seen = wk[n + nb * nb + 2 * nb:n + nb * nb + 3 * nb]
+    cm = wk[n + nb * nb + 3 * nb:n + nb * nb + 4 * nb]
     for t in range(nb):
         for k in range(bstart[t], bstart[t + 1]):
             block[k] = t
     # block adjacency through the rows (dense bit matrix; nb is the number of trees): each row couples the
     # distinct trees of its support (a contact row: one or two), found in one pass over the support
-    adj = np.zeros((nb, nb), dtype=np.bool_)
-    seen_in = np.empty(nb, dtype=np.int64)  # distinct trees of the current row
+    adj[:] = 0
     m = start.shape[0] - 1
     for r in range(m):
         nd = 0
@@ -77,26 +89,25 @@ def EliminationOrderInto(n, idx, start, bstart, order):
                     break
             if new:
                 for u in range(nd):
-                    adj[ba, seen_in[u]] = True
-                    adj[seen_in[u], ba] = True
+                    adj[ba * nb + seen_in[u]] = 1
+                    adj[seen_in[u] * nb + ba] = 1
                 seen_in[nd] = ba
                 nd += 1
-    deg = np.zeros(nb, dtype=np.int64)
+    deg[:] = 0
     for u in range(nb):
         for w in range(nb):
-            if adj[u, w]:
+            if adj[u * nb + w] != 0:
                 deg[u] += 1
     # Cuthill-McKee per connected component, started at a minimum-degree tree; then reversed
-    seen = np.zeros(nb, dtype=np.bool_)
-    cm = np.empty(nb, dtype=np.int64)
+    seen[:] = 0
     head = 0
     tail = 0
     while tail < nb:
         root = -1
         for u in range(nb):
-            if not seen[u] and (root < 0 or deg[u] < deg[root]):
+            if seen[u] == 0 and (root < 0 or deg[u] < deg[root]):
                 root = u
-        seen[root] = True
+        seen[root] = 1
         cm[tail] = root
         tail += 1
         while head < tail:
@@ -104,8 +115,8 @@ def EliminationOrderInto(n, idx, start, bstart, order):
             head += 1
             first_new = tail
             for w in range(nb):
-                if adj[u, w] and not seen[w]:
-                    seen[w] = True
+                if adj[u * nb + w] != 0 and seen[w] == 0:
+                    seen[w] = 1
                     cm[tail] = w
                     tail += 1
             # neighbours by increasing degree (insertion sort: few per tree)

@@ -14,8 +14,14 @@ from .parameters import CONTACT_ELLIPTIC, STATE_CONE, STATE_QUADRATIC
 @njit(cache=True)
 def ConeHessian(jar, i, dim, mu, fric, D0):
     """Hessian of the middle-zone elliptic cost w.r.t. the contact's jar entries (dim x dim)."""
-    U = np.empty(dim)
-    scl = np.empty(dim)
+    H = np.empty((dim, dim))
+    ConeHessianInto(jar, i, dim, mu, fric, D0, H, np.empty(dim), np.empty(dim))
+    return H
+
+
+@njit(cache=True, _nrt=False)
+def ConeHessianInto(jar, i, dim, mu, fric, D0, H, U, scl):
+    """ConeHessian into H[:dim, :dim] (H at least dim x dim), with the scratch U, scl (dim each)."""
     U[0] = jar[i] * mu
     scl[0] = mu
     T2 = 0.0
@@ -26,7 +32,9 @@ def ConeHessian(jar, i, dim, mu, fric, D0):
     T = np.sqrt(T2)
     N = U[0]
     Dm = D0 / (mu * mu * (1.0 + mu * mu))
-    H = np.zeros((dim, dim))
+    for k in range(dim):
+        for j in range(dim):
+            H[k, j] = 0.0
     H[0, 0] = 1.0
     for j in range(1, dim):
         H[0, j] = -mu / T * U[j]
@@ -38,7 +46,6 @@ def ConeHessian(jar, i, dim, mu, fric, D0):
     for k in range(dim):
         for j in range(dim):
             H[k, j] *= Dm * scl[k] * scl[j]
-    return H
 
 
 @njit(cache=True, _nrt=False)
@@ -76,16 +83,18 @@ def _flush_block(H, B, rp, ns):
             H[ra, rp[b]] += B[a, b]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim, con_mu,
-                      con_fric, rp, perm, rv, B):
+                      con_fric, rp, perm, rv, B, Hc):
     """H = M + J' diag(D_active) J + sum over cone-zone contacts of J_c' H_c J_c (sparse rows), in the
     elimination order (Mp = M permuted, pos[dof] = its position), written into H (n, n) only inside its row
     envelope: sets H[i, first[i]:i + 1] (the rest of H is untouched) and writes first (n,), the envelope of
-    H's lower triangle. Scratch: rp, perm (n, int), rv (n), B (n, n)."""
+    H's lower triangle. Scratch: rp, perm (n, int), rv (n), B (n, n), Hc (8, 6: a cone block and two rows of its
+    terms). Allocates nothing and returns nothing: compiled without reference counting (linalg.py)."""
     nefc = J.shape[0]
     n = Mp.shape[0]
-    first[:] = first_m
+    for r in range(n):
+        first[r] = first_m[r]
     i = 0
     while i < nefc:  # envelope: an active row (or cone contact) couples all dofs of its support
         if efc_type[i] == CONTACT_ELLIPTIC:
@@ -121,7 +130,7 @@ def NewtonHessianInto(H, first, Mp, first_m, pos, J, idx, start, D, jar, state, 
         if efc_type[i] == CONTACT_ELLIPTIC and state[i] == STATE_CONE:
             c = efc_id[i]
             dim = con_dim[c]
-            Hc = ConeHessian(jar, i, dim, con_mu[c], con_fric[c], D[i])
+            ConeHessianInto(jar, i, dim, con_mu[c], con_fric[c], D[i], Hc, Hc[6], Hc[7])
             for k in range(dim):
                 for l in range(dim):
                     w = Hc[k, l]

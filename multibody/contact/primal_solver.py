@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .elimination import EliminationOrderInto, PermutedSolveInto, PermutedSymMatVecInto, TreeBlocks
+from .elimination import (EliminationOrderInto, OrderScratchSize, PermutedSolveInto, PermutedSymMatVecInto,
+                          TreeBlocks)
 from .linalg import (EnvelopeCholeskyInPlace, MatVec, RowSupport, SparseMatTVec, SparseMatVecInto,
                      SparseMatVecMinus)
 from .islands import IslandRowLists, Islands
@@ -23,7 +24,7 @@ from .newton_hessian import NewtonHessianInto, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
 from .primal_search import PrimalSearch
-from .tree_sparse import PermutedEnvelopeInto
+from .tree_sparse import BlockCopyInto, PermutedEnvelopeInto
 
 
 @njit(cache=True, _nrt=False)
@@ -182,22 +183,33 @@ def StartPoint(M, qacc_smooth, qacc_warmstart, J, aref, D, R, floss, efc_type, e
 
 @njit(cache=True)
 def _island_scratch(n, m):
-    """Scratch of _solve_island for islands of up to n dofs and m rows: (floats, ints, n x n blocks)."""
-    return np.empty(13 * n + 6 * m), np.empty(6 * n + 2 * m, np.int64), np.empty(4 * n * n)
+    """Scratch of _solve_island for islands of up to n dofs and m rows: (floats, ints, n x n blocks, a cone
+    block)."""
+    return (np.empty(13 * n + 6 * m), np.empty(6 * n + 2 * m + OrderScratchSize(n, n), np.int64), np.empty(4 * n * n),
+            np.empty((8, 6)))
 
 
 @njit(cache=True)
+def _island_outputs(wf, wi, nv, nefc):
+    """The arrays _solve_island left in its scratch for an island of nv dofs and nefc rows: (qacc, efc_force,
+    efc_state, qfrc_constraint), views of the scratch (valid until its next use)."""
+    o = 13 * nv
+    return wf[:nv], wf[o + nefc:o + 2 * nefc], wi[6 * nv:6 * nv + nefc], wf[3 * nv:4 * nv]
+
+
+@njit(cache=True, _nrt=False)
 def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu,
-                  con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale, wf, wi, wm):
+                  con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, bstart, scale, wf, wi, wm, hc):
     """MuJoCo's mj_solPrimal on one island (M, J restricted to its dofs and rows) from the start point a_start:
-    returns (qacc, efc_force, efc_state, converged, iterations, residual, cost, qfrc_constraint).
+    returns (converged, iterations, residual, cost) and leaves qacc, efc_force, efc_state and qfrc_constraint in
+    the scratch (_island_outputs). Allocates nothing and returns no array: compiled without reference counting
+    (linalg.py).
 
     Exits as MuJoCo: no iteration when the duality gap ½·scale·g'M⁻¹g (and, for Newton, scale·|g|) is below
     `tolerance` at the start; after an iteration when the scaled improvement, the scaled gradient norm or
     (Newton) the scaled Newton decrement is below it; when the line search finds no decrease; after
     `iterations`. scale: MuJoCo's tolerance scale (1 / trace of M for an island). idx/start: J's row supports
-    (linalg.RowSupport). wf, wi, wm: scratch from _island_scratch (the returned arrays are views of it, valid
-    until the next call with the same scratch)."""
+    (linalg.RowSupport). wf, wi, wm, hc: scratch from _island_scratch."""
     nv = M.shape[0]
     nefc = J.shape[0]
     # the scratch, carved
@@ -211,16 +223,18 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
     order, pos, first_m, first_h, rp, perm = (wi[:nv], wi[nv:2 * nv], wi[2 * nv:3 * nv], wi[3 * nv:4 * nv],
                                               wi[4 * nv:5 * nv], wi[5 * nv:6 * nv])
     state, state_f = wi[6 * nv:6 * nv + nefc], wi[6 * nv + nefc:6 * nv + 2 * nefc]  # state_f: H's row states
+    wk = wi[6 * nv + 2 * nefc:]  # EliminationOrderInto's
     n2 = nv * nv
     Mp = wm[:n2].reshape((nv, nv))
     Lm = wm[n2:2 * n2].reshape((nv, nv))
     H = wm[2 * n2:3 * n2].reshape((nv, nv))  # Newton's Hessian and, in place, its factor
     B = wm[3 * n2:4 * n2].reshape((nv, nv))
-    EliminationOrderInto(nv, idx, start, bstart, order)
+    EliminationOrderInto(nv, idx, start, bstart, order, wk)
     for k in range(nv):
         pos[order[k]] = k
     PermutedEnvelopeInto(M, order, pos, bstart, Mp, first_m)  # M's trees only (Mp is zero outside first_m)
-    a[:] = a_start
+    for k in range(nv):
+        a[k] = a_start[k]
     PermutedSymMatVecInto(Mp, first_m, order, a0, qfrc_smooth)
     PermutedSymMatVecInto(Mp, first_m, order, a, Ma)
     SparseMatVecMinus(J, idx, start, a, aref, jar)
@@ -230,21 +244,24 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
     SparseMatTVec(J, idx, start, force, JTf)
     for k in range(nv):
         grad[k] = Ma[k] - qfrc_smooth[k] - JTf[k]
-    for i in range(nv):
-        for j in range(first_m[i], i + 1):
-            Lm[i, j] = Mp[i, j]
-    EnvelopeCholeskyInPlace(Lm, first_m)
-    PermutedSolveInto(Lm, first_m, order, grad, gp, Mgrad)
     gradient = scale * np.sqrt(_dot(grad, grad))
     flg_gradient = gradient < tolerance
-    done = max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance and (not newton or flg_gradient)
+    done = False
+    if not newton or flg_gradient:  # Newton exits at the start on M⁻¹·grad only when the gradient is small
+        for i in range(nv):
+            for j in range(first_m[i], i + 1):
+                Lm[i, j] = Mp[i, j]
+        EnvelopeCholeskyInPlace(Lm, first_m)
+        PermutedSolveInto(Lm, first_m, order, grad, gp, Mgrad)
+        done = max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance
     first = first_m
     if not done and newton:
         NewtonHessianInto(H, first_h, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id, con_dim,
-                          con_mu, con_fric, rp, perm, rv, B)
+                          con_mu, con_fric, rp, perm, rv, B, hc)
         first = first_h
         EnvelopeCholeskyInPlace(H, first)
-        state_f[:] = state
+        for i in range(nefc):
+            state_f[i] = state[i]
         PermutedSolveInto(H, first, order, grad, gp, Mgrad)
         done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad)) < tolerance
     converged = done
@@ -266,8 +283,9 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
         for i in range(nefc):
             jar[i] += alpha * Jv[i]
         if not newton:
-            grad_old[:] = grad
-            Mgrad_old[:] = Mgrad
+            for k in range(nv):
+                grad_old[k] = grad[k]
+                Mgrad_old[k] = Mgrad[k]
         s = ConstraintUpdate(jar, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric, force, state)
         SparseMatTVec(J, idx, start, force, JTf)
         for k in range(nv):
@@ -277,10 +295,11 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
             # else H built and factored anew
             if not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf):
                 NewtonHessianInto(H, first_h, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id,
-                                  con_dim, con_mu, con_fric, rp, perm, rv, B)
+                                  con_dim, con_mu, con_fric, rp, perm, rv, B, hc)
                 first = first_h
                 EnvelopeCholeskyInPlace(H, first)
-            state_f[:] = state
+            for i in range(nefc):
+                state_f[i] = state[i]
             PermutedSolveInto(H, first, order, grad, gp, Mgrad)
         else:
             PermutedSolveInto(Lm, first_m, order, grad, gp, Mgrad)
@@ -296,8 +315,10 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
                 search[k] = -Mgrad[k]
         else:  # Hager-Zhang conjugate direction (MuJoCo's default), restarted when conjugacy is lost
             beta = 0.0
-            y = grad - grad_old
-            My = Mgrad - Mgrad_old
+            y, My = xbuf, gp  # (free here: UpdateFactor's and the solves' scratch)
+            for k in range(nv):
+                y[k] = grad[k] - grad_old[k]
+                My[k] = Mgrad[k] - Mgrad_old[k]
             d_y = _dot(search, y)
             if d_y >= MINVAL:
                 beta_hz = (_dot(y, Mgrad) - 2.0 * (_dot(y, My) / d_y) * _dot(search, grad)) / d_y
@@ -308,7 +329,57 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
     cost = s
     for k in range(nv):
         cost += 0.5 * (Ma[k] - qfrc_smooth[k]) * (a[k] - a0[k])
-    return a, force, state, converged, it, gradient, cost, JTf
+    return converged, it, gradient, cost
+
+
+@njit(cache=True, _nrt=False)
+def SolveIslandRows(M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, con_dim, con_mu, con_fric, newton,
+                    iterations, tolerance, ls_iterations, ls_tolerance, dofs, lb, rows, ne, nf, loc, scale, Mi_buf,
+                    Ji_buf, vec_buf, ivec_buf, idx_buf, start_buf, wf, wi, wm, hc, qacc, JTf, force, state):
+    """One island of a multi-island solve: gathers its M block, start point, rows and their supports (dofs: its
+    dofs ascending, loc[dof] = its column there, lb: its trees' local offsets, rows: its rows, the first ne
+    equality then nf friction rows), runs _solve_island on them with the tolerance scale `scale` and writes its
+    qacc and J'f at its dofs and its forces and states at its rows; returns (converged, iterations, residual,
+    cost). Only the trees' diagonal blocks of the island's M and the row supports of its J are copied (all that
+    _solve_island reads). Scratch: Mi_buf (n²), Ji_buf (m·n), vec_buf (2n + 4m), ivec_buf (2m, int), idx_buf
+    (J's support entries), start_buf (m + 1) and _island_scratch's wf, wi, wm, hc for islands of up to n dofs
+    and m rows.
+    Allocates nothing: compiled without reference counting (linalg.py)."""
+    ni = dofs.shape[0]
+    nr = rows.shape[0]
+    Mi = Mi_buf[:ni * ni].reshape((ni, ni))
+    BlockCopyInto(M, dofs, lb, Mi)  # its trees' blocks: the solve reads no other entry
+    Ji = Ji_buf[:nr * ni].reshape((nr, ni))
+    a0_i, a_i = vec_buf[:ni], vec_buf[ni:2 * ni]
+    o = 2 * ni
+    aref_i, D_i, R_i, fl_i = (vec_buf[o:o + nr], vec_buf[o + nr:o + 2 * nr], vec_buf[o + 2 * nr:o + 3 * nr],
+                              vec_buf[o + 3 * nr:o + 4 * nr])
+    type_i, id_i = ivec_buf[:nr], ivec_buf[nr:2 * nr]
+    for c in range(ni):
+        a0_i[c] = a0[dofs[c]]
+        a_i[c] = a[dofs[c]]
+    k = 0
+    for r in range(nr):
+        i = rows[r]
+        aref_i[r], D_i[r], R_i[r], fl_i[r], type_i[r], id_i[r] = aref[i], D[i], R[i], floss[i], efc_type[i], efc_id[i]
+        start_buf[r] = k  # J's row support in the island's columns (ascending, as RowSupport(Ji))
+        for p in range(start[i], start[i + 1]):  # the solve reads Ji at its rows' supports only
+            col = loc[idx[p]]
+            idx_buf[k] = col
+            Ji[r, col] = J[i, idx[p]]
+            k += 1
+    start_buf[nr] = k
+    conv, it, res, cost = _solve_island(Mi, a0_i, a_i, Ji, idx_buf[:k], start_buf[:nr + 1], aref_i, D_i, R_i, fl_i,
+                                        type_i, id_i, ne, nf, con_dim, con_mu, con_fric, newton, iterations, tolerance,
+                                        ls_iterations, ls_tolerance, lb, scale, wf, wi, wm, hc)
+    o = 13 * ni  # the outputs in the scratch, as _island_outputs reads them
+    for c in range(ni):
+        qacc[dofs[c]] = wf[c]
+        JTf[dofs[c]] = wf[3 * ni + c]
+    for r in range(nr):
+        force[rows[r]] = wf[o + nr + r]
+        state[rows[r]] = wi[6 * ni + r]
+    return conv, it, res, cost
 
 
 @njit(cache=True, _nrt=False)
@@ -388,10 +459,12 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
     a = _warm_start(M, qacc_smooth, qacc_init, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
                     con_mu, con_fric, TreeBlocks(M) if tree_blocks.shape[0] < 2 else tree_blocks)
     if tree_blocks.shape[0] < 2:
-        wf, wi, wm = _island_scratch(nv, nefc)
-        return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim,
-                             con_mu, con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance,
-                             TreeBlocks(M), scale, wf, wi, wm)
+        wf, wi, wm, hc = _island_scratch(nv, nefc)
+        conv, it, res, c = _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf,
+                                         con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations,
+                                         ls_tolerance, TreeBlocks(M), scale, wf, wi, wm, hc)
+        qa, f, st, jtf = _island_outputs(wf, wi, nv, nefc)
+        return qa, f, st, conv, it, res, c, jtf
     bstart = tree_blocks
     nisland, tree_island, efc_island = Islands(bstart, idx, start, efc_type, efc_id)
     ntree = bstart.shape[0] - 1
@@ -408,7 +481,7 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
     for isl in range(nisland):
         nmax = max(nmax, size[isl, 0])
         mmax = max(mmax, size[isl, 1])
-    wf, wi, wm = _island_scratch(nmax, mmax)
+    wf, wi, wm, hc = _island_scratch(nmax, mmax)
     Mi_buf = np.empty(nmax * nmax)
     Ji_buf = np.empty(mmax * nmax)
     vec_buf = np.empty(2 * nmax + 4 * mmax)  # an island's qacc_smooth, start, aref, D, R, floss
@@ -459,44 +532,16 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
         for k in dofs:
             trace += M[k, k]
         if ni == nv and nr == nefc:  # one island holds everything: no copies
-            return _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf,
-                                 con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations,
-                                 ls_tolerance, bstart, 1.0 / trace, wf, wi, wm)
-        Mi = Mi_buf[:ni * ni].reshape((ni, ni))
-        for r in range(ni):
-            for c in range(ni):
-                Mi[r, c] = M[dofs[r], dofs[c]]
-        Ji = Ji_buf[:nr * ni].reshape((nr, ni))
-        a0_i, a_i = vec_buf[:ni], vec_buf[ni:2 * ni]
-        o = 2 * ni
-        aref_i, D_i, R_i, fl_i = (vec_buf[o:o + nr], vec_buf[o + nr:o + 2 * nr], vec_buf[o + 2 * nr:o + 3 * nr],
-                                  vec_buf[o + 3 * nr:o + 4 * nr])
-        type_i, id_i = ivec_buf[:nr], ivec_buf[nr:2 * nr]
-        for c in range(ni):
-            a0_i[c] = qacc_smooth[dofs[c]]
-            a_i[c] = a[dofs[c]]
-        k = 0
-        for r in range(nr):
-            i = rows[r]
-            aref_i[r], D_i[r], R_i[r], fl_i[r], type_i[r], id_i[r] = aref[i], D[i], R[i], floss[i], efc_type[i], \
-                efc_id[i]
-            for c in range(ni):
-                Ji[r, c] = J[i, dofs[c]]
-            start_buf[r] = k  # J's row support in the island's columns (ascending, as RowSupport(Ji))
-            for p in range(start[i], start[i + 1]):
-                idx_buf[k] = loc[idx[p]]
-                k += 1
-        start_buf[nr] = k
-        qa, f, st, conv, it, res, c, jtf = _solve_island(
-            Mi, a0_i, a_i, Ji, idx_buf[:k], start_buf[:nr + 1], aref_i, D_i, R_i, fl_i, type_i, id_i, ne_i, nf_i,
-            con_dim, con_mu, con_fric, newton, iterations, tolerance, ls_iterations, ls_tolerance, lb_buf[:nb + 1],
-            1.0 / trace, wf, wi, wm)
-        for c in range(ni):
-            qacc[dofs[c]] = qa[c]
-            JTf[dofs[c]] = jtf[c]
-        for r in range(nr):
-            force[rows[r]] = f[r]
-            state[rows[r]] = st[r]
+            conv, it, res, c = _solve_island(M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne,
+                                             nf, con_dim, con_mu, con_fric, newton, iterations, tolerance,
+                                             ls_iterations, ls_tolerance, bstart, 1.0 / trace, wf, wi, wm, hc)
+            qa, f, st, jtf = _island_outputs(wf, wi, nv, nefc)
+            return qa, f, st, conv, it, res, c, jtf
+        conv, it, res, c = SolveIslandRows(
+            M, qacc_smooth, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, con_dim, con_mu, con_fric, newton,
+            iterations, tolerance, ls_iterations, ls_tolerance, dofs, lb_buf[:nb + 1], rows, ne_i, nf_i, loc,
+            1.0 / trace, Mi_buf, Ji_buf, vec_buf, ivec_buf, idx_buf, start_buf, wf, wi, wm, hc, qacc, JTf, force,
+            state)
         converged = converged and conv
         it_max = max(it_max, it)
         residual = max(residual, res)

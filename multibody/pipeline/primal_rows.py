@@ -1,8 +1,8 @@
 """The Newton / CG solve of the step's rows over Data's solver workspace (solver.py): contact/primal_solver's
 CheckedPrimalSolveRows for a plant whose trees are known (per constraint island, MuJoCo's warm start and exits),
 with every scratch array carved from d.sol_f / d.sol_i (grown only when a step's rows or row supports exceed them)
-instead of the ~25 arrays a solve would allocate. Same kernels (primal_solver._solve_island, _sparse_cost,
-islands.IslandsInto), same order and arithmetic.
+instead of the ~25 arrays a solve would allocate. Same kernels (primal_solver._solve_island, SolveIslandRows,
+_sparse_cost, islands.IslandsInto), same order and arithmetic.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from numba import njit
 
 from ..contact.islands import IslandRowListsInto, IslandsInto
 from ..contact.linalg import RowSupportInInto, RowSupportInSize
-from ..contact.primal_solver import ConstraintUpdate, _solve_island, _sparse_cost
-from ..contact.tree_sparse import BlockCopyInto
+from ..contact.elimination import OrderScratchSize
+from ..contact.primal_solver import ConstraintUpdate, SolveIslandRows, _solve_island, _sparse_cost
 
 #: status of `primal_solve`: solved; qacc_smooth or aref not finite; the solution not finite (primal_solver's codes)
 PRIMAL_OK, PRIMAL_BAD_INPUT, PRIMAL_NOT_FINITE = 0, 1, 4
@@ -52,8 +52,8 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     first = d.ne + d.nf + d.nl
     nidx = RowSupportInSize(J, first, efc_id, d.con_chain_adr)
     # the workspace: ints sized by the rows and trees, floats by the largest island (found first)
-    nin = (2 * nefc + nidx + nefc + 1 + nv + ntree + nefc + ntree + nefc + 2 * ntree + (6 * nv + 2 * nefc)
-           + 2 * nefc + nv + nv + ntree + 1 + nefc + 3 * (ntree + 2) + ntree + 2 + nidx + nefc + 1)
+    nin = (2 * nefc + nidx + nefc + 1 + nv + ntree + nefc + ntree + nefc + 3 * ntree + 2 * nefc + nv + nv + ntree + 1
+           + nefc + 3 * (ntree + 2) + ntree + 2 + nidx + nefc + 1)
     _reserve(d, 0, nin)
     I = d.sol_i
     o_i = 0
@@ -66,10 +66,8 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     o_i += nv + ntree + nefc
     tree_island, efc_island = I[o_i:o_i + ntree], I[o_i + ntree:o_i + ntree + nefc]
     o_i += ntree + nefc
-    size = I[o_i:o_i + 2 * ntree]
-    o_i += 2 * ntree
-    wi = I[o_i:o_i + 6 * nv + 2 * nefc]
-    o_i += 6 * nv + 2 * nefc
+    size = I[o_i:o_i + 3 * ntree]  # per island: dofs, rows, trees
+    o_i += 3 * ntree
     ivec_buf = I[o_i:o_i + 2 * nefc]
     o_i += 2 * nefc
     dofs_buf, loc, lb_buf = I[o_i:o_i + nv], I[o_i + nv:o_i + 2 * nv], I[o_i + 2 * nv:o_i + 2 * nv + ntree + 1]
@@ -84,6 +82,7 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     idx_buf = I[o_i:o_i + nidx]
     o_i += nidx
     start_buf = I[o_i:o_i + nefc + 1]
+    o_i += nefc + 1
     # CheckedPrimalSolveRows
     if not (_finite(a0) and _finite(aref)):
         return PRIMAL_BAD_INPUT, False, 0, 0.0
@@ -93,20 +92,27 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     nisland = IslandsInto(bstart, idx, start, efc_type, efc_id, tree_of_dof, parent, efc_tree, tree_island,
                           efc_island)
     for isl in range(nisland):
-        size[2 * isl], size[2 * isl + 1] = 0, 0
+        size[3 * isl], size[3 * isl + 1], size[3 * isl + 2] = 0, 0, 0
     for tr in range(ntree):
         if tree_island[tr] >= 0:
-            size[2 * tree_island[tr]] += bstart[tr + 1] - bstart[tr]
+            size[3 * tree_island[tr]] += bstart[tr + 1] - bstart[tr]
+            size[3 * tree_island[tr] + 2] += 1
     for i in range(nefc):
         if efc_island[i] >= 0:
-            size[2 * efc_island[i] + 1] += 1
+            size[3 * efc_island[i] + 1] += 1
     nmax = 0
     mmax = 0
+    bmax = 0
     for isl in range(nisland):
-        nmax = max(nmax, size[2 * isl])
-        mmax = max(mmax, size[2 * isl + 1])
-    nfl = 2 * nefc + 3 * nv + (13 * nmax + 6 * mmax) + 5 * nmax * nmax + mmax * nmax + (2 * nmax + 4 * mmax) + nefc
-    _reserve(d, nfl, 0)
+        nmax = max(nmax, size[3 * isl])
+        mmax = max(mmax, size[3 * isl + 1])
+        bmax = max(bmax, size[3 * isl + 2])
+    nfl = (2 * nefc + 3 * nv + (13 * nmax + 6 * mmax) + 5 * nmax * nmax + mmax * nmax + (2 * nmax + 4 * mmax) + nefc
+           + 48)
+    nwi = 6 * nmax + 2 * mmax + OrderScratchSize(nmax, bmax)
+    # the island's int scratch after the views above; should d.sol_i grow here, those views keep the old buffer
+    _reserve(d, nfl, o_i + nwi)
+    wi_i = d.sol_i[o_i:o_i + nwi]  # primal_solver._island_scratch(nmax, mmax)'s ints
     F = d.sol_f
     o_f = 0
     jar, force_w = F[o_f:o_f + nefc], F[o_f + nefc:o_f + 2 * nefc]
@@ -124,7 +130,8 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     vec_buf = F[o_f:o_f + 2 * nmax + 4 * mmax]
     o_f += 2 * nmax + 4 * mmax
     f0 = F[o_f:o_f + nefc]
-    wi_i = wi[:6 * nmax + 2 * mmax]
+    o_f += nefc
+    hc = F[o_f:o_f + 48].reshape((8, 6))  # its cone block
     # PrimalSolveRows: outputs zero, MuJoCo's warm start (primal_solver._warm_start)
     for i in range(nefc):
         force_out[i] = 0.0
@@ -179,50 +186,23 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
         for k in dofs:
             trace += M[k, k]
         if ni == nv and nr == nefc:  # one island holds everything: no copies
-            qa, f, _st, conv, it, res, _c, jtf = _solve_island(
+            conv, it, res, _c = _solve_island(
                 M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, ne, nf, con_dim, con_mu, con_fric,
                 newton, o.iterations, o.tolerance, o.ls_iterations, o.ls_tolerance, bstart, 1.0 / trace, wf_i, wi_i,
-                wm_i)
-            for k in range(nv):
-                qacc_out[k] = qa[k]
-                qfrc_out[k] = jtf[k]
+                wm_i, hc)
+            for k in range(nv):  # primal_solver._island_outputs
+                qacc_out[k] = wf_i[k]
+                qfrc_out[k] = wf_i[3 * nv + k]
             for i in range(nefc):
-                force_out[i] = f[i]
+                force_out[i] = wf_i[13 * nv + nefc + i]
             if not _finite(qacc_out):
                 return PRIMAL_NOT_FINITE, conv, it, res
             return PRIMAL_OK, conv, it, res
-        Mi = Mi_buf[:ni * ni].reshape((ni, ni))
-        BlockCopyInto(M, dofs, lb_buf[:nb + 1], Mi)  # its trees' blocks: the solve reads no other entry
-        Ji = Ji_buf[:nr * ni].reshape((nr, ni))
-        a0_i, a_i = vec_buf[:ni], vec_buf[ni:2 * ni]
-        p = 2 * ni
-        aref_i, D_i, R_i, fl_i = (vec_buf[p:p + nr], vec_buf[p + nr:p + 2 * nr], vec_buf[p + 2 * nr:p + 3 * nr],
-                                  vec_buf[p + 3 * nr:p + 4 * nr])
-        type_i, id_i = ivec_buf[:nr], ivec_buf[nr:2 * nr]
-        for c in range(ni):
-            a0_i[c] = a0[dofs[c]]
-            a_i[c] = a[dofs[c]]
-        k = 0
-        for r in range(nr):
-            i = rows[r]
-            aref_i[r], D_i[r], R_i[r], fl_i[r], type_i[r], id_i[r] = aref[i], D[i], R[i], floss[i], efc_type[i], \
-                efc_id[i]
-            start_buf[r] = k  # J's row support in the island's columns (ascending, as RowSupport(Ji))
-            for q in range(start[i], start[i + 1]):  # the solve reads Ji at its rows' supports only
-                col = loc[idx[q]]
-                idx_buf[k] = col
-                Ji[r, col] = J[i, idx[q]]
-                k += 1
-        start_buf[nr] = k
-        qa, f, _st, conv, it, res, _c, jtf = _solve_island(
-            Mi, a0_i, a_i, Ji, idx_buf[:k], start_buf[:nr + 1], aref_i, D_i, R_i, fl_i, type_i, id_i, ne_i, nf_i,
-            con_dim, con_mu, con_fric, newton, o.iterations, o.tolerance, o.ls_iterations, o.ls_tolerance,
-            lb_buf[:nb + 1], 1.0 / trace, wf_i, wi_i, wm_i)
-        for c in range(ni):
-            qacc[dofs[c]] = qa[c]
-            JTf[dofs[c]] = jtf[c]
-        for r in range(nr):
-            force_out[rows[r]] = f[r]
+        conv, it, res, _c = SolveIslandRows(
+            M, a0, a, J, idx, start, aref, D, R, floss, efc_type, efc_id, con_dim, con_mu, con_fric, newton,
+            o.iterations, o.tolerance, o.ls_iterations, o.ls_tolerance, dofs, lb_buf[:nb + 1], rows, ne_i, nf_i, loc,
+            1.0 / trace, Mi_buf, Ji_buf, vec_buf, ivec_buf, idx_buf, start_buf, wf_i, wi_i, wm_i, hc, qacc, JTf,
+            force_out, state)
         converged = converged and conv
         it_max = max(it_max, it)
         residual = max(residual, res)

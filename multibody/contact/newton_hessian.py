@@ -178,9 +178,26 @@ _MAX_UPDATES = 8  # more changed rows than this: rebuilding and refactoring H is
 
 
 @njit(cache=True, _nrt=False)
-def CholRankOne(L, first, x, sign):
+def ColumnLast(first, last):
+    """last[k] = the last row i with first[i] <= k (first: a lower row envelope, first[i] <= i): column k's
+    reach below the diagonal. O(n)."""
+    n = first.shape[0]
+    if n == 0:
+        return
+    i = n - 1
+    lo = first[i]  # min(first[i:])
+    for k in range(n - 1, -1, -1):
+        while lo > k:
+            i -= 1
+            lo = min(lo, first[i])
+        last[k] = i
+
+
+@njit(cache=True, _nrt=False)
+def CholRankOne(L, first, x, sign, last):
     """L L' + sign x x' (sign +1 update, -1 downdate) in place, for an envelope factor L whose envelope `first`
-    already holds the result's (x is destroyed). Returns False if a downdate would lose positive definiteness."""
+    already holds the result's (x is destroyed); last: ColumnLast(first) (the rows below last[k] lie outside
+    column k: not visited). Returns False if a downdate would lose positive definiteness."""
     n = x.shape[0]
     for k in range(n):
         xk = x[k]
@@ -194,7 +211,7 @@ def CholRankOne(L, first, x, sign):
         c = r / lkk
         sn = xk / lkk
         L[k, k] = r
-        for i in range(k + 1, n):
+        for i in range(k + 1, last[k] + 1):
             if first[i] <= k:
                 lik = (L[i, k] + sign * sn * x[i]) / c
                 L[i, k] = lik
@@ -203,9 +220,10 @@ def CholRankOne(L, first, x, sign):
 
 
 @njit(cache=True, _nrt=False)
-def UpdateFactor(L, first, pos, J, idx, start, D, state, state_f, efc_type, x):
+def UpdateFactor(L, first, pos, J, idx, start, D, state, state_f, efc_type, x, last):
     """Bring the envelope factor L of H (factored at row states state_f) to the row states `state` by one
-    rank-one update per row turned quadratic and one downdate per row turned inactive. Returns False when
+    rank-one update per row turned quadratic and one downdate per row turned inactive (scratch: x (n), last (n,
+    int)). Returns False when
     that is not possible or not worth it (an elliptic contact in the cone zone, whose block depends on jar;
     a new row reaching outside the envelope; too many changes; a failed downdate): rebuild H then."""
     nefc = state.shape[0]
@@ -224,6 +242,8 @@ def UpdateFactor(L, first, pos, J, idx, start, D, state, state_f, efc_type, x):
                         return False
     if nchg > _MAX_UPDATES:
         return False
+    if nchg:
+        ColumnLast(first, last)
     for sign in (1.0, -1.0):  # updates first: H stays positive definite throughout
         for i in range(nefc):
             now = state[i] == STATE_QUADRATIC
@@ -233,6 +253,6 @@ def UpdateFactor(L, first, pos, J, idx, start, D, state, state_f, efc_type, x):
             w = np.sqrt(D[i])
             for a in range(start[i], start[i + 1]):
                 x[pos[idx[a]]] = w * J[i, idx[a]]
-            if not CholRankOne(L, first, x, sign):
+            if not CholRankOne(L, first, x, sign, last):
                 return False
     return True

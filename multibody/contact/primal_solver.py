@@ -293,7 +293,7 @@ def _solve_island(M, a0, a_start, J, idx, start, aref, D, R, floss, efc_type, ef
         if newton:
             # rank-one updates / downdates for the rows whose state changed (MuJoCo's HessianIncremental),
             # else H built and factored anew
-            if not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf):
+            if not UpdateFactor(H, first, pos, J, idx, start, D, state, state_f, efc_type, xbuf, rp):
                 NewtonHessianInto(H, first_h, Mp, first_m, pos, J, idx, start, D, jar, state, efc_type, efc_id,
                                   con_dim, con_mu, con_fric, rp, perm, rv, B, hc)
                 first = first_h

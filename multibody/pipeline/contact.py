@@ -134,22 +134,40 @@ def _combine(a, b):
 
 
 @njit(cache=True)
+def _sized(d, ncon, nmj, ndk):
+    """d.con_* (but con_J) for ncon contacts, nmj MuJoCo and ndk Drake: the last step's arrays when their sizes match
+    (written in place: no allocation while the contacts stay the same in number), else new ones."""
+    if d.con_body.shape[0] != ncon:
+        d.con_body, d.con_geom = np.empty((ncon, 2), np.int64), np.empty((ncon, 2), np.int64)
+        d.con_dist, d.con_pos, d.con_frame = np.empty(ncon), np.empty((ncon, 3)), np.empty((ncon, 3, 3))
+    if d.con_condim.shape[0] != nmj or d.con_friction.shape[1] != 5:
+        d.con_condim, d.con_friction = np.empty(nmj, np.int64), np.empty((nmj, 5))
+        d.con_solref, d.con_solreffriction, d.con_solimp = np.empty((nmj, 2)), np.empty((nmj, 2)), np.empty((nmj, 5))
+        d.con_includemargin = np.empty(nmj)
+    if d.con_drake.shape[0] != ndk or d.con_drake.shape[1] != 3:
+        d.con_drake = np.empty((ndk, 3))
+
+
+@njit(cache=True)
 def select_contacts(m, d):
     """The step's contacts from d.col_* into d.con_*: bodies, geometries, distance, point, frame, MuJoCo parameters
     (condim, friction (5), solref, solreffriction, solimp, includemargin) for the first d.ncon_mujoco contacts and
     Drake's (stiffness, relaxation time, μ) for the others, and the contact-frame Jacobians d.con_J (6 rows when a
-    MuJoCo contact has condim > 3, else 3). Returns CONTACTS_OK or an error code (d.bad_index: the contact)."""
+    MuJoCo contact has condim > 3, else 3). The arrays of the last step are written in place when the counts match
+    (`_sized`; readers that keep them past the step copy them, step_contacts.py). Returns CONTACTS_OK or an error
+    code (d.bad_index: the contact)."""
     g, cm = m.geom, m.contact
     dist, g1, g2, margin, pair = d.col_dist, d.col_g1, d.col_g2, d.col_margin, d.col_pair
     n = dist.shape[0]
-    sel = np.empty(n, np.int64)
+    if d.sol_i.shape[0] < 2 * n:  # the stages' int scratch (the solve's workspace later in the step)
+        d.sol_i = np.empty(max(2 * n, 2 * d.sol_i.shape[0]), np.int64)
+    sel, best = d.sol_i[:n], d.sol_i[n:2 * n]
     nmj = 0
     for c in range(n):  # MuJoCo contacts: every candidate closer than its margin
         if dist[c] < margin[c] and (cm.geom_mujoco[g1[c]] or cm.geom_mujoco[g2[c]]):
             sel[nmj] = c
             nmj += 1
     ndk = 0
-    best = np.empty(n, np.int64)
     for c in range(n):  # Drake pairs: the deepest penetrating candidate of each pair
         if not (dist[c] < margin[c]) or cm.geom_mujoco[g1[c]] or cm.geom_mujoco[g2[c]] or not dist[c] < 0:
             continue
@@ -164,28 +182,23 @@ def select_contacts(m, d):
         if not found:
             best[ndk] = c
             ndk += 1
-    sel[nmj:nmj + ndk] = np.sort(best[:ndk])
+    if ndk:
+        sel[nmj:nmj + ndk] = np.sort(best[:ndk])
     ncon = nmj + ndk
     d.ncon, d.ncon_mujoco = ncon, nmj
-    body = np.empty((ncon, 2), np.int64)
-    geom = np.empty((ncon, 2), np.int64)
-    con_dist = np.empty(ncon)
-    pos = np.empty((ncon, 3))
-    frame = np.empty((ncon, 3, 3))
+    _sized(d, ncon, nmj, ndk)
+    body, geom, con_dist, pos, frame = d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame
     for k in range(ncon):
         c = sel[k]
         geom[k, 0], geom[k, 1] = g1[c], g2[c]
         body[k, 0], body[k, 1] = g.geom_body[g1[c]], g.geom_body[g2[c]]
         con_dist[k] = dist[c]
-        pos[k] = d.col_pos[c]
-        frame[k] = d.col_frame[c]
-    d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame = body, geom, con_dist, pos, frame
-    condim = np.empty(nmj, np.int64)
-    friction = np.empty((nmj, 5))
-    solref = np.empty((nmj, 2))
-    solreffriction = np.zeros((nmj, 2))
-    solimp = np.empty((nmj, 5))
-    includemargin = np.empty(nmj)
+        for i in range(3):
+            pos[k, i] = d.col_pos[c, i]
+            for j in range(3):
+                frame[k, i, j] = d.col_frame[c, i, j]
+    condim, friction, solref, solreffriction = d.con_condim, d.con_friction, d.con_solref, d.con_solreffriction
+    solimp, includemargin = d.con_solimp, d.con_includemargin
     rotational = False
     status = CONTACTS_OK
     for k in range(nmj):
@@ -193,20 +206,21 @@ def select_contacts(m, d):
         i, j, p = g1[c], g2[c], pair[c]
         if p >= 0:  # an explicit pair: all its own parameters
             condim[k] = cm.pair_condim[p]
-            friction[k] = cm.pair_friction[p]
-            solref[k] = cm.pair_solref[p]
-            solreffriction[k] = cm.pair_solreffriction[p]
-            solimp[k] = cm.pair_solimp[p]
+            for q in range(5):
+                friction[k, q] = cm.pair_friction[p, q]
+                solimp[k, q] = cm.pair_solimp[p, q]
+            for q in range(2):
+                solref[k, q] = cm.pair_solref[p, q]
+                solreffriction[k, q] = cm.pair_solreffriction[p, q]
             includemargin[k] = cm.pair_margin[p]
         else:
             if cm.geom_bad[i] or cm.geom_bad[j]:
                 d.bad_index = k
                 status = CONTACTS_BAD_MUJOCO_GEOMETRY
+            solreffriction[k, 0], solreffriction[k, 1] = 0.0, 0.0
             _mix_mujoco(cm, i, j, k, condim, friction, solref, solimp, includemargin, g.margin)
         rotational = rotational or condim[k] > 3
-    d.con_condim, d.con_friction, d.con_solref, d.con_solreffriction = condim, friction, solref, solreffriction
-    d.con_solimp, d.con_includemargin = solimp, includemargin
-    drake = np.empty((ndk, 3))  # pair stiffness, relaxation time, dynamic friction
+    drake = d.con_drake  # pair stiffness, relaxation time, dynamic friction
     for k in range(ndk):
         i, j = geom[nmj + k, 0], geom[nmj + k, 1]
         k1, k2 = cm.geom_drake[i, 0], cm.geom_drake[j, 0]
@@ -223,7 +237,6 @@ def select_contacts(m, d):
         drake[k, 0] = kp
         drake[k, 1] = cm.geom_drake[i, 2] + cm.geom_drake[j, 2]
         drake[k, 2] = _combine(cm.geom_drake[i, 4], cm.geom_drake[j, 4])
-    d.con_drake = drake
     d.con_J = ContactJacobians(m.tree.ji, d.S, body[:, 0].copy(), body[:, 1].copy(), pos, frame, rotational)
     return status
 

@@ -138,8 +138,8 @@ def contact_arrays(d):
     """The last step's contacts as arrays: (body pairs (ncon, 2), geometry rows (ncon, 2), distance, point (ncon, 3),
     frame (ncon, 3, 3) rows normal from A to B and tangents, contact-frame force on B (ncon, 6), the relative
     velocity Jacobians' translational rows (ncon, 3, nv))."""
-    return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force.copy(),
-            np.ascontiguousarray(d.con_J[:, :3, :]))
+    return (d.con_body.copy(), d.con_geom.copy(), d.con_dist.copy(), d.con_pos.copy(), d.con_frame.copy(),
+            d.con_force.copy(), np.ascontiguousarray(d.con_J[:, :3, :]))
 
 
 @njit(cache=True)

@@ -22,13 +22,12 @@ def step_contact_arrays(d):
     parameters, contact-frame velocities at v⁺, the contact surfaces' arrays and each contact's (surface, face), q at
     the step's start (an Euler step's; an RK4 step leaves its last stage's q and v), and the body forces F_Bo_W
     (nb × 6) the step applied besides the contacts' (Drake's SAP constraints' included, drake_constraints.py).
-    Every array is one the step assigned (later steps assign others) or a copy (the forces: a view of Data's
-    buffers that the next step overwrites, efc_rows.py)."""
+    The contacts' arrays are copies: the next step writes Data's in place (contact.select_contacts, efc_rows.py)."""
     F = d.F.copy()
     if d.eq_F.shape[0] == F.shape[0]:
         F += d.eq_F
-    return (d.con_body, d.con_geom, d.con_dist, d.con_pos, d.con_frame, d.con_force.copy(),
-            np.ascontiguousarray(d.con_J[:, :3, :]), d.v.copy(), d.con_drake, d.con_vel,
+    return (d.con_body.copy(), d.con_geom.copy(), d.con_dist.copy(), d.con_pos.copy(), d.con_frame.copy(),
+            d.con_force.copy(), np.ascontiguousarray(d.con_J[:, :3, :]), d.v.copy(), d.con_drake.copy(), d.con_vel,
             (d.hyd_surf, d.hyd_sface, d.hyd_V, d.hyd_vp, d.hyd_fi, d.hyd_fs, d.hyd_fn, d.hyd_fc, d.hyd_fa, d.hyd_fp,
              d.hyd_gM, d.hyd_gN), d.con_hyd, d.q.copy(), F)
 

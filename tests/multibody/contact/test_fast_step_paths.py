@@ -14,7 +14,7 @@ from mallard.multibody.contact import ConstraintAssembler, SolveConstraints
 from mallard.multibody.contact.assembly import AssembleLimitContactRows
 from mallard.multibody.contact.linalg import EnvelopeCholesky, EnvelopeFirst, RowSupport
 from mallard.multibody.contact.parameters import STATE_QUADRATIC, STATE_SATISFIED
-from mallard.multibody.contact.newton_hessian import CholRankOne, UpdateFactor
+from mallard.multibody.contact.newton_hessian import CholRankOne, ColumnLast, UpdateFactor
 from mallard.multibody.contact.primal_solver import CheckedPrimalSolve, PrimalSolve
 
 H = 0.002
@@ -51,9 +51,22 @@ def test_rank_one_updates_match_a_full_refactorization():
     new[[0, 3, 6]] = [STATE_QUADRATIC, STATE_SATISFIED, STATE_QUADRATIC]  # two rows added, one removed
     first = np.zeros(n, np.int64)  # a dense envelope holds any update
     L = EnvelopeCholesky(_hessian(M, J, D, old == STATE_QUADRATIC), first)
-    assert UpdateFactor(L, first, pos, J, idx, start, D, new, old, efc_type, np.empty(n))
+    assert UpdateFactor(L, first, pos, J, idx, start, D, new, old, efc_type, np.empty(n), np.empty(n, np.int64))
     expected = np.linalg.cholesky(_hessian(M, J, D, new == STATE_QUADRATIC))
     np.testing.assert_allclose(np.tril(L), expected, atol=1e-11)
+    # in a narrow envelope (the result's, which holds the start's when rows are only added): each column's
+    # update stops at its last row (ColumnLast) with the same factor
+    grow = old.copy()
+    grow[[0, 6]] = STATE_QUADRATIC
+    H1 = _hessian(M, J, D, grow == STATE_QUADRATIC)
+    f1 = EnvelopeFirst(H1)
+    last = np.empty(n, np.int64)
+    ColumnLast(f1, last)
+    assert last.tolist() == [max(i for i in range(n) if f1[i] <= k) for k in range(n)]
+    L1 = EnvelopeCholesky(_hessian(M, J, D, old == STATE_QUADRATIC), f1)
+    assert UpdateFactor(L1, f1, pos, J, idx, start, D, grow, old, efc_type, np.empty(n), np.empty(n, np.int64))
+    env = np.arange(n)[None, :] >= f1[:, None]
+    np.testing.assert_allclose(np.tril(L1) * env, np.linalg.cholesky(H1) * env, atol=1e-11)
     # a row reaching outside a narrow envelope is refused (the caller rebuilds H)
     H0 = _hessian(M, J, D, np.zeros(m, bool))
     f0 = EnvelopeFirst(H0)
@@ -63,12 +76,12 @@ def test_rank_one_updates_match_a_full_refactorization():
     st = np.full(m, STATE_SATISFIED, np.int64)
     st2 = st.copy()
     st2[wide] = STATE_QUADRATIC
-    assert not UpdateFactor(L0, f0, pos, J, idx, start, D, st2, st, efc_type, np.empty(n))
+    assert not UpdateFactor(L0, f0, pos, J, idx, start, D, st2, st, efc_type, np.empty(n), np.empty(n, np.int64))
     # a downdate that would lose positive definiteness is refused
     x = np.zeros(n)
     x[0] = 10.0 * np.sqrt(M[0, 0])
     Lm = np.linalg.cholesky(M)
-    assert not CholRankOne(Lm, np.zeros(n, np.int64), x, -1.0)
+    assert not CholRankOne(Lm, np.zeros(n, np.int64), x, -1.0, np.full(n, n - 1, np.int64))
 
 
 def _contact_problem(rng, nv, ncon, nlim):

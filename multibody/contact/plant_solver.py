@@ -24,6 +24,7 @@ from .assembler import ConstraintProblem, RowNames
 from .assembly import AssembleLimitContactRows
 from .parameters import CONE_ELLIPTIC, CONE_PYRAMIDAL
 from .constraint_rows import ConstraintRowModel
+from .elimination import ReverseTreeSolve
 from .geometry_table import ContactGeometryTable
 from ..kernels.contact_kernels import ContactJacobians, MujocoContactArrays
 from ..pipeline.integrate import QuaternionJoints, rotate_quaternion_blocks
@@ -337,12 +338,14 @@ class PlantConstraintSolver(PortableAttributes):
         m = plant._model
         mujoco_damping = bool(m.damping.any()) and opts.position_integration_is_mujoco(plant)
         damping = h * m.damping if mujoco_damping else None
+        tb = self.tree_blocks  # M's trees: the damping solves by ReverseTreeSolve, as the compiled step's solver.py
+        blocks = tb if tb is not None and tb.shape[0] >= 2 and tb[-1] == m.nv else np.array([0, m.nv], np.int64)
         if mujoco_damping and problem.nefc:
             # MuJoCo's Euler: constraints solved with M and explicit damping in qacc_smooth; the implicit
             # damping (M + hD) is applied afterwards to the total force, a = (M + hD)^-1 (tau_smooth + J'f)
             tau_smooth = M_hat @ a_free
             M_hat = M_hat - np.diag(damping)
-            a_free = np.linalg.solve(M_hat, tau_smooth)
+            a_free = ReverseTreeSolve(M_hat, blocks, tau_smooth)
         # the warm start is kept as MuJoCo's qacc_warmstart: ball and free joints' angular blocks in the child frame
         # (an angular acceleration reused at the next step stays fixed to the rotating body)
         qs, vs = QuaternionJoints(m.ji)
@@ -350,7 +353,7 @@ class PlantConstraintSolver(PortableAttributes):
             self.last_report = (True, 0, 0.0)
             # next step's warm start: this step's qacc, whose implicit damping MuJoCo applies only when integrating
             context._contact_warm_start = rotate_quaternion_blocks(
-                kin.q, np.linalg.solve(M_hat - np.diag(damping), M_hat @ a_free) if mujoco_damping
+                kin.q, ReverseTreeSolve(M_hat - np.diag(damping), blocks, M_hat @ a_free) if mujoco_damping
                 else np.array(a_free, dtype=float), qs, vs, True)
             return StepSolution(np.array(a_free, dtype=float), problem, None, contacts, np.zeros((0, 6)),
                                 np.zeros(m.nv))
@@ -378,7 +381,7 @@ class PlantConstraintSolver(PortableAttributes):
                                         f"{context.get_time()}")
         qacc = res.qacc
         if mujoco_damping:
-            qacc = np.linalg.solve(M_hat + np.diag(damping), tau_smooth + res.qfrc_constraint)
+            qacc = ReverseTreeSolve(M_hat + np.diag(damping), blocks, tau_smooth + res.qfrc_constraint)
         f_c = ContactForces(res.efc_force, problem.efc_type, problem.con_efc_address, problem.con_dim,
                             problem.con_friction) if contacts.size else np.zeros((0, 6))
         c0 = problem.con_efc_address[0] if contacts.size else problem.nefc  # first contact row

@@ -15,6 +15,7 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
+from ..contact.elimination import ReverseTreeSolve
 from ..contact.linalg import MatTVec, RowSupportIn
 from ..contact.noslip import NoSlip
 from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
@@ -80,11 +81,12 @@ def CompileOptions(plant, use_solver: bool, mjcf_positions: bool) -> OptionModel
 
 @njit(cache=True)
 def _undamped(t, M_hat, a):
-    """(M̂ − h·D)⁻¹·M̂·a: the acceleration of the forces M̂·a without the implicit damping."""
+    """(M̂ − h·D)⁻¹·M̂·a: the acceleration of the forces M̂·a without the implicit damping (tree-sparse
+    Cholesky, ReverseTreeSolve: M's trees, as MuJoCo's factorization, O(nv·depth²) instead of a dense LU's O(nv³))."""
     M = M_hat.copy()
     for i in range(t.nv):
         M[i, i] -= t.h * t.damping[i]
-    return np.linalg.solve(M, np.dot(M_hat, a))
+    return ReverseTreeSolve(M, t.mass_blocks, np.dot(M_hat, a))
 
 
 @njit(cache=True)
@@ -196,7 +198,7 @@ def solve(m, d, warm, warm_valid):
         M = M.copy()
         for i in range(nv):
             M[i, i] -= t.h * t.damping[i]
-        a0 = np.linalg.solve(M, tau_smooth)
+        a0 = ReverseTreeSolve(M, t.mass_blocks, tau_smooth)  # tree-sparse (a dense LU: 22 humanoids' 594 dofs)
     d.solver_iterations, d.solver_residual, d.solver_converged = 0, 0.0, True
     if nefc == 0:
         _solve_no_rows(m, d, M, a0)
@@ -269,7 +271,7 @@ def solve(m, d, warm, warm_valid):
         Md = M.copy()
         for i in range(nv):
             Md[i, i] += t.h * t.damping[i]
-        qacc[:] = np.linalg.solve(Md, tau_smooth + qfrc)
+        qacc[:] = ReverseTreeSolve(Md, t.mass_blocks, tau_smooth + qfrc)
     if ncon:
         _contact_forces(force, d.efc_type, d.con_efc_address, d.con_dim, d.con_fric, d.con_force)
         c0 = d.con_efc_address[0]

@@ -70,7 +70,7 @@ def gravity_forces_at_body_origins(bp, R_WB, g_W, gravity_enabled):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gravity_forces_into(bp, R_WB, g_W, gravity_enabled, out):
     """gravity_forces_at_body_origins written into a preallocated (nb, 6) `out` (overwritten whole)."""
     out[:] = 0.0
@@ -107,7 +107,7 @@ def cholesky_solve(L, b):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cholesky_solve_in_place(L, b):
     """b ← (L Lᵀ)⁻¹ b for a lower-triangular Cholesky factor L: the forward substitution overwrites b with y, the
     back substitution y with x (each entry is read before it is written)."""
@@ -135,15 +135,25 @@ def mass_matrix_into(order, ji, refl, S, Iw, M):
     mass_matrix_scratch_into(order, ji, refl, S, Iw, M, np.empty((Iw.shape[0], 10)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mass_matrix_scratch_into(order, ji, refl, S, Iw, M, Ic):
     """mass_matrix_into with its composite inertias in the caller's (nb, 10) scratch Ic (overwritten whole): no
-    allocation, for kernels compiled without numba's runtime (pipeline/tree_step.py)."""
+    allocation (compiled without numba's runtime: no reference counting, see contact/linalg.py)."""
     nv = M.shape[0]
-    nb = Iw.shape[0]
     for i in range(nv):
         for j in range(nv):
             M[i, j] = 0.0
+    mass_matrix_tree_into(order, ji, refl, S, Iw, M, Ic)
+
+
+@njit(cache=True, _nrt=False)
+def mass_matrix_tree_into(order, ji, refl, S, Iw, M, Ic):
+    """mass_matrix_scratch_into writing only M's entries of the tree sparsity (dof pairs on one root-to-leaf path),
+    every one of them assigned: for an M whose other entries are zero already and stay so (the compiled step's
+    M̂, zeroed when allocated; no stage writes outside that sparsity), which then needs no zero-fill per step
+    (nv² stores: most of this stage for 27 free bodies)."""
+    nv = M.shape[0]
+    nb = Iw.shape[0]
     # Ic rows: [Ixx, Iyy, Izz, Ixy, Ixz, Iyz, m·cx, m·cy, m·cz, m]
     for b in range(nb):
         I = Iw[b]
@@ -194,10 +204,11 @@ def inverse_dynamics_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_
                                   np.empty((nb, 6)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def inverse_dynamics_scratch_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau, A, f):
     """inverse_dynamics_into with the body accelerations and forces in the caller's (nb, 6) scratch A and f
-    (zeroed here): no allocation, for kernels compiled without numba's runtime (pipeline/tree_step.py)."""
+    (zeroed here): no allocation (compiled without numba's runtime). tau may be vdot (each v̇ is read before its
+    τ is written: the forward pass reads them all)."""
     A[:] = 0.0
     f[:] = 0.0
     for k in range(order.shape[0]):
@@ -258,8 +269,15 @@ def bias_term_into(order, ji, S, Iw, V, c, tau):
     """C(q, v)·v into tau: the recursive Newton–Euler passes of `inverse_dynamics_into` specialized to v̇ = 0 and
     no applied forces (written out: a call with zero arrays costs more than the 7-DOF math)."""
     nb = Iw.shape[0]
-    A = np.zeros((nb, 6))
-    f = np.zeros((nb, 6))
+    bias_term_scratch_into(order, ji, S, Iw, V, c, tau, np.empty((nb, 6)), np.empty((nb, 6)))
+
+
+@njit(cache=True, _nrt=False)
+def bias_term_scratch_into(order, ji, S, Iw, V, c, tau, A, f):
+    """bias_term_into with the body accelerations and forces in the caller's (nb, 6) scratch A and f (zeroed
+    here): no allocation (compiled without numba's runtime)."""
+    A[:] = 0.0
+    f[:] = 0.0
     for k in range(order.shape[0]):
         b = order[k]
         P = ji[b, 0]

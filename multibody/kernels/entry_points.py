@@ -11,7 +11,8 @@ import numpy as np
 from numba import typeof, types
 
 from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into
-from .pipeline import kinematics_flat, kinematics_mass_matrix_flat
+from .pipeline import (bias_term_flat, inverse_dynamics_flat, kinematics_flat, kinematics_mass_matrix_flat,
+                       mass_matrix_flat)
 from .small import copy_head_into
 
 
@@ -40,7 +41,8 @@ class Entries:
     """The compiled entries of this module for the plant's array types (C-contiguous int64 topology arrays,
     float64 state/kinematics arrays)."""
 
-    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix", "copy_head")
+    __slots__ = ("mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix", "copy_head",
+                 "mass_matrix_flat", "bias_term_flat", "inverse_dynamics_flat")
 
     def __init__(self):
         i1, i2 = np.zeros(1, np.int64), np.zeros((1, 6), np.int64)
@@ -52,6 +54,10 @@ class Entries:
         self.kinematics_mass_matrix = compiled_entry(kinematics_mass_matrix_flat, i1, i2, f2, f2, f1, 1, 1, f1, f1, f2,
                                                      f1)
         self.copy_head = compiled_entry(copy_head_into, np.zeros(4)[::2], f1, 1)  # (src: any stride)
+        # the queries of a context whose kinematics are up to date, from its kinematics buffer
+        self.mass_matrix_flat = compiled_entry(mass_matrix_flat, i1, i2, 1, 1, f1, f1, f2)
+        self.bias_term_flat = compiled_entry(bias_term_flat, i1, i2, 1, 1, f1, f1)
+        self.inverse_dynamics_flat = compiled_entry(inverse_dynamics_flat, i1, i2, 1, 1, f1, f1, f1, f2, f1, f1)
 
 
 _entries: list = []
@@ -69,11 +75,13 @@ class FastModel:
     themselves: what the plant's hot queries read, in one attribute (and the gravity vector the step reads)."""
 
     __slots__ = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix",
-                 "copy_head", "order", "ji", "jf", "refl", "damping", "gravity_mask", "actuator_dofs", "nq", "nv", "nu",
+                 "copy_head", "mass_matrix_flat", "bias_term_flat", "inverse_dynamics_flat", "order", "ji", "jf", "refl",
+                 "damping", "gravity_mask", "actuator_dofs", "nq", "nv", "nu",
                  "F_shape", "q_shape", "v_shape", "M_shape", "bp_shape", "checked_forces", "g_source", "g_W")
 
     _TRANSIENT = ("entries", "mass_matrix", "inverse_dynamics", "bias_term", "kinematics", "kinematics_mass_matrix",
-                  "copy_head", "checked_forces", "g_source", "g_W")
+                  "copy_head", "mass_matrix_flat", "bias_term_flat", "inverse_dynamics_flat", "checked_forces", "g_source",
+                  "g_W")
 
     def __init__(self, m, gravity_mask: np.ndarray):
         self._bind()
@@ -92,6 +100,8 @@ class FastModel:
         self.mass_matrix, self.inverse_dynamics, self.bias_term = e.mass_matrix, e.inverse_dynamics, e.bias_term
         self.kinematics, self.kinematics_mass_matrix = e.kinematics, e.kinematics_mass_matrix
         self.copy_head = e.copy_head
+        self.mass_matrix_flat, self.bias_term_flat = e.mass_matrix_flat, e.bias_term_flat
+        self.inverse_dynamics_flat = e.inverse_dynamics_flat
         self.checked_forces = None  # the last MultibodyForces that passed _check_forces
         self.g_source = self.g_W = None  # the gravity vector last seen, and its C-contiguous float64 copy
 

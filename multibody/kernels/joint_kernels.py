@@ -3,7 +3,8 @@
 Every joint connects a frame F fixed on the parent body to a frame M fixed on the child body.
 The hinge map H (6 × nv, rows [angular; translational]) gives the spatial velocity of M in F,
 measured at Mo and expressed in F: V_FM_F = H(q)·v.  Joint types are small integer codes so the
-numba pipeline can dispatch on them without Python objects.
+numba pipeline can dispatch on them without Python objects. The rotation kernels write into their caller's array
+and are compiled without numba's runtime (no reference counting of it: see contact/linalg.py).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ JOINT_SIZES = {WELD: (0, 0), REVOLUTE: (1, 1), PRISMATIC: (1, 1), SCREW: (1, 1),
                BALL_QUATERNION: (4, 3)}
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def axis_rotation_into(x, y, z, theta, R):
     """R = rotation of `theta` radians about the unit axis (x, y, z) (Rodrigues)."""
     c = np.cos(theta)
@@ -44,7 +45,7 @@ def axis_rotation_into(x, y, z, theta, R):
     R[2, 2] = t * z * z + c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rpy_into(r, p, y, R):
     """R = Rz(y)·Ry(p)·Rx(r), Drake's RollPitchYaw convention (space-fixed X-Y-Z)."""
     cr, sr = np.cos(r), np.sin(r)
@@ -61,7 +62,7 @@ def rpy_into(r, p, y, R):
     R[2, 2] = cp * cr
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def quaternion_into(w, x, y, z, R):
     """R of quaternion [w, x, y, z]; a non-unit quaternion is normalized."""
     s = 2.0 / (w * w + x * x + y * y + z * z)

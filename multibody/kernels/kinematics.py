@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .joint_kernels import PRISMATIC, REVOLUTE, joint_hinge, joint_hinge_rate_angular, joint_pose
-from .small import cross_add, cross_into, matmul3, matTvec3, matvec3
+from .joint_kernels import PLANAR, PRISMATIC, REVOLUTE, SCREW, UNIVERSAL, joint_pose
 
 # Column layout of the packed per-body joint arrays (row b describes the joint whose child is body b).
 PARENT, JTYPE, QSTART, NQ, VSTART, NV = 0, 1, 2, 3, 4, 5
@@ -67,7 +66,7 @@ def calc_position_kinematics(order, ji, jf, q):
 _joint_pose_inlined = njit(inline="always")(joint_pose.py_func)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
     """calc_position_kinematics writing into preallocated (nb, 3, 3) / (nb, 3) arrays (overwritten whole).
     X_FM is built in body B's rows (overwritten by X_WB at the end) and R_WM is held in scalars: no allocation."""
@@ -120,9 +119,10 @@ def calc_motion_subspace(order, ji, jf, q, nv_total, R_WF, p_WM):
     return S
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
-    """calc_motion_subspace writing into a preallocated (nv, 6) S (overwritten whole)."""
+    """calc_motion_subspace writing into a preallocated (nv, 6) S (overwritten whole). Allocates nothing (compiled
+    without numba's runtime: no reference counting of its arrays, see contact/linalg.py)."""
     S[:] = 0.0
     for k in range(order.shape[0]):
         b = order[k]
@@ -141,44 +141,45 @@ def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
             S[vs, 4] = p_WM[b, 2] * w0 - p_WM[b, 0] * w2
             S[vs, 5] = p_WM[b, 0] * w1 - p_WM[b, 1] * w0
             continue
-        if ji[b, 1] == PRISMATIC:  # _hinge_columns_into's arithmetic (its bits) with H = [0; axis], in scalars
-            z = 0.0
-            ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
-            w0 = R_WF[b, 0, 0] * z + R_WF[b, 0, 1] * z + R_WF[b, 0, 2] * z
-            w1 = R_WF[b, 1, 0] * z + R_WF[b, 1, 1] * z + R_WF[b, 1, 2] * z
-            w2 = R_WF[b, 2, 0] * z + R_WF[b, 2, 1] * z + R_WF[b, 2, 2] * z
-            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
-            S[vs, 3] = (R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
-                        + (p_WM[b, 1] * w2 - p_WM[b, 2] * w1))
-            S[vs, 4] = (R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
-                        + (p_WM[b, 2] * w0 - p_WM[b, 0] * w2))
-            S[vs, 5] = (R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
-                        + (p_WM[b, 0] * w1 - p_WM[b, 1] * w0))
-            continue
-        _hinge_columns_into(ji[b, 1], q, ji[b, 2], jf[b], n, R_WF[b], p_WM[b], S[vs:vs + n])
+        # other joints: S = [R_WF·H_w; R_WF·H_v + p_WMo × R_WF·H_w] column by column from the hinge map H
+        # (joint_kernels.joint_hinge; a prismatic joint's column is H = [0; axis]), in scalars
+        for j in range(n):
+            h0, h1, h2, h3, h4, h5 = _hinge_column(ji[b, 1], q, ji[b, 2], jf, b, j)
+            w0 = R_WF[b, 0, 0] * h0 + R_WF[b, 0, 1] * h1 + R_WF[b, 0, 2] * h2
+            w1 = R_WF[b, 1, 0] * h0 + R_WF[b, 1, 1] * h1 + R_WF[b, 1, 2] * h2
+            w2 = R_WF[b, 2, 0] * h0 + R_WF[b, 2, 1] * h1 + R_WF[b, 2, 2] * h2
+            S[vs + j, 0], S[vs + j, 1], S[vs + j, 2] = w0, w1, w2
+            S[vs + j, 3] = (R_WF[b, 0, 0] * h3 + R_WF[b, 0, 1] * h4 + R_WF[b, 0, 2] * h5
+                            + (p_WM[b, 1] * w2 - p_WM[b, 2] * w1))
+            S[vs + j, 4] = (R_WF[b, 1, 0] * h3 + R_WF[b, 1, 1] * h4 + R_WF[b, 1, 2] * h5
+                            + (p_WM[b, 2] * w0 - p_WM[b, 0] * w2))
+            S[vs + j, 5] = (R_WF[b, 2, 0] * h3 + R_WF[b, 2, 1] * h4 + R_WF[b, 2, 2] * h5
+                            + (p_WM[b, 0] * w1 - p_WM[b, 1] * w0))
 
 
-@njit(cache=True)
-def _hinge_columns_into(jtype, q, q0, jrow, n, R, pM, S_joint):
-    """The n columns of one joint from its hinge map H: S = [R_WF·H_w; R_WF·H_v + p_WMo × R_WF·H_w] (joints
-    other than revolute; the temporaries are allocated here, off the revolute path)."""
-    H = np.zeros((6, 6))
-    w = np.empty(3)
-    hw = np.empty(3)
-    hv = np.empty(3)
-    joint_hinge(jtype, q, q0, jrow, H)
-    for j in range(n):
-        for i in range(3):
-            hw[i] = H[i, j]
-            hv[i] = H[3 + i, j]
-        matvec3(R, hw, w)
-        Sj = S_joint[j]
-        for i in range(3):
-            Sj[i] = w[i]
-            Sj[3 + i] = R[i, 0] * hv[0] + R[i, 1] * hv[1] + R[i, 2] * hv[2]
-        Sj[3] += pM[1] * w[2] - pM[2] * w[1]
-        Sj[4] += pM[2] * w[0] - pM[0] * w[2]
-        Sj[5] += pM[0] * w[1] - pM[1] * w[0]
+@njit(cache=True, inline="always")
+def _hinge_column(jtype, q, q0, jf, b, j):
+    """Column j of joint_kernels.joint_hinge's H (6 × nv) for body b's joint, as six scalars [angular; translational]
+    (the same entries, so the same products follow)."""
+    z = 0.0
+    if jtype == PRISMATIC:
+        return z, z, z, jf[b, 24], jf[b, 25], jf[b, 26]
+    if jtype == REVOLUTE:
+        return jf[b, 24], jf[b, 25], jf[b, 26], z, z, z
+    if jtype == SCREW:
+        k = jf[b, 27] / (2.0 * np.pi)
+        return jf[b, 24], jf[b, 25], jf[b, 26], jf[b, 24] * k, jf[b, 25] * k, jf[b, 26] * k
+    if jtype == UNIVERSAL:
+        if j == 0:
+            return 1.0, z, z, z, z, z
+        return z, np.cos(q[q0]), np.sin(q[q0]), z, z, z
+    if jtype == PLANAR:  # [x, y, θ]: translations along Fx, Fy, rotation about Fz
+        if j == 2:
+            return z, z, 1.0, z, z, z
+        return z, z, z, 1.0 if j == 0 else z, 1.0 if j == 1 else z, z
+    # ball joints (three angular columns) and floating joints (six): the identity's columns
+    return (1.0 if j == 0 else z, 1.0 if j == 1 else z, 1.0 if j == 2 else z, 1.0 if j == 3 else z,
+            1.0 if j == 4 else z, 1.0 if j == 5 else z)
 
 
 @njit(cache=True)
@@ -191,10 +192,11 @@ def calc_velocity_kinematics(order, ji, q, v, S, R_WF, p_WF, p_WM):
     return V, c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
     """calc_velocity_kinematics writing into preallocated (nb, 6) V and c (overwritten whole). The joint's
-    velocity V_J = S·v is held in scalars; c = V_P ×ₘ V_J (+ the hinge-rate term of joints whose H varies)."""
+    velocity V_J = S·v is held in scalars; c = V_P ×ₘ V_J (+ the hinge-rate term of joints whose H varies).
+    Allocates nothing (compiled without numba's runtime)."""
     V[:] = 0.0
     c[:] = 0.0
     for k in range(order.shape[0]):
@@ -226,36 +228,46 @@ def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
                                  c[b])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_hinge_rate_term(jtype, q, q0, v, vs, R, pF, pM, j0, j1, j2, j3, j4, j5, cb):
     """cb += the hinge-rate term Ḣ·v about Fo expressed in F, moved to world at Wo (joints other than revolute and
-    prismatic, whose term is zero; the temporaries are allocated here, off their path)."""
-    VJ = np.empty(6)
-    VJ[0], VJ[1], VJ[2], VJ[3], VJ[4], VJ[5] = j0, j1, j2, j3, j4, j5
-    cw_F = np.empty(3)
-    w_F = np.empty(3)
-    pM_F = np.empty(3)
-    pdot_F = np.empty(3)
-    cv_F = np.empty(3)
-    tmp = np.empty(3)
-    cw = np.empty(3)
-    joint_hinge_rate_angular(jtype, q, q0, v, vs, cw_F)
-    matTvec3(R, VJ[0:3], w_F)
-    for i in range(3):
-        tmp[i] = pM[i] - pF[i]
-    matTvec3(R, tmp, pM_F)
-    cross_into(pM, VJ[0:3], tmp)
-    for i in range(3):
-        tmp[i] = VJ[3 + i] - tmp[i]
-    matTvec3(R, tmp, pdot_F)
-    cross_into(pM_F, cw_F, cv_F)       # −cw × p = p × cw
-    cross_add(pdot_F, w_F, cv_F)       # −w × ṗ = ṗ × w
-    matvec3(R, cw_F, cw)
-    matvec3(R, cv_F, tmp)
-    for i in range(3):
-        cb[i] += cw[i]
-        cb[3 + i] += tmp[i]
-    cross_add(pF, cw, cb[3:6])
+    prismatic, whose term is zero), with R = R_WF, pF = p_WFo, pM = p_WMo and V_J = (j0, ..., j5) = S·v. In scalars:
+    no allocation. cw_F: the angular term of joint_kernels.joint_hinge_rate_angular (nonzero for universal joints)."""
+    cw0 = cw1 = cw2 = 0.0
+    if jtype == UNIVERSAL:
+        cw1 = -np.sin(q[q0]) * v[vs] * v[vs + 1]
+        cw2 = np.cos(q[q0]) * v[vs] * v[vs + 1]
+    # w_F = R_WFᵀ·w_J, p_FoMo_F = R_WFᵀ·(p_WMo − p_WFo), ṗ_F = R_WFᵀ·(v_J − p_WMo × w_J) (at Mo)
+    wf0 = R[0, 0] * j0 + R[1, 0] * j1 + R[2, 0] * j2
+    wf1 = R[0, 1] * j0 + R[1, 1] * j1 + R[2, 1] * j2
+    wf2 = R[0, 2] * j0 + R[1, 2] * j1 + R[2, 2] * j2
+    t0, t1, t2 = pM[0] - pF[0], pM[1] - pF[1], pM[2] - pF[2]
+    pm0 = R[0, 0] * t0 + R[1, 0] * t1 + R[2, 0] * t2
+    pm1 = R[0, 1] * t0 + R[1, 1] * t1 + R[2, 1] * t2
+    pm2 = R[0, 2] * t0 + R[1, 2] * t1 + R[2, 2] * t2
+    t0 = j3 - (pM[1] * j2 - pM[2] * j1)
+    t1 = j4 - (pM[2] * j0 - pM[0] * j2)
+    t2 = j5 - (pM[0] * j1 - pM[1] * j0)
+    pd0 = R[0, 0] * t0 + R[1, 0] * t1 + R[2, 0] * t2
+    pd1 = R[0, 1] * t0 + R[1, 1] * t1 + R[2, 1] * t2
+    pd2 = R[0, 2] * t0 + R[1, 2] * t1 + R[2, 2] * t2
+    # cv_F = p × cw + ṗ × w  (−cw × p − w × ṗ)
+    cv0 = (pm1 * cw2 - pm2 * cw1) + (pd1 * wf2 - pd2 * wf1)
+    cv1 = (pm2 * cw0 - pm0 * cw2) + (pd2 * wf0 - pd0 * wf2)
+    cv2 = (pm0 * cw1 - pm1 * cw0) + (pd0 * wf1 - pd1 * wf0)
+    # into W: cw = R_WF·cw_F, then cb += [cw; R_WF·cv_F + p_WFo × cw]
+    c0 = R[0, 0] * cw0 + R[0, 1] * cw1 + R[0, 2] * cw2
+    c1 = R[1, 0] * cw0 + R[1, 1] * cw1 + R[1, 2] * cw2
+    c2 = R[2, 0] * cw0 + R[2, 1] * cw1 + R[2, 2] * cw2
+    cb[0] += c0
+    cb[1] += c1
+    cb[2] += c2
+    cb[3] += R[0, 0] * cv0 + R[0, 1] * cv1 + R[0, 2] * cv2
+    cb[4] += R[1, 0] * cv0 + R[1, 1] * cv1 + R[1, 2] * cv2
+    cb[5] += R[2, 0] * cv0 + R[2, 1] * cv1 + R[2, 2] * cv2
+    cb[3] += pF[1] * c2 - pF[2] * c1
+    cb[4] += pF[2] * c0 - pF[0] * c2
+    cb[5] += pF[0] * c1 - pF[1] * c0
 
 
 @njit(cache=True)
@@ -266,7 +278,7 @@ def calc_spatial_inertias(bp, R_WB, p_WB):
     return Iw
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spatial_inertias_into(bp, R_WB, p_WB, Iw):
     """calc_spatial_inertias writing into a preallocated (nb, 6, 6) Iw (overwritten whole). The temporaries live
     in the body's own 6 × 6 block until its final values replace them: no allocation."""

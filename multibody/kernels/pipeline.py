@@ -9,7 +9,8 @@ import numpy as np
 from numba import njit
 
 from .joint_kernels import joint_n_matrix, joint_nplus_matrix
-from .dynamics import bias_term_into, inverse_dynamics_into, mass_matrix_into, solve_spd
+from .dynamics import (bias_term_scratch_into, inverse_dynamics_into, inverse_dynamics_scratch_into, mass_matrix_into,
+                       mass_matrix_scratch_into, solve_spd)
 from .kinematics import (calc_accelerations, cross3, motion_subspace_into, position_kinematics_into,
                          spatial_inertias_into, velocity_kinematics_into)
 
@@ -25,11 +26,11 @@ def kinematics_stage(order, ji, jf, bp, q, v, nv):
     return R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw):
     """kinematics_stage writing into preallocated arrays (nb bodies, nv = S.shape[0]): no allocation per call (the
     stages keep their temporaries in scalars or in the rows they fill next), so a context's kinematics cache and
-    the compiled step's Data keep their arrays from call to call."""
+    the compiled step's Data keep their arrays from call to call. Compiled without numba's runtime, as its stages."""
     position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
     motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
     velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
@@ -39,9 +40,11 @@ def kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V,
 def kinematics_layout(nq: int, nv: int, nb: int) -> dict:
     """{name: (offset, shape)} of the kinematics arrays in one flat float64 buffer (kinematics_flat's `buf`), in
     the buffer's order: q, v, R_WB, R_WF, p_WB, p_WF, p_WM, S, V, c, Iw (arrays of one row shape are adjacent, so
-    kinematics_flat views each group with one reshape)."""
+    kinematics_flat views each group with one reshape), then the dynamics' scratch (kinematics_mass_matrix_flat's
+    composite inertias (nb, 10) and body accelerations and forces (2·nb, 6): not kinematics)."""
     shapes = [("q", (nq,)), ("v", (nv,)), ("R_WB", (nb, 3, 3)), ("R_WF", (nb, 3, 3)), ("p_WB", (nb, 3)),
-              ("p_WF", (nb, 3)), ("p_WM", (nb, 3)), ("S", (nv, 6)), ("V", (nb, 6)), ("c", (nb, 6)), ("Iw", (nb, 6, 6))]
+              ("p_WF", (nb, 3)), ("p_WM", (nb, 3)), ("S", (nv, 6)), ("V", (nb, 6)), ("c", (nb, 6)), ("Iw", (nb, 6, 6)),
+              ("scratch", (22 * nb,))]
     out, offset = {}, 0
     for name, shape in shapes:
         out[name] = (offset, shape)
@@ -64,11 +67,17 @@ def kinematics_views(buf, nq, nv, nb):
             Iw)
 
 
-@njit(cache=True)
+# The plant's entries below allocate nothing and are compiled without numba's runtime (`_nrt=False`, see
+# contact/linalg.py): no reference counting of their arguments (unboxed from Python: ~0.3 us of an 11-argument
+# call) or of the buffer's views, which their inlined copy of kinematics_views makes in the entry's own code.
+_kinematics_views_inlined = njit(inline="always")(kinematics_views.py_func)
+
+
+@njit(cache=True, _nrt=False)
 def kinematics_flat(order, ji, jf, bp, x, nq, nv, buf):
     """kinematics_into at q = x[:nq], v = x[nq:nq + nv] over one flat buffer laid out as kinematics_layout: one
     array argument for all outputs keeps a call from Python cheap (each array argument costs its unboxing)."""
-    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = _kinematics_views_inlined(buf, nq, nv, ji.shape[0])
     for i in range(nq):
         q[i] = x[i]
     for i in range(nv):
@@ -76,32 +85,58 @@ def kinematics_flat(order, ji, jf, bp, x, nq, nv, buf):
     kinematics_into(order, ji, jf, bp, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw)
 
 
-# The fused entry's stages past the poses, inlined by numba into kinematics_mass_matrix_flat alone: a call passing
-# arrays costs their reference counting, and inlined these four run ~10% faster (-180 ns on a 7-DOF arm, for ~2 s more
-# cold compilation of that one entry; inlining the pose and inertia stages too gained nothing more than noise).
-_motion_subspace_inlined = njit(inline="always")(motion_subspace_into.py_func)
-_velocity_kinematics_inlined = njit(inline="always")(velocity_kinematics_into.py_func)
-_mass_matrix_inlined = njit(inline="always")(mass_matrix_into.py_func)
-_bias_term_inlined = njit(inline="always")(bias_term_into.py_func)
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kinematics_mass_matrix_flat(order, ji, jf, bp, x, nq, nv, buf, refl, M, Cv):
     """kinematics_flat, then M(q) into M (nv × nv) and, when Cv has nv entries (else none), C(q, v)·v into Cv: a
-    state change followed by CalcMassMatrix (and CalcBiasTerm) in one call. The buffer is viewed once (its views
-    cost as much as the velocity stage)."""
-    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = kinematics_views(buf, nq, nv, ji.shape[0])
+    state change followed by CalcMassMatrix (and CalcBiasTerm) in one call, the dynamics' temporaries in the
+    buffer's scratch rows (kinematics_layout)."""
+    nb = ji.shape[0]
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = _kinematics_views_inlined(buf, nq, nv, nb)
     for i in range(nq):
         q[i] = x[i]
     for i in range(nv):
         v[i] = x[nq + i]
     position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
-    _motion_subspace_inlined(order, ji, jf, q, R_WF, p_WM, S)
-    _velocity_kinematics_inlined(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
+    motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
+    velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
     spatial_inertias_into(bp, R_WB, p_WB, Iw)
-    _mass_matrix_inlined(order, ji, refl, S, Iw, M)
+    o = nq + 7 * nv + 75 * nb  # the scratch (kinematics_layout)
+    mass_matrix_scratch_into(order, ji, refl, S, Iw, M, buf[o:o + 10 * nb].reshape((nb, 10)))
     if Cv.shape[0] > 0:
-        _bias_term_inlined(order, ji, S, Iw, V, c, Cv)
+        Af = buf[o + 10 * nb:o + 22 * nb].reshape((2 * nb, 6))
+        bias_term_scratch_into(order, ji, S, Iw, V, c, Cv, Af[:nb], Af[nb:])
+
+
+@njit(cache=True, _nrt=False)
+def mass_matrix_flat(order, ji, nq, nv, buf, refl, M):
+    """M(q) into M (nv × nv) from the kinematics in buf (kinematics_layout), its scratch rows holding the composite
+    inertias: CalcMassMatrix of a context whose kinematics are up to date."""
+    nb = ji.shape[0]
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = _kinematics_views_inlined(buf, nq, nv, nb)
+    o = nq + 7 * nv + 75 * nb
+    mass_matrix_scratch_into(order, ji, refl, S, Iw, M, buf[o:o + 10 * nb].reshape((nb, 10)))
+
+
+@njit(cache=True, _nrt=False)
+def bias_term_flat(order, ji, nq, nv, buf, Cv):
+    """C(q, v)·v into Cv (nv) from the kinematics in buf (kinematics_layout), its scratch rows holding the body
+    accelerations and forces."""
+    nb = ji.shape[0]
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = _kinematics_views_inlined(buf, nq, nv, nb)
+    o = nq + 7 * nv + 75 * nb + 10 * nb
+    Af = buf[o:o + 12 * nb].reshape((2 * nb, 6))
+    bias_term_scratch_into(order, ji, S, Iw, V, c, Cv, Af[:nb], Af[nb:])
+
+
+@njit(cache=True, _nrt=False)
+def inverse_dynamics_flat(order, ji, nq, nv, buf, refl, vdot, F_Bo_W, tau_app, tau):
+    """τ = M v̇ + C v − τ_app − Σ J_WBᵀ·F_Bo_W into tau (nv) from the kinematics in buf (kinematics_layout), its
+    scratch rows holding the body accelerations and forces (kernels/dynamics.inverse_dynamics_scratch_into)."""
+    nb = ji.shape[0]
+    q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw = _kinematics_views_inlined(buf, nq, nv, nb)
+    o = nq + 7 * nv + 75 * nb + 10 * nb
+    Af = buf[o:o + 12 * nb].reshape((2 * nb, 6))
+    inverse_dynamics_scratch_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau, Af[:nb], Af[nb:])
 
 
 @njit(cache=True)

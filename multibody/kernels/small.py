@@ -42,11 +42,12 @@ def cross_add(a, b, c):
     c[2] += a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_head_into(src, dst, n):
     """dst[:n] = src when the vector src has n entries (True), else False with dst untouched: a state write from
     Python (at 7 entries a compiled entry costs half of numpy's slice assignment; the entry takes any stride and
-    checks the length itself, so its caller checks only the type and dtype)."""
+    checks the length itself, so its caller checks only the type and dtype; compiled without numba's runtime: no
+    reference counting of its arguments)."""
     if src.shape[0] != n:
         return False
     for i in range(n):

@@ -41,6 +41,9 @@ DATA = declare(DataType, Data, [
     ("F", F2), ("tau", F1), ("actuator_force", F1),
     # M̂ = M + h·D, unconstrained and constrained accelerations
     ("M", F2), ("qacc_smooth", F1), ("qacc", F1),
+    # the smooth stages' scratch (smooth.py): composite inertias (nb × 10), body accelerations and forces (2·nb × 6),
+    # M̂'s Cholesky factor (nv × nv) and the damped generalized forces (nv)
+    ("sm_Ic", F2), ("sm_Af", F2), ("sm_L", F2), ("sm_tau", F1),
     # collision (collision.py): geometry poses and candidates
     ("R_WG", F3), ("p_WG", F2),
     ("col_dist", F1), ("col_pos", F2), ("col_frame", F3), ("col_g1", I1), ("col_g2", I1), ("col_margin", F1),
@@ -104,6 +107,7 @@ def new_data():
     d.ten_wrapadr, d.ten_wrapnum, d.wrap_obj, d.wrap_body, d.wrap_xpos = i1, i1, i1, i1, z2
     d.F, d.tau, d.actuator_force = z2, z1, z1
     d.M, d.qacc_smooth, d.qacc = z2, z1, z1
+    d.sm_Ic, d.sm_Af, d.sm_L, d.sm_tau = z2, z2, z2, z1
     d.R_WG, d.p_WG = z3, z2
     d.col_dist, d.col_pos, d.col_frame, d.col_g1, d.col_g2, d.col_margin, d.col_pair = z1, z2, z3, i1, i1, z1, i1
     d.ncon, d.ncon_mujoco = 0, 0

@@ -37,6 +37,7 @@ class Kinematics:
         kin = cls.__new__(cls)
         layout = pl.kinematics_layout(fast.nq, fast.nv, nb)
         kin._buf = buf = np.zeros(layout.pop("size")[0])
+        del layout["scratch"]  # (kinematics_mass_matrix_flat's)
         for name, (offset, shape) in layout.items():
             setattr(kin, name, buf[offset:offset + int(np.prod(shape))].reshape(shape))
         kin.bp = kin.ev = None

@@ -11,9 +11,11 @@ import numpy as np
 from numba import njit
 from numba.experimental import structref
 from numba.core import types
+from numba.np.linalg import _LAPACK, ensure_lapack
 
 from ..contact.elimination import ReverseTreeSolve
-from ..kernels.dynamics import cholesky_solve_in_place, gravity_forces_into, inverse_dynamics_into, mass_matrix_into
+from ..kernels.dynamics import (cholesky_solve_in_place, gravity_forces_into, inverse_dynamics_scratch_into,
+                                mass_matrix_tree_into)
 from ..kernels.kinematics import (motion_subspace_into, position_kinematics_into, spatial_inertias_into,
                                   velocity_kinematics_into)
 from ..kernels.pipeline import inverse_dynamics_from_inertias
@@ -123,16 +125,12 @@ def MocapJointFrames(jf, mocap_body, poses):
     return out
 
 
-# ---- stages ---------------------------------------------------------------------------------------------------
-# The tree kernels the step's kinematics and unconstrained solve call, inlined there (numba inline='always' copies):
-# a call passing arrays costs their reference counting, a third of these stages' time on a cart-pole (kinematics
-# 1.07 -> 0.69 us, unconstrained_step 0.59 -> 0.42 us of CPU per step; same arithmetic, same bits).
-_position_kinematics_inlined = njit(inline="always")(position_kinematics_into.py_func)
-_motion_subspace_inlined = njit(inline="always")(motion_subspace_into.py_func)
-_velocity_kinematics_inlined = njit(inline="always")(velocity_kinematics_into.py_func)
-_spatial_inertias_inlined = njit(inline="always")(spatial_inertias_into.py_func)
-_mass_matrix_inlined = njit(inline="always")(mass_matrix_into.py_func)
-_inverse_dynamics_inlined = njit(inline="always")(inverse_dynamics_into.py_func)
+# ---- stages ----------------------------------------------------------------------------------------------------
+# The tree kernels these stages call (kernels/kinematics.py, kernels/dynamics.py) allocate nothing and are compiled
+# without numba's runtime (no reference counting of the arrays they are passed), so a call costs its jump: the same
+# kernels serve the plant's queries and pipeline/tree_step.py's batched plain-tree step.
+ensure_lapack()
+_potrf = _LAPACK().numba_xxpotrf(types.float64)  # numba's LAPACK binding, as np.linalg.cholesky calls it
 
 
 @njit(cache=True)
@@ -163,10 +161,10 @@ def kinematics(m, d, x, bp_flat, mocap):
     bp = d.bp = bp_flat.reshape((nb, BODY_PARAM_COLUMNS))
     order, ji = t.order, t.ji
     R_WB, p_WB, R_WF, p_WF, p_WM, S = d.R_WB, d.p_WB, d.R_WF, d.p_WF, d.p_WM, d.S
-    _position_kinematics_inlined(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)  # kernels/pipeline.kinematics_into
-    _motion_subspace_inlined(order, ji, jf, q, R_WF, p_WM, S)
-    _velocity_kinematics_inlined(order, ji, q, v, S, R_WF, p_WF, p_WM, d.V, d.c)
-    _spatial_inertias_inlined(bp, R_WB, p_WB, d.Iw)
+    position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)  # kernels/pipeline.kinematics_into
+    motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
+    velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, d.V, d.c)
+    spatial_inertias_into(bp, R_WB, p_WB, d.Iw)
     return MOCAP_OK
 
 
@@ -191,15 +189,25 @@ def applied_forces(m, d, tau_in, F_in):
             F[b, k] += F_in[b, k]
 
 
+@njit(cache=True, inline="always")
+def _mass_matrix_arrays(t, d):
+    """d.M (nv × nv; allocated zero, then only its tree sparsity written: kernels/dynamics.mass_matrix_tree_into)
+    and the dynamics' scratch d.sm_Ic (nb × 10) and d.sm_Af (2·nb × 6), sized for TreeModel t."""
+    nv, nb = t.nv, t.nb
+    if d.M.shape[0] != nv or d.M.shape[1] != nv:
+        d.M = np.zeros((nv, nv))
+    if d.sm_Ic.shape[0] != nb:
+        d.sm_Ic, d.sm_Af = np.empty((nb, 10)), np.empty((2 * nb, 6))
+
+
 @njit(cache=True)
 def mass_matrix(m, d):
     """M̂ = M(q) + h·D by the composite-rigid-body algorithm (joint damping implicit, as MuJoCo and Drake), plus the
     tendons' armature a·JᵀJ (tendon.py)."""
     t = m.tree
-    if d.M.shape[0] != t.nv or d.M.shape[1] != t.nv:
-        d.M = np.empty((t.nv, t.nv))
+    _mass_matrix_arrays(t, d)
     M = d.M
-    mass_matrix_into(t.order, t.ji, t.refl, d.S, d.Iw, M)
+    mass_matrix_tree_into(t.order, t.ji, t.refl, d.S, d.Iw, M, d.sm_Ic)
     if t.has_damping:
         for i in range(t.nv):
             M[i, i] += t.h * t.damping[i]
@@ -223,37 +231,43 @@ def smooth_acceleration(m, d):
 @njit(cache=True)
 def unconstrained_step(m, d):
     """v̇ of a step without constraint rows: (M + h·D)·v̇ = τ − D·v − C·v + Σ J_WBᵀ F_Bo_W, one dense solve; d.qacc,
-    with M̂ = M + h·D left in d.M. The arithmetic of kernels/pipeline.discrete_step (its bits), without its
-    temporaries: the bias is computed into the array that then holds the right-hand side and v̇."""
+    with M̂ = M + h·D left in d.M. The arithmetic of kernels/pipeline.discrete_step (its bits), in Data's arrays
+    (allocated on the first step): the bias is computed into d.qacc, which then holds the right-hand side and v̇."""
     t = m.tree
     nv = t.nv
-    if d.M.shape[0] != nv or d.M.shape[1] != nv:
-        d.M = np.empty((nv, nv))
-    M = d.M
+    _mass_matrix_arrays(t, d)
+    if d.qacc.shape[0] != nv or d.sm_tau.shape[0] != nv or d.sm_L.shape[0] != nv:
+        d.qacc, d.sm_tau, d.sm_L = np.empty(nv), np.empty(nv), np.empty((nv, nv))
+    M, a, tau, Af = d.M, d.qacc, d.sm_tau, d.sm_Af
     order, ji, refl, S, Iw = t.order, t.ji, t.refl, d.S, d.Iw
-    _mass_matrix_inlined(order, ji, refl, S, Iw, M)
-    tau = np.empty(nv)
-    a = np.zeros(nv)  # v̇ = 0 for the bias C·v, then −rhs, then v̇
+    mass_matrix_tree_into(order, ji, refl, S, Iw, M, d.sm_Ic)
     for i in range(nv):
         tau[i] = d.tau[i] - t.damping[i] * d.v[i]
-    _inverse_dynamics_inlined(order, ji, refl, S, Iw, d.p_WB, d.V, d.c, a, d.F, tau, a)
+        a[i] = 0.0  # v̇ = 0 for the bias C·v, then −rhs, then v̇
+    inverse_dynamics_scratch_into(order, ji, refl, S, Iw, d.p_WB, d.V, d.c, a, d.F, tau, a, Af[:t.nb], Af[t.nb:])
     for i in range(nv):
         M[i, i] += t.h * t.damping[i]
         a[i] = -a[i]
-    solve_spd_in_place(M, a)
-    d.qacc = a
+    solve_spd_in_place(M, d.sm_L, a)
 
 
-@njit(cache=True)
-def solve_spd_in_place(M, b):
+@njit(cache=True, _nrt=False)
+def solve_spd_in_place(M, L, b):
     """b ← M⁻¹·b by Cholesky (M symmetric positive definite, its lower triangle read; raises np.linalg.LinAlgError
-    as np.linalg.cholesky when a pivot is not positive). One and two dofs (a cart-pole, a double pendulum) factor in
-    scalars: LAPACK's potrf of a 1×1 or 2×2 matrix is a square root, a product by its reciprocal and a square root
-    of the Schur complement, the same operations in the same order, so these bits are LAPACK's, without its call
-    and the copy of M it factors. Then cholesky_solve_in_place's substitutions."""
+    as np.linalg.cholesky when a pivot is not positive), with the (n, n) scratch L. More than two dofs: LAPACK's
+    potrf of a copy of M in L, as numba's np.linalg.cholesky calls it (its factor: upper in C order is lower in
+    Fortran's), then cholesky_solve_in_place's substitutions, which read L's lower triangle only. One and two dofs
+    (a cart-pole, a double pendulum) factor in scalars: LAPACK's potrf of a 1×1 or 2×2 matrix is a square root, a
+    product by its reciprocal and a square root of the Schur complement, the same operations in the same order, so
+    these bits are LAPACK's, without its call. No allocation (compiled without numba's runtime)."""
     n = b.shape[0]
     if n > 2:
-        cholesky_solve_in_place(np.linalg.cholesky(M), b)
+        for i in range(n):
+            for j in range(n):
+                L[i, j] = M[i, j]
+        if _potrf(ord("d"), ord("U"), n, L.ctypes, n) != 0:
+            raise np.linalg.LinAlgError("Matrix is not positive definite.")
+        cholesky_solve_in_place(L, b)
         return
     if n == 0:
         return

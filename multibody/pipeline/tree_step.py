@@ -10,39 +10,27 @@ bookkeeping (field stores, zero-fills, size checks) and numba's reference counti
 an atomic count per array argument, per view and per struct field read (across a batch's threads, on the shared
 Model's arrays, the counts' cache lines move between cores). The members' work allocates nothing (a `TreeScratch`
 per thread, sized once) and reads no struct, so `_tree_steps` is compiled without numba's runtime (`_nrt=False`, as
-contact/linalg.py's solver kernels): no counts at all. For that, the joints' motion subspace and velocity terms are
-those of kernels/kinematics.py's revolute and prismatic branches (its other joints' hinge maps allocate), and the
-solve of more than two dofs calls LAPACK's potrf on a scratch copy of M̂ as numba's np.linalg.cholesky does (numba's
-own binding), then the substitutions of smooth.solve_spd_in_place.
+contact/linalg.py's solver kernels): no counts at all. It calls the general step's own kernels (kernels/kinematics.py,
+kernels/dynamics.py, smooth.solve_spd_in_place), which allocate nothing and are compiled without the runtime too.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, types
 from numba.experimental import structref
-from numba.np.linalg import _LAPACK, ensure_lapack
 
-from ..kernels.dynamics import (cholesky_solve_in_place, gravity_forces_into, inverse_dynamics_scratch_into,
-                                mass_matrix_scratch_into)
+from ..kernels.dynamics import gravity_forces_into, inverse_dynamics_scratch_into, mass_matrix_tree_into
 from ..kernels.joint_kernels import PRISMATIC, REVOLUTE, WELD
-from ..kernels.kinematics import position_kinematics_into, spatial_inertias_into
+from ..kernels.kinematics import (motion_subspace_into, position_kinematics_into, spatial_inertias_into,
+                                  velocity_kinematics_into)
 from .forward import STEP_NOT_FINITE, STEP_OK
 from .integrate import EULER
+from .smooth import solve_spd_in_place
 from .structs import F1, F2, F3, declare
 
 __all__ = ["TreeScratch", "new_tree_scratch", "plain_tree", "tree_steps", "STEP_BAD_INPUT"]
 
 STEP_BAD_INPUT = 15  # (tree_steps only) a member's state or actuation is not finite: it is not stepped
-
-# The tree kernels `_tree_steps` calls: uncached copies, which numba compiles with their caller's _nrt=False into its
-# (cached) library; the cached kernels would load their reference-counting versions (~25% slower here). Without
-# reference counting a call costs no more than its jump, and compiles ~35% faster than inlined copies.
-_position_kinematics = njit(position_kinematics_into.py_func)
-_spatial_inertias = njit(spatial_inertias_into.py_func)
-_gravity_forces = njit(gravity_forces_into.py_func)
-_cholesky_solve = njit(cholesky_solve_in_place.py_func)
-ensure_lapack()
-_potrf = _LAPACK().numba_xxpotrf(types.float64)  # numba's LAPACK binding, as np.linalg.cholesky calls it
 
 
 @structref.register
@@ -93,104 +81,6 @@ def plain_tree(m):
             and a.row_ctrl.shape[0] == 0 and a.actadr.shape[0] == 0 and a.nctrl == 0 and a.na == 0)
 
 
-@njit
-def _axis_motion_subspace_into(order, ji, jf, R_WF, p_WM, S):
-    """kernels/kinematics.motion_subspace_into of weld, revolute and prismatic joints (its arithmetic)."""
-    S[:] = 0.0
-    for k in range(order.shape[0]):
-        b = order[k]
-        if ji[b, 5] == 0:
-            continue
-        vs = ji[b, 4]
-        ax, ay, az = jf[b, 24], jf[b, 25], jf[b, 26]
-        if ji[b, 1] == REVOLUTE:  # S = [w; p_WMo × w] with w = R_WF·axis
-            w0 = R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
-            w1 = R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
-            w2 = R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
-            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
-            S[vs, 3] = p_WM[b, 1] * w2 - p_WM[b, 2] * w1
-            S[vs, 4] = p_WM[b, 2] * w0 - p_WM[b, 0] * w2
-            S[vs, 5] = p_WM[b, 0] * w1 - p_WM[b, 1] * w0
-        else:  # prismatic: the hinge-column arithmetic with H = [0; axis]
-            z = 0.0
-            w0 = R_WF[b, 0, 0] * z + R_WF[b, 0, 1] * z + R_WF[b, 0, 2] * z
-            w1 = R_WF[b, 1, 0] * z + R_WF[b, 1, 1] * z + R_WF[b, 1, 2] * z
-            w2 = R_WF[b, 2, 0] * z + R_WF[b, 2, 1] * z + R_WF[b, 2, 2] * z
-            S[vs, 0], S[vs, 1], S[vs, 2] = w0, w1, w2
-            S[vs, 3] = (R_WF[b, 0, 0] * ax + R_WF[b, 0, 1] * ay + R_WF[b, 0, 2] * az
-                        + (p_WM[b, 1] * w2 - p_WM[b, 2] * w1))
-            S[vs, 4] = (R_WF[b, 1, 0] * ax + R_WF[b, 1, 1] * ay + R_WF[b, 1, 2] * az
-                        + (p_WM[b, 2] * w0 - p_WM[b, 0] * w2))
-            S[vs, 5] = (R_WF[b, 2, 0] * ax + R_WF[b, 2, 1] * ay + R_WF[b, 2, 2] * az
-                        + (p_WM[b, 0] * w1 - p_WM[b, 1] * w0))
-
-
-@njit
-def _axis_velocity_kinematics_into(order, ji, v, S, V, c):
-    """kernels/kinematics.velocity_kinematics_into of weld, revolute and prismatic joints (no hinge-rate term; its
-    arithmetic)."""
-    V[:] = 0.0
-    c[:] = 0.0
-    for k in range(order.shape[0]):
-        b = order[k]
-        P = ji[b, 0]
-        vs = ji[b, 4]
-        j0 = j1 = j2 = j3 = j4 = j5 = 0.0
-        for j in range(ji[b, 5]):
-            vj = v[vs + j]
-            j0 += S[vs + j, 0] * vj
-            j1 += S[vs + j, 1] * vj
-            j2 += S[vs + j, 2] * vj
-            j3 += S[vs + j, 3] * vj
-            j4 += S[vs + j, 4] * vj
-            j5 += S[vs + j, 5] * vj
-        V[b, 0], V[b, 1], V[b, 2] = V[P, 0] + j0, V[P, 1] + j1, V[P, 2] + j2
-        V[b, 3], V[b, 4], V[b, 5] = V[P, 3] + j3, V[P, 4] + j4, V[P, 5] + j5
-        c[b, 0] = V[P, 1] * j2 - V[P, 2] * j1
-        c[b, 1] = V[P, 2] * j0 - V[P, 0] * j2
-        c[b, 2] = V[P, 0] * j1 - V[P, 1] * j0
-        c[b, 3] = V[P, 1] * j5 - V[P, 2] * j4 + V[P, 4] * j2 - V[P, 5] * j1
-        c[b, 4] = V[P, 2] * j3 - V[P, 0] * j5 + V[P, 5] * j0 - V[P, 3] * j2
-        c[b, 5] = V[P, 0] * j4 - V[P, 1] * j3 + V[P, 3] * j1 - V[P, 4] * j0
-
-
-@njit
-def _solve_spd_into(M, L, b):
-    """b ← M⁻¹·b as smooth.solve_spd_in_place (its bits): one and two dofs in scalars, more by LAPACK's potrf of a
-    copy of M in L (as np.linalg.cholesky: upper in C order, the other triangle zeroed) and the substitutions.
-    Raises np.linalg.LinAlgError when M is not positive definite."""
-    n = b.shape[0]
-    if n > 2:
-        for i in range(n):
-            for j in range(n):
-                L[i, j] = M[i, j]
-        if _potrf(ord("d"), ord("U"), n, L.ctypes, n) != 0:
-            raise np.linalg.LinAlgError("Matrix is not positive definite.")
-        for col in range(n):
-            for i in range(col):
-                L[i, col] = 0.0
-        _cholesky_solve(L, b)
-        return
-    if n == 0:
-        return
-    d0 = M[0, 0]
-    if d0 <= 0.0:
-        raise np.linalg.LinAlgError("Matrix is not positive definite.")
-    l00 = np.sqrt(d0)
-    if n == 1:
-        b[0] = b[0] / l00 / l00
-        return
-    l10 = M[1, 0] * (1.0 / l00)
-    d1 = M[1, 1] - l10 * l10
-    if d1 <= 0.0:
-        raise np.linalg.LinAlgError("Matrix is not positive definite.")
-    l11 = np.sqrt(d1)
-    y0 = b[0] / l00
-    y1 = (b[1] - l10 * y0) / l11
-    b[1] = y1 / l11
-    b[0] = (y0 - l10 * b[1]) / l00
-
-
 @njit(cache=True, _nrt=False)
 def _tree_steps(order, ji, jf, refl, damping, gravity_mask, dofs, h, q, v, R_WB, p_WB, R_WF, p_WF, p_WM, S, V, c, Iw,
                 F, tau, M, acc, tau_d, Ic, A, f, L, X, bp, U, g_W, X_next, results, status, lo, hi):
@@ -215,17 +105,17 @@ def _tree_steps(order, ji, jf, refl, damping, gravity_mask, dofs, h, q, v, R_WB,
             q[i] = x[i]
         for i in range(nv):
             v[i] = x[nq + i]
-        _position_kinematics(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
-        _axis_motion_subspace_into(order, ji, jf, R_WF, p_WM, S)
-        _axis_velocity_kinematics_into(order, ji, v, S, V, c)
-        _spatial_inertias(bp, R_WB, p_WB, Iw)
+        position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
+        motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S)
+        velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
+        spatial_inertias_into(bp, R_WB, p_WB, Iw)
         # smooth.gravity, actuation.actuation
-        _gravity_forces(bp, R_WB, g_W, gravity_mask, F)
+        gravity_forces_into(bp, R_WB, g_W, gravity_mask, F)
         tau[:] = 0.0
         for i in range(nu):
             tau[dofs[i]] += u[i]
         # smooth.unconstrained_step
-        mass_matrix_scratch_into(order, ji, refl, S, Iw, M, Ic)
+        mass_matrix_tree_into(order, ji, refl, S, Iw, M, Ic)  # (M zero outside the tree sparsity: made so)
         for i in range(nv):
             tau_d[i] = tau[i] - damping[i] * v[i]
             acc[i] = 0.0
@@ -233,7 +123,7 @@ def _tree_steps(order, ji, jf, refl, damping, gravity_mask, dofs, h, q, v, R_WB,
         for i in range(nv):
             M[i, i] += h * damping[i]
             acc[i] = -acc[i]
-        _solve_spd_into(M, L, acc)
+        solve_spd_in_place(M, L, acc)
         # integrate.euler: v⁺ = v + h·v̇, Drake's q⁺ = q + h·v⁺ (q̇ = v for these joints)
         for i in range(nv):
             x_next[nq + i] = v[i] + h * acc[i]

@@ -116,7 +116,7 @@ class _DynamicsMixin:
         if not ev.plain:
             self._ThrowIfElementParametersChangeDynamics(context, "CalcMassMatrix")
         f = ev.fast  # the context's reflected inertia
-        f.mass_matrix(f.order, f.ji, f.refl, kin.S, kin.Iw, M)
+        f.mass_matrix_flat(f.order, f.ji, f.nq, f.nv, kin._buf, f.refl, M)
         if self._tendon_inertia is not None:
             self._tendon_inertia.AddToMassMatrix(kin, M)
         return M
@@ -172,7 +172,7 @@ class _DynamicsMixin:
         else:
             f = self._fast
             Cv = np.empty(f.nv)
-            f.bias_term(f.order, f.ji, kin.S, kin.Iw, kin.V, kin.c, Cv)
+            f.bias_term_flat(f.order, f.ji, f.nq, f.nv, kin._buf, Cv)
         if self._tendon_inertia is not None:
             Cv += self._tendon_inertia.CalcBias(kin)
         return Cv
@@ -187,8 +187,7 @@ class _DynamicsMixin:
         vdot = self._check_size(known_vdot, f.nv, "known_vdot")
         forces = self._check_forces(external_forces, "CalcInverseDynamics")
         tau = np.empty(f.nv)
-        f.inverse_dynamics(f.order, f.ji, f.refl, kin.S, kin.Iw, kin.p_WB, kin.V, kin.c, vdot, forces._F, forces._tau,
-                           tau)
+        f.inverse_dynamics_flat(f.order, f.ji, f.nq, f.nv, kin._buf, f.refl, vdot, forces._F, forces._tau, tau)
         if self._tendon_inertia is not None:
             tau += self._tendon_inertia.CalcInverseDynamics(kin, vdot)
         return tau

@@ -150,32 +150,12 @@ def AddRowOuter(H, J, idx, start, i, w):
 @njit(cache=True)
 def Cholesky(A):
     """Lower-triangular L with L L' = A (zeros outside A's row envelope, where no fill occurs); raises
-    np.linalg.LinAlgError if A is not positive definite. The dense column-by-column factorization with the
-    products by the structural zeros left out: row i of L is zero before its first nonzero of A (EnvelopeFirst),
-    so each sum starts at max(first[i], first[j]) and rows below the column's reach are not visited. The same sums
-    in the same order (the terms dropped are exact zeros at their start), so the same L; a tree-sparse mass matrix
-    (block-diagonal for free bodies) costs O(n·b²) instead of O(n³)."""
-    n = A.shape[0]
-    L = np.zeros((n, n))
-    first = EnvelopeFirst(A)
-    for j in range(n):
-        s = A[j, j]
-        fj = first[j]
-        for k in range(fj, j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            raise np.linalg.LinAlgError("matrix is not positive definite")
-        d = np.sqrt(s)
-        L[j, j] = d
-        for i in range(j + 1, n):
-            fi = first[i]
-            if fi > j:
-                continue
-            t = A[i, j]
-            for k in range(max(fi, fj), j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / d
-    return L
+    np.linalg.LinAlgError if A is not positive definite. The dense factorization with the products by the
+    structural zeros left out: row i of L is zero before its first nonzero of A (EnvelopeFirst), so each sum
+    L[i, j]·L[j, j] = A[i, j] − Σ L[i, k]·L[j, k] runs over k from max(first[i], first[j]) up, which is
+    EnvelopeCholesky's: the dense sums in the same order (the terms dropped are exact zeros at their start), so the
+    same L; a tree-sparse mass matrix (block-diagonal for free bodies) costs O(n·b²) instead of O(n³)."""
+    return EnvelopeCholesky(A, EnvelopeFirst(A))
 
 
 @njit(cache=True)

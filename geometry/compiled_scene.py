@@ -83,7 +83,14 @@ def compose_poses(geom_frame, R_FG, p_FG, R_WF, p_WF):
     ng = geom_frame.shape[0]
     R_WG = np.empty((ng, 3, 3))
     p_WG = np.empty((ng, 3))
-    for g in range(ng):
+    compose_poses_into(geom_frame, R_FG, p_FG, R_WF, p_WF, R_WG, p_WG)
+    return R_WG, p_WG
+
+
+@njit(cache=True)
+def compose_poses_into(geom_frame, R_FG, p_FG, R_WF, p_WF, R_WG, p_WG):
+    """compose_poses into R_WG (ng, 3, 3), p_WG (ng, 3)."""
+    for g in range(geom_frame.shape[0]):
         f = geom_frame[g]
         for i in range(3):
             for k in range(3):
@@ -91,7 +98,6 @@ def compose_poses(geom_frame, R_FG, p_FG, R_WF, p_WF):
                     R_WF[f, i, 2] * R_FG[g, 2, k]
             p_WG[g, i] = R_WF[f, i, 0] * p_FG[g, 0] + R_WF[f, i, 1] * p_FG[g, 1] + R_WF[f, i, 2] * p_FG[g, 2] + \
                 p_WF[f, i]
-    return R_WG, p_WG
 
 
 class CompiledScene:

@@ -15,8 +15,9 @@ from mallard.geometry.collision.broadphase import (broad_phase, compute_aabbs, f
                                                    plane_pairs, sweep_and_prune)
 from mallard.geometry.collision.hfield import pack_height_field
 from mallard.geometry.collision.mesh_graph import PackMeshGraphs
-from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, PLANE, collide_g, has_collider,
-                                                    point_distance, rbound, signed_distance)
+from mallard.geometry.collision.narrowphase import (HFIELD, MAXCON, MAXCON_HFIELD, MESH, collide_g, has_collider,
+                                                    point_distance, signed_distance)
+from mallard.geometry.collision.pair_list import LIST_MAX, bounding_radii, listed_pairs, sphere_filter, static_pairs
 
 
 @njit(cache=True, error_model="numpy")
@@ -110,67 +111,28 @@ def mujoco_contact_frame(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def bounding_sphere_filter(pairs, types, sizes, R, p, verts, vadr, vnum, margins):
-    """The candidate pairs (order kept) but those whose bounding spheres about the geometry origins are farther apart
-    than the pair's margin, or, against a plane, whose sphere lies above the plane by more than it (MuJoCo's
-    mj_filterSphere): pairs the narrow phase would find no contact for, dropped before it runs. A 1e-9 relative
-    slack keeps the test conservative under rounding; height fields and SDFs are not filtered."""
-    return sphere_filter(pairs, types, R, p, bounding_radii(types, sizes, verts, vadr, vnum), margins)
+def step_pairs(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity, excluded_keys, graph,
+               gadr, radii, box, planes, cand, listed):
+    """The pairs the contact query runs the narrow phase on, in its order: the swept pairs (collision/broadphase.py
+    broad_phase over AABBs grown by the margins, with its filters; box: local_boxes, planes: plane_pairs of these
+    filters) that pass the bounding-sphere filter; for a scene whose pairs are listed (collision/pair_list.py
+    static_pairs: cand, listed) the same pairs from the list. graph, gadr: the mesh rows' hull graphs
+    (collision/mesh_graph.py), radii: bounding_radii."""
+    if listed:
+        return listed_pairs(types, sizes, R, p, verts, vadr, vnum, margins, graph, gadr, radii, box, planes, cand)
+    if types.shape[0] < 2:
+        return np.zeros((0, 2), np.int64)
+    pairs = broad_phase(types, sizes, R, p, verts, vadr, vnum, margins, graph, gadr, radii, box, planes, frame_of,
+                        contype, conaffinity, excluded_keys)
+    return sphere_filter(pairs, types, R, p, radii, margins)
 
 
 @njit(cache=True, error_model="numpy")
-def bounding_radii(types, sizes, verts, vadr, vnum):
-    """collision/narrowphase.py rbound of every geometry (0 for planes, height fields and SDFs): fixed per scene."""
-    n = types.shape[0]
-    rb = np.zeros(n)
-    for g in range(n):
-        if types[g] != PLANE and types[g] != HFIELD and types[g] <= MESH:
-            rb[g] = rbound(types[g], sizes[g], verts[vadr[g]:vadr[g] + vnum[g]])
-    return rb
-
-
-@njit(cache=True, error_model="numpy")
-def sphere_filter(pairs, types, R, p, rb, margins):
-    """bounding_sphere_filter over the geometries' bounding radii rb (bounding_radii)."""
-    keep = np.ones(pairs.shape[0], np.bool_)
-    for q in range(pairs.shape[0]):
-        i, j = pairs[q, 0], pairs[q, 1]
-        ti, tj = types[i], types[j]
-        if ti == HFIELD or tj == HFIELD or ti > MESH or tj > MESH or (ti == PLANE and tj == PLANE):
-            continue
-        margin = margins[i] + margins[j]
-        if ti == PLANE or tj == PLANE:
-            pl, o = (i, j) if ti == PLANE else (j, i)
-            lim = margin + rb[o]
-            d = (R[pl, 0, 2] * (p[o, 0] - p[pl, 0]) + R[pl, 1, 2] * (p[o, 1] - p[pl, 1])
-                 + R[pl, 2, 2] * (p[o, 2] - p[pl, 2]))
-            if d > lim + 1e-9 * (1.0 + abs(lim) + abs(d)):
-                keep[q] = False
-        else:
-            lim = rb[i] + rb[j] + margin
-            lim += 1e-9 * (1.0 + abs(lim))
-            d2 = (p[i, 0] - p[j, 0]) ** 2 + (p[i, 1] - p[j, 1]) ** 2 + (p[i, 2] - p[j, 2]) ** 2
-            if d2 > lim * lim:
-                keep[q] = False
-    return pairs[keep]
-
-
-@njit(cache=True, error_model="numpy")
-def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity,
-                         excluded_keys, gaps, cap0, faces, fadr, graph, gadr, radii, box, planes):
-    """The whole MuJoCo contact query in one call: AABBs grown by the margins, sweep and prune, pair
-    filtering (collision/broadphase.py broad_phase; box: local_boxes, planes: plane_pairs of these filters), the
-    narrow phase (buffers grown until every pair fits) and the contact frames. graph, gadr: the mesh rows' hull
-    graphs (collision/mesh_graph.py), radii: bounding_radii.
+def pairs_contact_points(pairs, types, sizes, R, p, verts, vadr, vnum, margins, gaps, cap0, faces, fadr, graph, gadr,
+                         radii):
+    """The narrow phase over `pairs` (step_pairs; buffers grown until every pair fits) and the contact frames.
     Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
-    n = types.shape[0]
-    if n < 2:
-        pairs = np.zeros((0, 2), np.int64)
-    else:
-        pairs = broad_phase(types, sizes, R, p, verts, vadr, vnum, margins, graph, gadr, radii, box, planes, frame_of,
-                            contype, conaffinity, excluded_keys)
     cap = max(64, 4 * pairs.shape[0] + cap0, cap0)
-    pairs = sphere_filter(pairs, types, R, p, radii, margins)
     while True:
         out = np.empty((cap, 10))
         og1 = np.empty(cap, np.int64)
@@ -199,6 +161,17 @@ def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_o
     frame = np.zeros((k, 3, 3))
     _contact_frames(normal, tangent, frame)
     return dist, pos, frame, g1, g2, margin, gap
+
+
+@njit(cache=True, error_model="numpy")
+def scene_contact_points(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity,
+                         excluded_keys, gaps, cap0, faces, fadr, graph, gadr, radii, box, planes, cand, listed):
+    """The whole MuJoCo contact query in one call: step_pairs, then pairs_contact_points.
+    Returns (dist (K,), pos (K, 3), frame (K, 3, 3), geom1 (K,), geom2 (K,), margin (K,), gap (K,))."""
+    pairs = step_pairs(types, sizes, R, p, verts, vadr, vnum, margins, frame_of, contype, conaffinity, excluded_keys,
+                       graph, gadr, radii, box, planes, cand, listed)
+    return pairs_contact_points(pairs, types, sizes, R, p, verts, vadr, vnum, margins, gaps, cap0, faces, fadr, graph,
+                                gadr, radii)
 
 
 @njit(cache=True, error_model="numpy")
@@ -276,6 +249,9 @@ class CollisionModel:
         #: contact queries (broadphase.plane_pairs with the dynamic exclusions)
         self.box_local = local_boxes(self.types, self.verts, self.vadr, self.vnum)
         self.plane_pairs = plane_pairs(self.types, self.frame, self.contype, self.conaffinity, self._dynamic_excluded)
+        #: the bounded rows' pairs the filters keep, when few (collision/pair_list.py static_pairs)
+        self.cand_pairs, self.listed = static_pairs(self.types, self.frame, self.contype, self.conaffinity,
+                                                    self._dynamic_excluded, LIST_MAX)
 
     def set_mesh_graphs(self, graphs: dict) -> None:
         """Attach the hull graphs of mesh rows (``graphs``: row -> mesh_graph.MeshGraph array; rows left out, or
@@ -300,6 +276,8 @@ class CollisionModel:
             self.forced = None
             self._dynamic_excluded = self.excluded_keys
             self.plane_pairs = plane_pairs(self.types, self.frame, self.contype, self.conaffinity, self.excluded_keys)
+            self.cand_pairs, self.listed = static_pairs(self.types, self.frame, self.contype, self.conaffinity,
+                                                        self.excluded_keys, LIST_MAX)
             return
         if any(int(r) in self.sdf for r in rows.reshape(-1).tolist()):
             raise ValueError("explicit contact pairs with SignedDistanceField (MJCF type='sdf') geometries are not "
@@ -308,6 +286,8 @@ class CollisionModel:
         keys = np.minimum(rows[:, 0], rows[:, 1]) * self.n + np.maximum(rows[:, 0], rows[:, 1])
         self._dynamic_excluded = np.unique(np.concatenate([self.excluded_keys, keys]))
         self.plane_pairs = plane_pairs(self.types, self.frame, self.contype, self.conaffinity, self._dynamic_excluded)
+        self.cand_pairs, self.listed = static_pairs(self.types, self.frame, self.contype, self.conaffinity,
+                                                    self._dynamic_excluded, LIST_MAX)
 
     def set_hull_faces(self, faces: dict) -> None:
         """Attach the hull faces of convex mesh rows (``faces``: row -> collision/hull_polygons.py array), which
@@ -377,7 +357,7 @@ class CollisionModel:
         got = scene_contact_points(self.types, self.sizes, R, p, self.verts, self.vadr, self.vnum, self.margins,
                                    self.frame, self.contype, self.conaffinity, self._dynamic_excluded, gaps,
                                    max(MAXCON, MAXCON_HFIELD), self.faces, self.fadr, self.graph, self.gadr,
-                                   self.radii, self.box_local, self.plane_pairs)
+                                   self.radii, self.box_local, self.plane_pairs, self.cand_pairs, self.listed)
         if self.forced is None:
             return got
         return self._with_forced(got, R, p)

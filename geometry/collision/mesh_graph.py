@@ -152,20 +152,12 @@ def chunk_extreme(verts, g, s, a, b, c, o):
             first = k
     best = -math.inf
     bi = -1
-    e = tab + 8 * first
-    for r in range(g[e], g[e + 1]):
-        i = g[perm + r]
-        x = o + a * verts[i, 0] + b * verts[i, 1] + c * verts[i, 2]
-        if x > best or (x == best and i < bi):
-            best = x
-            bi = i
-    for k in range(nch):
-        if k == first:
-            continue
+    for t in range(nch):  # the group `first`, then the others in order, each unless its bound is below the best
+        k = first if t == 0 else (t - 1 if t <= first else t)
         e = tab + 8 * k
         ub = o + ((a * g[e + 2] + b * g[e + 3] + c * g[e + 4]) * q
                   + (aa * g[e + 5] + ab * g[e + 6] + ac * g[e + 7]) * q)
-        if ub + slack < best:
+        if t > 0 and ub + slack < best:
             continue
         for r in range(g[e], g[e + 1]):
             i = g[perm + r]

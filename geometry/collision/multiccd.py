@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from mallard.geometry.collision._vec import cross3, dot3, matTvec, matvec, put
+from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
 
 BOX, MESH = 6, 7
 FACE_TOL = 0.996  # MuJoCo's mjFACE_TOL: opposed face normals
@@ -70,8 +70,10 @@ def _face_vertices(t, s, p, R, v, f, face):
     pvert = padr + npoly + 1 + 3 * npoly
     lo, hi = int(f[padr + face]), int(f[padr + face + 1])
     out = np.empty((hi - lo, 3))
-    for j in range(hi - lo):
-        out[j] = matvec(R, v[int(f[pvert + hi - 1 - j])]) + p
+    for j in range(hi - lo):  # matvec(R, v) + p in scalars
+        r = int(f[pvert + hi - 1 - j])
+        for i in range(3):
+            out[j, i] = (R[i, 0] * v[r, 0] + R[i, 1] * v[r, 1] + R[i, 2] * v[r, 2]) + p[i]
     return out
 
 
@@ -87,9 +89,12 @@ def _normalize(x):
 
 @njit(cache=True, error_model="numpy")
 def _area4(a, b, c, d):
-    """Area of the quadrilateral a b c d (vertices in order): half the norm of its diagonals' cross product."""
-    g = cross3(c - a, d - b)
-    return 0.5 * math.sqrt(dot3(g, g))
+    """Area of the quadrilateral a b c d (vertices in order): half the norm of its diagonals' cross product (in
+    scalars: cross3(c - a, d - b))."""
+    ux, uy, uz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    wx, wy, wz = d[0] - b[0], d[1] - b[1], d[2] - b[2]
+    gx, gy, gz = uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx
+    return 0.5 * math.sqrt(gx * gx + gy * gy + gz * gz)
 
 
 @njit(cache=True, error_model="numpy")
@@ -143,44 +148,57 @@ def _clip(face1, face2, n, sdir, wdir, dists, w1, w2, nf2):
     pn = np.empty((n1, 3))
     pd = np.empty(n1)
     for i in range(n1):  # side planes of face1 containing sdir (as (a + sdir) - a: MuJoCo's rounding, which decides
-        a, b = face1[i], face1[(i + 1) % n1]  # whether a point on a side plane is in)
-        pn[i] = _normalize(cross3(b - a, (a + sdir) - a))
-        pd[i] = dot3(pn[i], a)
+        a, b = face1[i], face1[(i + 1) % n1]  # whether a point on a side plane is in): _normalize(cross3(b - a,
+        ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]  # (a + sdir) - a)) in scalars
+        wx, wy, wz = (a[0] + sdir[0]) - a[0], (a[1] + sdir[1]) - a[1], (a[2] + sdir[2]) - a[2]
+        gx, gy, gz = uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx
+        ln = math.sqrt(gx * gx + gy * gy + gz * gz)
+        if ln < _MINVAL:
+            gx, gy, gz = 1.0, 0.0, 0.0
+        else:
+            inv = 1.0 / ln
+            gx, gy, gz = gx * inv, gy * inv, gz * inv
+        pn[i, 0], pn[i, 1], pn[i, 2] = gx, gy, gz
+        pd[i] = gx * a[0] + gy * a[1] + gz * a[2]
     poly = np.empty((cap, 3))
     clipped = np.empty((cap, 3))
     npoly = n2
     for i in range(n2):
         poly[i] = face2[i]
-    for e in range(n1):
+    for e in range(n1):  # in scalars (3-vector temporaries cost an allocation each, per vertex per edge)
         nc = 0
+        fx, fy, fz = face1[e, 0], face1[e, 1], face1[e, 2]
+        ex, ey, ez = pn[e, 0], pn[e, 1], pn[e, 2]
         for i in range(npoly):
-            P = poly[i]
-            Q = poly[i + 1] if i < npoly - 1 else poly[0]
-            PQ = Q - P
-            in1 = dot3(P - face1[e], pn[e]) > -_MINVAL
-            in2 = dot3(Q - face1[e], pn[e]) > -_MINVAL
+            j = i + 1 if i < npoly - 1 else 0
+            px, py, pz = poly[i, 0], poly[i, 1], poly[i, 2]
+            qx, qy, qz = poly[j, 0], poly[j, 1], poly[j, 2]
+            in1 = (px - fx) * ex + (py - fy) * ey + (pz - fz) * ez > -_MINVAL
+            in2 = (qx - fx) * ex + (qy - fy) * ey + (qz - fz) * ez > -_MINVAL
             if not in1 and not in2:
                 continue
             if in1 and in2:
                 if nc < cap:
-                    clipped[nc] = Q
+                    clipped[nc, 0], clipped[nc, 1], clipped[nc, 2] = qx, qy, qz
                     nc += 1
                 continue
-            den = dot3(pn[e], PQ)
+            dx, dy, dz = qx - px, qy - py, qz - pz
+            den = ex * dx + ey * dy + ez * dz
             if den != 0.0:
-                tt = (pd[e] - dot3(pn[e], P)) / den
+                tt = (pd[e] - (ex * px + ey * py + ez * pz)) / den
                 if 0.0 <= tt <= 1.0 and nc < cap:
-                    clipped[nc] = P + PQ * tt
+                    clipped[nc, 0], clipped[nc, 1], clipped[nc, 2] = px + dx * tt, py + dy * tt, pz + dz * tt
                     nc += 1
             if in2 and nc < cap:
-                clipped[nc] = Q
+                clipped[nc, 0], clipped[nc, 1], clipped[nc, 2] = qx, qy, qz
                 nc += 1
         poly, clipped = clipped, poly
         npoly = nc
     m = 0
     for i in range(npoly):
-        if dot3(poly[i] - face1[0], n) <= 0:
-            poly[m] = poly[i]
+        if ((poly[i, 0] - face1[0, 0]) * n[0] + (poly[i, 1] - face1[0, 1]) * n[1]
+                + (poly[i, 2] - face1[0, 2]) * n[2]) <= 0:
+            poly[m, 0], poly[m, 1], poly[m, 2] = poly[i, 0], poly[i, 1], poly[i, 2]
             m += 1
     if m < 1:
         return 0

@@ -1,5 +1,6 @@
 """Signed distances (pairs and points) with analytic answers, the sweep-and-prune broad phase against brute force,
-and the discrete step's broad phase (broad_phase) against sweep and prune on real models."""
+and the discrete step's broad phases (broad_phase, and listed_pairs over the scene's static pair list) against sweep
+and prune on real models."""
 from __future__ import annotations
 
 import math
@@ -14,6 +15,7 @@ from mallard.parsers import Parser
 from mallard.systems.framework import DiagramBuilder
 from mallard.geometry.collision.broadphase import (broad_phase, compute_aabbs, filter_pairs, hull_aabbs,
                                                    sweep_and_prune)
+from mallard.geometry.collision.pair_list import listed_pairs, sphere_filter, static_pairs
 
 PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 0, 2, 3, 4, 5, 6
 E = np.zeros((0, 3))
@@ -209,7 +211,8 @@ def test_bounding_sphere_filter_drops_only_pairs_without_contacts():
     """MuJoCo's bounding-sphere filter before the narrow phase: over random scenes of primitives, hull meshes and a
     plane (poses near touching), the pairs it drops are pairs the narrow phase finds no contact for (within the
     margins), the pairs it keeps keep their order, and it drops some."""
-    from mallard.geometry.collision.engine import _narrowphase, bounding_sphere_filter
+    from mallard.geometry.collision.engine import _narrowphase
+    from mallard.geometry.collision.pair_list import bounding_sphere_filter
     MESH = 7
     rng = np.random.default_rng(3)
     cube = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
@@ -243,6 +246,27 @@ def test_bounding_sphere_filter_drops_only_pairs_without_contacts():
     assert dropped_total > 100
 
 
+def test_static_pairs_lists_the_filtered_bounded_pairs_of_small_scenes():
+    """A scene lists its bounded pairs that pass the static filters (row order; planes, one frame, contype /
+    conaffinity and exclusions left out) when they number at most the limit; a larger scene sweeps."""
+    for n, listed in ((41, True), (101, False)):
+        types = np.full(n, SPHERE, np.int64)
+        types[0] = PLANE
+        frame = np.arange(n, dtype=np.int64)
+        frame[2] = frame[1]  # rows 1 and 2 on one frame
+        ones = np.ones(n, np.int64)
+        contype = ones.copy()
+        contype[3] = 0  # row 3 collides only through its conaffinity
+        conaffinity = ones.copy()
+        conaffinity[4] = contype[4] = 2  # row 4 in its own class
+        excluded = np.array([5 * n + 6], np.int64)
+        pairs, got = static_pairs(types, frame, contype, conaffinity, excluded, 1024)
+        assert got == listed
+        want = [[i, j] for i in range(1, n) for j in range(i + 1, n)
+                if (i, j) not in ((1, 2), (5, 6)) and 4 not in (i, j)]
+        assert pairs.tolist() == (want if listed else [])
+
+
 def _iiwa_meshes_mjcf(models_dir, tmp_path):
     """An MJCF scene of four of the iiwa's collision meshes, twice, on free bodies above a floor: one pair excluded, one
     mesh in its own contype / conaffinity class."""
@@ -273,8 +297,9 @@ def _compiled_scene(path):
 def test_broad_phase_equals_sweep_and_prune_on_real_models(models_dir, tmp_path, model, spread, nmesh):
     """The step's broad phase gives sweep_and_prune + filter_pairs' pairs in their order, with the scene's compile-time
     data: the unbounded rows' pairs equal the filter applied to every pair, the mesh boxes bound their hulls tightly.
-    Random poses in a small region (many overlapping boxes), some rows moved onto another's position (ties in the
-    sweep's order)."""
+    Its listed form (the static pair list: the bounded pairs the filters keep that have a contact routine) gives
+    those pairs after the bounding-sphere filter, in the same order. Random poses in a small region (many
+    overlapping boxes), some rows moved onto another's position (ties in the sweep's order)."""
     path = models_dir / "mujoco" / "model" / "humanoid.xml" if model == "humanoid" else \
         _iiwa_meshes_mjcf(models_dir, tmp_path)
     cm = _compiled_scene(path).model
@@ -292,8 +317,9 @@ def test_broad_phase_equals_sweep_and_prune_on_real_models(models_dir, tmp_path,
         v = cm.verts[cm.vadr[g]:cm.vadr[g] + cm.vnum[g]]
         assert np.allclose(cm.box_local[g, :3] - cm.box_local[g, 3:], v.min(axis=0), atol=1e-15)
         assert np.allclose(cm.box_local[g, :3] + cm.box_local[g, 3:], v.max(axis=0), atol=1e-15)
+    cand, is_listed = static_pairs(cm.types, cm.frame, cm.contype, cm.conaffinity, ex, 1024)
     rng = np.random.default_rng(5)
-    total = 0
+    total = kept = 0
     for trial in range(60):
         R = Rotation.random(n, random_state=trial).as_matrix()
         p = rng.uniform(-spread, spread, (n, 3))
@@ -304,5 +330,13 @@ def test_broad_phase_equals_sweep_and_prune_on_real_models(models_dir, tmp_path,
         got = broad_phase(cm.types, cm.sizes, R, p, cm.verts, cm.vadr, cm.vnum, inflate, cm.graph, cm.gadr, cm.radii,
                           cm.box_local, cm.plane_pairs, cm.frame, cm.contype, cm.conaffinity, ex)
         assert np.array_equal(got, want), trial
+        listed = listed_pairs(cm.types, cm.sizes, R, p, cm.verts, cm.vadr, cm.vnum, inflate, cm.graph, cm.gadr,
+                              cm.radii, cm.box_local, cm.plane_pairs, cand)
+        assert np.array_equal(listed, sphere_filter(want, cm.types, R, p, cm.radii, inflate)), trial
         total += len(want) - len(cm.plane_pairs)
+        kept += len(listed) - len(sphere_filter(cm.plane_pairs, cm.types, R, p, cm.radii, inflate))
     assert total > 5 * 60  # overlapping bounded pairs were compared, not only the floor's
+    assert kept > 60  # the listed form ordered several pairs per pose on average
+    assert is_listed and sorted(map(tuple, cand.tolist())) == sorted(
+        (i, j) for i in range(n) for j in range(i + 1, n) if not (unbounded[i] or unbounded[j])
+        and len(filter_pairs(np.array([[i, j]], np.int64), cm.types, cm.frame, cm.contype, cm.conaffinity, ex, n)))

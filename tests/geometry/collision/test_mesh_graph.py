@@ -11,7 +11,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from mallard.geometry.collision.broadphase import compute_aabbs, hull_aabbs
-from mallard.geometry.collision.engine import bounding_radii
+from mallard.geometry.collision.pair_list import bounding_radii
 from mallard.geometry.collision.mesh_graph import MeshChunks, MeshGraph, PackMeshGraphs, hull_extreme, scan_extreme
 from mallard.geometry.collision.narrowphase import collide, collide_g
 from mallard.geometry.mesh_data import read_mesh_source

@@ -17,9 +17,15 @@ from .parameters import CONTACT_PYRAMIDAL
 @njit(cache=True)
 def ContactForces(efc_force, efc_type, con_efc_address, con_dim, con_friction):
     """(ncon, 6) contact-frame force of each contact on body B (N, N m); unused entries are 0."""
-    ncon = con_dim.shape[0]
-    out = np.zeros((ncon, 6))
-    for c in range(ncon):
+    out = np.zeros((con_dim.shape[0], 6))
+    ContactForcesInto(efc_force, efc_type, con_efc_address, con_dim, con_friction, out)
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def ContactForcesInto(efc_force, efc_type, con_efc_address, con_dim, con_friction, out):
+    """ContactForces into out (ncon × 6, zero on entry: the entries a contact does not use are left)."""
+    for c in range(con_dim.shape[0]):
         adr = con_efc_address[c]
         dim = con_dim[c]
         if adr < 0:
@@ -33,7 +39,6 @@ def ContactForces(efc_force, efc_type, con_efc_address, con_dim, con_friction):
         else:
             for k in range(dim):
                 out[c, k] = efc_force[adr + k]
-    return out
 
 
 @njit(cache=True)

@@ -31,6 +31,23 @@ def MakeImpedance(efc_type, efc_id, efc_margin, efc_diagA, grp_adr, grp_dim, grp
     KBIP = np.zeros((nefc, 4))
     ncon = con_dim.shape[0]
     con_mu = np.zeros(ncon)
+    GroupImpedancesInto(efc_type, efc_margin, efc_diagA, grp_adr, grp_dim, grp_pos, grp_solref, grp_solreffriction,
+                        grp_solimp, timestep, refsafe, R, KBIP)
+    ContactRegularizersInto(efc_type, efc_id, ne + nf, con_dim, con_friction, impratio, R, con_mu)
+    D = 1.0 / R
+    diagA = np.empty(nefc)
+    for r in range(nefc):
+        diagA[r] = R[r] * KBIP[r, 2] / (1.0 - KBIP[r, 2])
+    return R, D, KBIP, diagA, con_mu
+
+
+@njit(cache=True)
+def GroupImpedancesInto(efc_type, efc_margin, efc_diagA, grp_adr, grp_dim, grp_pos, grp_solref, grp_solreffriction,
+                        grp_solimp, timestep, refsafe, R, KBIP):
+    """Each group's impedance d = clamp(solimp's d at the group's position, 1e-4, 0.9999) and its rows'
+    R = max(1e-15, (1 − d)/d · A_diag) and KBIP = (k, b, d, d') (k = 0 for dry friction and for an elliptic
+    contact's friction rows, whose k, b come from solreffriction when it is set) into R and KBIP (rows of the
+    groups only). `grp_solimp` must already be clamped (ClampSolimp)."""
     for g in range(grp_adr.shape[0]):
         i = grp_adr[g]
         dim = grp_dim[g]
@@ -53,8 +70,16 @@ def MakeImpedance(efc_type, efc_id, efc_margin, efc_diagA, grp_adr, grp_dim, grp
             KBIP[r, 1] = b
             KBIP[r, 2] = imp
             KBIP[r, 3] = impP
-    # frictional contacts: friction-direction regularizers and the regularized cone coefficient
-    i = ne + nf
+
+
+@njit(cache=True)
+def ContactRegularizersInto(efc_type, efc_id, first, con_dim, con_friction, impratio, R, con_mu):
+    """The frictional contacts' rows from row `first` on (the rows before: equalities, dry friction): friction
+    directions' regularizers from the normal's R[i] (elliptic: R[i]/impratio, then scaled by mu1²/mu_j²;
+    pyramidal: every row 2·mu_reg²·R[i]) into R, and the regularized cone coefficient mu_reg = mu1·sqrt(R1/R[i])
+    into con_mu (entries of the frictional contacts only). MuJoCo's mj_makeImpedance."""
+    nefc = R.shape[0]
+    i = first
     while i < nefc:
         tp = efc_type[i]
         if tp == CONTACT_PYRAMIDAL or tp == CONTACT_ELLIPTIC:
@@ -75,11 +100,6 @@ def MakeImpedance(efc_type, efc_id, efc_margin, efc_diagA, grp_adr, grp_dim, grp
                 i += 2 * (dim - 1)
         else:
             i += 1
-    D = 1.0 / R
-    diagA = np.empty(nefc)
-    for r in range(nefc):
-        diagA[r] = R[r] * KBIP[r, 2] / (1.0 - KBIP[r, 2])
-    return R, D, KBIP, diagA, con_mu
 
 
 @njit(cache=True)

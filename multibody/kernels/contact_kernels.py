@@ -84,9 +84,20 @@ def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W, rotational=True):
     nv = S.shape[0]
     nr = 6 if rotational else 3
     out = np.zeros((ncon, nr, nv))
+    chain, adr = ContactChains(ji, body_A, body_B)
+    ContactJacobiansInto(ji, S, body_A, body_B, pos_W, frame_W, rotational, chain, adr, out)
+    return out
+
+
+@njit(cache=True)
+def ContactJacobiansInto(ji, S, body_A, body_B, pos_W, frame_W, rotational, chain, adr, out):
+    """ContactJacobians into `out` (ncon, 6 or 3, nv), writing only the columns of each contact's chain
+    chain[adr[c]:adr[c + 1]] (ContactChains): its other entries must be zero already (efc_rows.contact_jacobians
+    keeps them so)."""
+    ncon = pos_W.shape[0]
+    nv = S.shape[0]
     Jw = np.zeros((3, nv))
     Jv = np.zeros((3, nv))
-    chain, adr = ContactChains(ji, body_A, body_B)
     for c in range(ncon):
         _add_point_jacobian(ji, S, body_B[c], pos_W[c], 1.0, Jw, Jv)
         _add_point_jacobian(ji, S, body_A[c], pos_W[c], -1.0, Jw, Jv)
@@ -100,7 +111,6 @@ def ContactJacobians(ji, S, body_A, body_B, pos_W, frame_W, rotational=True):
             for r in range(3):
                 Jw[r, q] = 0.0
                 Jv[r, q] = 0.0
-    return out
 
 
 @njit(cache=True)

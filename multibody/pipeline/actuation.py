@@ -50,7 +50,11 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
     ("ctrl_lo", F1), ("ctrl_hi", F1),   # (nctrl,) ctrlrange (±inf when not limited)
     ("row_ctrl", I1),      # (nout,) ctrl entry of each actuator output
     ("moment", F2),        # (nout, nv) d length / d v
+    # the columns each output's moment row can be nonzero in, mom_col[mom_adr[i]:mom_adr[i + 1]] (ascending; MuJoCo's
+    # sparse actuator_moment): a constant row's nonzeros, every column for the rows the transmissions compute
+    ("mom_adr", I1), ("mom_col", I1),
     ("qmoment", F2),       # (nout, nq) d length / d q
+    ("qmom_adr", I1), ("qmom_col", I1),  # the nonzero columns of each qmoment row (as mom_adr / mom_col)
     ("enabled", B1),       # (nout,) actuator produces force (supported, actuation flag on, group enabled)
     ("gaintype", I1), ("gain", F2),     # GAIN_*, (nout, 3) gainprm[:3]
     ("biastype", I1), ("bias", F2),     # BIAS_*, (nout, 3) biasprm[:3]
@@ -74,13 +78,15 @@ ACTUATION_MODEL = declare(ActuationModelType, ActuationModel, [
 
 
 @njit(cache=True)
-def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, qmoment, enabled, gaintype, gain, biastype,
-                        bias, force_lo, force_hi, period, jlim_dof, jlim_lo, jlim_hi, out_jlim, ten_out, ten_id, ten_gear,
-                        tlim_out, tlim_ten, tlim_lo, tlim_hi, actadr, dyntype, dynprm, act_lo, act_hi, actearly, na,
-                        gainprm, biasprm, lengthrange, acc0, trn, gc, pid):
+def new_actuation_model(dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl, moment, mom_adr, mom_col, qmoment, qmom_adr,
+                        qmom_col, enabled, gaintype, gain, biastype, bias, force_lo, force_hi, period, jlim_dof,
+                        jlim_lo, jlim_hi, out_jlim, ten_out, ten_id, ten_gear, tlim_out, tlim_ten, tlim_lo, tlim_hi,
+                        actadr, dyntype, dynprm, act_lo, act_hi, actearly, na, gainprm, biasprm, lengthrange, acc0,
+                        trn, gc, pid):
     a = structref.new(ACTUATION_MODEL)
     a.dofs, a.nctrl, a.ctrl_lo, a.ctrl_hi, a.row_ctrl = dofs, nctrl, ctrl_lo, ctrl_hi, row_ctrl
-    a.moment, a.qmoment, a.enabled = moment, qmoment, enabled
+    a.moment, a.mom_adr, a.mom_col, a.qmoment, a.enabled = moment, mom_adr, mom_col, qmoment, enabled
+    a.qmom_adr, a.qmom_col = qmom_adr, qmom_col
     a.gaintype, a.gain, a.biastype, a.bias = gaintype, gain, biastype, bias
     a.force_lo, a.force_hi, a.period = force_lo, force_hi, period
     a.jlim_dof, a.jlim_lo, a.jlim_hi, a.out_jlim = jlim_dof, jlim_lo, jlim_hi, out_jlim
@@ -101,7 +107,8 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
     z1 = np.zeros(0)
     if mjcf is None:
         z2 = np.zeros((0, m.nv))
-        return new_actuation_model(ints(m.actuator_dofs), 0, z1, z1, ints(z1), z2, np.zeros((0, m.nq)), bools(z1),
+        return new_actuation_model(ints(m.actuator_dofs), 0, z1, z1, ints(z1), z2, ints([0]), ints(z1),
+                                   np.zeros((0, m.nq)), ints([0]), ints(z1), bools(z1),
                                    ints(z1), np.zeros((0, 3)), ints(z1), np.zeros((0, 3)), z1, z1, z1, ints(z1), z1, z1,
                                    ints(z1), ints(z1), ints(z1), z1, ints(z1), ints(z1), z1, z1, ints(z1), ints(z1),
                                    np.zeros((0, 3)), z1, z1, bools(z1), 0, np.zeros((0, 9)), np.zeros((0, 9)),
@@ -111,9 +118,16 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
     model_of = {id(pm): k for k, pm in enumerate(maps)}
     spatial = [(i, ten_offsets[model_of[id(kin.pm)]] + kin.tendon_id, gear) for i, kin, gear in mjcf.spatial]
     tlim = [(i, ten_offsets[k] + t, lo, hi) for i, (k, t), lo, hi in mjcf.tlim]
+    moment = floats(mjcf.moment, (len(mjcf.moment), m.nv))
+    trn = CompileTransmissions(plant, mjcf)
+    computed = ({r[0] for r in spatial} | {int(i) for i, _trn in mjcf.sites} | {int(b[0]) for b in mjcf.balls}
+                | {int(r) for sv in mjcf.so3 for r in sv.rows})
+    mom_adr, mom_col = MomentSupports(moment, computed)
+    qmoment = floats(mjcf.qmoment, (len(mjcf.qmoment), m.nq))
+    qmom_adr, qmom_col = MomentSupports(qmoment, set())
     return new_actuation_model(
         ints(m.actuator_dofs), int(mjcf.nu), floats(mjcf.ctrl_lo), floats(mjcf.ctrl_hi), ints(mjcf.row_ctrl),
-        floats(mjcf.moment, (len(mjcf.moment), m.nv)), floats(mjcf.qmoment, (len(mjcf.qmoment), m.nq)), bools(mjcf.enabled),
+        moment, mom_adr, mom_col, qmoment, qmom_adr, qmom_col, bools(mjcf.enabled),
         ints(mjcf.gaintype), floats(mjcf.gain, (-1, 3)), ints(mjcf.biastype), floats(mjcf.bias, (-1, 3)),
         floats(mjcf.force_lo), floats(mjcf.force_hi), floats(mjcf.period), ints(jlim[:, 0]), floats(jlim[:, 1]),
         floats(jlim[:, 2]), ints(mjcf.out_jlim), ints([r[0] for r in spatial]), ints([r[1] for r in spatial]),
@@ -121,8 +135,21 @@ def CompileActuation(plant, mjcf, maps: list = (), ten_offsets: list = ()) -> Ac
         floats([r[2] for r in tlim]), floats([r[3] for r in tlim]),
         ints(mjcf.actadr), ints(mjcf.dyn), floats(mjcf.dynprm, (-1, 3)), floats(mjcf.act_lo), floats(mjcf.act_hi),
         bools(mjcf.actearly), int(mjcf.na), floats(mjcf.gainprm, (-1, 9)), floats(mjcf.biasprm, (-1, 9)),
-        floats(mjcf.lengthrange, (-1, 2)), floats(mjcf.acc0), CompileTransmissions(plant, mjcf),
-        CompileGravcomp(plant, mjcf), CompilePid(mjcf))
+        floats(mjcf.lengthrange, (-1, 2)), floats(mjcf.acc0), trn, CompileGravcomp(plant, mjcf), CompilePid(mjcf))
+
+
+def MomentSupports(moment: np.ndarray, computed: set) -> tuple[np.ndarray, np.ndarray]:
+    """(mom_adr, mom_col): the columns of each output's moment row that can be nonzero (ascending): the nonzeros
+    of a constant row of `moment` (nout × nv), every column for the outputs in `computed` (rows the transmissions
+    write per step). The actuation stage's products skip the others, which are zero (a humanoid's hinge motor
+    moves one of 27 dofs; 22 of them, 462 × 594 dense)."""
+    nout, nv = moment.shape
+    adr, cols = [0], []
+    for i in range(nout):
+        c = np.arange(nv) if i in computed else np.flatnonzero(moment[i])
+        cols.extend(c.tolist())
+        adr.append(len(cols))
+    return ints(adr), ints(cols)
 
 
 @njit(cache=True)
@@ -201,17 +228,21 @@ def transmission(m, d):
     rows (joint and fixed-tendon transmissions, qmoment·q), spatial tendons' gear·(length, ∂L/∂v) from the tendon
     stage, site, slider-crank, ball and free joint rows (transmission.py; MuJoCo's mj_transmission)."""
     a = m.act
-    nout, nv, nq = a.row_ctrl.shape[0], a.moment.shape[1], a.qmoment.shape[1]
+    nout, nv = a.row_ctrl.shape[0], a.moment.shape[1]
     if d.actuator_moment.shape[0] != nout or d.actuator_moment.shape[1] != nv:
-        d.actuator_moment = np.empty((nout, nv))
+        d.actuator_moment = a.moment.copy()  # the Data's first step: every entry; then only the supports (below)
     moment = d.actuator_moment
-    moment[:, :] = a.moment
+    adr, col = a.mom_adr, a.mom_col
+    for i in range(nout):  # the constant rows' supports (the zeros outside them were copied above and stay), and
+        for p in range(adr[i], adr[i + 1]):  # the computed rows whole, as the transmissions overwrite them
+            moment[i, col[p]] = a.moment[i, col[p]]
     L = d.actuator_length if nout == 0 and d.actuator_length.shape[0] == 0 else np.zeros(nout)  # (kept empty)
     q = d.q
+    qadr, qcol = a.qmom_adr, a.qmom_col
     for i in range(nout):
         s = 0.0
-        for k in range(nq):
-            s += a.qmoment[i, k] * q[k]
+        for p in range(qadr[i], qadr[i + 1]):  # the row's nonzeros (the same sum without its products by zeros)
+            s += a.qmoment[i, qcol[p]] * q[qcol[p]]
         L[i] = s
     for r in range(a.ten_out.shape[0]):  # spatial tendon: gear·length, moment gear·∂L/∂v
         i, t, g = a.ten_out[r], a.ten_id[r], a.ten_gear[r]
@@ -294,10 +325,12 @@ def actuation(m, d, u, ctrl, time):
     d.actuator_velocity = vel
     raw = np.zeros(nout)  # gain·input + bias before the tendons' actuatorfrcrange and forcerange
     inputs = np.empty(nout)
+    adr, col = a.mom_adr, a.mom_col
     for i in range(nout):
         L = d.actuator_length[i]
         V = 0.0
-        for k in range(nv):
+        for p in range(adr[i], adr[i + 1]):  # the row's support (its other entries are zero: the same sum)
+            k = col[p]
             V += moment[i, k] * v[k]
         vel[i] = V
         r = a.row_ctrl[i]
@@ -349,7 +382,8 @@ def actuation(m, d, u, ctrl, time):
         tau_act[:] = 0.0
     for i in range(nout):
         if force[i] != 0.0:
-            for k in range(nv):
+            for p in range(adr[i], adr[i + 1]):
+                k = col[p]
                 tau_act[k] += moment[i, k] * force[i]
     for k in range(d.qfrc_gravcomp.shape[0]):  # gravity compensation routed through actuatorgravcomp joints
         if a.gc.actuated[k]:

@@ -15,7 +15,7 @@ from numba.core import types
 from numba.experimental import structref
 
 from ..contact.parameters import DEFAULT_SOLIMP, DEFAULT_SOLREF, SolmixWeight, ValidateFriction
-from ..kernels.contact_kernels import ContactJacobians
+from .efc_rows import contact_jacobians
 from .hydroelastic import no_surfaces
 from .structs import B1, F1, F2, FLOAT, I1, INT, declare, floats, ints
 
@@ -237,7 +237,7 @@ def select_contacts(m, d):
         drake[k, 0] = kp
         drake[k, 1] = cm.geom_drake[i, 2] + cm.geom_drake[j, 2]
         drake[k, 2] = _combine(cm.geom_drake[i, 4], cm.geom_drake[j, 4])
-    d.con_J = ContactJacobians(m.tree.ji, d.S, body[:, 0].copy(), body[:, 1].copy(), pos, frame, rotational)
+    contact_jacobians(m, d, rotational)  # d.con_J (a view of Data's buffer) and the contacts' chains
     return status
 
 

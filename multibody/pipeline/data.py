@@ -5,7 +5,8 @@ context's state instead (see `StepResults`).
 
 Stages assign whole arrays to Data's fields; a field holds whatever the last stage that computed it left. The
 constraint rows and the solve's outputs are views of buffers Data keeps from step to step (efc_rows.py, solver.py):
-the next step overwrites them, so whatever must outlive a step is copied (step_contacts.py).
+the next step overwrites them (the contacts' Jacobians d.con_J too), so whatever must outlive a step is copied
+(step_contacts.py).
 """
 from __future__ import annotations
 
@@ -67,6 +68,11 @@ DATA = declare(DataType, Data, [
     # (ccap × 6); each contact's dofs con_chain[con_chain_adr[c]:con_chain_adr[c + 1]] (ContactChains, once a step)
     ("efc_bJ", F2), ("efc_bf", F2), ("efc_bi", I2), ("efc_bK", F2), ("grp_bf", F2), ("grp_bi", I2),
     ("con_bf", F2), ("con_bi", I2), ("con_bforce", F2), ("con_chain", I1), ("con_chain_adr", I1),
+    # the storage d.con_J views (efc_rows.contact_jacobians) and the contacts and rows per contact it last held (on
+    # their chains d.con_chain); the rows efc_bJ last held: nh head rows whole, then contact rows up to efc_bJ_n,
+    # row r on the chain efc_bJ_chain[efc_bJ_adr[c]:efc_bJ_adr[c + 1]] of its contact c = efc_bi[EI_ID, r]
+    ("con_bJ", F1), ("con_bJ_n", INT), ("con_bJ_nr", INT),
+    ("efc_bJ_nh", INT), ("efc_bJ_n", INT), ("efc_bJ_chain", I1), ("efc_bJ_adr", I1),
     # the solve's workspace (solver.py): floats, ints, and its outputs qacc, qfrc_constraint, tau_contact and
     # qacc_warmstart (4 × nv) that the Data's fields are views of
     ("sol_f", F1), ("sol_i", I1), ("sol_out", F2),
@@ -122,6 +128,8 @@ def new_data():
     d.con_dim, d.con_fric, d.con_mu, d.con_efc_address = i1, z2, z1, i1
     d.efc_bJ, d.efc_bf, d.efc_bi, d.efc_bK, d.grp_bf, d.grp_bi = z2, z2, i2, z2, z2, i2
     d.con_bf, d.con_bi, d.con_bforce, d.con_chain, d.con_chain_adr = z2, i2, z2, i1, np.zeros(1, np.int64)
+    d.con_bJ, d.con_bJ_n, d.con_bJ_nr = z1, 0, 0
+    d.efc_bJ_nh, d.efc_bJ_n, d.efc_bJ_chain, d.efc_bJ_adr = 0, 0, i1, i1
     d.sol_f, d.sol_i, d.sol_out = z1, i1, z2
     d.efc_force, d.qfrc_constraint, d.con_force, d.tau_contact = z1, z1, z2, z1
     d.qacc_warmstart, d.warm_valid = z1, False
@@ -143,7 +151,7 @@ def contact_arrays(d):
     frame (ncon, 3, 3) rows normal from A to B and tangents, contact-frame force on B (ncon, 6), the relative
     velocity Jacobians' translational rows (ncon, 3, nv))."""
     return (d.con_body.copy(), d.con_geom.copy(), d.con_dist.copy(), d.con_pos.copy(), d.con_frame.copy(),
-            d.con_force.copy(), np.ascontiguousarray(d.con_J[:, :3, :]))
+            d.con_force.copy(), d.con_J[:, :3, :].copy())
 
 
 @njit(cache=True)

@@ -5,18 +5,20 @@ rows (equalities, dry friction, limits), without the ~30 arrays a step would oth
 Data keeps one buffer per kind of row value (data.py: efc_bJ, efc_bf, efc_bi, efc_bK; per group grp_bf / grp_bi;
 per contact con_bf / con_bi / con_bforce), grown only when a step's rows exceed its capacity (to twice the old
 size, so a model whose contacts come and go stops allocating after a few steps). The d.efc_* / d.con_* fields a
-step leaves are views of their first rows; only the rows in use are written (the Jacobian rows in full: zero
-outside a row's columns, as the dense arrays they replace).
+step leaves are views of their first rows; only the rows in use are written. The Jacobian rows are zero outside
+a row's columns, as the dense arrays they replace, without a fill of the whole rows each step: a contact's row is
+written on its contact's chain only, and the entries the last step wrote are cleared first (`_clear_rows`); the
+contacts' Jacobians d.con_J are kept the same way (`contact_jacobians`).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from ..contact.impedance import ContactRegularizersInto, GroupImpedancesInto
 from ..contact.parameters import (CONTACT_ELLIPTIC, CONTACT_FRICTIONLESS, CONTACT_PYRAMIDAL, EQUALITY, FRICTION_DOF,
-                                  FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON, MAXIMP, MINIMP, MINVAL, Impedance,
-                                  SolrefStiffnessDamping)
-from ..kernels.contact_kernels import _chain_insert
+                                  FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON, _clamp_solimp)
+from ..kernels.contact_kernels import ContactJacobiansInto, _chain_insert
 from ..math.functions import rotation_matrix_from_quaternion
 from .equality import EQ_ROWS, EQ_WELD
 
@@ -44,6 +46,7 @@ def reserve_rows(d, nefc, ngroup, ncon, nv):
     if cap < nefc or cap == 0 or d.efc_bJ.shape[1] != nv or d.efc_bJ.shape[0] != cap:
         c = _capacity(cap if d.efc_bJ.shape[1] == nv else 0, nefc)
         d.efc_bJ = np.zeros((c, nv))
+        d.efc_bJ_nh, d.efc_bJ_n = 0, 0  # nothing written in the new buffer
         d.efc_bf = np.zeros((EFC_NF, c))
         d.efc_bi = np.zeros((EFC_NI, c), np.int64)
         d.efc_bK = np.zeros((c, 4))
@@ -87,11 +90,89 @@ def contact_chains(m, d):
 
 
 @njit(cache=True)
+def contact_jacobians(m, d, rotational):
+    """d.con_J (ncon × 6 × nv, or × 3 when not `rotational`): the contact-frame Jacobians of d.ncon contacts
+    (kernels/contact_kernels.ContactJacobians' values), a view of Data's buffer d.con_bJ, and the contacts' chains
+    (`contact_chains`). Only the chains' columns are written: the entries the last call wrote (its contacts'
+    chains, still in d.con_chain) are cleared first, so the rest of the buffer stays zero without an O(ncon·nv)
+    fill per step (96 dominoes, nv = 576: 382 contacts × 3 × 576)."""
+    nv = m.tree.nv
+    n = d.ncon
+    nr = 6 if rotational else 3
+    buf = d.con_bJ
+    ch, ad = d.con_chain, d.con_chain_adr
+    pr = d.con_bJ_nr
+    for c in range(d.con_bJ_n):
+        for r in range(pr):
+            base = (c * pr + r) * nv
+            for p in range(ad[c], ad[c + 1]):
+                buf[base + ch[p]] = 0.0
+    need = n * nr * nv
+    if buf.shape[0] < need:
+        buf = np.zeros(max(need, buf.shape[0] + buf.shape[0] // 2))
+        d.con_bJ = buf
+    contact_chains(m, d)
+    d.con_bJ_n, d.con_bJ_nr = n, nr
+    J = buf[:need].reshape((n, nr, nv))
+    ContactJacobiansInto(m.tree.ji, d.S, d.con_body[:, 0], d.con_body[:, 1], d.con_pos, d.con_frame, rotational,
+                         d.con_chain, d.con_chain_adr, J)
+    d.con_J = J
+
+
+@njit(cache=True)
+def _clear_rows(d, nh, nv):
+    """Zero the entries of d.efc_bJ the last `mujoco_rows` wrote in its rows from nh on (the rows before are
+    written whole again): head rows whole, contact rows on their contact's chain (kept in d.efc_bJ_chain)."""
+    J = d.efc_bJ
+    ident = d.efc_bi[EI_ID]
+    ch, ad = d.efc_bJ_chain, d.efc_bJ_adr
+    for r in range(nh, d.efc_bJ_n):
+        if r < d.efc_bJ_nh:
+            for q in range(nv):
+                J[r, q] = 0.0
+        else:
+            c = ident[r]
+            for p in range(ad[c], ad[c + 1]):
+                J[r, ch[p]] = 0.0
+
+
+@njit(cache=True)
+def _record_rows(d, nh, nefc, nmj):
+    """Note the rows of d.efc_bJ written this step (nh head rows, contact rows up to nefc) and a copy of the first
+    nmj contacts' chains, for the next step's `_clear_rows`."""
+    adr = d.con_chain_adr  # (adr[0] is 0 even when no step has had contacts)
+    total = adr[nmj]
+    if d.efc_bJ_chain.shape[0] < total:
+        d.efc_bJ_chain = np.empty(_capacity(d.efc_bJ_chain.shape[0], total), np.int64)
+    if d.efc_bJ_adr.shape[0] < nmj + 1:
+        d.efc_bJ_adr = np.empty(_capacity(d.efc_bJ_adr.shape[0], nmj + 1), np.int64)
+    for k in range(total):
+        d.efc_bJ_chain[k] = d.con_chain[k]
+    for c in range(nmj + 1):
+        d.efc_bJ_adr[c] = adr[c]
+    d.efc_bJ_nh, d.efc_bJ_n = nh, nefc
+
+
+@njit(cache=True)
 def _contact_rows(condim, pyramidal):
     """Rows of a contact: 1 (condim 1), 2(condim − 1) pyramidal, condim elliptic (rows.CountContactRows)."""
     if condim == 1:
         return 1
     return 2 * (condim - 1) if pyramidal else condim
+
+
+@njit(cache=True, inline="always")
+def _scalar_row(row, g, p, margin, floss, dA0, typ, solref, solimp, pos, mar, fl, dA, tp, ident, G, gadr, gdim):
+    """The values of a one-row group (dry friction, limit) other than its Jacobian row: position p, margin,
+    frictionloss, A_diag before the impedance, type, and the group's position, solref (2) and solimp (5)."""
+    pos[row], mar[row], fl[row] = p, margin, floss
+    dA[row] = dA0
+    tp[row], ident[row] = typ, g
+    gadr[g], gdim[g] = row, 1
+    G[g, G_POS] = p
+    G[g, G_REF], G[g, G_REF + 1] = solref[0], solref[1]
+    for j in range(5):
+        G[g, G_IMP + j] = solimp[j]
 
 
 @njit(cache=True)
@@ -130,26 +211,14 @@ def _head(m, d, nf, J, pos, mar, fl, dA, tp, ident, limit, G, gadr, gdim):
             k = dof - r.fr_rot[i]
             for c in range(3):
                 J[row, r.fr_rot[i] + c] = R_FM[c, k]
-        pos[row], mar[row], fl[row] = 0.0, 0.0, r.fr_loss[i]
-        dA[row] = t.dof_invweight0[dof]
-        tp[row], ident[row] = FRICTION_DOF, g
-        gadr[g], gdim[g] = row, 1
-        G[g, G_POS] = 0.0
-        G[g, G_REF], G[g, G_REF + 1] = r.fr_ref[i, 0], r.fr_ref[i, 1]
-        for j in range(5):
-            G[g, G_IMP + j] = r.fr_imp[i, j]
+        _scalar_row(row, g, 0.0, 0.0, r.fr_loss[i], t.dof_invweight0[dof], FRICTION_DOF, r.fr_ref[i], r.fr_imp[i],
+                    pos, mar, fl, dA, tp, ident, G, gadr, gdim)
     for k in range(ten.fr_ten.shape[0]):  # MuJoCo's mj_instantiateFriction: J = the tendon's moment arm
         row, g, tk = ne + nfd + k, neq + nfd + k, ten.fr_ten[k]
         for c in range(nv):
             J[row, c] = d.ten_J[tk, c]
-        pos[row], mar[row], fl[row] = 0.0, 0.0, ten.fr_loss[k]
-        dA[row] = max(ten.invweight0[tk], 1e-15)
-        tp[row], ident[row] = FRICTION_TENDON, g
-        gadr[g], gdim[g] = row, 1
-        G[g, G_POS] = 0.0
-        G[g, G_REF], G[g, G_REF + 1] = ten.fr_ref[k, 0], ten.fr_ref[k, 1]
-        for j in range(5):
-            G[g, G_IMP + j] = ten.fr_imp[k, j]
+        _scalar_row(row, g, 0.0, 0.0, ten.fr_loss[k], max(ten.invweight0[tk], 1e-15), FRICTION_TENDON, ten.fr_ref[k],
+                    ten.fr_imp[k], pos, mar, fl, dA, tp, ident, G, gadr, gdim)
     bad = -1
     i = 0
     for k in range(r.lim_q.shape[0]):
@@ -164,14 +233,8 @@ def _head(m, d, nf, J, pos, mar, fl, dA, tp, ident, limit, G, gadr, gdim):
                 for c in range(nv):
                     J[row, c] = 0.0
                 J[row, dof] = 1.0 - 2.0 * side
-                pos[row], mar[row], fl[row] = dist, r.lim_margin[k], 0.0
-                dA[row] = t.dof_invweight0[dof]
-                tp[row], ident[row] = LIMIT_JOINT, g
-                gadr[g], gdim[g] = row, 1
-                G[g, G_POS] = dist
-                G[g, G_REF], G[g, G_REF + 1] = r.lim_ref[k, 0], r.lim_ref[k, 1]
-                for j in range(5):
-                    G[g, G_IMP + j] = r.lim_imp[k, j]
+                _scalar_row(row, g, dist, r.lim_margin[k], 0.0, t.dof_invweight0[dof], LIMIT_JOINT, r.lim_ref[k],
+                            r.lim_imp[k], pos, mar, fl, dA, tp, ident, G, gadr, gdim)
                 limit[i] = k
                 i += 1
     njl = r.lim_q.shape[0]
@@ -187,14 +250,8 @@ def _head(m, d, nf, J, pos, mar, fl, dA, tp, ident, limit, G, gadr, gdim):
                 row, g = ne + nf + i, neq + nf + i
                 for c in range(nv):
                     J[row, c] = sign * d.ten_J[tk, c]
-                pos[row], mar[row], fl[row] = dist, ten.lim_margin[k], 0.0
-                dA[row] = max(ten.invweight0[tk], 1e-15)
-                tp[row], ident[row] = LIMIT_TENDON, g
-                gadr[g], gdim[g] = row, 1
-                G[g, G_POS] = dist
-                G[g, G_REF], G[g, G_REF + 1] = ten.lim_ref[k, 0], ten.lim_ref[k, 1]
-                for j in range(5):
-                    G[g, G_IMP + j] = ten.lim_imp[k, j]
+                _scalar_row(row, g, dist, ten.lim_margin[k], 0.0, max(ten.invweight0[tk], 1e-15), LIMIT_TENDON,
+                            ten.lim_ref[k], ten.lim_imp[k], pos, mar, fl, dA, tp, ident, G, gadr, gdim)
                 limit[i] = njl + k
                 i += 1
     return bad, ne + nf + i
@@ -204,7 +261,6 @@ def _head(m, d, nf, J, pos, mar, fl, dA, tp, ident, limit, G, gadr, gdim):
 def _contacts(m, d, nh, ngh, pyramidal, J, pos, mar, fl, dA, tp, ident, G, gadr, gdim, con_adr):
     """The MuJoCo contacts' rows after the nh head rows (rows.ContactRows' layout and values; the Jacobian rows
     written on the contacts' chains, zero elsewhere) and their groups after the ngh head groups."""
-    nv = m.tree.nv
     iw = m.tree.body_invweight0
     chain, cadr = d.con_chain, d.con_chain_adr
     Jc, fr = d.con_J, d.con_friction
@@ -223,9 +279,7 @@ def _contacts(m, d, nh, ngh, pyramidal, J, pos, mar, fl, dA, tp, ident, G, gadr,
         G[g, G_REFF], G[g, G_REFF + 1] = d.con_solreffriction[c, 0], d.con_solreffriction[c, 1]
         for j in range(5):
             G[g, G_IMP + j] = d.con_solimp[c, j]
-        for r in range(i, i + nr):
-            for q in range(nv):
-                J[r, q] = 0.0
+        for r in range(i, i + nr):  # (J's row is zero outside the chain: efc_bJ's rows are cleared, _clear_rows)
             pos[r], mar[r], fl[r], ident[r] = 0.0, 0.0, 0.0, c
         c0, c1 = cadr[c], cadr[c + 1]
         if dim == 1:
@@ -262,53 +316,12 @@ def _impedance(d, ne, nf, ng, h, impratio, J, pos, mar, dA0, tp, ident, G, gadr,
     (assembly.AssembleRows, impedance.ReferenceAcceleration) over the views, in their order and arithmetic."""
     nefc = R.shape[0]
     nv = J.shape[1]
-    for g in range(ng):  # MuJoCo's clamps (the values were validated finite)
-        G[g, G_IMP] = min(MAXIMP, max(MINIMP, G[g, G_IMP]))
-        G[g, G_IMP + 1] = min(MAXIMP, max(MINIMP, G[g, G_IMP + 1]))
-        G[g, G_IMP + 2] = max(G[g, G_IMP + 2], 0.0)
-        G[g, G_IMP + 3] = min(MAXIMP, max(MINIMP, G[g, G_IMP + 3]))
-        G[g, G_IMP + 4] = max(G[g, G_IMP + 4], 1.0)
-    for g in range(ng):
-        i, dim = gadr[g], gdim[g]
-        solimp = G[g, G_IMP:G_IMP + 5]
-        imp, impP = Impedance(solimp, G[g, G_POS], mar[i])
-        imp = min(0.9999, max(0.0001, imp))
-        has_fric_ref = G[g, G_REFF] != 0.0 or G[g, G_REFF + 1] != 0.0
-        for j in range(dim):
-            r = i + j
-            R[r] = max(MINVAL, (1.0 - imp) * dA0[r] / imp)
-            t = tp[r]
-            elliptic_friction = t == CONTACT_ELLIPTIC and j > 0
-            if elliptic_friction and has_fric_ref:
-                k, b = SolrefStiffnessDamping(G[g, G_REFF:G_REFF + 2], solimp[1], h, True)
-            else:
-                k, b = SolrefStiffnessDamping(G[g, G_REF:G_REF + 2], solimp[1], h, True)
-            if t == FRICTION_DOF or t == FRICTION_TENDON or elliptic_friction:
-                k = 0.0
-            K[r, 0], K[r, 1], K[r, 2], K[r, 3] = k, b, imp, impP
+    _clamp_solimp(G[:ng, G_IMP:G_IMP + 5])  # MuJoCo's clamps (the values were validated finite)
+    GroupImpedancesInto(tp, mar, dA0, gadr[:ng], gdim[:ng], G[:ng, G_POS], G[:ng, G_REF:G_REF + 2],
+                        G[:ng, G_REFF:G_REFF + 2], G[:ng, G_IMP:G_IMP + 5], h, True, R, K)
     for c in range(con_mu.shape[0]):
         con_mu[c] = 0.0
-    i = ne + nf
-    while i < nefc:  # frictional contacts: friction-direction regularizers and the regularized cone coefficient
-        t = tp[i]
-        if t == CONTACT_PYRAMIDAL or t == CONTACT_ELLIPTIC:
-            c = ident[i]
-            dim = d.con_condim[c]
-            fr = d.con_friction[c]
-            R1 = R[i] / max(MINVAL, impratio)
-            con_mu[c] = fr[0] * np.sqrt(R1 / R[i])
-            if t == CONTACT_ELLIPTIC:
-                R[i + 1] = R1
-                for j in range(1, dim - 1):
-                    R[i + j + 1] = R1 * fr[0] * fr[0] / (fr[j] * fr[j])
-                i += dim
-            else:
-                Rpy = 2.0 * con_mu[c] * con_mu[c] * R[i]
-                for j in range(2 * (dim - 1)):
-                    R[i + j] = Rpy
-                i += 2 * (dim - 1)
-        else:
-            i += 1
+    ContactRegularizersInto(tp, ident, ne + nf, d.con_condim, d.con_friction, impratio, R, con_mu)
     for r in range(nefc):
         D[r] = 1.0 / R[r]
         diagA[r] = R[r] * K[r, 2] / (1.0 - K[r, 2])
@@ -349,7 +362,7 @@ def mujoco_rows(m, d, nf, nlim):
     ngh = neq + nf + nlim
     ng = ngh + nmj
     reserve_rows(d, nefc, ng, nmj, nv)
-    contact_chains(m, d)
+    _clear_rows(d, ne + nf + nlim, nv)  # (before the head writes over the ids of the last step's rows)
     J = d.efc_bJ[:nefc]
     F, I = d.efc_bf, d.efc_bi
     pos, mar, fl, dA0 = F[EF_POS, :nefc], F[EF_MARGIN, :nefc], F[EF_FLOSS, :nefc], F[EF_DA0, :nefc]
@@ -360,9 +373,11 @@ def mujoco_rows(m, d, nf, nlim):
         G[g, G_REFF], G[g, G_REFF + 1] = 0.0, 0.0
     bad, nh = _head(m, d, nf, J, pos, mar, fl, dA0, tp, ident, limit, G, gadr, gdim)
     if bad >= 0:
+        _record_rows(d, nh, nh, 0)
         d.efc_limit = limit
         return bad
     _contacts(m, d, nh, ngh, pyramidal, J, pos, mar, fl, dA0, tp, ident, G, gadr, gdim, con_adr)
+    _record_rows(d, nh, nefc, nmj)
     R, D, diagA = F[EF_R, :nefc], F[EF_D, :nefc], F[EF_DIAGA, :nefc]
     vel, aref = F[EF_VEL, :nefc], F[EF_AREF, :nefc]
     K = d.efc_bK[:nefc]

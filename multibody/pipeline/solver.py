@@ -15,12 +15,12 @@ from numba import njit
 from numba.core import types
 from numba.experimental import structref
 
+from ..contact.contact_results import ContactForcesInto
 from ..contact.elimination import ReverseTreeSolve
 from ..contact.linalg import MatTVec, RowSupportIn
 from ..contact.noslip import NoSlip
 from ..contact.pgs_solver import ForceFromAcceleration, PGSSolve
 from ..contact.primal_solver import CheckedPrimalSolveRows, StartPoint
-from ..contact.parameters import CONTACT_PYRAMIDAL
 from ..kernels.joint_kernels import BALL_QUATERNION, QUATERNION_FLOATING
 from .efc_rows import EF_FORCE
 from .integrate import rotate_quaternion_blocks
@@ -273,34 +273,17 @@ def solve(m, d, warm, warm_valid):
             Md[i, i] += t.h * t.damping[i]
         qacc[:] = ReverseTreeSolve(Md, t.mass_blocks, tau_smooth + qfrc)
     if ncon:
-        _contact_forces(force, d.efc_type, d.con_efc_address, d.con_dim, d.con_fric, d.con_force)
+        ContactForcesInto(force, d.efc_type, d.con_efc_address, d.con_dim, d.con_fric, d.con_force)
         c0 = d.con_efc_address[0]
         if c0 == 0:
             d.tau_contact[:] = qfrc
-        elif c0 < nefc:  # J[c0:]'·force[c0:] (linalg.MatTVec's sums)
-            tc = d.tau_contact
+        elif c0 < nefc:  # J[c0:]'·force[c0:] (linalg.MatTVec's sums without its products by J's zeros: row i is
+            tc = d.tau_contact  # zero outside its contact's chain)
+            ident, chain, cadr = d.efc_id, d.con_chain, d.con_chain_adr
             for i in range(c0, nefc):
                 xi = force[i]
                 if xi != 0.0:
-                    for j in range(nv):
-                        tc[j] += J[i, j] * xi
+                    c = ident[i]
+                    for p in range(cadr[c], cadr[c + 1]):
+                        tc[chain[p]] += J[i, chain[p]] * xi
     return SOLVE_OK if converged else SOLVE_NOT_CONVERGED
-
-
-@njit(cache=True, _nrt=False)
-def _contact_forces(efc_force, efc_type, con_efc_address, con_dim, con_friction, out):
-    """contact_results.ContactForces into out (ncon × 6, zero on entry)."""
-    for c in range(con_dim.shape[0]):
-        adr = con_efc_address[c]
-        dim = con_dim[c]
-        if adr < 0:
-            continue
-        if dim > 1 and efc_type[adr] == CONTACT_PYRAMIDAL:
-            for k in range(dim - 1):
-                fp = efc_force[adr + 2 * k]
-                fm = efc_force[adr + 2 * k + 1]
-                out[c, 0] += fp + fm
-                out[c, k + 1] = con_friction[c, k] * (fp - fm)
-        else:
-            for k in range(dim):
-                out[c, k] = efc_force[adr + k]

@@ -9,7 +9,6 @@ from Data only when the port is evaluated (no work per step) or the row is copie
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 
@@ -27,7 +26,7 @@ def step_contact_arrays(d):
     if d.eq_F.shape[0] == F.shape[0]:
         F += d.eq_F
     return (d.con_body.copy(), d.con_geom.copy(), d.con_dist.copy(), d.con_pos.copy(), d.con_frame.copy(),
-            d.con_force.copy(), np.ascontiguousarray(d.con_J[:, :3, :]), d.v.copy(), d.con_drake.copy(), d.con_vel,
+            d.con_force.copy(), d.con_J[:, :3, :].copy(), d.v.copy(), d.con_drake.copy(), d.con_vel,
             (d.hyd_surf, d.hyd_sface, d.hyd_V, d.hyd_vp, d.hyd_fi, d.hyd_fs, d.hyd_fn, d.hyd_fc, d.hyd_fa, d.hyd_fp,
              d.hyd_gM, d.hyd_gN), d.con_hyd, d.q.copy(), F)
 

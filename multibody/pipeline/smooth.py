@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 from numba.experimental import structref
 from numba.core import types
-from numba.np.linalg import _LAPACK, ensure_lapack
+from numba.np.linalg import _LAPACK
 
 from ..contact.elimination import ReverseTreeSolve
 from ..kernels.dynamics import (cholesky_solve_in_place, gravity_forces_into, inverse_dynamics_scratch_into,
@@ -129,8 +129,9 @@ def MocapJointFrames(jf, mocap_body, poses):
 # The tree kernels these stages call (kernels/kinematics.py, kernels/dynamics.py) allocate nothing and are compiled
 # without numba's runtime (no reference counting of the arrays they are passed), so a call costs its jump: the same
 # kernels serve the plant's queries and pipeline/tree_step.py's batched plain-tree step.
-ensure_lapack()
-_potrf = _LAPACK().numba_xxpotrf(types.float64)  # numba's LAPACK binding, as np.linalg.cholesky calls it
+# numba's LAPACK binding, as np.linalg.cholesky calls it (the classmethod: _LAPACK() would import scipy now, which
+# `import mallard.all` must not; numba's helper library loads scipy's LAPACK at the first call, as for np.linalg)
+_potrf = _LAPACK.numba_xxpotrf(types.float64)
 
 
 @njit(cache=True)

@@ -54,6 +54,12 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
     sys.meta_path.insert(0, _AliasFinder())
 
+from mallard.common.out_of_scope import OutOfScopeModuleFinder as _OutOfScopeModuleFinder  # noqa: E402
+
+# last: a `mallard.X` that no finder has and whose `pydrake.X` is out of scope fails with an error saying so
+if not any(isinstance(f, _OutOfScopeModuleFinder) for f in sys.meta_path):
+    sys.meta_path.append(_OutOfScopeModuleFinder())
+
 
 def __getattr__(name: str):
     """`mallard.math` as an attribute (as `import mallard; mallard.math` works after `import mallard.math`)."""

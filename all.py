@@ -9,7 +9,10 @@ import importlib
 
 _SUBPACKAGES = (
     "mallard.common",
+    "mallard.common.compatibility",
     "mallard.common.containers",
+    "mallard.common.cpp_template",
+    "mallard.common.eigen_geometry",
     "mallard.common.value",
     "mallard.common.yaml",
     "mallard.common.schema",
@@ -58,3 +61,18 @@ from mallard.common.find_resource import getDrakePath  # noqa: E402  (pydrake.al
 from mallard.common.scalar_template import AutoDiffXd  # noqa: E402
 
 __all__ += ["getDrakePath", "AutoDiffXd"]
+
+# pydrake.all's names from modules (or of subjects) outside mallard's scope: each use raises an error naming the
+# pydrake module and why mallard lacks it (mallard.common.out_of_scope), where a ported script got a NameError.
+from mallard.common.out_of_scope import out_of_scope_names  # noqa: E402
+
+
+def _bind_out_of_scope_names() -> None:
+    namespace = globals()
+    for name, marker in out_of_scope_names().items():
+        if name not in namespace:  # (the table leaves out what mallard provides; a stale entry never shadows it)
+            namespace[name] = marker
+            __all__.append(name)
+
+
+_bind_out_of_scope_names()

@@ -1,8 +1,9 @@
 """MemoryFile: a file held in memory (pydrake.common.MemoryFile), e.g. the mesh of an InMemoryMesh."""
 from __future__ import annotations
 
-import hashlib
 import os
+
+from .sha256 import Sha256
 
 __all__ = ["MemoryFile", "MemoryFileError"]
 
@@ -53,9 +54,9 @@ class MemoryFile:
     def filename_hint(self) -> str:
         return self._filename_hint
 
-    def sha256(self) -> str:
-        """The SHA-256 checksum of the contents, as a hex string."""
-        return hashlib.sha256(self._contents).hexdigest()
+    def sha256(self) -> Sha256:
+        """The SHA-256 checksum of the contents (`.to_string()` gives its hex digits)."""
+        return Sha256.Checksum(self._contents)
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, MemoryFile) and self._contents == other._contents

@@ -59,6 +59,8 @@ OUT_OF_SCOPE_NAMES = {
 # mallard's error for a conversion to another scalar type (common/scalar_template.py): AutoDiffXd and symbolic
 # scalars are out of scope, so a script that only fails there counts as out of scope (after running up to it).
 DOUBLE_ONLY = "mallard computes in double precision only"
+# mallard's error for a name of `mallard.all` or a module path outside its scope (common/out_of_scope.py).
+NOT_PROVIDED = "is not provided by mallard:"
 
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b", re.I)
 NOISE = [re.compile(p) for p in (r"https?://\S+", r"0x[0-9a-fA-F]+", r"(?:/[\w.\-]+){2,}",
@@ -287,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
         if mine["rc"] != 0 and DOUBLE_ONLY in mine["stderr"]:  # e.g. diagram.ToAutoDiffXd(): issue 13 scopes it out
             return dict(rec, outcome="out of scope", detail=f"autodiff / symbolic scalar conversion at run time, "
                                                             f"after running up to it: {mine['error']}")
+        if mine["rc"] != 0 and NOT_PROVIDED in mine["stderr"]:  # e.g. MathematicalProgram from `mallard.all`
+            return dict(rec, outcome="out of scope", detail=f"an out-of-scope pydrake name, after running up to it: "
+                                                            f"{mine['error']}")
         if mine["rc"] != 0:
             return dict(rec, outcome="mallard error", detail=mine["error"])
         a, b = numbers(base["stdout"]), numbers(mine["stdout"])

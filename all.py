@@ -23,6 +23,7 @@ _SUBPACKAGES = (
     "mallard.trajectories",
     "mallard.systems.drawing",
     "mallard.systems.scalar_conversion",
+    "mallard.systems.rendering",
     "mallard.math",
     "mallard.multibody.math",
     "mallard.multibody.tree",

@@ -133,8 +133,6 @@ OUT_OF_SCOPE_NAMES = {
         'PointCloudConcatenation',),
     ('pydrake.systems.primitives', 'scalars'): (
         'SymbolicVectorSystem', 'SymbolicVectorSystem_',),
-    ('pydrake.systems.rendering', 'rendering'): (
-        'MultibodyPositionToGeometryPose',),
     ('pydrake.systems.sensors', 'rendering'): (
         'Accelerometer', 'Accelerometer_', 'ApplyCameraConfig', 'CameraConfig', 'CameraInfo',
         'ConvertDepth16UTo32F', 'ConvertDepth32FTo16U', 'Gyroscope', 'Gyroscope_', 'Image', 'ImageBgr8U',

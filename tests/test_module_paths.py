@@ -5,6 +5,7 @@ import pkgutil
 
 import pytest
 
+from mallard.common.out_of_scope import MODULE_TOPICS
 from oracles import require_pydrake
 
 # pydrake module paths whose mallard counterpart lives on the systems side (framework, analysis, primitives,
@@ -14,22 +15,19 @@ PATHS = ["systems", "systems.framework", "systems.analysis", "systems.primitives
          "common.containers", "examples", "all"]
 
 # Every pydrake module path in scope (issue #13), whether pydrake is installed or not.
-IN_SCOPE = ["all", "common", "common.all", "common.containers", "common.cpp_template", "common.deprecation",
-            "common.eigen_geometry", "common.schema", "common.value", "common.yaml", "examples", "geometry", "gym",
-            "math", "multibody", "multibody.all", "multibody.math", "multibody.meshcat", "multibody.parsing",
-            "multibody.plant", "multibody.tree", "planning", "systems", "systems.all", "systems.analysis",
-            "systems.controllers", "systems.drawing", "systems.framework", "systems.planar_scenegraph_visualizer",
-            "systems.primitives", "systems.pyplot_visualizer", "systems.scalar_conversion", "trajectories",
-            "visualization", "visualization.model_visualizer"]
-# pydrake packages outside mallard's scope (README, "Porting pydrake code"): scalar types other than float, solvers,
-# rendering and perception, LCM, deformables, IK/optimization, and pydrake's own tooling (Jupyter widgets, pybind11).
-OUT_OF_SCOPE = ("autodiffutils", "forwarddiff", "symbolic", "polynomial", "solvers", "lcm", "systems.lcm",
-                "systems.sensors", "systems.rendering", "systems.perception", "perception", "systems.estimators",
-                "multibody.fem", "multibody.inverse_kinematics", "multibody.optimization", "multibody.rational",
-                "multibody.benchmarks", "multibody.cenic", "multibody.contact_solvers", "multibody.fix_inertia",
-                "multibody.mesh_to_model", "geometry.optimization", "manipulation", "visualization.meldis",
-                "common.compatibility", "common.cpp_param", "common.jupyter", "common.pybind11_version",
-                "multibody.jupyter_widgets", "systems.jupyter_widgets", "tutorials")
+IN_SCOPE = ["all", "common", "common.all", "common.compatibility", "common.containers", "common.cpp_template",
+            "common.deprecation", "common.eigen_geometry", "common.schema", "common.value", "common.yaml", "examples",
+            "geometry", "gym", "math", "multibody", "multibody.all", "multibody.math", "multibody.meshcat",
+            "multibody.parsing", "multibody.plant", "multibody.tree", "planning", "systems", "systems.all",
+            "systems.analysis", "systems.controllers", "systems.drawing", "systems.framework",
+            "systems.planar_scenegraph_visualizer", "systems.primitives", "systems.pyplot_visualizer",
+            "systems.rendering", "systems.scalar_conversion", "trajectories", "visualization",
+            "visualization.model_visualizer"]
+# pydrake packages outside mallard's scope (README, "Porting pydrake code"; mallard.common.out_of_scope, whose
+# `import mallard.X` error says why), and pydrake's own tooling (model-file tools, Jupyter widgets, pybind11).
+OUT_OF_SCOPE = tuple(m[len("pydrake."):] for m in MODULE_TOPICS) + (
+    "multibody.fix_inertia", "multibody.mesh_to_model", "common.jupyter", "common.pybind11_version",
+    "multibody.jupyter_widgets", "systems.jupyter_widgets", "tutorials")
 
 
 @pytest.mark.parametrize("path", IN_SCOPE)

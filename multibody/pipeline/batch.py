@@ -4,9 +4,9 @@ batch), with (B, n) states and inputs, for policy rollouts, sweeps of one model 
 Member b is stepped by the plant's own compiled step (forward.step) with its own Data and warm-start row, so its
 trajectory equals a context of the plant stepped from the same state under the same actuation, bit for bit. A plain
 tree (tree_step.py: no constraint rows, contacts or MuJoCo features; a cart-pole) is stepped by tree_step's kernel
-instead, the same arithmetic without the general step's fixed cost, each thread over a contiguous range of members
-with one scratch. The members share the compiled Model, the body parameters and gravity of the context the stepper
-was made from.
+instead, the same arithmetic without the general step's fixed cost: on the calling thread when the batch is small
+(MIN_BODY_STEPS_PER_THREAD), else each thread over a contiguous range of members with one scratch. The members share
+the compiled Model, the body parameters and gravity of the context the stepper was made from.
 """
 from __future__ import annotations
 
@@ -29,6 +29,13 @@ __all__ = ["BatchedStepper"]
 # threads vs 9-15 on one; 3.4 on 2 passive threads vs 5.7 on one). Read when numba starts its threads, so set
 # before the first batched step; a value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# A plain tree's batch is split over numba's threads only when each thread gets at least this many body-steps (members
+# × bodies): waking a parked thread and waiting for it at the region's end costs ~40-80 µs on this class of machine
+# (2 vCPUs, passive threads), more than a thread's share of a small batch saves. 256 cart-poles (2 bodies, ~0.4 µs a
+# member): 138 µs a step on 2 threads (CPU 166 µs: the threads ran together ~1.2x of the time), ~100 µs on the calling
+# thread alone. Per thread, 1024 body-steps are ~200 µs of work.
+MIN_BODY_STEPS_PER_THREAD = 1024
 
 _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not finite", 5: "inconsistent sizes",
                 6: "a bad joint limit", 7: "an unsupported contact geometry", 8: "a rigid contact pair",
@@ -59,6 +66,19 @@ def step_tree_batch(m, scratch, X, bp, U, g_W, X_next, results, status, threads)
     for i in prange(n):
         c = np.int64(i)  # prange's index is unsigned
         tree_steps(m, scratch[c], X, bp, U, g_W, X_next, results, status, c * B // n, (c + 1) * B // n)
+    for b in range(B):
+        if status[b] != STEP_OK:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def step_tree_serial(m, s, X, bp, U, g_W, X_next, results, status):
+    """step_tree_batch on the calling thread, with the one scratch s: no parallel region to start and join (a small
+    batch's members take less time than waking a parked thread). Returns the first member whose status is not
+    STEP_OK, or -1."""
+    B = X.shape[0]
+    tree_steps(m, s, X, bp, U, g_W, X_next, results, status, 0, B)
     for b in range(B):
         if status[b] != STEP_OK:
             return b
@@ -116,6 +136,9 @@ class BatchedStepper:
             scratch = List([new_tree_scratch(self._model) for _ in range(min(numba.config.NUMBA_NUM_THREADS,
                                                                              self._batch))])
             self._tree = (scratch, self._bp.reshape(-1, 13), np.zeros(self._batch, dtype=np.int64))
+            # threads only for a batch whose share per thread outweighs starting them (MIN_BODY_STEPS_PER_THREAD)
+            self._tree_threads = self._batch * (plant.num_bodies() - 1) // MIN_BODY_STEPS_PER_THREAD
+            self._scratch0 = scratch[0]  # (read from the typed List once: each Python read is a compiled call)
 
     def batch_size(self) -> int:
         return self._batch
@@ -182,9 +205,14 @@ class BatchedStepper:
             return X.copy()
         scratch, bp, status = self._tree
         X_next = np.empty((self._batch, self._nx))
+        threads = min(self._tree_threads, numba.get_num_threads()) if self._tree_threads > 1 else 1
         for k in range(num_steps):
-            if step_tree_batch(self._model, scratch, X, bp, U, self._g_W, X_next, self._results, status,
-                               numba.get_num_threads()) >= 0:
+            if threads > 1:
+                bad = step_tree_batch(self._model, scratch, X, bp, U, self._g_W, X_next, self._results, status,
+                                      threads)
+            else:
+                bad = step_tree_serial(self._model, self._scratch0, X, bp, U, self._g_W, X_next, self._results, status)
+            if bad >= 0:
                 self._rows(X, self._nx, "the state")  # a state or actuation that is not finite raises here
                 self._rows(U, self._nu, "the actuation")
                 self._status[:] = status

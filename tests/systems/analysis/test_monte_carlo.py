@@ -16,7 +16,7 @@ from mallard.common import RandomGenerator
 from mallard.systems.analysis import (MonteCarloSimulation, ParallelMap, RandomSimulation, SampleErrors, Simulator,
                                       kNoConcurrency)
 from mallard.systems.analysis import shipping
-from mallard.systems.analysis.parallel_map import _MAX_CHUNK, _ChunkSizes
+from mallard.systems.analysis.parallel_map import _MAX_CHUNK, _ChunkSizes, _RoundChunkSizes
 
 from scaleout_models import CartPoleFactory, final_state_norm, raise_on_large_target
 
@@ -252,3 +252,30 @@ def test_automatic_chunks_ramp_up_then_shrink_at_the_end(num_items, num_workers,
         assert sizes[-1] == first and max(sizes) > first
     if num_items == 1000:
         assert max(sizes) == _MAX_CHUNK and len(sizes) < 60  # large sweeps reach full-size chunks
+
+
+def _sweep_sizes(sizes_of, num_items, num_workers, smallest) -> list:
+    sizes, generator = [], sizes_of(num_items, num_workers, None, smallest)
+    while sum(sizes) < num_items:
+        sizes.append(min(next(generator), num_items - sum(sizes)))
+    return sizes
+
+
+@pytest.mark.parametrize("num_items, num_workers", [(64, 2), (1000, 2), (100, 2), (64, 4), (7, 4), (1, 2)])
+def test_dask_chunks_come_in_rounds_of_equal_chunks(num_items, num_workers):
+    """Dask's automatic chunks (the scheduler assigns a task a chunk ahead): every round gives each worker a
+    chunk of the same size (the last one cut short by the end of the sweep), half-size first, full-size (at most
+    the cap) in the middle, never growing again once they shrink, so each worker gets the same share."""
+    sizes = _sweep_sizes(_RoundChunkSizes, num_items, num_workers, 2)
+    rounds = [sizes[k:k + num_workers] for k in range(0, len(sizes), num_workers)]
+    for round_ in rounds[:-1]:
+        assert len(set(round_)) == 1
+    assert max(rounds[-1]) - min(rounds[-1]) <= 1 or sum(rounds[-1]) < 2 * num_workers
+    assert max(sizes) <= _MAX_CHUNK
+    heads = [round_[0] for round_ in rounds]
+    peak = heads.index(max(heads))
+    assert heads[peak:] == sorted(heads[peak:], reverse=True) and heads[0] <= heads[peak]
+    if num_items == 64 and num_workers == 2:
+        assert sizes == [4, 4, 8, 8, 8, 8, 8, 8, 4, 4]  # 10 tasks (the guided sizes: 15)
+    if num_items == 1000:
+        assert max(sizes) == _MAX_CHUNK and len(sizes) < 40

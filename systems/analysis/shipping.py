@@ -3,7 +3,8 @@
 A payload (a simulator, a function closing over a plant, ...) is pickled with every System in it replaced by a
 reference (its system id); the diagrams those systems belong to are pickled once per sweep and travel beside the
 payload. A worker unpickles a diagram the first time it meets it and keeps it (per thread, a few at a time), so a
-1000-sample Monte Carlo of an iiwa pickles its 80 kB diagram once and each worker unpickles it once; the bytes
+1000-sample Monte Carlo of an iiwa pickles its 80 kB diagram once and each worker unpickles it once (a worker
+forked from the packing process after the diagram was pickled takes the one it inherited: `_Original`); the bytes
 ride along with each chunk (a copy, not a pickling), beside ~13 kB of context per sample. The other objects a
 payload shares with a diagram (a context's geometry shapes, identifiers, a system's functions) travel as references
 too, to the worker's copy of that object (its index in the diagram's pickle memo): the worker's payload shares
@@ -20,9 +21,11 @@ import collections
 import copyreg
 import hashlib
 import io
+import os
 import pickle
 import threading
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +97,7 @@ class Shipper:
                                 np.ndarray: _reduce_array}
         self._shared: dict[int, tuple[int, int]] = {}  # id(object) in a shipped diagram: (root id, memo index)
         self._memos: list = []  # the diagrams' pickler memos: keep their objects (and so their ids) alive
+        self._originals: list = []  # what _ORIGINALS refers to while this sweep lasts
 
     def _diagram(self, root: System) -> None:
         if root._system_id not in self._diagrams:
@@ -104,6 +108,9 @@ class Shipper:
             self._diagrams[root._system_id] = (hashlib.blake2b(blob, digest_size=16).digest(), blob)
             memo = pickler.memo.copy()  # {id(obj): (memo index, obj)}
             self._memos.append(memo)
+            original = _Original(root, memo)
+            self._originals.append(original)
+            _ORIGINALS[self._diagrams[root._system_id][0]] = original
             for key, (index, obj) in memo.items():
                 if not isinstance(obj, _BY_VALUE):
                     self._shared.setdefault(key, (root._system_id, index))
@@ -192,6 +199,32 @@ class _KeptDiagram:
         self.objects = unpickler.memo.copy()
 
 
+class _Original:
+    """A shipped diagram as the packing process holds it: its root and its pickler memo. A process forked from
+    that one (the local pool's workers, forked at the first submission, after the first chunk was packed)
+    inherits both and takes them as its copy of the diagram instead of unpickling the blob: no ~5 ms of unpickling
+    per worker and call (11-40 ms of wall in a fresh fork, whose new objects fault in page after page, loaded),
+    and the worker runs the very objects the serial run does. Only one thread of such a process gets it (a copy
+    per thread, as unpickled ones)."""
+
+    __slots__ = ("root", "memo", "pid", "claimed", "__weakref__")
+
+    def __init__(self, root: System, memo: dict) -> None:
+        self.root, self.memo, self.pid, self.claimed = root, memo, os.getpid(), None
+
+    def Claim(self) -> "_KeptDiagram | None":
+        """In a process forked from the packing one, for the first thread that asks: the diagram as a kept one."""
+        if self.pid == os.getpid() or self.claimed not in (None, (os.getpid(), threading.get_ident())):
+            return None
+        self.claimed = (os.getpid(), threading.get_ident())
+        diagram = _KeptDiagram.__new__(_KeptDiagram)
+        diagram.systems = _index(self.root, {})
+        diagram.objects = {index: obj for index, obj in self.memo.values()}
+        return diagram
+
+
+_ORIGINALS: "weakref.WeakValueDictionary[bytes, _Original]" = weakref.WeakValueDictionary()  # digest: original
+
 _kept = threading.local()
 
 
@@ -202,7 +235,9 @@ def _diagram_of(digest: bytes, blob: bytes) -> _KeptDiagram:
         kept = _kept.diagrams = collections.OrderedDict()
     diagram = kept.get(digest)
     if diagram is None:
-        diagram = kept[digest] = _KeptDiagram(blob)
+        original = _ORIGINALS.get(digest)
+        diagram = original.Claim() if original is not None else None
+        diagram = kept[digest] = diagram if diagram is not None else _KeptDiagram(blob)
         while len(kept) > _KEPT_DIAGRAMS:
             kept.popitem(last=False)
     else:

@@ -146,6 +146,28 @@ def test_sweep_ships_each_diagram_once_per_worker(factory):
     assert [row[2] for row in rows] == [final_cart_position(t)[2] for t in targets]
 
 
+class _DiagramIdentity:
+    """A sweep's function closing over a diagram: (process id, id of the diagram it sees)."""
+
+    def __init__(self, diagram) -> None:
+        self.diagram = diagram
+
+    def __call__(self, _item) -> tuple:
+        return os.getpid(), id(self.diagram)
+
+
+@pytest.mark.skipif(sys.platform == "darwin" or "fork" not in multiprocessing.get_all_start_methods(),
+                    reason="local workers are forked only where fork is safe")
+def test_forked_workers_run_the_inherited_diagram(factory):
+    """The local pool forks after the first chunk is packed: its workers take the diagram they inherited (the
+    parent's objects, as the serial run uses) instead of unpickling its shipped copy; this process still
+    unpickles a copy of its own."""
+    function = _DiagramIdentity(factory.diagram)
+    rows = ParallelMap(function, range(4), num_parallel_executions=2, chunk_size=1)
+    assert all(pid != os.getpid() and seen == id(factory.diagram) for pid, seen in rows)
+    assert shipping.Unpack(shipping.Shipper().Pack(function))(0)[1] != id(factory.diagram)
+
+
 class _CartPosition:
     """A sweep's function closing over a diagram: (process id, which unpickling of it this is in that process, the
     cart's position at 0.3 s)."""

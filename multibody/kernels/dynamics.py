@@ -211,6 +211,13 @@ def inverse_dynamics_scratch_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo
     τ is written: the forward pass reads them all)."""
     A[:] = 0.0
     f[:] = 0.0
+    newton_euler_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau, A, f)
+
+
+@njit(inline="always", _nrt=False)
+def newton_euler_into(order, ji, refl, S, Iw, p_WB, V, c, vdot, F_Bo_W, tau_app, tau, A, f):
+    """inverse_dynamics_scratch_into without its fills: writes the rows of A and f of the bodies in `order` whole
+    before reading them and reads the world's row of A (zero) as the caller left it. Inlined into its callers."""
     for k in range(order.shape[0]):
         b = order[k]
         P = ji[b, 0]

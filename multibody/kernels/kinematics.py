@@ -78,6 +78,14 @@ def position_kinematics_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
     for i in range(3):
         R_WB[0, i, i] = 1.0
         R_WF[0, i, i] = 1.0
+    body_poses_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM)
+
+
+@njit(inline="always", _nrt=False)
+def body_poses_into(order, ji, jf, q, R_WB, p_WB, R_WF, p_WF, p_WM):
+    """position_kinematics_into without its fills: writes the rows of the bodies in `order` whole and reads the
+    world's rows (identity, zero) as the caller left them: a caller whose other rows stay as last written (a scratch
+    of tree_step.py's batches) fills them once. Inlined into its callers (no call per stage)."""
     for k in range(order.shape[0]):
         b = order[k]
         P = ji[b, 0]
@@ -124,6 +132,13 @@ def motion_subspace_into(order, ji, jf, q, R_WF, p_WM, S):
     """calc_motion_subspace writing into a preallocated (nv, 6) S (overwritten whole). Allocates nothing (compiled
     without numba's runtime: no reference counting of its arrays, see contact/linalg.py)."""
     S[:] = 0.0
+    joint_columns_into(order, ji, jf, q, R_WF, p_WM, S)
+
+
+@njit(inline="always", _nrt=False)
+def joint_columns_into(order, ji, jf, q, R_WF, p_WM, S):
+    """motion_subspace_into without its fill: writes the rows of S of the joints in `order` whole (every dof's).
+    Inlined into its callers."""
     for k in range(order.shape[0]):
         b = order[k]
         n = ji[b, 5]
@@ -199,6 +214,13 @@ def velocity_kinematics_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
     Allocates nothing (compiled without numba's runtime)."""
     V[:] = 0.0
     c[:] = 0.0
+    body_velocities_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c)
+
+
+@njit(inline="always", _nrt=False)
+def body_velocities_into(order, ji, q, v, S, R_WF, p_WF, p_WM, V, c):
+    """velocity_kinematics_into without its fills: writes the rows of V and c of the bodies in `order` whole and
+    reads the world's (zero) as the caller left them. Inlined into its callers."""
     for k in range(order.shape[0]):
         b = order[k]
         P = ji[b, 0]
@@ -282,8 +304,14 @@ def calc_spatial_inertias(bp, R_WB, p_WB):
 def spatial_inertias_into(bp, R_WB, p_WB, Iw):
     """calc_spatial_inertias writing into a preallocated (nb, 6, 6) Iw (overwritten whole). The temporaries live
     in the body's own 6 × 6 block until its final values replace them: no allocation."""
-    nb = bp.shape[0]
     Iw[0] = 0.0
+    body_inertias_into(bp, R_WB, p_WB, Iw)
+
+
+@njit(inline="always", _nrt=False)
+def body_inertias_into(bp, R_WB, p_WB, Iw):
+    """spatial_inertias_into without its fill of the world's (zero) block. Inlined into its callers."""
+    nb = bp.shape[0]
     for b in range(1, nb):
         R = R_WB[b]
         I = Iw[b]

@@ -32,9 +32,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # A plain tree's batch is split over numba's threads only when each thread gets at least this many body-steps (members
 # × bodies): waking a parked thread and waiting for it at the region's end costs ~40-80 µs on this class of machine
-# (2 vCPUs, passive threads), more than a thread's share of a small batch saves. 256 cart-poles (2 bodies, ~0.4 µs a
-# member): 138 µs a step on 2 threads (CPU 166 µs: the threads ran together ~1.2x of the time), ~100 µs on the calling
-# thread alone. Per thread, 1024 body-steps are ~200 µs of work.
+# (2 vCPUs, passive threads), more than a thread's share of a small batch saves. 256 cart-poles (2 bodies, then ~0.4 µs
+# a member): 138 µs a step on 2 threads (CPU 166 µs: the threads ran together ~1.2x of the time), ~100 µs on the
+# calling thread alone. Per thread, 1024 body-steps (512 cart-poles at ~0.33 µs) are ~170 µs of work.
 MIN_BODY_STEPS_PER_THREAD = 1024
 
 _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not finite", 5: "inconsistent sizes",

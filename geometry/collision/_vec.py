@@ -39,6 +39,16 @@ def normalize3(v):
     return n
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def normalize3s(x, y, z):
+    """normalize3 in scalars: (x, y, z) over its length, and the length; a zero vector becomes (1, 0, 0)."""
+    n = math.sqrt(x * x + y * y + z * z)
+    if n < MINVAL:
+        return 1.0, 0.0, 0.0, n
+    inv = 1.0 / n
+    return x * inv, y * inv, z * inv, n
+
+
 @njit(cache=True, error_model="numpy")
 def matvec(R, v):
     r = np.empty(3)

@@ -6,12 +6,10 @@ penetrating, position midway between the surfaces. Sizes are half extents.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
-from mallard.geometry.collision._vec import MINVAL, clip, dot3, matTvec, matvec, normalize3, put
+from mallard.geometry.collision._vec import MINVAL, clip, dot3, matTvec, matvec, normalize3s, put
 
 
 
@@ -26,13 +24,7 @@ def sphere_box(out, k, margin, p1, R1, s1, p2, R2, s2):
     q0 = clip(e0, -s2[0], s2[0]) if s2[0] > 0 else e0  # clamped into the box
     q1 = clip(e1, -s2[1], s2[1]) if s2[1] > 0 else e1
     q2 = clip(e2, -s2[2], s2[2]) if s2[2] > 0 else e2
-    t0, t1, t2 = q0 - e0, q1 - e1, q2 - e2
-    dist = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)  # normalize3
-    if dist < MINVAL:
-        t0, t1, t2 = 1.0, 0.0, 0.0
-    else:
-        inv = 1.0 / dist
-        t0, t1, t2 = t0 * inv, t1 * inv, t2 * inv
+    t0, t1, t2, dist = normalize3s(q0 - e0, q1 - e1, q2 - e2)
     if dist - s1[0] > margin:
         return 0
     if dist <= MINVAL:

@@ -143,6 +143,19 @@ def sweep_and_prune(lo, hi):
     return pairs[:m].copy()
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def box_test(t, u0, w0, i, j):
+    """The t-th (0 to 4) of sweep_and_prune's box tests of rows i and j on exact bounds, as (a, ka, b, kb): the rows
+    are apart when bound ka of row a exceeds bound kb of row b (bounds [lo x, lo y, lo z, hi x, hi y, hi z]).
+    Test 0 is the sweep's: the lower x of u0 (the later row in the sweep) against the upper x of w0; then y and z,
+    each as j's lower against i's upper, then i's lower against j's upper."""
+    if t == 0:
+        return u0, 0, w0, 3
+    if t % 2 == 1:
+        return j, (t + 1) // 2, i, (t + 1) // 2 + 3
+    return i, t // 2, j, t // 2 + 3
+
+
 @njit(cache=True, error_model="numpy")
 def filter_pairs(pairs, types, frame, contype, conaffinity, excluded_keys, n):
     """Keep pairs on different frames, with a contact routine for their types (no pair of planes and
@@ -295,12 +308,7 @@ def broad_phase(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, rad
                 # per pair); the bounds are the same numbers in any order, so the pairs are too
                 apart = False
                 for t in range(5):
-                    if t == 0:
-                        u, ku, w, kw = j, 0, i, 3
-                    elif t % 2 == 1:
-                        u, ku, w, kw = j, (t + 1) // 2, i, (t + 1) // 2 + 3
-                    else:
-                        u, ku, w, kw = i, t // 2, j, t // 2 + 3
+                    u, ku, w, kw = box_test(t, j, i, i, j)
                     if not have[u, ku]:
                         ex[u, ku] = _mesh_bound(u, ku, False, R, p, verts, vadr, vnum, inflate, graph, gadr, radii)
                         have[u, ku] = True

@@ -6,13 +6,12 @@ less the radii), as MuJoCo does. Shapes: (type, size, p, R, hull vertices, hull 
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
+from mallard.geometry.collision._vec import normalize3
 from mallard.geometry.collision.ccd_epa import epa_depth
-from mallard.geometry.collision.ccd_gjk import CAPSULE, LINE, MAXLIM, MINVAL, POINT, SPHERE, dot, gjk
+from mallard.geometry.collision.ccd_gjk import CAPSULE, LINE, MAXLIM, POINT, SPHERE, gjk
 
 CCD_ITERATIONS = 35   # MuJoCo 4's default opt.ccd_iterations
 CCD_TOLERANCE = 1e-6  # and opt.ccd_tolerance
@@ -43,11 +42,7 @@ def penetration(A, B, FI, FW, tol=CCD_TOLERANCE, kmax=CCD_ITERATIONS, cutoff=0.0
         dist, ns, sep, nx = gjk(a, b, x1, x2, S, S1, S2, SI, tol, kmax, fm1 + fm2)
         if dist > tol:
             nrm = x2 - x1
-            ln = math.sqrt(dot(nrm, nrm))
-            if ln < MINVAL:
-                nrm[0], nrm[1], nrm[2] = 1.0, 0.0, 0.0
-            else:
-                nrm *= 1 / ln
+            normalize3(nrm)
             if fm1 != 0:
                 x1 += fm1 * nrm
             if fm2 != 0:

@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from mallard.geometry.collision._vec import dot3, matTvec, matvec, put
+from mallard.geometry.collision._vec import dot3, matTvec, matvec, normalize3, normalize3s, put
 
 BOX, MESH = 6, 7
 FACE_TOL = 0.996  # MuJoCo's mjFACE_TOL: opposed face normals
@@ -79,12 +79,10 @@ def _face_vertices(t, s, p, R, v, f, face):
 
 @njit(cache=True, error_model="numpy")
 def _normalize(x):
-    n = math.sqrt(dot3(x, x))
-    if n < _MINVAL:
-        out = np.zeros(3)
-        out[0] = 1.0
-        return out
-    return x * (1.0 / n)
+    """x over its length, as a new array ((1, 0, 0) for a zero x: normalize3)."""
+    out = x.copy()
+    normalize3(out)
+    return out
 
 
 @njit(cache=True, error_model="numpy")
@@ -151,13 +149,7 @@ def _clip(face1, face2, n, sdir, wdir, dists, w1, w2, nf2):
         a, b = face1[i], face1[(i + 1) % n1]  # whether a point on a side plane is in): _normalize(cross3(b - a,
         ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]  # (a + sdir) - a)) in scalars
         wx, wy, wz = (a[0] + sdir[0]) - a[0], (a[1] + sdir[1]) - a[1], (a[2] + sdir[2]) - a[2]
-        gx, gy, gz = uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx
-        ln = math.sqrt(gx * gx + gy * gy + gz * gz)
-        if ln < _MINVAL:
-            gx, gy, gz = 1.0, 0.0, 0.0
-        else:
-            inv = 1.0 / ln
-            gx, gy, gz = gx * inv, gy * inv, gz * inv
+        gx, gy, gz, _ = normalize3s(uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx)
         pn[i, 0], pn[i, 1], pn[i, 2] = gx, gy, gz
         pd[i] = gx * a[0] + gy * a[1] + gz * a[2]
     poly = np.empty((cap, 3))

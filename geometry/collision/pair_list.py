@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mallard.geometry.collision.broadphase import HFIELD, MESH, PLANE, _extent, _mesh_bound, pair_allowed
+from mallard.geometry.collision.broadphase import (HFIELD, MESH, PLANE, _extent, _mesh_bound, box_test,
+                                                    pair_allowed)
 from mallard.geometry.collision.narrowphase import has_collider, rbound
 
 #: the most pairs a scene lists (CollisionModel's `static_pairs` limit). 0 for now: only scenes whose filters leave
@@ -202,12 +203,7 @@ def listed_pairs(types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, ra
             lj = _exact(j, 0, types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radii, box, ex, have)
             u, w = (j, i) if li <= lj else (i, j)
             for s in range(5):
-                if s == 0:
-                    a, sa, b, sb = u, 0, w, 3
-                elif s % 2 == 1:
-                    a, sa, b, sb = j, (s + 1) // 2, i, (s + 1) // 2 + 3
-                else:
-                    a, sa, b, sb = i, s // 2, j, s // 2 + 3
+                a, sa, b, sb = box_test(s, u, w, i, j)
                 if (_exact(a, sa, types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radii, box, ex, have)
                         > _exact(b, sb, types, sizes, R, p, verts, vadr, vnum, inflate, graph, gadr, radii, box, ex,
                                  have)):

@@ -11,7 +11,7 @@ import math
 
 from numba import njit
 
-from mallard.geometry.collision._vec import MINVAL, clip, cross3, dot3, matvec, normalize3, put
+from mallard.geometry.collision._vec import MINVAL, clip, cross3, dot3, matvec, normalize3, normalize3s, put
 
 _PARALLEL = 1e-8  # sin^2 of the angle below which two capsule axes count as parallel
 
@@ -140,19 +140,10 @@ def sphere_sphere(out, k, margin, p1, R1, r1, p2, R2, r2):
         return 0
     dist = math.sqrt(cdist_sqr) - r1 - r2
     n0, n1, n2 = p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]
-    ln = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-    if ln < MINVAL:  # concentric: the normal is across the two z axes (normalize3 of their cross product)
+    if math.sqrt(n0 * n0 + n1 * n1 + n2 * n2) < MINVAL:  # concentric: the normal is across the two z axes
         a0, a1, a2, b0, b1, b2 = R1[0, 2], R1[1, 2], R1[2, 2], R2[0, 2], R2[1, 2], R2[2, 2]
         n0, n1, n2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
-        ln = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-        if ln < MINVAL:
-            n0, n1, n2 = 1.0, 0.0, 0.0
-        else:
-            inv = 1.0 / ln
-            n0, n1, n2 = n0 * inv, n1 * inv, n2 * inv
-    else:
-        inv = 1.0 / ln
-        n0, n1, n2 = n0 * inv, n1 * inv, n2 * inv
+    n0, n1, n2, _ = normalize3s(n0, n1, n2)
     f = r1 + dist / 2.0
     out[k, 0] = dist
     out[k, 1], out[k, 2], out[k, 3] = p1[0] + n0 * f, p1[1] + n1 * f, p1[2] + n2 * f

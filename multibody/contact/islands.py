@@ -151,3 +151,47 @@ def IslandRowListsInto(efc_island, nisland, ne, nf, rows, ptr, n_eq, n_fr, fill)
         g = efc_island[i] + 1
         rows[fill[g]] = i
         fill[g] += 1
+
+
+@njit(cache=True, inline="always")
+def IslandDofsInto(isl, tree_island, bstart, dofs, loc, lb):
+    """The dofs of island `isl` (tree_island as Islands returns it; -1: none) into dofs[:ni], ascending, tree by
+    tree; loc[k]: the column of dof k in the island (set for its dofs only); lb[:nb + 1]: the island's local tree
+    offsets (lb[b] the first column of its b-th tree, lb[nb] = ni). Returns (ni, nb)."""
+    ni = 0
+    nb = 0
+    if isl >= 0:
+        for t in range(bstart.shape[0] - 1):
+            if tree_island[t] == isl:
+                lb[nb] = ni
+                nb += 1
+                for k in range(bstart[t], bstart[t + 1]):
+                    dofs[ni] = k
+                    loc[k] = ni
+                    ni += 1
+    lb[nb] = ni
+    return ni, nb
+
+
+@njit(cache=True, inline="always")
+def IslandSizesInto(nisland, tree_island, efc_island, bstart, size):
+    """Each island's dofs, rows and trees into size[3 * isl], size[3 * isl + 1], size[3 * isl + 2] (size: at least
+    3 * nisland; tree_island, efc_island as Islands returns them; bstart: the trees' dof offsets). Returns the
+    largest of each over the islands (nmax dofs, mmax rows, bmax trees): the scratch of the largest island."""
+    for isl in range(nisland):
+        size[3 * isl], size[3 * isl + 1], size[3 * isl + 2] = 0, 0, 0
+    for t in range(bstart.shape[0] - 1):
+        if tree_island[t] >= 0:
+            size[3 * tree_island[t]] += bstart[t + 1] - bstart[t]
+            size[3 * tree_island[t] + 2] += 1
+    for i in range(efc_island.shape[0]):
+        if efc_island[i] >= 0:
+            size[3 * efc_island[i] + 1] += 1
+    nmax = 0
+    mmax = 0
+    bmax = 0
+    for isl in range(nisland):
+        nmax = max(nmax, size[3 * isl])
+        mmax = max(mmax, size[3 * isl + 1])
+        bmax = max(bmax, size[3 * isl + 2])
+    return nmax, mmax, bmax

@@ -19,7 +19,7 @@ from .elimination import (EliminationOrderInto, OrderScratchSize, PermutedSolveI
                           TreeBlocks)
 from .linalg import (EnvelopeCholeskyInPlace, MatVec, RowSupport, SparseMatTVec, SparseMatVecInto,
                      SparseMatVecMinus)
-from .islands import IslandRowLists, Islands
+from .islands import IslandDofsInto, IslandRowLists, IslandSizesInto, Islands
 from .newton_hessian import NewtonHessianInto, UpdateFactor
 from .parameters import (CONTACT_ELLIPTIC, MINVAL, STATE_CONE, STATE_LINEARNEG, STATE_LINEARPOS, STATE_QUADRATIC,
                          STATE_SATISFIED)
@@ -469,18 +469,7 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
     nisland, tree_island, efc_island = Islands(bstart, idx, start, efc_type, efc_id)
     ntree = bstart.shape[0] - 1
     # scratch for the largest island
-    size = np.zeros((nisland, 2), np.int64)  # dofs, rows per island
-    for t in range(ntree):
-        if tree_island[t] >= 0:
-            size[tree_island[t], 0] += bstart[t + 1] - bstart[t]
-    for i in range(nefc):
-        if efc_island[i] >= 0:
-            size[efc_island[i], 1] += 1
-    nmax = 0
-    mmax = 0
-    for isl in range(nisland):
-        nmax = max(nmax, size[isl, 0])
-        mmax = max(mmax, size[isl, 1])
+    nmax, mmax, _ = IslandSizesInto(nisland, tree_island, efc_island, bstart, np.empty(3 * nisland, np.int64))
     wf, wi, wm, hc = _island_scratch(nmax, mmax)
     Mi_buf = np.empty(nmax * nmax)
     Ji_buf = np.empty(mmax * nmax)
@@ -499,18 +488,7 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
     idx_buf = np.empty(idx.shape[0], np.int64)
     start_buf = np.empty(nefc + 1, np.int64)
     for isl in range(-1, nisland):
-        ni = 0
-        nb = 0
-        if isl >= 0:
-            for t in range(ntree):
-                if tree_island[t] == isl:
-                    lb_buf[nb] = ni
-                    nb += 1
-                    for k in range(bstart[t], bstart[t + 1]):
-                        dofs_buf[ni] = k
-                        loc[k] = ni
-                        ni += 1
-        lb_buf[nb] = ni
+        ni, nb = IslandDofsInto(isl, tree_island, bstart, dofs_buf, loc, lb_buf)
         r0, r1 = rows_ptr[isl + 1], rows_ptr[isl + 2]
         nr, ne_i, nf_i = r1 - r0, n_eq[isl + 1], n_fr[isl + 1]
         if nr == 0:
@@ -549,8 +527,9 @@ def PrimalSolveRows(M, qacc_smooth, J, aref, D, R, floss, efc_type, efc_id, ne, 
     return qacc, force, state, converged, it_max, residual, cost, JTf
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _all_finite(x):
+    """True when every entry of the vector x is finite."""
     for k in range(x.shape[0]):
         if not np.isfinite(x[k]):
             return False

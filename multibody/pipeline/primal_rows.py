@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..contact.islands import IslandRowListsInto, IslandsInto
+from ..contact.islands import IslandDofsInto, IslandRowListsInto, IslandSizesInto, IslandsInto
 from ..contact.linalg import RowSupportInInto, RowSupportInSize
 from ..contact.elimination import OrderScratchSize
-from ..contact.primal_solver import ConstraintUpdate, SolveIslandRows, _solve_island, _sparse_cost
+from ..contact.primal_solver import ConstraintUpdate, SolveIslandRows, _all_finite, _solve_island, _sparse_cost
 
 #: status of `primal_solve`: solved; qacc_smooth or aref not finite; the solution not finite (primal_solver's codes)
 PRIMAL_OK, PRIMAL_BAD_INPUT, PRIMAL_NOT_FINITE = 0, 1, 4
@@ -25,14 +25,6 @@ def _reserve(d, nf, ni):
         d.sol_f = np.empty(max(nf, 2 * d.sol_f.shape[0]))
     if d.sol_i.shape[0] < ni:
         d.sol_i = np.empty(max(ni, 2 * d.sol_i.shape[0]), np.int64)
-
-
-@njit(cache=True, _nrt=False)
-def _finite(x):
-    for k in range(x.shape[0]):
-        if not np.isfinite(x[k]):
-            return False
-    return True
 
 
 @njit(cache=True)
@@ -84,29 +76,14 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     start_buf = I[o_i:o_i + nefc + 1]
     o_i += nefc + 1
     # CheckedPrimalSolveRows
-    if not (_finite(a0) and _finite(aref)):
+    if not (_all_finite(a0) and _all_finite(aref)):
         return PRIMAL_BAD_INPUT, False, 0, 0.0
     k_idx = RowSupportInInto(J, first, efc_id, d.con_chain, d.con_chain_adr, idx, start)
     idx = idx[:k_idx]
-    init = w if _finite(w) else a0
+    init = w if _all_finite(w) else a0
     nisland = IslandsInto(bstart, idx, start, efc_type, efc_id, tree_of_dof, parent, efc_tree, tree_island,
                           efc_island)
-    for isl in range(nisland):
-        size[3 * isl], size[3 * isl + 1], size[3 * isl + 2] = 0, 0, 0
-    for tr in range(ntree):
-        if tree_island[tr] >= 0:
-            size[3 * tree_island[tr]] += bstart[tr + 1] - bstart[tr]
-            size[3 * tree_island[tr] + 2] += 1
-    for i in range(nefc):
-        if efc_island[i] >= 0:
-            size[3 * efc_island[i] + 1] += 1
-    nmax = 0
-    mmax = 0
-    bmax = 0
-    for isl in range(nisland):
-        nmax = max(nmax, size[3 * isl])
-        mmax = max(mmax, size[3 * isl + 1])
-        bmax = max(bmax, size[3 * isl + 2])
+    nmax, mmax, bmax = IslandSizesInto(nisland, tree_island, efc_island, bstart, size)
     nfl = (2 * nefc + 3 * nv + (13 * nmax + 6 * mmax) + 5 * nmax * nmax + mmax * nmax + (2 * nmax + 4 * mmax) + nefc
            + 48)
     nwi = 6 * nmax + 2 * mmax + OrderScratchSize(nmax, bmax)
@@ -152,18 +129,7 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     residual = 0.0
     IslandRowListsInto(efc_island, nisland, ne, nf, rows_all, rows_ptr, n_eq, n_fr, fill)
     for isl in range(-1, nisland):
-        ni = 0
-        nb = 0
-        if isl >= 0:
-            for tr in range(ntree):
-                if tree_island[tr] == isl:
-                    lb_buf[nb] = ni
-                    nb += 1
-                    for k in range(bstart[tr], bstart[tr + 1]):
-                        dofs_buf[ni] = k
-                        loc[k] = ni
-                        ni += 1
-        lb_buf[nb] = ni
+        ni, nb = IslandDofsInto(isl, tree_island, bstart, dofs_buf, loc, lb_buf)
         r0, r1 = rows_ptr[isl + 1], rows_ptr[isl + 2]
         nr, ne_i, nf_i = r1 - r0, n_eq[isl + 1], n_fr[isl + 1]
         if nr == 0:
@@ -195,7 +161,7 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
                 qfrc_out[k] = wf_i[3 * nv + k]
             for i in range(nefc):
                 force_out[i] = wf_i[13 * nv + nefc + i]
-            if not _finite(qacc_out):
+            if not _all_finite(qacc_out):
                 return PRIMAL_NOT_FINITE, conv, it, res
             return PRIMAL_OK, conv, it, res
         conv, it, res, _c = SolveIslandRows(
@@ -209,6 +175,6 @@ def primal_solve(m, d, M, a0, w, newton, force_out, qacc_out, qfrc_out):
     for k in range(nv):
         qacc_out[k] = qacc[k]
         qfrc_out[k] = JTf[k]
-    if not _finite(qacc_out):
+    if not _all_finite(qacc_out):
         return PRIMAL_NOT_FINITE, converged, it_max, residual
     return PRIMAL_OK, converged, it_max, residual

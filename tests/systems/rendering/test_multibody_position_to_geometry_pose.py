@@ -1,14 +1,19 @@
 """MultibodyPositionToGeometryPose drives a SceneGraph from positions alone, with pydrake's poses (the oracle)."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
+import mallard
+import mallard.systems.rendering  # noqa: F401  (module attribute of mallard.systems, as pydrake's)
 from mallard.common import FindResourceOrThrow
 from mallard.multibody.parsing import Parser
 from mallard.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlant
 from mallard.systems.framework import DiagramBuilder
 from mallard.systems.rendering import MultibodyPositionToGeometryPose, MultibodyPositionToGeometryPose_
+from oracles import require_pydrake
 
 Q = np.array([0.3, -1.1])
 
@@ -44,12 +49,8 @@ def acrobot_poses(module, input_multibody_state=False):
 
 @pytest.mark.parametrize("input_multibody_state", [False, True])
 def test_poses_match_pydrake(input_multibody_state):
-    pydrake = pytest.importorskip("pydrake.all", reason="the pydrake oracle (the dev extra) is not installed")
-    del pydrake
-    import mallard
-    import pydrake
-    import mallard.systems.rendering  # noqa: F401
-    import pydrake.systems.rendering  # noqa: F401
+    pydrake = require_pydrake()
+    importlib.import_module("pydrake.all")  # (its sub-modules as attributes, as the helper reads them)
     mine, system = acrobot_poses(mallard, input_multibody_state)
     theirs, _ = acrobot_poses(pydrake, input_multibody_state)
     assert mine.keys() == theirs.keys() and len(mine) >= 2
@@ -60,7 +61,9 @@ def test_poses_match_pydrake(input_multibody_state):
     assert system.get_output_port().get_name() == "geometry_pose"
 
 
-def test_the_plant_must_be_finalized_and_registered():
+def test_the_plant_must_be_finalized_and_registered_and_its_poses_are_the_plants():
+    """Drake's two construction errors; on a registered plant the output is the plant's own geometry_pose at the
+    input positions (no oracle needed)."""
     plant = MultibodyPlant(0.0)
     Parser(plant).AddModels(FindResourceOrThrow("drake/examples/acrobot/Acrobot.urdf"))
     with pytest.raises(RuntimeError, match="has been finalized"):
@@ -70,5 +73,18 @@ def test_the_plant_must_be_finalized_and_registered():
         MultibodyPositionToGeometryPose(plant)
     builder = DiagramBuilder()
     registered, _ = AddMultibodyPlantSceneGraph(builder, 0.0)
+    Parser(registered).AddModels(FindResourceOrThrow("drake/examples/acrobot/Acrobot.urdf"))
     registered.Finalize()
-    assert MultibodyPositionToGeometryPose_[float] is MultibodyPositionToGeometryPose
+    system = MultibodyPositionToGeometryPose_[float](registered)
+    context = system.CreateDefaultContext()
+    system.get_input_port().FixValue(context, Q)
+    poses = system.get_output_port().Eval(context)
+    plant_context = registered.CreateDefaultContext()
+    registered.SetPositions(plant_context, Q)
+    expected = registered.get_geometry_pose_output_port().Eval(plant_context)
+    assert len(poses.ids()) == len(expected.ids()) == 3
+    for frame_id in expected.ids():
+        np.testing.assert_array_equal(poses.value(frame_id).GetAsMatrix4(), expected.value(frame_id).GetAsMatrix4())
+    lower = registered.GetBodyFrameIdOrThrow(registered.GetBodyByName("lower_link").index())
+    at_zero = registered.get_geometry_pose_output_port().Eval(registered.CreateDefaultContext()).value(lower)
+    assert not np.allclose(poses.value(lower).GetAsMatrix4(), at_zero.GetAsMatrix4())  # the input moved it

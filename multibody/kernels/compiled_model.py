@@ -37,6 +37,21 @@ class CompiledModel:
     a_upper: np.ndarray = field(default=None)
     quaternion_starts: np.ndarray = field(default=None)  # q index of qw for every quaternion joint
 
+    def __post_init__(self) -> None:
+        dofs = np.asarray(self.actuator_dofs)
+        self.actuator_dofs_distinct = bool(np.unique(dofs).size == dofs.size)  # no two actuators share a dof
+
+    def AddActuation(self, tau: np.ndarray, u: np.ndarray) -> None:
+        """τ += B·u in place (u in N·m or N per actuator, τ per dof), actuators that share a dof added one after
+        the other in actuator order, as np.add.at does. Not np.add.at itself: it releases the GIL on every call,
+        and in a process with another thread waiting for the GIL (a Dask worker's event loop) each release wakes
+        that thread, thousands of times a second, which takes a core from the other workers."""
+        if self.actuator_dofs_distinct:
+            tau[self.actuator_dofs] += u
+        else:
+            for dof, u_k in zip(self.actuator_dofs.tolist(), np.asarray(u, dtype=float).tolist()):
+                tau[dof] += u_k
+
     def actuation_matrix(self) -> np.ndarray:
         """B (nv × nu) with τ_u = B·u."""
         B = np.zeros((self.nv, self.nu))

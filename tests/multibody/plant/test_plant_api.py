@@ -1,6 +1,8 @@
 """MultibodyPlant system API: ports, per-instance state, parameters, free bodies, selectors, hooks."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -342,3 +344,37 @@ def test_set_positions_invalidates_what_depends_on_the_state(time_step):
     other, _, _ = _two_instance_plant(time_step)
     with pytest.raises(RuntimeError, match="belongs to"):
         plant.SetPositions(other.CreateDefaultContext(), q2)
+
+
+def test_actuators_sharing_a_joint_add_up_in_actuator_order():
+    """Two actuators on one joint both drive it: the continuous derivatives equal those of their sum applied as a
+    generalized force, and the model adds them with np.add.at's bits (one after the other, in actuator order)
+    whether or not actuators share a dof."""
+    plant = MultibodyPlant(0.0)
+    joints = []
+    for k in range(2):
+        link = plant.AddRigidBody(f"link{k}", SpatialInertia.SolidBoxWithMass(1.0 + k, 0.1, 0.1, 0.5))
+        joints.append(plant.AddJoint(RevoluteJoint(f"hinge{k}", plant.world_frame(), link.body_frame(), [0, 1, 0])))
+    for name, j in (("a", joints[0]), ("b", joints[1]), ("c", joints[0])):
+        plant.AddJointActuator(name, j)
+    plant.Finalize()
+    m = plant._model
+    assert not m.actuator_dofs_distinct and m.actuator_dofs.tolist() == [0, 1, 0]
+    u = np.array([0.3, -1.7, 2.9])
+    context = plant.CreateDefaultContext()
+    plant.SetPositionsAndVelocities(context, [0.4, -0.2, 0.5, 1.0])
+    plant.get_actuation_input_port().FixValue(context, u)
+    xdot = plant.EvalTimeDerivatives(context).CopyToVector()
+    reference = plant.CreateDefaultContext()
+    plant.SetPositionsAndVelocities(reference, [0.4, -0.2, 0.5, 1.0])
+    plant.get_actuation_input_port().FixValue(reference, np.zeros(3))
+    plant.get_applied_generalized_force_input_port().FixValue(reference, [u[0] + u[2], u[1]])
+    np.testing.assert_allclose(xdot, plant.EvalTimeDerivatives(reference).CopyToVector(), rtol=1e-14, atol=1e-14)
+    rng = np.random.default_rng(3)
+    for dofs in ([0, 1, 0], [1, 0]):
+        model = dataclasses.replace(m, actuator_dofs=np.array(dofs), nu=len(dofs))
+        tau, u = rng.normal(size=2), rng.normal(size=len(dofs))
+        expected = tau.copy()
+        np.add.at(expected, model.actuator_dofs, u)
+        model.AddActuation(tau, u)
+        assert tau.tobytes() == expected.tobytes() and model.actuator_dofs_distinct == (len(dofs) == 2)

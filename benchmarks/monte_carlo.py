@@ -13,8 +13,11 @@ in this process), and the workers. "CPU allows" is the speed-up the parallel run
 The ceiling row measures what the cores give here to this very work: the same samples, made and randomized
 beforehand, advanced in this process vs split over as many forked processes as workers (each inherits them and
 advances the next sample left: no shipping, no pool, no diagram to load, only the processes' start and end).
-Rounds alternate serial, local processes and the ceiling's two runs; medians are shown, the speed-ups as medians
-of each round's ratio.
+Rounds alternate serial, local processes and the ceiling's two runs; then, with the LocalCluster started and
+warmed, rounds alternate a serial run (the cluster idle) and a Dask run. Medians are shown, the speed-ups as
+medians of each round's ratio: runs taken seconds apart, as the speed of a VM's cores drifts by 10-25 % over
+minutes (serial runs of one process took 2.2 s, then 2.8 s, on a quiet 2-core VM). The idle cluster does not slow
+the serial run: 2.40-2.60 s with it and 2.49-2.56 s without, alternated in one process.
 Every row shows the CPU the machine's other processes used meanwhile (/proc/stat, per second of the run): on
 a Linux with autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled, the default of many kernels) CPU time
 is shared between sessions, not processes, so a single busy process of another session takes a core from
@@ -29,7 +32,7 @@ process and ~2% in each worker even when idle; with the tick at 1 s, the monitor
 its worker's memory 10 times a second) still cost an idle 2-worker cluster ~50 ms of CPU per second (this
 process and the workers alike), ~30 ms at 1 s (load 7), which a run pays for as long as it lasts.
 
-    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2] [--repeat 3] [--dask-defaults]
+    python benchmarks/monte_carlo.py [--samples 64] [--duration 2.0] [--workers 2] [--repeat 5] [--dask-defaults]
                                      [--no-dask]
 """
 from __future__ import annotations
@@ -206,9 +209,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dask-defaults", action="store_true",
                         help="Dask's default tick and monitor intervals on the cluster")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="rounds (serial, local processes and the ideal split alternate, then Dask's runs); "
-                             "medians are shown")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="rounds (serial, local processes and the ideal split alternate; then serial and "
+                             "Dask); medians are shown")
     parser.add_argument("--no-dask", action="store_true", help="skip the LocalCluster")
     args = parser.parse_args()
     sys.path.insert(0, str(EXAMPLE.parent))  # the example imports its gallery helpers
@@ -236,6 +239,7 @@ def main() -> None:
                                                                                 args.workers), reference)[0])
 
     dask_runs: list[Run] = []
+    dask_serials: list[Run] = []
     if not args.no_dask:
         import dask
         from dask.distributed import Client, LocalCluster
@@ -247,8 +251,9 @@ def main() -> None:
             client.run(MonteCarloSimulation, make_simulator, output, args.duration, 1, RandomGenerator(0))
             MonteCarloSimulation(make_simulator, output, args.duration, 2 * args.workers, RandomGenerator(0),
                                  executor=client, chunk_size=1, progress=False)
-            dask_runs = [_timed("dask", lambda: monte_carlo(executor=client), reference, client)[0]
-                         for _ in range(args.repeat)]
+            for _ in range(args.repeat):  # rounds of a serial run (the cluster idle) and a Dask run
+                dask_serials.append(_timed("serial", monte_carlo, reference)[0])
+                dask_runs.append(_timed("dask", lambda: monte_carlo(executor=client), reference, client)[0])
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     cores = min(os.cpu_count() or 1, args.workers)
@@ -259,10 +264,11 @@ def main() -> None:
     print(_row(f"{args.workers} local processes", _median(runs["local"]), _speedup(runs["serial"], runs["local"]),
                serial, args.samples, cores))
     if dask_runs:
-        # Dask's runs follow the alternated rounds: compared with the median serial run
-        dask_run = _median(dask_runs)
-        print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, serial.wall / dask_run.wall, serial,
-                   args.samples, cores) + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
+        dask_run, dask_serial = _median(dask_runs), _median(dask_serials)
+        print(_row("serial, the LocalCluster idle", dask_serial, 1.0, dask_serial, args.samples, cores))
+        print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, _speedup(dask_serials, dask_runs),
+                   dask_serial, args.samples, cores)
+              + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
     made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
     made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
     print("  the ceiling: the same samples made beforehand (outside the clock), then")

@@ -48,6 +48,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import dask
+from dask.distributed import Client, LocalCluster
+
 from mallard.common import RandomGenerator
 from mallard.systems.analysis import MonteCarloSimulation
 
@@ -241,8 +244,6 @@ def main() -> None:
     dask_runs: list[Run] = []
     dask_serials: list[Run] = []
     if not args.no_dask:
-        import dask
-        from dask.distributed import Client, LocalCluster
         settings = dict(DASK_THROUGHPUT) if args.dask_defaults else {**DASK_THROUGHPUT, **DASK_INTERVALS}
         with dask.config.set(settings), \
                 LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -269,7 +270,6 @@ def main() -> None:
         print(_row(f"{args.workers}-worker Dask LocalCluster", dask_run, _speedup(dask_serials, dask_runs),
                    dask_serial, args.samples, cores)
               + ("" if args.dask_defaults else "  [tick and monitors 1 s]"))
-    made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
     made_serial, split = _median(runs["made serial"]), _median(runs["made split"])
     print("  the ceiling: the same samples made beforehand (outside the clock), then")
     print(_row("  advanced here", made_serial, 1.0, made_serial, args.samples, cores))

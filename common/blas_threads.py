@@ -30,14 +30,16 @@ _getters: tuple = ()  # their thread count getters
 def _thread_count_getter(lib) -> Callable:
     """A zero-argument callable returning `lib`'s thread count. For OpenBLAS without OpenMP, OpenBLAS's own C getter
     (one of the symbol names threadpoolctl probes, `check_symbols`), called through ctypes: ~0.2 µs against ~0.7 µs
-    through the controller, which an entry point like Simulator.AdvanceTo(t + h) pays twice per call. Otherwise, or
-    when the C getter disagrees with the controller, the controller's get_num_threads."""
+    through the controller, which an entry point like Simulator.AdvanceTo(t + h) pays twice per call. It is called
+    as a Python-API function (ctypes.PYFUNCTYPE), which keeps the GIL: a plain ctypes call releases it, and in a
+    process with another thread waiting for the GIL (a Dask worker's event loop) every release hands it over.
+    Otherwise, or when the C getter disagrees with the controller, the controller's get_num_threads."""
     if getattr(lib, "internal_api", None) == "openblas" and getattr(lib, "threading_layer", None) != "openmp":
         dynlib = getattr(lib, "dynlib", None)
         for name in getattr(lib, "check_symbols", ()):
-            getter = getattr(dynlib, name, None)
-            if getter is not None:
-                getter.restype, getter.argtypes = ctypes.c_int, ()
+            symbol = getattr(dynlib, name, None)
+            if symbol is not None:
+                getter = ctypes.PYFUNCTYPE(ctypes.c_int)(ctypes.cast(symbol, ctypes.c_void_p).value)
                 if getter() == lib.get_num_threads():
                     return getter
                 break

@@ -2,6 +2,7 @@
 thread count back (tested in a fresh process without the variable, with BLAS set to two threads)."""
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import textwrap
 
 import pytest
 
+from mallard.common import blas_threads
 from mallard.common.blas_threads import blas_already_single_threaded, single_threaded_blas, with_single_threaded_blas
 
 threadpoolctl = pytest.importorskip("threadpoolctl")
@@ -92,3 +94,14 @@ def test_nested_limits_restore_once() -> None:
         assert threads() == {2}
     with threadpool_limits(1, user_api="blas"):
         assert blas_already_single_threaded()  # nothing to set or put back: AdvanceTo skips the limit
+
+
+def test_c_thread_count_getters_keep_the_gil() -> None:
+    """An OpenBLAS C getter is called as a Python-API function (no GIL release, which in a Dask worker would hand
+    the GIL to the event loop on every AdvanceTo) and agrees with threadpoolctl's count."""
+    getters = [(lib, get) for lib, get in blas_threads._blas_libraries() if isinstance(get, ctypes._CFuncPtr)]
+    if not getters:
+        pytest.skip("no OpenBLAS without OpenMP here: the thread counts come from threadpoolctl's controllers")
+    for lib, get in getters:
+        assert get._flags_ & ctypes._FUNCFLAG_PYTHONAPI, lib.internal_api
+        assert get() == lib.get_num_threads()

@@ -359,8 +359,9 @@ class _SystemMixin:
                 if not 0 <= b < m.nb:
                     raise ValueError(f"ExternallyAppliedSpatialForce: body_index {b} is not a body of this plant")
                 F_W = spatial_to_array(f.F_Bq_W, "F_Bq_W")
-                p, f_W = kin.R_WB[b] @ np.asarray(f.p_BoBq_B, dtype=float).reshape(3), F_W[3:]  # p_BoBq_W
-                # τ_Bo = τ_Bq + p_BoBq_W × f, written out: np.cross costs ~20x more on one 3-vector
+                p_BoBq_W = kin.R_WB[b] @ np.asarray(f.p_BoBq_B, dtype=float).reshape(3)
+                p, f_W = p_BoBq_W, F_W[3:]
+                # τ_Bo = τ_Bq + p_BoBq_W × f_W, written out: np.cross costs ~20x more on one 3-vector
                 F[b, :3] += F_W[:3] + np.array([p[1] * f_W[2] - p[2] * f_W[1], p[2] * f_W[0] - p[0] * f_W[2],
                                                 p[0] * f_W[1] - p[1] * f_W[0]])
                 F[b, 3:] += f_W

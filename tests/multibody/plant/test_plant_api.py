@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
@@ -378,3 +379,31 @@ def test_actuators_sharing_a_joint_add_up_in_actuator_order():
         np.add.at(expected, model.actuator_dofs, u)
         model.AddActuation(tau, u)
         assert tau.tobytes() == expected.tobytes() and model.actuator_dofs_distinct == (len(dofs) == 2)
+
+
+def test_continuous_derivatives_call_no_ufunc_at():
+    """The continuous plant's derivatives (actuation and both applied-force ports included) call no ufunc.at:
+    numpy releases the GIL in it, and in a Dask worker every release hands the GIL to the worker's waiting event
+    loop (thousands of context switches a second during an iiwa Monte Carlo, a tenth of the other worker's core)."""
+    plant, robots, free = _two_instance_plant()
+    context = plant.CreateDefaultContext()
+    f = ExternallyAppliedSpatialForce()
+    f.body_index = robots[0][1].index()
+    f.p_BoBq_B = np.array([0.0, 0.0, -0.25])
+    f.F_Bq_W = SpatialForce(np.array([0.1, 0.0, 0.0]), np.array([3.0, 0.0, 1.0]))
+    plant.get_applied_spatial_force_input_port().FixValue(context, [f])
+    plant.get_applied_generalized_force_input_port().FixValue(context, np.full(8, 0.5))
+    plant.get_actuation_input_port().FixValue(context, [1.0, -2.0])
+    ufunc_methods = []
+
+    def profile(frame, event, arg):
+        if event == "c_call" and isinstance(getattr(arg, "__self__", None), np.ufunc):
+            ufunc_methods.append(f"np.{arg.__self__.__name__}.{arg.__name__}")
+
+    sys.setprofile(profile)
+    try:
+        xdot = plant.EvalTimeDerivatives(context).CopyToVector()
+    finally:
+        sys.setprofile(None)
+    assert np.all(np.isfinite(xdot)) and np.any(xdot != 0.0)
+    assert not [name for name in ufunc_methods if name.endswith(".at")], ufunc_methods

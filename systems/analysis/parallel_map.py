@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 import cloudpickle
-from tqdm import tqdm
 
 from mallard.common.parallelism import Parallelism
+from .progress_bar import ProgressBar
 from .shipping import Shipment, Shipper, Unpack
 
 __all__ = ["ParallelMap", "ParallelMapAsCompleted", "SampleErrors", "SampleFailure"]
@@ -332,8 +332,9 @@ def _Run(function: Callable, items: Iterable, num_items: int, *, executor: Any, 
                      Shipper(), failed)
     retry: collections.deque[_Chunk] = collections.deque()
     in_flight: dict[cf.Future, _Chunk] = {}
-    bar = tqdm(total=num_items, desc=description, unit="sample", delay=_PROGRESS_DELAY if progress is None else 0.0,
-               disable=None if progress is None else not progress)  # None: only on a terminal, on long sweeps
+    bar = ProgressBar(total=num_items, desc=description, unit="sample",
+                      delay=_PROGRESS_DELAY if progress is None else 0.0,
+                      disable=None if progress is None else not progress)  # None: only on a terminal, on long sweeps
     cancel = True
     try:
         exhausted = False

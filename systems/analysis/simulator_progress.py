@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from tqdm import tqdm
+from .progress_bar import ProgressBar
 
 __all__ = ["SimulatorProgress"]
 
@@ -31,8 +31,8 @@ class SimulatorProgress:
     def __enter__(self) -> "SimulatorProgress":
         sim = self._simulator
         self._t0 = self._t_shown = sim.get_context().get_time()
-        self._bar = tqdm(total=max(self._boundary - self._t0, 0.0), desc=self._desc, bar_format=_FORMAT,
-                         file=self._file, leave=True, mininterval=0.0, smoothing=0.0, dynamic_ncols=True)
+        self._bar = ProgressBar(total=max(self._boundary - self._t0, 0.0), desc=self._desc, bar_format=_FORMAT,
+                                file=self._file, leave=True, mininterval=0.0, smoothing=0.0, dynamic_ncols=True)
         self._wall0 = time.perf_counter()
         self._next_draw = self._wall0 + self._period
         self._user_monitor = sim.get_monitor()

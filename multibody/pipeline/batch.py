@@ -44,16 +44,31 @@ _STATUS_TEXT = {2: "NaN actuation", 3: "NaN MJCF ctrl", 4: "a state that is not 
                 14: "a bad mocap pose", STEP_BAD_INPUT: "a state or actuation that is not finite"}
 
 
+@njit(cache=True)
+def step_member(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm, X_next, results, status, time, b):
+    """Steps row b of X (B, nq + nv + na: positions, velocities, MuJoCo activations) under U[b] (B, nu) and ctrl[b]
+    (B, nctrl) into X_next[b]; warm[b] is member b's previous results row and results[b] receives this step's (see
+    forward.step)."""
+    nx = m.tree.nq + m.tree.nv
+    status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, mocap,
+                     collide, warm[b], X_next[b], results[b], time)
+
+
 @njit(parallel=True, cache=True)
 def step_batch(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm, X_next, results, status, time):
-    """Steps every row b of X (B, nq + nv + na: positions, velocities, MuJoCo activations) under U[b] (B, nu) and
-    ctrl[b] (B, nctrl) into X_next[b]; warm[b] is member b's previous results row and results[b] receives this
-    step's (see forward.step)."""
-    nx = m.tree.nq + m.tree.nv
+    """step_member for every row of X, over numba's threads."""
     for i in prange(X.shape[0]):
         b = np.int64(i)  # prange's index is unsigned; the typed List of Data indexes with a signed int
-        status[b] = step(m, datas[b], X[b], bp, U[b], ctrl[b], X[b, nx:], X_next[b, nx:], tau_in, F_in, g_W, mocap,
-                         collide, warm[b], X_next[b], results[b], time)
+        step_member(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm, X_next, results, status, time, b)
+
+
+@njit(cache=True)
+def step_batch_serial(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm, X_next, results, status,
+                      time):
+    """step_member for every row of X, on the calling thread: no parallel region (numba.get_num_threads() == 1, as
+    in mallard's local workers, where a GNU OpenMP region would terminate a process forked from one that used it)."""
+    for b in range(X.shape[0]):
+        step_member(m, datas, X, bp, U, ctrl, tau_in, F_in, g_W, mocap, collide, warm, X_next, results, status, time, b)
 
 
 @njit(parallel=True, cache=True)
@@ -180,9 +195,10 @@ class BatchedStepper:
         if num_steps < 1:
             return X.copy()
         X_next = np.empty((self._batch, self._nx))
+        kernel = step_batch if self._batch > 1 and numba.get_num_threads() > 1 else step_batch_serial
         for k in range(num_steps):
-            step_batch(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._mocap,
-                       self._collide, self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
+            kernel(self._model, self._datas, X, self._bp, U, C, *self._no_forces, self._g_W, self._mocap,
+                   self._collide, self._warm, X_next, self._results, self._status, 0.0)  # states carry no time: clocks read 0
             if self._status.max() > STEP_NOT_CONVERGED:  # (STEP_OK, STEP_NOT_CONVERGED: the two successes)
                 self._RaiseFailure(X, U)
             if k == 0 and num_steps > 1:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 import cloudpickle
+import numba
 
 from mallard.common.parallelism import Parallelism
 from .progress_bar import ProgressBar
@@ -101,6 +102,14 @@ def _local_context() -> Any:
     return multiprocessing.get_context()
 
 
+def _InitLocalWorker() -> None:
+    """A local worker runs numba's parallel kernels on its own thread (numba.set_num_threads(1): BatchedStepper then
+    steps without a parallel region). The workers already fill the cores, and with numba's OpenMP threading layer
+    (GNU libgomp) a parallel region in a process forked from one that already used OpenMP terminates that process
+    ("fork() called from a process already using GNU OpenMP, this is unsafe")."""
+    numba.set_num_threads(1)
+
+
 def _is_dask_client(executor: Any) -> bool:
     return hasattr(executor, "get_executor") and hasattr(executor, "scheduler_info")
 
@@ -129,7 +138,8 @@ class _PoolBackend:
                             f"got {type(executor).__name__}")
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
-        return cf.ProcessPoolExecutor(max_workers=self._num_local, mp_context=_local_context())
+        return cf.ProcessPoolExecutor(max_workers=self._num_local, mp_context=_local_context(),
+                                      initializer=_InitLocalWorker)
 
     def Submit(self, job: _Job) -> cf.Future:
         future = self._executor.submit(_RunChunk, job)

@@ -1,6 +1,7 @@
 """BatchedStepper: B cart-pole states in one compiled call equal B contexts stepped by the Simulator, bit for bit."""
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -135,3 +136,25 @@ def test_plain_tree_arm_equals_contexts_stepped_one_by_one():
     x0[2, 3] = np.inf
     with pytest.raises(ValueError, match="the state of batch member 2 is not finite"):
         stepper.Step(x0, u)
+
+
+def test_general_batch_on_one_numba_thread_steps_on_the_calling_thread(monkeypatch):
+    """With one numba thread (mallard's local workers) a Model with constraint rows steps its batch by
+    step_batch_serial, no parallel region, with the bits of the threaded kernel."""
+    mjcf = MultibodyPlant(0.002)
+    Parser(mjcf).AddModelsFromString(MOCAP_WELD, "xml")
+    mjcf.Finalize()
+    context = mjcf.CreateDefaultContext()
+    x0 = np.tile(mjcf.GetPositionsAndVelocities(context), (3, 1))
+    x0[:, -1] = [0.5, -0.2, 0.1]
+    threaded = BatchedStepper(mjcf, 3, context).Step(x0, num_steps=10)
+    calls = []
+    monkeypatch.setattr(batch_module, "step_batch", lambda *args: calls.append("parallel"))
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        serial = BatchedStepper(mjcf, 3, context).Step(x0, num_steps=10)
+    finally:
+        numba.set_num_threads(threads)
+    assert not calls
+    np.testing.assert_array_equal(serial, threaded)

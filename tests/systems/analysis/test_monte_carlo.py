@@ -5,10 +5,14 @@ from __future__ import annotations
 import concurrent.futures as cf
 import copy
 import itertools
+import json
 import multiprocessing
 import os
+import subprocess
 import sys
+import textwrap
 
+import numba
 import numpy as np
 import pytest
 
@@ -301,3 +305,45 @@ def test_dask_chunks_come_in_rounds_of_equal_chunks(num_items, num_workers):
         assert sizes == [4, 4, 8, 8, 8, 8, 8, 8, 4, 4]  # 10 tasks (the guided sizes: 15)
     if num_items == 1000:
         assert max(sizes) == _MAX_CHUNK and len(sizes) < 40
+
+
+OPENMP_PROBE = textwrap.dedent('''
+    import json
+    import numba
+    import numpy as np
+    from mallard.multibody.pipeline.batch import BatchedStepper
+    from mallard.multibody.plant import MultibodyPlant
+    from mallard.parsers import Parser
+    from mallard.systems.analysis import ParallelMap
+
+    PINNED = """<mujoco><worldbody><body name="a" pos="0 0 1"><joint type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.3 0 0"/></body></worldbody>
+      <equality><connect body1="a" anchor="0.3 0 0"/></equality></mujoco>"""
+
+    def rollout(speed):
+        plant = MultibodyPlant(0.002)
+        Parser(plant).AddModelsFromString(PINNED, "xml")
+        plant.Finalize()
+        stepper = BatchedStepper(plant, 3)
+        assert stepper._tree is None  # a constraint row: the general batch kernel
+        x0 = np.tile(plant.GetPositionsAndVelocities(plant.CreateDefaultContext()), (3, 1))
+        x0[:, -1] = [speed, -speed, 2 * speed]
+        return stepper.Step(x0, num_steps=10).tolist()
+
+    numba.set_num_threads(2)
+    here = [rollout(speed) for speed in (0.5, 1.0)]  # numba's threads: a parallel region in this process
+    there = ParallelMap(rollout, [0.5, 1.0], num_parallel_executions=2)
+    print(json.dumps({"layer": numba.threading_layer(), "equal": here == there}))
+''')
+
+
+def test_local_workers_step_batches_after_this_process_used_openmp():
+    """A sweep whose samples step a BatchedStepper runs on local workers forked from a process that already ran
+    numba's parallel kernels: the workers step on their own thread (with numba's OpenMP layer a parallel region in
+    such a fork terminates it) and give this process's bits."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread here: no parallel region to start")
+    out = subprocess.run([sys.executable, "-c", OPENMP_PROBE], capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["equal"], result

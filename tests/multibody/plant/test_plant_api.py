@@ -29,6 +29,18 @@ def _two_instance_plant(time_step=0.0):
     return plant, robots, free
 
 
+def _fix_applied_forces(plant, robots, context) -> ExternallyAppliedSpatialForce:
+    """Fixes both applied-force inputs of _two_instance_plant's context: a spatial force on the left link at
+    p_BoBq_B = (0, 0, -0.25) and 0.5 on every generalized force; returns the spatial force."""
+    f = ExternallyAppliedSpatialForce()
+    f.body_index = robots[0][1].index()
+    f.p_BoBq_B = np.array([0.0, 0.0, -0.25])
+    f.F_Bq_W = SpatialForce(np.array([0.1, 0.0, 0.0]), np.array([3.0, 0.0, 1.0]))
+    plant.get_applied_spatial_force_input_port().FixValue(context, [f])
+    plant.get_applied_generalized_force_input_port().FixValue(context, np.full(8, 0.5))
+    return f
+
+
 def test_ports_names_sizes_and_instances():
     plant, robots, free = _two_instance_plant()
     names = [plant.get_input_port(i).get_name() for i in range(plant.num_input_ports())]
@@ -83,12 +95,7 @@ def test_applied_spatial_force_port_matches_multibody_forces():
     plant, robots, free = _two_instance_plant()
     context = plant.CreateDefaultContext()
     plant.get_actuation_input_port().FixValue(context, np.zeros(2))
-    f = ExternallyAppliedSpatialForce()
-    f.body_index = robots[0][1].index()
-    f.p_BoBq_B = np.array([0.0, 0.0, -0.25])
-    f.F_Bq_W = SpatialForce(np.array([0.1, 0.0, 0.0]), np.array([3.0, 0.0, 1.0]))
-    plant.get_applied_spatial_force_input_port().FixValue(context, [f])
-    plant.get_applied_generalized_force_input_port().FixValue(context, np.full(8, 0.5))
+    f = _fix_applied_forces(plant, robots, context)
     vdot = plant.get_generalized_acceleration_output_port().Eval(context)
     forces = MultibodyForces(plant)
     plant.CalcForceElementsContribution(context, forces)
@@ -387,12 +394,7 @@ def test_continuous_derivatives_call_no_ufunc_at():
     loop (thousands of context switches a second during an iiwa Monte Carlo, a tenth of the other worker's core)."""
     plant, robots, free = _two_instance_plant()
     context = plant.CreateDefaultContext()
-    f = ExternallyAppliedSpatialForce()
-    f.body_index = robots[0][1].index()
-    f.p_BoBq_B = np.array([0.0, 0.0, -0.25])
-    f.F_Bq_W = SpatialForce(np.array([0.1, 0.0, 0.0]), np.array([3.0, 0.0, 1.0]))
-    plant.get_applied_spatial_force_input_port().FixValue(context, [f])
-    plant.get_applied_generalized_force_input_port().FixValue(context, np.full(8, 0.5))
+    f = _fix_applied_forces(plant, robots, context)
     plant.get_actuation_input_port().FixValue(context, [1.0, -2.0])
     ufunc_methods = []
 

@@ -135,10 +135,10 @@ class _PoolBackend:
             # shares with the workers (one in ~6 sweeps of 64 iiwa samples: 12,000 page faults instead of 3,600,
             # 0.18 s of this process's CPU instead of 0.10 s, on a core the workers need), and the workers' own
             # collections would do the same. A heap the user froze is left as it is.
+            self._executor = self._new_pool()  # (its processes are forked at the first submission)
             if gc.isenabled() and gc.get_freeze_count() == 0:
                 gc.freeze()
                 self._froze = True
-            self._executor = self._new_pool()
             self.num_workers = int(num_workers)
         elif isinstance(executor, cf.Executor):
             self._executor = executor
